@@ -1,0 +1,100 @@
+# Makefile - build the driver around an allocator, run the kit, run its tests.
+#
+#   make                      build ./mdriver from mm.c (the student's allocator)
+#   make VARIANT=segregated   build ./mdriver from variants/segregated.c
+#   make ALIGNMENT=8          the classic 8-byte-aligned lab
+#   make test                 install what the tests need and run them all
+#   make help                 every target
+#
+# Each configuration (allocator, alignment, sanitizers) builds in its own folder
+# under build/, so switching VARIANT never mixes objects; ./mdriver is a copy of
+# the configuration built last.
+
+CC        ?= cc
+ALIGNMENT ?= 16
+VARIANT   ?=
+SANITIZE  ?=
+STATS     ?= 1
+DEBUG     ?= 0
+
+WARNINGS  := -Wall -Wextra -Wno-unused-parameter
+CFLAGS    ?= -O2 -g
+KIT_FLAGS := -std=gnu11 $(WARNINGS) -I. -Ivariants -MMD -MP \
+             -DMM_ALIGNMENT=$(ALIGNMENT) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG)
+ifneq ($(SANITIZE),)
+  KIT_FLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  LDFLAGS   += -fsanitize=address,undefined
+endif
+
+ifeq ($(VARIANT),)
+  ALLOC_SRC  := mm.c
+  ALLOC_NAME := mm
+else
+  ALLOC_SRC  := variants/$(VARIANT).c
+  ALLOC_NAME := $(VARIANT)
+endif
+
+BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)
+DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
+DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
+ALLOC_OBJ   := $(BUILD)/alloc.o
+
+.PHONY: all driver clean help test test-deps venv FORCE
+.DEFAULT_GOAL := all
+
+all: mdriver ## build ./mdriver from mm.c, or from variants/$(VARIANT).c
+
+driver: $(BUILD)/mdriver ## build build/<config>/mdriver without touching ./mdriver (used by tests)
+	@echo $(BUILD)/mdriver
+
+mdriver: $(BUILD)/mdriver FORCE
+	@cmp -s $< $@ || { cp $< $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
+
+$(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
+
+$(ALLOC_OBJ): $(ALLOC_SRC)
+	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
+
+-include $(DRIVER_OBJS:.o=.d) $(ALLOC_OBJ:.o=.d)
+
+# ---------------------------------------------------------------- Python side
+VENV        := .venv
+PYTHON      := $(VENV)/bin/python
+# Debian packages the tests need; the mk/ fragments add theirs.
+APT_TEST_PACKAGES :=
+
+venv: $(VENV)/.installed ## create .venv with the kit's Python packages (pinned in pyproject.toml)
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+test-deps: ## install the Debian packages the tests use (needs root and apt-get)
+	@missing=""; for p in $(APT_TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing:$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "make: the tests want these Debian packages:$$missing (not root: the tests that need them will say so)"; fi; \
+	fi
+
+PYTEST_ARGS ?=
+test: venv test-deps ## install what the tests need and run every test
+	$(PYTHON) -m pytest $(PYTEST_ARGS) tests
+
+clean: ## remove build products (not the venv)
+	rm -rf build mdriver
+
+help: ## list every target
+	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([^:]+):.*## (.*)/  \1\t\2/' | expand -t 22
+
+# Each fragment owns one part of the kit (variants and results, traces, grader, benchmarks).
+-include $(sort $(wildcard mk/*.mk))
