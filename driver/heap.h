@@ -1,0 +1,38 @@
+/*
+ * heap.h - the driver's side of the simulated heap (memlib.c).
+ *
+ * An allocator sees only memlib.h.  These calls let the driver size the heap,
+ * switch between the checked mode of the correctness pass (pages past the break
+ * inaccessible, a canary in the last page's slack) and the fast mode of the
+ * timing pass (a plain pointer bump), and read what the allocator cannot reset:
+ * the break's high-water mark.
+ */
+#ifndef DRIVER_HEAP_H
+#define DRIVER_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The heap's fixed address: far from the driver's own data and from where
+ * AddressSanitizer keeps its shadow memory. */
+static const uintptr_t HEAP_BASE = 0x500000000000u;
+/* Largest maximum heap a run may ask for; 32-bit offsets stay valid below it. */
+static const size_t HEAP_LIMIT = (size_t)4 << 30;
+
+/* Set the maximum heap for the next mem_init (default MDRIVER_DEFAULT_MAX_HEAP). */
+void heap_configure(size_t max_heap);
+/* Empty the heap and forget its high-water mark: the start of a pass. */
+void heap_restart(bool checked);
+/* Highest break reached since heap_restart, as bytes above mem_heap_lo(). */
+size_t heap_high_water(void);
+/* True when [p, p + len) lies inside [mem_heap_lo(), break). */
+bool heap_contains(uintptr_t p, size_t len);
+/* The first byte past the break that the allocator overwrote, or 0.  Checks at
+ * most `limit` bytes of the slack (0 = all of it), plus anything found by mem_sbrk. */
+uintptr_t heap_slack_violation(size_t limit);
+/* Where the heap was mapped and how far it can grow (for messages). */
+uintptr_t heap_lo(void);
+size_t heap_max(void);
+
+#endif
