@@ -1,0 +1,79 @@
+"""Read the kit's constants from config.h, their single source.
+
+config.h writes them in two forms this parser understands:
+    static const double NAME = value;      (scoring weights, tolerances)
+    NAME = value,                          (inside an enum: limits, counts)
+Values may use integer arithmetic such as `20 << 20`; anything else is skipped,
+never guessed.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from pathlib import Path
+
+_STATIC = re.compile(r"^\s*static\s+const\s+(?:double|float|int|long|unsigned)\s+(\w+)\s*=\s*([^;]+);")
+_ENUM_ITEM = re.compile(r"^\s*(\w+)\s*=\s*([^,/]+?)\s*,?\s*(?:/[/*].*)?$")
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+([0-9][0-9xXa-fA-F.]*)\s*$")
+
+_OPS = {ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.Mult: operator.mul,
+        ast.Add: operator.add, ast.Sub: operator.sub, ast.FloorDiv: operator.floordiv,
+        ast.Div: operator.truediv}
+
+
+class KitConfigError(ValueError):
+    """config.h is missing or unreadable."""
+
+
+def _evaluate(text: str) -> float | int | None:
+    """Evaluate a C constant expression made of numbers and + - * / << >>."""
+    text = re.sub(r"(?<=[0-9])[uUlLfF]+\b", "", text.strip())
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def walk(node: ast.AST) -> float | int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -walk(node.operand)
+        raise ValueError(text)
+
+    try:
+        return walk(tree)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def parse_config_text(text: str) -> dict[str, float | int]:
+    """Every constant config.h defines, by name."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    values: dict[str, float | int] = {}
+    in_enum = False
+    for line in text.splitlines():
+        line = line.split("//")[0]
+        if re.match(r"^\s*enum\b", line):
+            in_enum = True
+        match = _STATIC.match(line) or _DEFINE.match(line)
+        if match is None and in_enum:
+            match = _ENUM_ITEM.match(line)
+        if match:
+            value = _evaluate(match.group(2))
+            if value is not None:
+                values[match.group(1)] = value
+        if in_enum and "}" in line:
+            in_enum = False
+    return values
+
+
+def read_kit_config(kit: Path) -> dict[str, float | int]:
+    """The constants of KIT/config.h; raises KitConfigError when it is absent."""
+    path = Path(kit) / "config.h"
+    try:
+        return parse_config_text(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise KitConfigError(f"{path}: cannot read the kit's config.h ({err.strerror})") from None

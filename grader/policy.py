@@ -1,0 +1,255 @@
+"""The course policy: one TOML file, laid over the kit's grader.toml and config.h.
+
+Precedence, lowest first: config.h (scoring constants, limits), the kit's
+grader.toml (the classic defaults), the course's own file.  A course file needs
+only the keys it changes.  Unknown keys are errors so that a typo never silently
+leaves a default in force.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .kitconfig import read_kit_config
+
+ACTIONS = ("reject", "warn", "off")
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+RULES = ("undefined_symbols", "shadowing", "other_globals", "constructors",
+         "writable_data", "raw_syscalls")
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Build:
+    alignment: int
+    cflags: str
+    compile_timeout: float
+    source_max_bytes: int
+
+
+@dataclass(frozen=True)
+class Traces:
+    dir: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Scoring:
+    formula: str
+    util_weight: float
+    throughput_cap: float
+    util_range: tuple[float, float]
+    throughput_range: tuple[float, float]
+    all_or_nothing: bool
+
+
+@dataclass(frozen=True)
+class Points:
+    correctness: float
+    performance: float
+
+
+@dataclass(frozen=True)
+class Limits:
+    trace_seconds: float
+    max_heap: int
+    wall_clock: float
+    cpu_seconds: int
+    memory_bytes: int
+    file_size_bytes: int
+    processes: int
+    output_keep: int
+
+
+@dataclass(frozen=True)
+class Rules:
+    allowed_symbols: tuple[str, ...]
+    extra_allowed_symbols: tuple[str, ...]
+    api_symbols: tuple[str, ...]
+    writable_data_max: int
+    action: dict[str, str]
+
+    def allowed(self) -> frozenset[str]:
+        return frozenset(self.allowed_symbols) | frozenset(self.extra_allowed_symbols)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    require: bool
+
+
+@dataclass(frozen=True)
+class Timing:
+    serialize: bool
+    reference_variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Gradescope:
+    visibility: str
+    stdout_visibility: str
+    leaderboard: bool
+
+
+@dataclass(frozen=True)
+class Course:
+    name: str
+
+
+@dataclass(frozen=True)
+class Policy:
+    course: Course
+    build: Build
+    traces: Traces
+    scoring: Scoring
+    points: Points
+    limits: Limits
+    rules: Rules
+    sandbox: Sandbox
+    timing: Timing
+    gradescope: Gradescope
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Policy":
+        return _build(data, "results.json")
+
+    def digest(self) -> str:
+        """A hash of everything that affects a grade (not where the policy came from)."""
+        data = self.to_json()
+        data.pop("source")
+        data.pop("gradescope")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+_SECTIONS = {f.name: f.type for f in fields(Policy) if f.name != "source"}
+_CLASSES = {"course": Course, "build": Build, "traces": Traces, "scoring": Scoring,
+            "points": Points, "limits": Limits, "rules": Rules, "sandbox": Sandbox,
+            "timing": Timing, "gradescope": Gradescope}
+
+
+def _from_config_h(kit: Path) -> dict[str, dict[str, Any]]:
+    """The defaults whose single source is config.h."""
+    config = read_kit_config(kit)
+    wanted = {("build", "alignment"): "MM_ALIGNMENT",
+              ("scoring", "util_weight"): "MM_UTIL_WEIGHT",
+              ("scoring", "throughput_cap"): "MM_THROUGHPUT_CAP",
+              ("limits", "trace_seconds"): "MDRIVER_DEFAULT_TIME_LIMIT",
+              ("limits", "max_heap"): "MDRIVER_DEFAULT_MAX_HEAP"}
+    out: dict[str, dict[str, Any]] = {}
+    for (section, key), name in wanted.items():
+        if name in config:
+            out.setdefault(section, {})[key] = config[name]
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as err:
+        raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise PolicyError(f"{path}: not valid TOML ({err})") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any], origin: str) -> dict[str, Any]:
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for section, values in over.items():
+        if section not in _SECTIONS:
+            raise PolicyError(f"{origin}: unknown section [{section}]")
+        if not isinstance(values, dict):
+            raise PolicyError(f"{origin}: [{section}] must be a table")
+        target = merged.setdefault(section, {})
+        for key, value in values.items():
+            if key == "action" and isinstance(value, dict):
+                target[key] = {**target.get(key, {}), **value}
+            else:
+                target[key] = value
+    return merged
+
+
+def _coerce(value: Any, kind: Any, where: str) -> Any:
+    text = str(kind)
+    if text.startswith("tuple"):
+        if not isinstance(value, (list, tuple)):
+            raise PolicyError(f"{where}: expected a list")
+        return tuple(float(v) if "float" in text else str(v) for v in value)
+    if text.startswith("dict"):
+        if not isinstance(value, dict):
+            raise PolicyError(f"{where}: expected a table")
+        return dict(value)
+    casts = {"int": int, "float": float, "str": str, "bool": bool}
+    if text in casts:
+        if text == "bool" and not isinstance(value, bool):
+            raise PolicyError(f"{where}: expected true or false")
+        if text in ("int", "float") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise PolicyError(f"{where}: expected a number")
+        if text == "str" and not isinstance(value, str):
+            raise PolicyError(f"{where}: expected a string")
+        return casts[text](value)
+    return value
+
+
+def _build(data: dict[str, Any], origin: str) -> Policy:
+    sections: dict[str, Any] = {}
+    for name, cls in _CLASSES.items():
+        values = data.get(name, {})
+        known = {f.name: f.type for f in fields(cls)}
+        for key in values:
+            if key not in known:
+                raise PolicyError(f"{origin}: unknown key {name}.{key}")
+        missing = [k for k in known if k not in values]
+        if missing:
+            raise PolicyError(f"{origin}: missing key {name}.{missing[0]}")
+        sections[name] = cls(**{k: _coerce(values[k], t, f"{origin}: {name}.{k}") for k, t in known.items()})
+    policy = Policy(**sections, source=str(data.get("source", origin)))
+    _validate(policy, origin)
+    return policy
+
+
+def _validate(policy: Policy, origin: str) -> None:
+    for rule, action in policy.rules.action.items():
+        if rule not in RULES:
+            raise PolicyError(f"{origin}: unknown rule rules.action.{rule} (rules: {', '.join(RULES)})")
+        if action not in ACTIONS:
+            raise PolicyError(f"{origin}: rules.action.{rule} = {action!r}; use one of {', '.join(ACTIONS)}")
+    if policy.scoring.formula not in ("classic", "scaled"):
+        raise PolicyError(f"{origin}: scoring.formula must be \"classic\" or \"scaled\"")
+    if not 0 <= policy.scoring.util_weight <= 1:
+        raise PolicyError(f"{origin}: scoring.util_weight must lie in [0, 1]")
+    for name in ("util_range", "throughput_range"):
+        low_high = getattr(policy.scoring, name)
+        if len(low_high) != 2 or not low_high[0] < low_high[1]:
+            raise PolicyError(f"{origin}: scoring.{name} must be [low, high] with low < high")
+    if policy.build.alignment not in (8, 16, 32, 64):
+        raise PolicyError(f"{origin}: build.alignment must be 8, 16, 32 or 64")
+    for name in ("visibility", "stdout_visibility"):
+        if getattr(policy.gradescope, name) not in VISIBILITIES:
+            raise PolicyError(f"{origin}: gradescope.{name} must be one of {', '.join(VISIBILITIES)}")
+    for field in fields(Limits):
+        if getattr(policy.limits, field.name) <= 0:
+            raise PolicyError(f"{origin}: limits.{field.name} must be positive")
+
+
+def load_policy(kit: Path, path: Path | None = None) -> Policy:
+    """The policy in force: config.h, then KIT/grader.toml, then PATH if given."""
+    kit = Path(kit)
+    data = _merge({}, _from_config_h(kit), f"{kit}/config.h")
+    data = _merge(data, _read_toml(kit / "grader.toml"), str(kit / "grader.toml"))
+    origin = str(kit / "grader.toml")
+    if path is not None:
+        data = _merge(data, _read_toml(Path(path)), str(path))
+        origin = str(path)
+    data["source"] = origin
+    return _build(data, origin)

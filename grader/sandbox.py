@@ -1,0 +1,209 @@
+"""Run untrusted code with every protection this machine can actually give.
+
+Layers, outermost first, each a well-kept tool from Debian:
+    setpriv   drop to an unprivileged uid (one per parallel slot), no capabilities,
+              no_new_privs: only when the grader runs as root
+    prlimit   CPU seconds, address space, file size, process count, no core files
+    bwrap     new user, pid, network, ipc and uts namespaces (no network at all), a
+              private /tmp, everything else read-only and only what the run needs
+and around them a wall clock that kills the whole process tree.
+
+`probe()` tries the layers for real and reports the ones that work; nothing is
+assumed.  Without any isolating layer the grader refuses untrusted code unless
+told --unsafe, and every result records the protections that were active.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .policy import Limits
+
+SANDBOX_UID = 61000          # slot N runs as uid SANDBOX_UID + N: nproc limits stay per slot
+ISOLATING = ("unprivileged_user", "no_network", "read_only_fs")
+_SYSTEM_DIRS = ("/usr",)
+_SYMLINKS = (("usr/bin", "/bin"), ("usr/lib", "/lib"), ("usr/lib64", "/lib64"), ("usr/sbin", "/sbin"))
+
+
+class SandboxError(RuntimeError):
+    """No safe way to run untrusted code here (and --unsafe was not given)."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    host: Path
+    inside: str
+    writable: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How untrusted processes are started; `protections` says what that gives."""
+    bwrap: str | None
+    setpriv: str | None
+    prlimit: str | None
+    protections: tuple[str, ...]
+
+    @property
+    def isolated(self) -> bool:
+        return any(p in ISOLATING for p in self.protections)
+
+    def uid(self, slot: int) -> int | None:
+        return SANDBOX_UID + slot if self.setpriv else None
+
+    def path_of(self, mount: Mount) -> str:
+        """Where a mounted folder appears to the sandboxed process."""
+        return mount.inside if self.bwrap else str(mount.host)
+
+    def command(self, argv: list[str], mounts: list[Mount], chdir: Mount,
+                limits: Limits, slot: int = 0) -> list[str]:
+        """The full command line that runs ARGV inside the sandbox."""
+        cmd: list[str] = []
+        uid = self.uid(slot)
+        if self.setpriv and uid is not None:
+            cmd += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        if self.prlimit:
+            cmd += [self.prlimit, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
+                    f"--fsize={limits.file_size_bytes}", f"--nproc={limits.processes}",
+                    "--core=0", "--"]
+        if self.bwrap:
+            cmd += [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+                    "--cap-drop", "ALL", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                    "--setenv", "LC_ALL", "C", "--setenv", "HOME", "/tmp"]
+            for folder in _SYSTEM_DIRS:
+                cmd += ["--ro-bind", folder, folder]
+            for target, link in _SYMLINKS:
+                if Path(link).is_symlink():
+                    cmd += ["--symlink", target, link]
+            cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+                    "--proc", "/proc", "--dev", "/dev",
+                    "--size", str(64 << 20), "--tmpfs", "/tmp"]
+            for mount in mounts:
+                cmd += ["--bind" if mount.writable else "--ro-bind", str(mount.host), mount.inside]
+            cmd += ["--chdir", chdir.inside, "--"]
+        return cmd + argv
+
+    def prepare(self, folder: Path, slot: int, writable: bool) -> None:
+        """Let the sandbox's uid read (and, for builds, write) FOLDER."""
+        uid = self.uid(slot)
+        for path in [folder, *folder.rglob("*")]:
+            if uid is not None and writable and not path.is_symlink():
+                os.chown(path, uid, uid)
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() else (path.stat().st_mode | 0o444))
+
+
+def _drain(stream, keep: int, sink: list[bytes]) -> None:
+    """Keep the first KEEP bytes and read (discard) the rest, so the writer never blocks."""
+    kept = 0
+    while chunk := stream.read(65536):
+        if kept < keep:
+            sink.append(chunk[: keep - kept])
+            kept += len(sink[-1])
+    stream.close()
+
+
+def _text(chunks: list[bytes], keep: int) -> str:
+    data = b"".join(chunks)
+    text = data.decode("utf-8", errors="replace")
+    return text + ("\n[... output truncated ...]" if len(data) >= keep else "")
+
+
+def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] = (),
+        cwd: Path | None = None, env: dict[str, str] | None = None) -> RunResult:
+    """Run CMD in its own process group; past WALL_CLOCK seconds kill the whole group."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, pass_fds=pass_fds, cwd=cwd, env=env,
+                            start_new_session=True)
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [threading.Thread(target=_drain, args=(proc.stdout, keep, out), daemon=True),
+               threading.Thread(target=_drain, args=(proc.stderr, keep, err), daemon=True)]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=wall_clock)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        _kill_group(proc.pid)
+        proc.wait()
+    for reader in readers:
+        reader.join(timeout=5)
+    return RunResult(None if timed_out else proc.returncode, _text(out, keep), _text(err, keep),
+                     timed_out, time.monotonic() - start)
+
+
+def _kill_group(pgid: int) -> None:
+    """Kill every process left in the group (bwrap's --die-with-parent takes its namespace down)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _works(cmd: list[str]) -> bool:
+    try:
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def probe(unsafe: bool = False, path: str | None = None) -> Sandbox:
+    """The strongest sandbox that works here; SandboxError if none isolates and not UNSAFE."""
+    found = {tool: shutil.which(tool, path=path) for tool in ("bwrap", "setpriv", "prlimit")}
+    root = os.geteuid() == 0
+    setpriv = found["setpriv"] if root else None
+    protections: list[str] = ["wall_clock_kill"]
+    if found["prlimit"]:
+        protections.append("resource_limits")
+    if setpriv and _works([setpriv, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}",
+                           "--clear-groups", "--", "/bin/true"]):
+        protections.append("unprivileged_user")
+    else:
+        setpriv = None
+    if not root:
+        protections.append("unprivileged_user")
+    bwrap = found["bwrap"]
+    if bwrap:
+        trial = Sandbox(bwrap, setpriv, None, ())
+        cmd = trial.command(["/bin/true"], [], Mount(Path("/"), "/tmp"), _PROBE_LIMITS)
+        if _works(cmd):
+            protections += ["no_network", "pid_namespace", "private_tmp", "read_only_fs"]
+        else:
+            bwrap = None
+    sandbox = Sandbox(bwrap, setpriv, found["prlimit"], tuple(dict.fromkeys(protections)))
+    if not sandbox.isolated and not unsafe:
+        missing = ", ".join(t for t, p in found.items() if not p) or "none missing, but they failed here"
+        raise SandboxError("no sandbox can isolate untrusted code on this machine "
+                           f"(bubblewrap/setpriv: {missing}); install bubblewrap or pass --unsafe")
+    return sandbox
+
+
+def unsafe_sandbox() -> Sandbox:
+    """No isolation at all: for trusted code (reference variants) or --unsafe."""
+    prlimit = shutil.which("prlimit")
+    return Sandbox(None, None, prlimit, ("wall_clock_kill",) + (("resource_limits",) if prlimit else ()))
+
+
+_PROBE_LIMITS = Limits(trace_seconds=10, max_heap=1 << 20, wall_clock=30, cpu_seconds=10,
+                       memory_bytes=1 << 30, file_size_bytes=1 << 20, processes=64, output_keep=1024)

@@ -1,0 +1,62 @@
+"""Points from the driver's measurements and the course policy: pure functions.
+
+The driver measures (per-trace outcome, utilization, throughput relative to libc
+in the same run); the policy decides what those are worth.  With the classic
+formula and config.h's constants, perf_index equals the driver's own.
+"""
+from __future__ import annotations
+
+from .model import Summary
+from .policy import Policy
+
+
+def scale(value: float, low: float, high: float) -> float:
+    """0 at or below low, 1 at or above high, linear between (the 64-bit lab's ramp)."""
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
+def perf_index(utilization: float | None, throughput_ratio: float | None, policy: Policy) -> float:
+    """P in [0, 100] from U and T / T_libc under the policy's formula."""
+    util = utilization or 0.0
+    ratio = throughput_ratio or 0.0
+    weights = policy.scoring
+    if weights.formula == "scaled":
+        u_term = scale(util, *weights.util_range)
+        t_term = scale(ratio, *weights.throughput_range)
+    else:
+        u_term = util
+        t_term = min(weights.throughput_cap, ratio)
+    return 100.0 * (weights.util_weight * u_term + (1.0 - weights.util_weight) * t_term)
+
+
+def max_points(policy: Policy) -> float:
+    return policy.points.correctness + policy.points.performance
+
+
+def trace_points(scored_traces: int, policy: Policy) -> float:
+    """Correctness points one valid trace earns."""
+    return policy.points.correctness / scored_traces if scored_traces else 0.0
+
+
+def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: float | None,
+              policy: Policy) -> Summary:
+    """The submission's points.  bad_trace is the grader's fault: never counted against anyone."""
+    scored = [o for o in outcomes if o != "bad_trace"]
+    valid = sum(1 for o in scored if o == "ok")
+    failed = len(scored) - valid
+    index = perf_index(utilization, throughput_ratio, policy)
+    if failed and policy.scoring.all_or_nothing:
+        index = 0.0
+    correctness = trace_points(len(scored), policy) * valid
+    performance = policy.points.performance * index / 100.0
+    return Summary(traces=len(scored), valid=valid, utilization=utilization,
+                   throughput_ratio=throughput_ratio, perf_index=round(index, 3),
+                   correctness_points=round(correctness, 3), performance_points=round(performance, 3),
+                   points=round(correctness + performance, 3), max_points=max_points(policy))
+
+
+def spread(samples: list[float]) -> float | None:
+    """(slowest - fastest) / fastest over a trace's timing samples."""
+    if len(samples) < 2 or min(samples) <= 0:
+        return None
+    return (max(samples) - min(samples)) / min(samples)

@@ -1,0 +1,183 @@
+"""Find a class's submissions and read each one's mm.c, refusing bad input plainly.
+
+A SUBMISSIONS path is a folder of per-student folders holding mm.c, of NAME.c or
+NAME-mm.c files, or of NAME.zip / NAME.tar[.gz|.bz2|.xz] / NAME.tgz archives (or
+one such file).  Reading is deferred until grading, so a submission that vanishes
+mid-run gets its own verdict.  Every refusal is a SubmissionError whose message
+is one line naming the submission.
+"""
+from __future__ import annotations
+
+import re
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
+MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
+
+
+class SubmissionError(ValueError):
+    """A submission that cannot be graded; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    origin: Path
+    kind: str                 # folder, file, archive
+    problem: str = ""         # set when discovery already knows it is unusable
+
+
+def _safe_name(raw: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", raw).strip("._") or "submission"
+    return name[:80]
+
+
+def _archive_stem(path: Path) -> str | None:
+    lower = path.name.lower()
+    for ext in sorted(ARCHIVES, key=len, reverse=True):
+        if lower.endswith(ext):
+            return path.name[: -len(ext)]
+    return None
+
+
+def _classify(path: Path) -> Candidate | None:
+    if path.name.startswith("."):
+        return None
+    if path.is_dir():
+        return Candidate(_safe_name(path.name), path, "folder")
+    stem = _archive_stem(path)
+    if stem is not None:
+        return Candidate(_safe_name(stem), path, "archive")
+    if path.suffix == ".c":
+        stem = path.stem[:-3] if path.stem.endswith("-mm") else path.stem
+        return Candidate(_safe_name(stem), path, "file")
+    return None
+
+
+def discover(root: Path) -> list[Candidate]:
+    """Every submission under ROOT, sorted by name; duplicates marked as such."""
+    root = Path(root)
+    if not root.exists():
+        raise SubmissionError(f"{root}: no such file or folder")
+    if root.is_file():
+        found = [c for c in [_classify(root)] if c]
+        if not found:
+            raise SubmissionError(f"{root}: not a .c file, a folder or an archive")
+    else:
+        found = [c for c in (_classify(p) for p in sorted(root.iterdir())) if c]
+    by_name: dict[str, list[Candidate]] = {}
+    for cand in found:
+        by_name.setdefault(cand.name, []).append(cand)
+    out: list[Candidate] = []
+    for name, group in sorted(by_name.items()):
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        where = ", ".join(c.origin.name for c in group)
+        for index, cand in enumerate(group, 1):
+            problem = f"two or more submissions are named {name} ({where}); rename all but one"
+            out.append(Candidate(f"{name}~{index}", cand.origin, cand.kind, problem))
+    return out
+
+
+def _check_source(data: bytes, label: str, limit: int) -> str:
+    if len(data) > limit:
+        raise SubmissionError(f"{label}: {len(data)} bytes, more than the {limit}-byte limit")
+    if not data.strip():
+        raise SubmissionError(f"{label}: the file is empty")
+    if b"\0" in data:
+        raise SubmissionError(f"{label}: binary data (NUL bytes), not C source")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SubmissionError(f"{label}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})") from None
+
+
+def _read_file(path: Path, label: str, limit: int) -> bytes:
+    try:
+        if path.is_symlink():
+            raise SubmissionError(f"{label}: a symbolic link, not a file")
+        with open(path, "rb") as handle:
+            return handle.read(limit + 1)
+    except FileNotFoundError:
+        raise SubmissionError(f"{label}: missing (no such file; did the submission vanish?)") from None
+    except IsADirectoryError:
+        raise SubmissionError(f"{label}: a folder, not a file") from None
+    except OSError as err:
+        raise SubmissionError(f"{label}: cannot read it ({err.strerror})") from None
+
+
+def _check_member_path(name: str, label: str) -> PurePosixPath:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
+        raise SubmissionError(f"{label}: unsafe path {name!r} in the archive (absolute or '..')")
+    return path
+
+
+def _pick(names: list[str], label: str) -> str:
+    wanted = [n for n in names if PurePosixPath(n).name == "mm.c"]
+    if not wanted:
+        raise SubmissionError(f"{label}: no mm.c in the archive")
+    if len(wanted) > 1:
+        raise SubmissionError(f"{label}: several mm.c files in the archive ({', '.join(wanted[:3])})")
+    return wanted[0]
+
+
+def _read_zip(path: Path, label: str, limit: int) -> bytes:
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise SubmissionError(f"{label}: {len(infos)} entries in the archive; refusing")
+        for info in infos:
+            _check_member_path(info.filename, label)
+        chosen = archive.getinfo(_pick([i.filename for i in infos if not i.is_dir()], label))
+        if chosen.file_size > limit or chosen.file_size > MAX_RATIO * max(chosen.compress_size, 1) + 4096:
+            raise SubmissionError(f"{label}: mm.c in the archive claims {chosen.file_size} bytes; refusing")
+        with archive.open(chosen) as handle:
+            return handle.read(limit + 1)
+
+
+def _read_tar(path: Path, label: str, limit: int) -> bytes:
+    with tarfile.open(path) as archive:
+        members = []
+        for count, member in enumerate(archive, 1):
+            if count > MAX_MEMBERS:
+                raise SubmissionError(f"{label}: more than {MAX_MEMBERS} entries in the archive; refusing")
+            _check_member_path(member.name, label)
+            members.append(member)
+        files = {m.name: m for m in members if m.isfile()}
+        chosen = files[_pick(list(files), label)]
+        if chosen.size > limit:
+            raise SubmissionError(f"{label}: mm.c in the archive is {chosen.size} bytes; refusing")
+        handle = archive.extractfile(chosen)
+        if handle is None:
+            raise SubmissionError(f"{label}: cannot read mm.c from the archive")
+        return handle.read(limit + 1)
+
+
+def read_source(cand: Candidate, limit: int) -> str:
+    """The submission's mm.c as text, or SubmissionError saying why not."""
+    if cand.problem:
+        raise SubmissionError(f"{cand.origin.name}: {cand.problem}")
+    if cand.kind == "folder":
+        label = f"{cand.origin.name}/mm.c"
+        if not cand.origin.is_dir():
+            raise SubmissionError(f"{cand.origin.name}: the folder is gone (did it vanish mid-run?)")
+        return _check_source(_read_file(cand.origin / "mm.c", label, limit), label, limit)
+    label = cand.origin.name
+    if cand.kind == "file":
+        return _check_source(_read_file(cand.origin, label, limit), label, limit)
+    try:
+        if cand.origin.name.lower().endswith(".zip"):
+            data = _read_zip(cand.origin, label, limit)
+        else:
+            data = _read_tar(cand.origin, label, limit)
+    except FileNotFoundError:
+        raise SubmissionError(f"{label}: missing (did the submission vanish?)") from None
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
+        raise SubmissionError(f"{label}: not a readable archive ({err})") from None
+    return _check_source(data, f"{label}:mm.c", limit)
