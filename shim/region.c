@@ -1,0 +1,104 @@
+/*
+ * region.c - memlib.h for a real process: the variant's heap is one large
+ * reservation (PROT_NONE, MAP_NORESERVE, so it costs address space only) whose
+ * pages become readable and writable in COMMIT_STEP pieces as the break rises.
+ *
+ * Capacity: MMSHIM_REGION_MB (default 2048 MiB, at most 4095 MiB so a variant
+ * keeping 32-bit offsets stays valid).  Past it mem_sbrk fails with ENOMEM like
+ * the simulated heap, and the shim serves the request from mmap (bigmap.c).
+ * A mutex guards the break: thread-safe variants call mem_sbrk concurrently.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "block.h"
+#include "memlib.h"
+#include "shim.h"
+
+enum { COMMIT_STEP = 4 << 20, DEFAULT_REGION_MB = 2048, MAX_REGION_MB = 4095 };
+
+static struct {
+    pthread_mutex_t lock;
+    char *lo, *brk, *committed, *end;
+    char *high_water;
+    size_t page;
+} rg = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t wanted_capacity(void)
+{
+    const char *env = getenv("MMSHIM_REGION_MB");
+    long mb = env ? strtol(env, NULL, 10) : DEFAULT_REGION_MB;
+    if (mb < 1 || mb > MAX_REGION_MB)
+        mb = DEFAULT_REGION_MB;
+    return (size_t)mb << 20;
+}
+
+/* Called once by core.c before mm_init; an empty region if the reservation fails. */
+void mem_init(void)
+{
+    rg.page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t cap = wanted_capacity();
+    char *map = mmap(NULL, cap, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED)
+        cap = 0, map = NULL;
+    rg.lo = rg.brk = rg.committed = rg.high_water = map;
+    rg.end = map + cap;
+}
+
+void mem_deinit(void) {}
+
+/* Make [committed, want) writable; false when the kernel refuses. */
+static bool commit_to(char *want)
+{
+    char *to = (char *)align_up((uintptr_t)want, COMMIT_STEP);
+    if (to > rg.end)
+        to = rg.end;
+    if (mprotect(rg.committed, (size_t)(to - rg.committed), PROT_READ | PROT_WRITE))
+        return false;
+    rg.committed = to;
+    return true;
+}
+
+void *mem_sbrk(intptr_t incr)
+{
+    void *old = (void *)-1;
+    pthread_mutex_lock(&rg.lock);
+    if (incr >= 0 && (size_t)incr <= (size_t)(rg.end - rg.brk)) {
+        char *new = rg.brk + incr;
+        if (new <= rg.committed || commit_to(new)) {
+            old = rg.brk;
+            rg.brk = new;
+            if (new > rg.high_water)
+                rg.high_water = new;
+        }
+    }
+    pthread_mutex_unlock(&rg.lock);
+    if (old == (void *)-1)
+        errno = ENOMEM;
+    return old;
+}
+
+/* Only the simulated heap's driver resets the break; here it empties the region. */
+void mem_reset_brk(void)
+{
+    pthread_mutex_lock(&rg.lock);
+    rg.brk = rg.lo;
+    pthread_mutex_unlock(&rg.lock);
+}
+
+void *mem_heap_lo(void) { return rg.lo; }
+void *mem_heap_hi(void) { return rg.brk - 1; }
+size_t mem_heapsize(void) { return (size_t)(rg.brk - rg.lo); }
+size_t mem_pagesize(void) { return rg.page; }
+
+size_t region_capacity(void) { return (size_t)(rg.end - rg.lo); }
+size_t region_high_water(void) { return (size_t)(rg.high_water - rg.lo); }
+bool region_contains(const void *p) { return (const char *)p >= rg.lo && (const char *)p < rg.brk; }
+
+void region_fork_prepare(void) { pthread_mutex_lock(&rg.lock); }
+void region_fork_parent(void) { pthread_mutex_unlock(&rg.lock); }
+void region_fork_child(void) { pthread_mutex_init(&rg.lock, NULL); }
