@@ -1,0 +1,33 @@
+/*
+ * corrupt.c - a heap damaged behind the allocator's back must fail mm_checkheap.
+ *
+ * Frees a block, flips a bit in the 4 bytes just below its payload (header
+ * bits in every layout of variants/), and expects the checker to return false
+ * after printing the problem.  Exit 0 when it does, 1 when the damage goes unseen.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "driver/heap.h"
+#include "memlib.h"
+#include "mm.h"
+
+bool mm_checkheap(int lineno);
+
+int main(void)
+{
+    mem_init();
+    heap_restart(true);
+    if (mm_init() != 0)
+        return 1;
+    unsigned char *a = mm_malloc(200), *b = mm_malloc(200), *c = mm_malloc(200);
+    if (!a || !b || !c || !mm_checkheap(__LINE__))
+        return 1;
+    mm_free(b);
+    if (!mm_checkheap(__LINE__))
+        return 1;
+    b[-4] ^= 0x10;
+    bool seen = !mm_checkheap(__LINE__);
+    printf(seen ? "damage reported\n" : "damage not reported\n");
+    return seen ? 0 : 1;
+}

@@ -1,0 +1,431 @@
+/*
+ * unit.c - the tricky paths of every allocator in variants/, black-box.
+ *
+ * Built with one variant, memlib.c and nothing else (`make variant-unit
+ * VARIANT=name`), run as `unit TEST [--in-place]` by tests/test_variants_unit.py.
+ * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
+ * every policy; --in-place says the variant promises realloc in place.
+ * Exit 0 when the test passes, 1 with a line saying why when it fails.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/heap.h"
+#include "memlib.h"
+#include "mm.h"
+
+bool mm_checkheap(int lineno);
+
+static bool in_place;
+
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+static void check(bool ok, const char *what, int line)
+{
+    if (ok)
+        return;
+    printf("FAIL line %d: %s\n", line, what);
+    exit(1);
+}
+
+static mm_stats_t stats(void)
+{
+    mm_stats_t s;
+    memset(&s, 0, sizeof s);
+    mm_stats(&s);
+    return s;
+}
+
+static void fresh(void)
+{
+    heap_restart(true);
+    CHECK(mm_init() == 0);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static bool aligned(const void *p) { return ((uintptr_t)p & (MM_ALIGNMENT - 1)) == 0; }
+
+static bool inside(const void *p, size_t n)
+{
+    return (const char *)p >= (const char *)mem_heap_lo() && (const char *)p + n <= (const char *)mem_heap_hi() + 1;
+}
+
+/* malloc that must succeed, with its bytes written (pattern = seed). */
+static unsigned char *get(size_t n, unsigned seed)
+{
+    unsigned char *p = mm_malloc(n);
+    CHECK(p != NULL);
+    CHECK(aligned(p) && inside(p, n));
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(seed + i * 7);
+    CHECK(mm_checkheap(__LINE__));
+    return p;
+}
+
+static bool intact(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(seed + i * 7))
+            return false;
+    return true;
+}
+
+static void put(void *p)
+{
+    mm_free(p);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* Sizes that cannot be met come back NULL and leave the heap as it was. */
+static void test_edge_sizes(void)
+{
+    fresh();
+    const size_t bad[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - MM_ALIGNMENT, SIZE_MAX - 64,
+                          SIZE_MAX / 2, SIZE_MAX / 2 + 1, (size_t)PTRDIFF_MAX, (size_t)1 << 62,
+                          (size_t)1 << 40, (size_t)1 << 32, (size_t)1 << 31, (size_t)21 << 20};
+    unsigned char *keep = get(40, 3);
+    size_t heap = mem_heapsize();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(mm_malloc(bad[i]) == NULL);
+        CHECK(mm_realloc(keep, bad[i]) == NULL);
+        CHECK(mm_checkheap(__LINE__));
+        CHECK(intact(keep, 40, 3));
+    }
+    CHECK(mem_heapsize() == heap);   /* failed requests took no heap */
+    /* 0 bytes: NULL or a unique block that can be freed */
+    void *z = mm_malloc(0);
+    CHECK(z == NULL || (aligned(z) && z != keep));
+    mm_free(z);
+    mm_free(NULL);
+    CHECK(mm_checkheap(__LINE__));
+    /* 1 byte: a real, aligned, writable block */
+    unsigned char *one = get(1, 9);
+    unsigned char *two = get(1, 10);
+    CHECK(one != two && intact(one, 1, 9));
+    put(one);
+    put(two);
+    put(keep);
+}
+
+/* realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
+static void test_realloc_contract(void)
+{
+    fresh();
+    unsigned char *p = mm_realloc(NULL, 100);
+    CHECK(p != NULL && aligned(p) && inside(p, 100));
+    memset(p, 0xAB, 100);
+    CHECK(mm_checkheap(__LINE__));
+    uint64_t frees = stats().frees, free_blocks = stats().free_blocks;
+    CHECK(mm_realloc(p, 0) == NULL);
+    CHECK(mm_checkheap(__LINE__));
+    CHECK(stats().frees == frees + 1);
+    CHECK(stats().free_blocks >= free_blocks);
+    /* the freed block is reusable */
+    uint64_t ext = stats().extensions;
+    unsigned char *q = get(100, 1);
+    CHECK(stats().extensions == ext);
+    put(q);
+}
+
+/* A request well below a free block's size splits it; one within the minimum block does not. */
+static void test_split_threshold(void)
+{
+    fresh();
+    unsigned char *p = get(1000, 1), *guard = get(64, 2);
+    put(p);
+    uint64_t splits = stats().splits, ext = stats().extensions;
+    unsigned char *q = get(1000 - 1, 3);   /* the rest is far below any minimum block */
+    CHECK(stats().splits == splits);
+    CHECK(stats().extensions == ext);
+    put(q);
+    splits = stats().splits;
+    unsigned char *r = get(200, 4);        /* the rest is about 800 bytes */
+    CHECK(stats().splits == splits + 1);
+    CHECK(stats().extensions == ext);
+    unsigned char *s = get(600, 5);        /* fits in the rest */
+    CHECK(stats().extensions == ext);
+    CHECK(intact(r, 200, 4));
+    put(r);
+    put(s);
+    put(guard);
+}
+
+/* Freeing a block coalesces with no, the lower, the upper, or both neighbours. */
+static void coalesce_case(int which)
+{
+    fresh();
+    const size_t n = 200;
+    unsigned char *b[5];
+    for (int i = 0; i < 5; i++)
+        b[i] = get(n, (unsigned)i);
+    uint64_t before;
+    switch (which) {
+    case 0: /* neither neighbour free */
+        before = stats().coalesces;
+        put(b[2]);
+        CHECK(stats().coalesces == before);
+        break;
+    case 1: /* the block below is free */
+        put(b[1]);
+        before = stats().coalesces;
+        put(b[2]);
+        CHECK(stats().coalesces == before + 1);
+        break;
+    case 2: /* the block above is free */
+        put(b[3]);
+        before = stats().coalesces;
+        put(b[2]);
+        CHECK(stats().coalesces == before + 1);
+        break;
+    default: /* both */
+        put(b[1]);
+        put(b[3]);
+        before = stats().coalesces;
+        uint64_t fb = stats().free_blocks;
+        put(b[2]);
+        CHECK(stats().coalesces == before + 2);
+        CHECK(stats().free_blocks == fb - 1);
+        break;
+    }
+    /* the merged space serves a request as large as all of it, without growing */
+    size_t merged = which == 0 ? n : which == 3 ? 3 * n : 2 * n;
+    uint64_t ext = stats().extensions;
+    unsigned char *big = get(merged, 7);
+    CHECK(stats().extensions == ext);
+    CHECK(intact(b[0], n, 0) && intact(b[4], n, 4));
+    put(big);
+}
+
+static void test_coalesce_none(void) { coalesce_case(0); }
+static void test_coalesce_prev(void) { coalesce_case(1); }
+static void test_coalesce_next(void) { coalesce_case(2); }
+static void test_coalesce_both(void) { coalesce_case(3); }
+
+/* Shrinking keeps the data (and the place, for in-place variants). */
+static void test_realloc_shrink(void)
+{
+    fresh();
+    unsigned char *p = get(600, 11), *guard = get(64, 12);
+    unsigned char *q = mm_realloc(p, 100);
+    CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
+    CHECK(intact(q, 100, 11));
+    if (in_place) {
+        CHECK(q == p);
+        CHECK(stats().reallocs_in_place >= 1);
+        /* the tail came back: a 400-byte request needs no new heap */
+        uint64_t ext = stats().extensions;
+        put(get(400, 13));
+        CHECK(stats().extensions == ext);
+    }
+    put(q);
+    put(guard);
+}
+
+/* Growing into a free block above absorbs it. */
+static void test_realloc_absorb(void)
+{
+    fresh();
+    unsigned char *p = get(200, 21), *next = get(400, 22), *guard = get(64, 23);
+    put(next);
+    uint64_t ext = stats().extensions;
+    unsigned char *q = mm_realloc(p, 500);
+    CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
+    CHECK(intact(q, 200, 21));
+    if (in_place) {
+        CHECK(q == p);
+        CHECK(stats().extensions == ext);
+    }
+    put(q);
+    put(guard);
+}
+
+/* Growing the block at the top of the heap extends the heap under it. */
+static void test_realloc_grow_at_end(void)
+{
+    fresh();
+    unsigned char *low = get(64, 30), *p = get(300, 31);
+    size_t heap = mem_heapsize();
+    unsigned char *q = mm_realloc(p, 5000);
+    CHECK(q != NULL && mm_checkheap(__LINE__));
+    CHECK(intact(q, 300, 31));
+    if (in_place) {
+        CHECK(q == p);
+        CHECK(mem_heapsize() - heap <= 5000 - 300 + 2 * MM_ALIGNMENT + 64);
+    }
+    /* and again, many small steps, as the realloc traces do */
+    for (size_t n = 5000; n < 40000; n += 128) {
+        q = mm_realloc(q, n);
+        CHECK(q != NULL && intact(q, 300, 31));
+    }
+    CHECK(mm_checkheap(__LINE__));
+    if (in_place)
+        CHECK(mem_heapsize() < 40000 + 8192);
+    put(q);
+    put(low);
+}
+
+/* Blocked on both sides: allocate, copy, free. */
+static void test_realloc_move(void)
+{
+    fresh();
+    unsigned char *a = get(100, 40), *p = get(100, 41), *b = get(100, 42);
+    unsigned char *q = mm_realloc(p, 3000);
+    CHECK(q != NULL && q != p && mm_checkheap(__LINE__));
+    CHECK(intact(q, 100, 41) && intact(a, 100, 40) && intact(b, 100, 42));
+    put(q);
+    put(a);
+    put(b);
+}
+
+/* Next fit: a merge that swallows the rover's block must move the rover. */
+static void test_rover_after_coalesce(void)
+{
+    fresh();
+    unsigned char *a = get(100, 50), *b = get(100, 51), *c = get(100, 52), *d = get(100, 53);
+    put(b);
+    unsigned char *b2 = get(100, 54);   /* reuses b: the rover now points there */
+    put(a);
+    put(b2);                             /* a and b2 merge: the rover was inside */
+    put(c);                              /* and c joins them */
+    unsigned char *e = get(250, 55);
+    unsigned char *f = get(30, 56);
+    CHECK(intact(d, 100, 53));
+    put(e);
+    put(f);
+    put(d);
+}
+
+/* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
+static void test_class_boundaries(void)
+{
+    fresh();
+    enum { N = 200 };
+    unsigned char *p[N];
+    size_t size[N];
+    int n = 0;
+    for (int k = 4; k <= 14 && n < N; k++)
+        for (int d = -9; d <= 9 && n < N; d += 3) {
+            size[n] = ((size_t)1 << k) + (size_t)d;
+            p[n] = get(size[n], (unsigned)n);
+            n++;
+        }
+    for (int i = 0; i < n; i += 2)
+        put(p[i]);
+    for (int i = 0; i < n; i += 2)
+        p[i] = get(size[(i + 6) % n], (unsigned)i + 1000), size[i] = size[(i + 6) % n];
+    for (int i = 1; i < n; i += 2)
+        CHECK(intact(p[i], size[i], (unsigned)i));
+    for (int i = 0; i < n; i++)
+        put(p[i]);
+    CHECK(stats().free_blocks <= 1);
+}
+
+/* Filling the heap ends in NULL, cleanly, and the heap still works. */
+static void test_out_of_heap(void)
+{
+    fresh();
+    enum { N = 64 };
+    void *p[N];
+    int n = 0;
+    while (n < N && (p[n] = mm_malloc((size_t)1 << 20)) != NULL)
+        n++;
+    CHECK(n > 4 && n < N);
+    CHECK(mm_checkheap(__LINE__));
+    for (int i = 0; i < n; i++)
+        put(p[i]);
+    put(get((size_t)4 << 20, 1));
+}
+
+/* Seeded random malloc/realloc/free with the checker after every call. */
+static void test_random(void)
+{
+    fresh();
+    enum { SLOTS = 150, OPS = 6000 };
+    unsigned char *p[SLOTS] = {0};
+    size_t size[SLOTS] = {0};
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int op = 0; op < OPS; op++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int i = (int)(x % SLOTS);
+        size_t n = (x >> 20) % 4 == 0 ? (x >> 24) % 5000 + 1 : (x >> 24) % 120 + 1;
+        if (!p[i]) {
+            p[i] = get(n, (unsigned)i), size[i] = n;
+        } else if ((x >> 40) % 3 == 0) {
+            unsigned char *q = mm_realloc(p[i], n);
+            CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
+            CHECK(intact(q, n < size[i] ? n : size[i], (unsigned)i));
+            for (size_t j = 0; j < n; j++)
+                q[j] = (unsigned char)(i + j * 7);
+            p[i] = q, size[i] = n;
+        } else {
+            CHECK(intact(p[i], size[i], (unsigned)i));
+            put(p[i]);
+            p[i] = NULL;
+        }
+    }
+    for (int i = 0; i < SLOTS; i++)
+        if (p[i])
+            put(p[i]);
+    mm_stats_t s = stats();
+    CHECK(s.mallocs > 0 && s.frees > 0 && s.reallocs > 0 && s.bytes_requested > 0);
+    CHECK(s.peak_heap >= mem_heapsize() && s.peak_heap > 0);
+    CHECK(s.free_blocks <= 1);
+}
+
+/* mm_init resets everything: a second heap starts from scratch. */
+static void test_reinit(void)
+{
+    fresh();
+    put(get(5000, 1));
+    fresh();
+    mm_stats_t s = stats();
+    CHECK(s.mallocs == 0 && s.frees == 0 && s.extensions <= 1);
+    put(get(100, 2));
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} tests[] = {
+    {"edge_sizes", test_edge_sizes},
+    {"realloc_contract", test_realloc_contract},
+    {"split_threshold", test_split_threshold},
+    {"coalesce_none", test_coalesce_none},
+    {"coalesce_prev", test_coalesce_prev},
+    {"coalesce_next", test_coalesce_next},
+    {"coalesce_both", test_coalesce_both},
+    {"realloc_shrink", test_realloc_shrink},
+    {"realloc_absorb", test_realloc_absorb},
+    {"realloc_grow_at_end", test_realloc_grow_at_end},
+    {"realloc_move", test_realloc_move},
+    {"rover_after_coalesce", test_rover_after_coalesce},
+    {"class_boundaries", test_class_boundaries},
+    {"out_of_heap", test_out_of_heap},
+    {"random", test_random},
+    {"reinit", test_reinit},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+            puts(tests[i].name);
+        return 0;
+    }
+    in_place = argc >= 3 && strcmp(argv[2], "--in-place") == 0;
+    mem_init();
+    for (size_t i = 0; argc >= 2 && i < sizeof tests / sizeof tests[0]; i++) {
+        if (strcmp(argv[1], tests[i].name) == 0) {
+            tests[i].run();
+            puts("ok");
+            return 0;
+        }
+    }
+    fprintf(stderr, "usage: unit TEST [--in-place] | --list\n");
+    return 2;
+}

@@ -1,0 +1,54 @@
+"""The tricky paths of every variant, through the C unit tests in tests/c/variants/unit.c.
+
+Each variant is built against memlib.c with ASan and UBSan, at both alignments,
+and every test in unit.c runs in its own process (so one crash names one test).
+"""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from variants_common import KIT, UNIT_TESTED, VARIANTS, make, present
+
+ALIGNMENTS = (8, 16)
+
+
+def _tests() -> list[str]:
+    unit = make("variant-unit", "implicit-first", 16)
+    return subprocess.run([str(unit), "--list"], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
+@pytest.fixture(scope="module", params=[(v, a) for v in present(UNIT_TESTED) for a in ALIGNMENTS],
+                ids=lambda p: f"{p[0]}-a{p[1]}")
+def unit(request):
+    variant, alignment = request.param
+    return variant, make("variant-unit", variant, alignment, sanitize=True)
+
+
+def test_unit_list_is_not_empty():
+    assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce"} <= set(_tests())
+
+
+def test_unit(unit):
+    variant, binary = unit
+    flags = ["--in-place"] if VARIANTS[variant] else []
+    failures = []
+    for name in _tests():
+        done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,
+                              timeout=120, cwd=KIT)
+        if done.returncode != 0 or done.stdout.strip() != "ok":
+            failures.append(f"{name}: rc={done.returncode} {done.stdout.strip()} {done.stderr.strip()[:800]}")
+    assert not failures, f"{variant}:\n" + "\n".join(failures)
+
+
+def test_checker_catches_a_broken_heap():
+    """The checker is real: a footer overwritten behind its back is reported, not ignored."""
+    src = KIT / "tests" / "c" / "variants" / "corrupt.c"
+    for variant in present(["implicit-first", "explicit-lifo", "segregated"]):
+        binary = make("variant-corrupt", variant, 16)
+        done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"{variant}: {done.stdout}{done.stderr}"
+        assert "mm_checkheap(line" in done.stderr, variant
+    assert src.exists()

@@ -1,0 +1,53 @@
+/*
+ * seglist.h - segregated free lists: one LIFO list per power-of-two size class,
+ * and no footer on allocated blocks (the block above keeps BLK_PREV_ALLOC, so a
+ * footer is needed only while a block is free).  segregated.c and
+ * segregated-realloc.c are this file plus their realloc.
+ *
+ *   class k holds free blocks of [32 << k, 64 << k) bytes; the last class holds
+ *   everything larger.  Sizes are size_t throughout: 64-bit clean.
+ */
+#ifndef VARIANTS_SEGLIST_H
+#define VARIANTS_SEGLIST_H
+
+enum {
+    CORE_MIN_BLOCK = 32,     /* header, two links, footer while free */
+    CORE_ALLOC_FOOTER = 0,   /* allocated blocks carry only a header */
+};
+
+#include "tags-core.h"
+
+/* The class of a block of `size` bytes (size >= CORE_MIN_BLOCK). */
+static unsigned class_of(size_t size)
+{
+    unsigned k = (unsigned)(63 - __builtin_clzll((unsigned long long)size)) - 5;
+    return k < CORE_CLASSES ? k : CORE_CLASSES - 1;
+}
+
+static void fl_insert(void *bp) { list_link_after(class_of(blk_size(bp)), NULL, bp); }
+static void fl_remove(void *bp) { list_unlink(class_of(blk_size(bp)), bp); }
+
+/* First fit in the request's own class (its blocks may be too small); any
+ * block of a larger class fits, so take the first one found. */
+static void *find_fit(size_t asize)
+{
+    unsigned k = class_of(asize);
+    for (fl_node_t *n = st.head[k]; n; n = n->next)
+        if (blk_size(n) >= asize)
+            return n;
+    for (k++; k < CORE_CLASSES; k++)
+        if (st.head[k])
+            return st.head[k];
+    return NULL;
+}
+
+static bool fl_check(int lineno, size_t *listed)
+{
+    *listed = 0;
+    for (unsigned k = 0; k < CORE_CLASSES; k++)
+        if (!list_check(lineno, k, class_of, listed))
+            return false;
+    return true;
+}
+
+#endif

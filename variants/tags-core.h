@@ -1,0 +1,456 @@
+/*
+ * tags-core.h - the boundary-tag allocator that the implicit, explicit and
+ * segregated variants share (layout and invariants in block.h).
+ *
+ * A variant is this core plus a few small policy functions it defines itself:
+ *
+ *   static void *find_fit(size_t asize);          a free block of >= asize bytes, or NULL
+ *   static void fl_insert(void *bp);              a free block joins the free list(s)
+ *   static void fl_remove(void *bp);              ... and leaves them
+ *   static bool fl_check(int lineno, size_t *n);  check the list(s), count their blocks
+ *                                                 (*n = FL_NO_LISTS for an implicit list)
+ *
+ * and two constants, declared before including this file:
+ *
+ *   CORE_MIN_BLOCK      smallest block: room for the header, the free-list links
+ *                       and the footer, rounded to MM_ALIGNMENT
+ *   CORE_ALLOC_FOOTER   1: allocated blocks keep a footer (textbook);
+ *                       0: they drop it and the next header's BLK_PREV_ALLOC bit
+ *                       says whether the block below is free
+ *
+ * The variant also defines mm_realloc, as realloc_copy() (allocate, copy, free)
+ * or realloc_in_place() (the ladder: shrink, absorb the next block, grow at the
+ * heap's end, else copy).
+ *
+ * Shared policies: immediate coalescing; a free block is split when the rest is
+ * at least CORE_MIN_BLOCK; the heap grows by exactly what a request lacks (a
+ * free block at the top of the heap counts towards it), never by a fixed chunk.
+ */
+#ifndef VARIANTS_TAGS_CORE_H
+#define VARIANTS_TAGS_CORE_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "block.h"
+#include "memlib.h"
+#include "mm.h"
+#include "stats.h"
+
+static const size_t FL_NO_LISTS = (size_t)-1;
+enum { CORE_OVERHEAD = CORE_ALLOC_FOOTER ? 2 * BLK_WSIZE : BLK_WSIZE };
+_Static_assert(CORE_MIN_BLOCK % MM_ALIGNMENT == 0 && CORE_MIN_BLOCK >= 2 * BLK_WSIZE,
+               "CORE_MIN_BLOCK must hold a header and footer and keep alignment");
+
+/* Size classes of the segregated variants; unused by the others. */
+enum { CORE_CLASSES = 20 };
+
+typedef struct fl_node {
+    struct fl_node *next, *prev;
+} fl_node_t;
+
+/* All mutable state: mm_init zeroes it. */
+static struct core {
+    char *heap;                     /* the prologue's payload */
+    char *rover;                    /* next fit: where the next search starts */
+    fl_node_t *head[CORE_CLASSES];  /* explicit: head[0]; segregated: one per class */
+    fl_node_t *tail[CORE_CLASSES];
+    size_t free_count;              /* free blocks in the heap, kept as they come and go */
+    mm_stats_t stats;
+} st;
+
+static void *find_fit(size_t asize);
+static void fl_insert(void *bp);
+static void fl_remove(void *bp);
+static bool fl_check(int lineno, size_t *listed);
+
+/* ------------------------------------------------------------ small helpers */
+
+static inline void *first_block(void) { return blk_next(st.heap); }
+static inline bool is_epilogue(const void *bp) { return blk_size(bp) == 0; }
+static inline char *heap_brk(void) { return (char *)mem_heap_hi() + 1; }
+static inline size_t payload_size(const void *bp) { return blk_size(bp) - CORE_OVERHEAD; }
+
+/* The block size that serves a request of `size` payload bytes. */
+static inline size_t adjust(size_t size)
+{
+    size_t asize = blk_round_up(size + CORE_OVERHEAD, BLK_ALIGN);
+    return asize < CORE_MIN_BLOCK ? CORE_MIN_BLOCK : asize;
+}
+
+static inline bool in_heap(const void *p)
+{
+    return (const char *)p > st.heap && (const char *)p < heap_brk();
+}
+
+/* Write a block's tags; allocated blocks get a footer only when the variant keeps one. */
+static inline void set_block(void *bp, size_t size, bool alloc, bool prev_alloc)
+{
+    blk_set(bp, size, alloc, prev_alloc, !alloc || CORE_ALLOC_FOOTER);
+}
+
+/* ------------------------------------------------------------ the heap */
+
+int mm_init(void)
+{
+    memset(&st, 0, sizeof st);
+    /* pad so that the first payload, 24 bytes past the pad, is aligned */
+    char *brk = mem_sbrk(0);
+    if (brk == (void *)-1)
+        return -1;
+    size_t pad = (size_t)(-(uintptr_t)(brk + 3 * BLK_WSIZE)) & (BLK_ALIGN - 1);
+    char *p = mem_sbrk((intptr_t)(pad + 3 * BLK_WSIZE));
+    if (p == (void *)-1)
+        return -1;
+    st.heap = p + pad + BLK_WSIZE;
+    blk_set(st.heap, 2 * BLK_WSIZE, true, true, true);          /* prologue */
+    *blk_hdr(blk_next(st.heap)) = blk_pack(0, true, true);     /* epilogue */
+    st.rover = st.heap;
+    stat_max(&st.stats.peak_heap, mem_heapsize());
+    return 0;
+}
+
+/* Keep the next-fit rover on a block boundary when blocks merge under it. */
+static inline void rover_fix(char *merged, size_t size)
+{
+    if (st.rover > merged && st.rover < merged + size)
+        st.rover = merged;
+}
+
+/* bp is free, tagged, and on no list: merge it with free neighbours and list the result. */
+static void *coalesce(void *bp)
+{
+    size_t size = blk_size(bp);
+    unsigned merges = 0;
+    void *next = blk_next(bp);
+    if (!blk_alloc(next)) {
+        fl_remove(next);
+        size += blk_size(next);
+        merges++;
+    }
+    if (!blk_prev_alloc(bp)) {
+        void *prev = blk_prev(bp);
+        fl_remove(prev);
+        size += blk_size(prev);
+        bp = prev;
+        merges++;
+    }
+    if (merges) {
+        set_block(bp, size, false, blk_prev_alloc(bp));
+        st.free_count -= merges;
+        stat_add(&st.stats.coalesces, merges);
+        rover_fix(bp, size);
+    }
+    blk_set_prev_alloc(blk_next(bp), false);
+    fl_insert(bp);
+    return bp;
+}
+
+/* Grow the heap by `bytes` (a multiple of the alignment); the new free block is
+ * coalesced with a free block at the old top. */
+static void *extend_heap(size_t bytes)
+{
+    if (bytes < CORE_MIN_BLOCK)      /* a free block must hold its links */
+        bytes = CORE_MIN_BLOCK;
+    char *bp = mem_sbrk((intptr_t)bytes);
+    if (bp == (void *)-1)
+        return NULL;
+    /* bp is the old break: the old epilogue's header becomes this block's */
+    set_block(bp, bytes, false, blk_prev_alloc(bp));
+    *blk_hdr(blk_next(bp)) = blk_pack(0, true, false);
+    st.free_count++;
+    stat_add(&st.stats.extensions, 1);
+    stat_max(&st.stats.peak_heap, mem_heapsize());
+    return coalesce(bp);
+}
+
+/* Extend the heap for a request of asize bytes, counting a free block at the top. */
+static void *grow_for(size_t asize)
+{
+    void *end = heap_brk();
+    size_t have = blk_prev_alloc(end) ? 0 : blk_size(blk_prev(end));
+    return extend_heap(asize - have);
+}
+
+/* Allocate asize bytes at the start of free block bp, splitting off the rest. */
+static void place(void *bp, size_t asize)
+{
+    size_t csize = blk_size(bp);
+    bool prev_alloc = blk_prev_alloc(bp);
+    fl_remove(bp);
+    st.free_count--;
+    if (csize - asize >= CORE_MIN_BLOCK) {
+        set_block(bp, asize, true, prev_alloc);
+        void *rest = blk_next(bp);
+        set_block(rest, csize - asize, false, true);
+        st.free_count++;
+        stat_add(&st.stats.splits, 1);
+        fl_insert(rest);
+    } else {
+        set_block(bp, csize, true, prev_alloc);
+        blk_set_prev_alloc(blk_next(bp), true);
+    }
+}
+
+/* ------------------------------------------------------------ the API */
+
+static void *alloc_block(size_t size)
+{
+    if (size == 0 || size > BLK_MAX_REQUEST)
+        return NULL;
+    size_t asize = adjust(size);
+    void *bp = find_fit(asize);
+    if (bp)
+        stat_add(&st.stats.reuses, 1);
+    else if (!(bp = grow_for(asize)))
+        return NULL;
+    place(bp, asize);
+    st.rover = bp;
+    return bp;
+}
+
+static void free_block(void *bp)
+{
+    set_block(bp, blk_size(bp), false, blk_prev_alloc(bp));
+    st.free_count++;
+    coalesce(bp);
+}
+
+void *mm_malloc(size_t size)
+{
+    void *bp = alloc_block(size);
+    if (bp) {
+        stat_add(&st.stats.mallocs, 1);
+        stat_add(&st.stats.bytes_requested, size);
+    }
+    return bp;
+}
+
+void mm_free(void *bp)
+{
+    if (!bp)
+        return;
+    stat_add(&st.stats.frees, 1);
+    free_block(bp);
+}
+
+/* realloc's edge cases, the same for every policy: true when *result is the answer. */
+static inline bool realloc_edge(void *ptr, size_t size, void **result)
+{
+    stat_add(&st.stats.reallocs, 1);
+    if (ptr == NULL) {               /* realloc(NULL, n) is malloc(n) */
+        *result = mm_malloc(size);
+        return true;
+    }
+    if (size == 0) {                 /* realloc(p, 0) frees p and returns NULL */
+        mm_free(ptr);
+        *result = NULL;
+        return true;
+    }
+    if (size > BLK_MAX_REQUEST) {    /* cannot be met: p stays valid */
+        *result = NULL;
+        return true;
+    }
+    stat_add(&st.stats.bytes_requested, size);
+    return false;
+}
+
+/* Allocate, copy, free: the textbook realloc. */
+static inline void *realloc_move(void *ptr, size_t size)
+{
+    void *moved = alloc_block(size);
+    if (!moved)
+        return NULL;
+    size_t keep = payload_size(ptr);
+    memcpy(moved, ptr, keep < size ? keep : size);
+    free_block(ptr);
+    return moved;
+}
+
+static inline void *realloc_copy(void *ptr, size_t size)
+{
+    void *result;
+    if (realloc_edge(ptr, size, &result))
+        return result;
+    return realloc_move(ptr, size);
+}
+
+/* Give the tail of allocated block bp past asize back, if it makes a block. */
+static inline void shrink_to(void *bp, size_t asize)
+{
+    size_t size = blk_size(bp);
+    if (size - asize < CORE_MIN_BLOCK)
+        return;
+    set_block(bp, asize, true, blk_prev_alloc(bp));
+    void *rest = blk_next(bp);
+    set_block(rest, size - asize, false, true);
+    st.free_count++;
+    stat_add(&st.stats.splits, 1);
+    coalesce(rest);
+}
+
+/* The in-place ladder: each rung returns as soon as it can serve the request. */
+static inline void *realloc_in_place(void *ptr, size_t size)
+{
+    void *result;
+    if (realloc_edge(ptr, size, &result))
+        return result;
+    size_t asize = adjust(size), have = blk_size(ptr);
+    /* 1. shrinking, or growing within the rounding: stay, return the tail */
+    if (asize <= have) {
+        shrink_to(ptr, asize);
+        stat_add(&st.stats.reallocs_in_place, 1);
+        return ptr;
+    }
+    void *next = blk_next(ptr);
+    /* 2. the next block is free (and at the top, the heap can grow under it) */
+    if (!blk_alloc(next) || is_epilogue(next)) {
+        size_t avail = have + blk_size(next);
+        bool at_top = is_epilogue(next) || is_epilogue(blk_next(next));
+        if (avail < asize && at_top && extend_heap(asize - avail))
+            next = blk_next(ptr);
+        avail = have + blk_size(next);
+        if (avail >= asize) {
+            fl_remove(next);
+            st.free_count--;
+            stat_add(&st.stats.coalesces, 1);
+            set_block(ptr, avail, true, blk_prev_alloc(ptr));
+            blk_set_prev_alloc(blk_next(ptr), true);
+            rover_fix(ptr, avail);
+            shrink_to(ptr, asize);
+            stat_add(&st.stats.reallocs_in_place, 1);
+            return ptr;
+        }
+    }
+    /* 3. nothing beside it: allocate, copy, free */
+    return realloc_move(ptr, size);
+}
+
+void mm_stats(mm_stats_t *out)
+{
+    stat_report(out, &st.stats, st.free_count);
+}
+
+/* ------------------------------------------------------------ the checker */
+
+static bool check_fail(int lineno, const char *invariant, const void *bp, const char *what)
+{
+    fprintf(stderr, "mm_checkheap(line %d): %s violated at block %p: %s\n",
+            lineno, invariant, bp, what);
+    return false;
+}
+
+/* Layer 1: one block on its own (I1, I2, I3). */
+static bool check_block(int lineno, const void *bp)
+{
+    if (!blk_aligned(bp) || !in_heap(bp))
+        return check_fail(lineno, "I1", bp, "payload misaligned or outside the heap");
+    size_t size = blk_size(bp);
+    if (size % BLK_ALIGN || size < CORE_MIN_BLOCK)
+        return check_fail(lineno, "I2", bp, "size not a multiple of the alignment or below the minimum");
+    if ((char *)bp + size > heap_brk())
+        return check_fail(lineno, "I4", bp, "block runs past the break");
+    if ((!blk_alloc(bp) || CORE_ALLOC_FOOTER) && !blk_footer_ok(bp))
+        return check_fail(lineno, "I3", bp, "footer differs from header");
+    return true;
+}
+
+/* Layer 2: walk the heap by sizes (I4, I5, I6); count the free blocks. */
+static bool check_walk(int lineno, size_t *free_seen)
+{
+    if (blk_size(st.heap) != 2 * BLK_WSIZE || !blk_alloc(st.heap) || !blk_footer_ok(st.heap))
+        return check_fail(lineno, "I4", st.heap, "prologue damaged");
+    bool prev_alloc = true;
+    bool rover_seen = st.rover == st.heap;
+    *free_seen = 0;
+    char *bp = first_block();
+    for (; in_heap(bp) && !is_epilogue(bp); bp = blk_next(bp)) {
+        if (!check_block(lineno, bp))
+            return false;
+        if (blk_prev_alloc(bp) != prev_alloc)
+            return check_fail(lineno, "I6", bp, "BLK_PREV_ALLOC bit disagrees with the block below");
+        if (!prev_alloc && !blk_alloc(bp))
+            return check_fail(lineno, "I5", bp, "two free blocks side by side");
+        rover_seen |= bp == st.rover;
+        prev_alloc = blk_alloc(bp);
+        *free_seen += !prev_alloc;
+    }
+    if (bp != heap_brk() || !blk_alloc(bp))
+        return check_fail(lineno, "I4", bp, "walk does not end on the epilogue at the break");
+    if (blk_prev_alloc(bp) != prev_alloc)
+        return check_fail(lineno, "I6", bp, "epilogue's BLK_PREV_ALLOC bit is wrong");
+    if (!rover_seen && st.rover != bp)
+        return check_fail(lineno, "I4", st.rover, "next-fit rover is not on a block boundary");
+    return true;
+}
+
+bool mm_checkheap(int lineno)
+{
+    size_t walked, listed;
+    if (!check_walk(lineno, &walked))
+        return false;
+    /* Layer 3: the free lists, checked by the variant. */
+    if (!fl_check(lineno, &listed))
+        return false;
+    /* Layer 4: the free-block counts found each way agree (I7). */
+    if (walked != st.free_count)
+        return check_fail(lineno, "I7", st.heap, "heap walk and running count of free blocks differ");
+    if (listed != FL_NO_LISTS && listed != walked)
+        return check_fail(lineno, "I7", st.heap, "heap walk and free lists hold different numbers of blocks");
+    return true;
+}
+
+/* ------------------------------------------------------------ list helpers */
+
+/* Link free block bp after `after` in list i (after == NULL: at the head). */
+static inline void list_link_after(unsigned i, fl_node_t *after, void *bp)
+{
+    fl_node_t *n = bp;
+    n->prev = after;
+    n->next = after ? after->next : st.head[i];
+    if (n->next)
+        n->next->prev = n;
+    else
+        st.tail[i] = n;
+    if (after)
+        after->next = n;
+    else
+        st.head[i] = n;
+}
+
+static inline void list_unlink(unsigned i, void *bp)
+{
+    fl_node_t *n = bp;
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        st.head[i] = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        st.tail[i] = n->prev;
+}
+
+/* Layer 3 for list variants: each node is a free block in the heap, the links
+ * agree both ways, and `class_of` (if given) puts it in this list. */
+static inline bool list_check(int lineno, unsigned i, unsigned (*class_of)(size_t), size_t *count)
+{
+    fl_node_t *prev = NULL;
+    for (fl_node_t *n = st.head[i]; n; prev = n, n = n->next) {
+        if (!in_heap(n) || !blk_aligned(n))
+            return check_fail(lineno, "I7", n, "free-list node outside the heap or misaligned");
+        if (blk_alloc(n))
+            return check_fail(lineno, "I7", n, "allocated block on a free list");
+        if (n->prev != prev)
+            return check_fail(lineno, "I7", n, "free-list prev link does not match");
+        if (class_of && class_of(blk_size(n)) != i)
+            return check_fail(lineno, "I7", n, "free block in the wrong size class");
+        if (++*count > st.free_count)
+            return check_fail(lineno, "I7", n, "more list nodes than free blocks (a cycle?)");
+    }
+    if (st.tail[i] != prev)
+        return check_fail(lineno, "I7", st.tail[i], "list tail is not the last node");
+    return true;
+}
+
+#endif
