@@ -3,6 +3,7 @@
 #   make                      build ./mdriver from mm.c (the student's allocator)
 #   make VARIANT=segregated   build ./mdriver from variants/segregated.c
 #   make ALIGNMENT=8          the classic 8-byte-aligned lab
+#   make MM=path/to/file.c    build ./mdriver from any allocator file
 #   make test                 install what the tests need and run them all
 #   make help                 every target
 #
@@ -26,7 +27,10 @@ ifneq ($(SANITIZE),)
   LDFLAGS   += -fsanitize=address,undefined
 endif
 
-ifeq ($(VARIANT),)
+ifneq ($(MM),)
+  ALLOC_SRC  := $(MM)
+  ALLOC_NAME := $(basename $(notdir $(MM)))
+else ifeq ($(VARIANT),)
   ALLOC_SRC  := mm.c
   ALLOC_NAME := mm
 else
@@ -56,6 +60,10 @@ $(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
+
+# The driver learns which allocator it carries and where the kit lives.
+$(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
+$(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 
 $(ALLOC_OBJ): $(ALLOC_SRC)
 	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }

@@ -1,0 +1,253 @@
+/*
+ * check.c - the correctness pass (contract in check.h).
+ *
+ * Per op: call the allocator, then check the result against the ledger of live
+ * blocks (blocktree.h) and the fill pattern (fill.h).  The first problem ends the
+ * pass with a verdict naming the op, the addresses and what was expected.
+ */
+#include "driver/check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/blocktree.h"
+#include "driver/fill.h"
+#include "driver/heap.h"
+#include "driver/hooks.h"
+#include "memlib.h"
+#include "mm.h"
+
+enum { SLACK_CHECKED_PER_OP = 64 };
+
+typedef struct {
+    uintptr_t p;
+    size_t size;
+    uint64_t seed;
+    int64_t born;  /* op that created it */
+    bool live;
+} ledger_entry_t;
+
+typedef struct {
+    const trace_t *t;
+    ledger_entry_t *ledger;
+    blocktree_t tree;
+    verdict_t *v;
+    int64_t at;        /* current op */
+    char op[48];       /* current op, as written */
+} checker_t;
+
+bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)
+{
+    v->outcome = outcome;
+    v->op_index = op_index;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static inline size_t footprint(size_t size) { return size ? size : 1; }
+
+static const char *call_name(const op_t *op)
+{
+    return op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc";
+}
+
+/* Is the block p of `size` bytes, just returned for op, acceptable? */
+static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t size)
+{
+    if (p == 0) {
+        if (size == 0)
+            return true;
+        size_t room = heap_max() - mem_heapsize();
+        if (room >= size)
+            return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
+                                "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
+                                c->op, call_name(op), size, room);
+        return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
+                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit "
+                            "(too little of it holds live data)", c->op, call_name(op), size, heap_max());
+    }
+    if (p % MM_ALIGNMENT)
+        return verdict_fail(c->v, OUTCOME_MISALIGNED, c->at,
+                            "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
+                            c->op, call_name(op), size, p, MM_ALIGNMENT,
+                            MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
+    if (!heap_contains(p, size)) {
+        uintptr_t lo = heap_lo(), brk = lo + mem_heapsize();
+        if (p < lo || p > brk)
+            return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
+                                "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
+                                c->op, call_name(op), size, p, lo, brk);
+        return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
+                            "%s: %s(%zu) returned %#" PRIxPTR ", whose last byte is %zu bytes past the heap's end %#" PRIxPTR,
+                            c->op, call_name(op), size, p, p + size - brk, brk);
+    }
+    uint32_t other = blocktree_overlap(&c->tree, p, p + footprint(size));
+    if (other != BLOCKTREE_NONE) {
+        const ledger_entry_t *o = &c->ledger[other];
+        return verdict_fail(c->v, OUTCOME_OVERLAP, c->at,
+                            "%s: %s(%zu) returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
+                            "[%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64,
+                            c->op, call_name(op), size, p, p + footprint(size), other, o->p, o->p + footprint(o->size),
+                            o->born);
+    }
+    return true;
+}
+
+static bool check_payload(checker_t *c, uint32_t id, size_t len, const char *when)
+{
+    const ledger_entry_t *e = &c->ledger[id];
+    if (!e->p)
+        return true;
+    size_t bad = verify_payload((const unsigned char *)e->p, len, e->seed);
+    if (bad == len)
+        return true;
+    return verdict_fail(c->v, OUTCOME_PAYLOAD_CORRUPTED, c->at,
+                        "%s: the payload of id %u (%zu bytes at %#" PRIxPTR ", from op %" PRId64 ") changed at byte %zu "
+                        "(%#" PRIxPTR "): expected 0x%02x, found 0x%02x, %s",
+                        c->op, id, e->size, e->p, e->born, bad, e->p + bad, fill_byte(e->seed, bad),
+                        ((const unsigned char *)e->p)[bad], when);
+}
+
+static void add_block(checker_t *c, uint32_t id, uintptr_t p, size_t size, uint64_t seed, int64_t born)
+{
+    c->ledger[id] = (ledger_entry_t){p, size, seed, born, true};
+    if (p)
+        blocktree_insert(&c->tree, id, p, p + footprint(size));
+}
+
+static void drop_block(checker_t *c, uint32_t id)
+{
+    if (c->ledger[id].p)
+        blocktree_remove(&c->tree, id);
+    c->ledger[id].live = false;
+}
+
+static bool do_alloc(checker_t *c, const op_t *op)
+{
+    void *p = op->kind == OP_ALLOC ? mm_malloc(op->size) : mm_realloc(NULL, op->size);
+    if (!check_new_block(c, op, (uintptr_t)p, op->size))
+        return false;
+    uint64_t seed = fill_seed(op->id, (uint64_t)c->at);
+    if (p)
+        fill_payload(p, 0, op->size, seed);
+    add_block(c, op->id, (uintptr_t)p, op->size, seed, c->at);
+    return true;
+}
+
+static bool do_free(checker_t *c, const op_t *op)
+{
+    ledger_entry_t *e = &c->ledger[op->id];
+    if (!check_payload(c, op->id, e->size, "found when it was freed"))
+        return false;
+    drop_block(c, op->id);
+    mm_free((void *)e->p);
+    return true;
+}
+
+static bool do_realloc(checker_t *c, const op_t *op)
+{
+    ledger_entry_t old = c->ledger[op->id];
+    if (!check_payload(c, op->id, old.size, "found before it was reallocated"))
+        return false;
+    drop_block(c, op->id);
+    void *p = mm_realloc((void *)old.p, op->size);
+    if (op->size == 0) {
+        /* The contract: free and return NULL.  A block returned anyway is checked
+         * like malloc(0)'s and given back at once. */
+        if (p && !check_new_block(c, op, (uintptr_t)p, 0))
+            return false;
+        if (p)
+            mm_free(p);
+        return true;
+    }
+    if (!check_new_block(c, op, (uintptr_t)p, op->size))
+        return false;
+    size_t kept = old.size < op->size ? old.size : op->size;
+    add_block(c, op->id, (uintptr_t)p, op->size, old.seed, old.born);
+    if (old.p && !check_payload(c, op->id, kept, "so mm_realloc did not keep the old contents"))
+        return false;
+    if (p)
+        fill_payload(p, old.p ? kept : 0, op->size, old.seed);
+    return true;
+}
+
+static bool do_op(checker_t *c, const op_t *op)
+{
+    switch (op->kind) {
+    case OP_ALLOC:
+    case OP_REALLOC_NULL:
+        return do_alloc(c, op);
+    case OP_FREE:
+        return do_free(c, op);
+    default:
+        return do_realloc(c, op);
+    }
+}
+
+static bool check_slack(checker_t *c, size_t limit)
+{
+    uintptr_t bad = heap_slack_violation(limit);
+    if (!bad)
+        return true;
+    uintptr_t brk = heap_lo() + mem_heapsize();
+    return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
+                        "%s: the allocator wrote past the heap's end: the byte at %#" PRIxPTR " (%" PRIuPTR
+                        " bytes past the break %#" PRIxPTR ") changed",
+                        c->op, bad, bad >= brk ? bad - brk : 0, brk);
+}
+
+static bool check_end(checker_t *c)
+{
+    snprintf(c->op, sizeof c->op, "after the last op");
+    for (uint32_t id = 0; id < c->t->num_ids; id++)
+        if (c->ledger[id].live && !check_payload(c, id, c->ledger[id].size, "found at the end of the trace"))
+            return false;
+    return check_slack(c, 0);
+}
+
+static bool replay_checked(checker_t *c, pass_t pass, bool run_checker)
+{
+    const trace_t *t = c->t;
+    for (size_t i = 0; i < t->num_ops; i++) {
+        const op_t *op = &t->ops[i];
+        c->at = (int64_t)i;
+        progress_at(pass, c->at);
+        int n = snprintf(c->op, sizeof c->op, "op %zu (", i);
+        op_describe(op, c->op + n, sizeof c->op - n - 1);
+        size_t len = strlen(c->op);
+        c->op[len] = ')';
+        c->op[len + 1] = '\0';
+        if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
+            return false;
+        if (run_checker && has_checkheap() && !mm_checkheap((int)i))
+            return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
+                                "%s: mm_checkheap(%zu) returned false after this op", c->op, i);
+    }
+    return check_end(c);
+}
+
+bool check_pass(const trace_t *t, pass_t pass, bool run_checker, verdict_t *v)
+{
+    checker_t c = {.t = t, .v = v, .at = -1};
+    c.ledger = calloc(t->num_ids ? t->num_ids : 1, sizeof *c.ledger);
+    if (!c.ledger || !blocktree_init(&c.tree, t->num_ids)) {
+        free(c.ledger);
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
+    }
+    progress_at(pass, -1);
+    heap_restart(true);
+    int status = mm_init();
+    bool ok = status == 0
+                  ? replay_checked(&c, pass, run_checker)
+                  : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before %s", status,
+                                 pass == PASS_RECHECK ? "the second run (does it reset all its state?)" : "the first op");
+    blocktree_destroy(&c.tree);
+    free(c.ledger);
+    return ok;
+}

@@ -1,0 +1,48 @@
+/*
+ * child.h - run one trace's passes in a child process.
+ *
+ * The allocator runs only in the child.  Whatever it does there (crash, hang,
+ * exit, abort, print) the parent keeps control: it reads the child's report from
+ * a private pipe, its output from another, kills it at the time limit, and turns
+ * a death into an outcome naming the pass and op the child had reached.
+ */
+#ifndef DRIVER_CHILD_H
+#define DRIVER_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "driver/check.h"
+#include "driver/measure.h"
+#include "mm_stats.h"
+
+typedef struct {
+    bool run_allocator;  /* the correctness and utilization passes, and its timing */
+    bool check_heap;     /* mm_checkheap after every op */
+    bool util;           /* run the utilization pass */
+    bool time_mm;        /* time the allocator */
+    bool time_libc;      /* time libc malloc */
+    int min_samples;
+    double time_limit;   /* seconds, for the whole child */
+} child_plan_t;
+
+/* What the child sends back when it gets to the end. */
+typedef struct {
+    verdict_t verdict;
+    bool has_util, has_stats;
+    util_result_t util;
+    timing_t mm_time, libc_time;
+    mm_stats_t stats;
+} child_report_t;
+
+typedef struct {
+    child_report_t report;   /* verdict.outcome says what happened, crash or not */
+    char *output;            /* the first MDRIVER_OUTPUT_KEEP bytes the child printed (NUL-terminated) */
+    size_t output_len, output_total;
+} child_result_t;
+
+/* Run the plan for trace t in a child; never fails to fill *r. */
+void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r);
+void child_result_free(child_result_t *r);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * hooks.h - the parts of mm.h an allocator may leave out.
+ *
+ * Weak references: when mm.c does not define one, its address is NULL and the
+ * driver does without it.  mm_checkheap is declared only here so that a classic
+ * mm.c with `void mm_checkheap(int)` still compiles against mm.h; the kit's
+ * contract is `bool mm_checkheap(int lineno)`, false when the heap is broken.
+ */
+#ifndef DRIVER_HOOKS_H
+#define DRIVER_HOOKS_H
+
+#include <stdbool.h>
+
+#include "mm.h"
+
+extern bool mm_checkheap(int lineno) __attribute__((weak));
+extern void mm_stats(mm_stats_t *out) __attribute__((weak));
+extern team_t team __attribute__((weak));
+
+static inline bool has_checkheap(void) { return mm_checkheap != NULL; }
+static inline bool has_stats(void) { return mm_stats != NULL; }
+static inline bool has_team(void) { return &team != NULL; }
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * measure.c - utilization and timing passes (see measure.h).
+ *
+ * Timing estimator (K-best, as in the 64-bit lab's driver): sort the samples;
+ * the estimate is the mean of the K = MDRIVER_BEST_K fastest.  Sampling stops
+ * once the K fastest lie within MDRIVER_BEST_K_TOLERANCE of each other (after at
+ * least min_samples), after MDRIVER_MAX_SAMPLES, or when the budget runs out.
+ * Samples use the thread's CPU clock, which a busy neighbour process does not
+ * inflate the way it inflates wall time.
+ */
+#define _GNU_SOURCE
+#include "driver/measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver/heap.h"
+#include "driver/progress.h"
+#include "memlib.h"
+#include "mm.h"
+
+/* ------------------------------------------------------------ utilization */
+
+static inline size_t align_up(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1); }
+
+bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v)
+{
+    void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
+    size_t *size = calloc(t->num_ids ? t->num_ids : 1, sizeof *size);
+    bool ok = ptr && size;
+    if (!ok)
+        verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
+    progress_at(PASS_UTIL, -1);
+    heap_restart(true);
+    if (ok && mm_init() != 0)
+        ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before the utilization pass");
+    uint64_t live = 0, live_aligned = 0;
+    memset(u, 0, sizeof *u);
+    for (size_t i = 0; ok && i < t->num_ops; i++) {
+        const op_t *op = &t->ops[i];
+        progress_at(PASS_UTIL, (int64_t)i);
+        uint32_t id = op->id;
+        if (op->kind != OP_ALLOC && op->kind != OP_REALLOC_NULL) {
+            live -= size[id];
+            live_aligned -= align_up(size[id]);
+        }
+        switch (op->kind) {
+        case OP_ALLOC: ptr[id] = mm_malloc(op->size); break;
+        case OP_REALLOC_NULL: ptr[id] = mm_realloc(NULL, op->size); break;
+        case OP_REALLOC: ptr[id] = mm_realloc(ptr[id], op->size); break;
+        case OP_FREE: mm_free(ptr[id]); ptr[id] = NULL; break;
+        }
+        size[id] = op->kind == OP_FREE ? 0 : op->size;
+        if (op->kind != OP_FREE && op->size && !ptr[id]) {
+            char text[48];
+            op_describe(op, text, sizeof text);
+            ok = verdict_fail(v, OUTCOME_ALLOC_FAILED, (int64_t)i,
+                              "op %zu (%s): returned NULL in the utilization pass although the same request "
+                              "succeeded in the correctness pass (does the allocator depend on more than mm_init resets?)",
+                              i, text);
+        }
+        live += size[id];
+        live_aligned += align_up(size[id]);
+        if (live > u->peak_payload)
+            u->peak_payload = live;
+        if (live_aligned > u->peak_aligned)
+            u->peak_aligned = live_aligned;
+    }
+    if (ok) {
+        u->heap_high_water = heap_high_water();
+        u->util = u->heap_high_water ? (double)u->peak_payload / (double)u->heap_high_water
+                                     : (u->peak_payload ? 0.0 : 1.0);
+        u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
+    }
+    free(ptr);
+    free(size);
+    return ok;
+}
+
+/* ------------------------------------------------------------ timing */
+
+typedef struct {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*realloc)(void *, size_t);
+} alloc_api_t;
+
+/* The timed loop.  Inlined into each caller with constant function pointers, so
+ * the calls are direct and the loop carries nothing but the ops. */
+static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, void **ptr, const alloc_api_t api)
+{
+    for (size_t i = 0; i < n; i++) {
+        const op_t op = ops[i];
+        switch (op.kind) {
+        case OP_ALLOC: ptr[op.id] = api.malloc(op.size); break;
+        case OP_FREE: api.free(ptr[op.id]); break;
+        case OP_REALLOC: ptr[op.id] = api.realloc(ptr[op.id], op.size); break;
+        default: ptr[op.id] = api.realloc(NULL, op.size); break;
+        }
+    }
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static __attribute__((noinline)) double sample_mm(const trace_t *t, void **ptr)
+{
+    heap_restart(false);
+    if (mm_init() != 0)
+        return -1;
+    double start = cpu_now();
+    replay(t->ops, t->num_ops, ptr, (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+    return cpu_now() - start;
+}
+
+/* Which ids are live at the end: libc's blocks must be given back between samples. */
+static unsigned char *live_at_end(const trace_t *t)
+{
+    unsigned char *live = calloc(t->num_ids ? t->num_ids : 1, 1);
+    for (size_t i = 0; live && i < t->num_ops; i++)
+        live[t->ops[i].id] = t->ops[i].kind != OP_FREE && !(t->ops[i].kind == OP_REALLOC && t->ops[i].size == 0);
+    return live;
+}
+
+static __attribute__((noinline)) double sample_libc(const trace_t *t, void **ptr, const unsigned char *live)
+{
+    double start = cpu_now();
+    replay(t->ops, t->num_ops, ptr, (alloc_api_t){malloc, free, realloc});
+    double elapsed = cpu_now() - start;
+    for (uint32_t id = 0; id < t->num_ids; id++)
+        if (live[id])
+            free(ptr[id]);
+    return elapsed;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double kbest_estimate(const double *samples, int n, bool *converged)
+{
+    double sorted[MDRIVER_MAX_SAMPLES];
+    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+    int k = n < MDRIVER_BEST_K ? n : MDRIVER_BEST_K;
+    double sum = 0;
+    for (int i = 0; i < k; i++)
+        sum += sorted[i];
+    *converged = n >= MDRIVER_BEST_K && sorted[k - 1] <= sorted[0] * (1 + MDRIVER_BEST_K_TOLERANCE);
+    return k ? sum / k : 0;
+}
+
+static bool settled(const timing_t *tm, bool wanted, int min_samples)
+{
+    bool converged = true;
+    if (wanted)
+        kbest_estimate(tm->samples, tm->n, &converged);
+    return !wanted || (tm->n >= min_samples && converged);
+}
+
+bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mt, timing_t *lt, verdict_t *v)
+{
+    void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
+    unsigned char *live = libc ? live_at_end(t) : NULL;
+    if (!ptr || (libc && !live)) {
+        free(ptr);
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
+    }
+    memset(mt, 0, sizeof *mt);
+    memset(lt, 0, sizeof *lt);
+    double began = wall_now();
+    bool ok = true;
+    for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
+        if (mm) {
+            progress_at(PASS_TIMING, -1);
+            double s = sample_mm(t, ptr);
+            if (s < 0) {
+                ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
+                break;
+            }
+            mt->samples[mt->n++] = s;
+        }
+        if (libc) {
+            progress_at(PASS_LIBC, -1);
+            lt->samples[lt->n++] = sample_libc(t, ptr, live);
+        }
+        bool enough = round + 1 >= min_samples;
+        if (enough && ((settled(mt, mm, min_samples) && settled(lt, libc, min_samples)) ||
+                       wall_now() - began > MDRIVER_TIMING_BUDGET))
+            break;
+    }
+    bool unused;
+    if (mm)
+        mt->seconds = kbest_estimate(mt->samples, mt->n, &unused);
+    if (libc)
+        lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
+    free(ptr);
+    free(live);
+    return ok;
+}

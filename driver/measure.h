@@ -1,0 +1,43 @@
+/*
+ * measure.h - the utilization pass and the timing pass.
+ *
+ * Both replay a trace that the correctness pass has already accepted, without
+ * checks.  Utilization = peak live payload / the break's high-water mark (kept by
+ * memlib, out of the allocator's reach).  Timing replays a pre-decoded op array
+ * in a loop with nothing else in it, for the allocator and for libc malloc in
+ * alternation, and estimates each one's time with the K-best rule below.
+ */
+#ifndef DRIVER_MEASURE_H
+#define DRIVER_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "driver/check.h"
+#include "driver/trace.h"
+
+typedef struct {
+    double util;          /* peak payload / heap high-water mark */
+    double ideal;         /* peak payload / peak of payloads rounded up to the alignment */
+    uint64_t peak_payload;
+    uint64_t peak_aligned;
+    uint64_t heap_high_water;
+} util_result_t;
+
+typedef struct {
+    double seconds;  /* the estimate: mean of the K fastest samples */
+    int n;
+    double samples[MDRIVER_MAX_SAMPLES];
+} timing_t;
+
+bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v);
+
+/* Time the allocator (mm), libc, or both interleaved; at least min_samples each. */
+bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mm_time, timing_t *libc_time,
+                verdict_t *v);
+
+/* The K-best estimate of a set of samples; *converged when the K fastest agree. */
+double kbest_estimate(const double *samples, int n, bool *converged);
+
+#endif

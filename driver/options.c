@@ -1,0 +1,226 @@
+/*
+ * options.c - parse the command line (classic flags plus the kit's own).
+ *
+ * getopt's result is kept in an int: the classic driver stored it in a char,
+ * which on an unsigned-char platform never equals -1.
+ */
+#define _GNU_SOURCE
+#include "driver/options.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "driver/heap.h"
+
+#ifndef MDRIVER_KIT_DIR
+#define MDRIVER_KIT_DIR "."
+#endif
+
+static const char usage[] =
+    "usage: mdriver [-t DIR] [-f FILE]... [-c] [-l] [-v|-V] [-g] [-T SECS] [-M BYTES] [-r N]\n"
+    "               [--json FILE|-|fd:N] [--secret-fd N] [--baseline FILE] [--save-baseline FILE]\n"
+    "               [--parse-only] [--describe]\n"
+    "Replays malloc traces against the allocator built in (mm.c or a variant), checks every\n"
+    "result, and scores space utilization and throughput against libc malloc timed in the same run.\n"
+    "  -t DIR      run every .rep / .rep.gz trace in DIR (default: the kit's traces/)\n"
+    "  -f FILE     run this trace (repeatable; with -t, both)\n"
+    "  -c          run the allocator's mm_checkheap after every op\n"
+    "  -l          also show the timing spread of the allocator and libc (libc is always timed)\n"
+    "  -v, -V      explain failures and show the allocator's output; -V adds progress and statistics\n"
+    "  -g          print the classic 'correct:N' and 'perfidx:N' lines for autograders\n"
+    "  -T SECS     per-trace time limit for all passes together (default %d)\n"
+    "  -M BYTES    maximum heap, with K/M/G suffixes (default 20M, at most 4G)\n"
+    "  -r N        at least N timing samples per trace (default %d)\n"
+    "  -a          accepted and ignored (classic flag)\n"
+    "  --json DEST write the machine-readable result (schema 1) to a file, - (stdout) or fd:N\n"
+    "  --secret-fd N  read one line from fd N after the last trace and put it in the JSON\n"
+    "  --save-baseline FILE / --baseline FILE  store libc's timings / reuse them instead of timing libc\n"
+    "  --parse-only   read the traces and report the parse rate, replay nothing\n"
+    "  --describe     print the scoring constants and the outcome vocabulary as JSON\n"
+    "example: ./mdriver -V -t traces\n"
+    "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
+
+static void print_usage(FILE *to)
+{
+    fprintf(to, usage, MDRIVER_DEFAULT_TIME_LIMIT, MDRIVER_DEFAULT_MIN_SAMPLES);
+}
+
+static int complain(const char *fmt, const char *arg)
+{
+    fputs("mdriver: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (mdriver -h for help)\n", stderr);
+    return OPTIONS_EXIT_USAGE;
+}
+
+static bool add_file(options_t *o, const char *path)
+{
+    char **files = realloc(o->files, (o->num_files + 1) * sizeof *files);
+    if (!files)
+        return false;
+    o->files = files;
+    o->files[o->num_files++] = strdup(path);
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_trace_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 4 && strcmp(name + n - 4, ".rep") == 0) || (n > 7 && strcmp(name + n - 7, ".rep.gz") == 0);
+}
+
+static int add_dir(options_t *o, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return complain("-t %s: cannot open the trace directory", dir);
+    size_t first = o->num_files;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_trace_name(e->d_name))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        add_file(o, path);
+    }
+    closedir(d);
+    if (o->num_files == first)
+        return complain("-t %s: no .rep or .rep.gz traces in this directory", dir);
+    qsort(o->files + first, o->num_files - first, sizeof *o->files, by_name);
+    return OPTIONS_RUN;
+}
+
+static bool parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return false;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    }
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end || v == 0 || v > (HEAP_LIMIT >> shift))
+        return false;
+    *out = (size_t)v << shift;
+    return true;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE };
+
+int options_parse(int argc, char **argv, options_t *o)
+{
+    static const struct option longs[] = {
+        {"json", required_argument, NULL, OPT_JSON},
+        {"secret-fd", required_argument, NULL, OPT_SECRET_FD},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"save-baseline", required_argument, NULL, OPT_SAVE_BASELINE},
+        {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
+        {"describe", no_argument, NULL, OPT_DESCRIBE},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->time_limit = MDRIVER_DEFAULT_TIME_LIMIT;
+    o->max_heap = MDRIVER_DEFAULT_MAX_HEAP;
+    o->min_samples = MDRIVER_DEFAULT_MIN_SAMPLES;
+    o->secret_fd = -1;
+    const char *dir = NULL;
+    long n;
+    opterr = 0;
+    int c;  /* int, not char: see the file comment */
+    while ((c = getopt_long(argc, argv, ":t:f:clvVgT:M:r:ah", longs, NULL)) != -1) {
+        switch (c) {
+        case 't': dir = optarg; break;
+        case 'f': add_file(o, optarg); break;
+        case 'c': o->check_heap = true; break;
+        case 'l': o->libc_rows = true; break;
+        case 'v': if (o->verbosity < 1) o->verbosity = 1; break;
+        case 'V': o->verbosity = 2; break;
+        case 'g': o->grade_lines = true; break;
+        case 'a': break;
+        case 'T':
+            if (!parse_int(optarg, 1, 24 * 3600, &n))
+                return complain("-T %s: the time limit must be whole seconds from 1 to 86400", optarg);
+            o->time_limit = (double)n;
+            break;
+        case 'M':
+            if (!parse_size(optarg, &o->max_heap))
+                return complain("-M %s: the maximum heap must be a size from 1 byte to 4G (e.g. 20M)", optarg);
+            break;
+        case 'r':
+            if (!parse_int(optarg, 1, MDRIVER_MAX_SAMPLES, &n))
+                return complain("-r %s: the number of timing samples must be from 1 to 25", optarg);
+            o->min_samples = (int)n;
+            break;
+        case OPT_JSON: o->json = optarg; break;
+        case OPT_SECRET_FD:
+            if (!parse_int(optarg, 0, 1 << 20, &n))
+                return complain("--secret-fd %s: not a file descriptor number", optarg);
+            o->secret_fd = (int)n;
+            break;
+        case OPT_BASELINE: o->baseline_in = optarg; break;
+        case OPT_SAVE_BASELINE: o->baseline_out = optarg; break;
+        case OPT_PARSE_ONLY: o->parse_only = true; break;
+        case OPT_DESCRIBE: o->describe = true; break;
+        case 'h': print_usage(stdout); return OPTIONS_EXIT_OK;
+        case ':': return complain("%s needs an argument", argv[optind - 1]);
+        default:
+            if (optopt) {
+                char flag[3] = {'-', (char)optopt, '\0'};
+                return complain("unknown option %s", flag);
+            }
+            return complain("unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return complain("unexpected argument '%s' (traces go after -f, directories after -t)", argv[optind]);
+    if (o->baseline_in && o->baseline_out)
+        return complain("%s", "--baseline and --save-baseline exclude each other");
+    if (o->describe)
+        return OPTIONS_RUN;
+    if (dir && add_dir(o, dir) != OPTIONS_RUN)
+        return OPTIONS_EXIT_USAGE;
+    if (!dir && o->num_files == 0) {
+        struct stat st;
+        const char *fallback = stat("traces", &st) == 0 && S_ISDIR(st.st_mode) ? "traces" : MDRIVER_KIT_DIR "/traces";
+        if (add_dir(o, fallback) != OPTIONS_RUN)
+            return OPTIONS_EXIT_USAGE;
+    }
+    return OPTIONS_RUN;
+}
+
+void options_free(options_t *o)
+{
+    for (size_t i = 0; i < o->num_files; i++)
+        free(o->files[i]);
+    free(o->files);
+}

@@ -1,0 +1,31 @@
+/*
+ * outcome.h - the fixed vocabulary of what happened to one trace.
+ *
+ * Shared with the JSON output, the grader and its report: `mdriver --describe`
+ * prints the names and explanations, so no other program retypes them.
+ */
+#ifndef DRIVER_OUTCOME_H
+#define DRIVER_OUTCOME_H
+
+typedef enum {
+    OUTCOME_OK,
+    OUTCOME_MISALIGNED,
+    OUTCOME_OUT_OF_HEAP,
+    OUTCOME_OVERLAP,
+    OUTCOME_PAYLOAD_CORRUPTED,
+    OUTCOME_ALLOC_FAILED,
+    OUTCOME_INIT_FAILED,
+    OUTCOME_CHECKER_FAILED,
+    OUTCOME_CRASHED,
+    OUTCOME_TIMEOUT,
+    OUTCOME_EXITED,
+    OUTCOME_BAD_TRACE,
+    OUTCOME_COUNT
+} outcome_t;
+
+/* The JSON name, e.g. "payload_corrupted". */
+const char *outcome_name(outcome_t o);
+/* One line a student understands. */
+const char *outcome_explanation(outcome_t o);
+
+#endif

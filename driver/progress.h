@@ -1,0 +1,42 @@
+/*
+ * progress.h - where a trace's child process is, readable by the parent.
+ *
+ * Lives in a page shared between the driver and the child, so after a crash or a
+ * timeout the parent can still say which pass and op the child had reached and,
+ * for a fault, the address it touched.
+ */
+#ifndef DRIVER_PROGRESS_H
+#define DRIVER_PROGRESS_H
+
+#include <stdint.h>
+
+typedef enum {
+    PASS_NONE,
+    PASS_INIT,
+    PASS_CHECK,
+    PASS_RECHECK,
+    PASS_UTIL,
+    PASS_TIMING,
+    PASS_LIBC,
+    PASS_COUNT
+} pass_t;
+
+typedef struct {
+    volatile int pass;           /* pass_t */
+    volatile int64_t op;         /* op index being run, -1 before the first */
+    volatile uintptr_t fault_addr;
+    volatile int fault_signal;
+} progress_t;
+
+/* Set in the child; NULL in the parent. */
+extern progress_t *progress;
+
+static inline void progress_at(pass_t pass, int64_t op)
+{
+    progress->pass = pass;
+    progress->op = op;
+}
+
+const char *pass_name(pass_t pass);
+
+#endif

@@ -1,0 +1,144 @@
+/* report.c - text output for people (see report.h). */
+#include "driver/report.h"
+
+#include <string.h>
+
+#include "config.h"
+#include "driver/hooks.h"
+
+static double kops(size_t ops, const timing_t *t)
+{
+    return t->n && t->seconds > 0 ? (double)ops / t->seconds / 1e3 : 0;
+}
+
+/* Kops of the slowest and fastest samples: the spread behind the estimate. */
+static double slowest(size_t ops, const timing_t *t)
+{
+    double worst = 0;
+    for (int i = 0; i < t->n; i++)
+        worst = t->samples[i] > worst ? t->samples[i] : worst;
+    return worst > 0 ? (double)ops / worst / 1e3 : 0;
+}
+
+static double fastest(size_t ops, const timing_t *t)
+{
+    double best = t->n ? t->samples[0] : 0;
+    for (int i = 1; i < t->n; i++)
+        best = t->samples[i] < best ? t->samples[i] : best;
+    return best > 0 ? (double)ops / best / 1e3 : 0;
+}
+
+void report_header(FILE *out, const options_t *o, const run_info_t *info)
+{
+    fprintf(out, "mdriver: allocator %s", info->allocator);
+    if (has_team() && team.teamname)
+        fprintf(out, " (team %s%s%s)", team.teamname, team.name1 ? ": " : "", team.name1 ? team.name1 : "");
+    fprintf(out, ", %d-byte alignment, heap limit %zu bytes%s\n", MM_ALIGNMENT, o->max_heap,
+            o->check_heap ? (has_checkheap() ? ", mm_checkheap after every op" : ", -c ignored: no mm_checkheap") : "");
+    if (info->baseline_source)
+        fprintf(out, "libc baseline: %s\n", info->baseline_source);
+    else
+        fprintf(out, "libc baseline: timed in this run on %s (%s)\n", info->hostname, info->cpu);
+}
+
+void report_progress(FILE *out, const trace_run_t *r, size_t index, size_t count)
+{
+    fprintf(out, "  [%zu/%zu] %-24s %s", index + 1, count, r->name, outcome_name(r->outcome));
+    if (r->outcome != OUTCOME_BAD_TRACE)
+        fprintf(out, " (%.2f s)", r->seconds);
+    fputc('\n', out);
+    fflush(out);
+}
+
+static void print_stats(FILE *out, const trace_run_t *r)
+{
+    const mm_stats_t *st = &r->result.report.stats;
+    fprintf(out, "      stats:");
+#define MM_STATS_PRINT(name, what) fprintf(out, " %s=%llu", #name, (unsigned long long)st->name);
+    MM_STATS_FIELDS(MM_STATS_PRINT)
+#undef MM_STATS_PRINT
+    fputc('\n', out);
+}
+
+static void print_output(FILE *out, const child_result_t *res)
+{
+    fprintf(out, "      the allocator printed %zu bytes%s:\n", res->output_total,
+            res->output_total > res->output_len ? " (first ones shown)" : "");
+    const char *p = res->output, *end = p + res->output_len;
+    int lines = 0;
+    while (p < end && lines < 12) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)((nl ? nl : end) - p);
+        fprintf(out, "        | %.*s\n", (int)(len > 150 ? 150 : len), p);
+        p += len + 1;
+        lines++;
+    }
+}
+
+static void print_row(FILE *out, const options_t *o, const trace_run_t *r, size_t i)
+{
+    const child_report_t *rep = &r->result.report;
+    fprintf(out, "%3zu  %-22.22s %-17s", i, r->name, outcome_name(r->outcome));
+    if (rep->has_util)
+        fprintf(out, " %6.1f%% %6.1f%%", 100 * rep->util.util, 100 * rep->util.ideal);
+    else
+        fprintf(out, " %7s %7s", "-", "-");
+    fprintf(out, " %9zu", r->ops);
+    double mine = run_ok(r) ? kops(r->ops, &rep->mm_time) : 0, libc = r->has_libc ? kops(r->ops, &r->libc) : 0;
+    if (mine > 0)
+        fprintf(out, " %10.0f", mine);
+    else
+        fprintf(out, " %10s", "-");
+    if (libc > 0)
+        fprintf(out, " %10.0f", libc);
+    else
+        fprintf(out, " %10s", "-");
+    if (mine > 0 && libc > 0)
+        fprintf(out, " %6.2f", mine / libc);
+    if (o->libc_rows && mine > 0 && libc > 0)
+        fprintf(out, "   Kops range %.0f-%.0f (%d samples), libc %.0f-%.0f (%d)", slowest(r->ops, &rep->mm_time),
+                fastest(r->ops, &rep->mm_time), rep->mm_time.n, slowest(r->ops, &r->libc), fastest(r->ops, &r->libc),
+                r->libc.n);
+    fputc('\n', out);
+    if (r->outcome == OUTCOME_BAD_TRACE)
+        fprintf(out, "      %s\n", r->bad_trace);
+    else if (!run_ok(r))
+        fprintf(out, "      %s\n", rep->verdict.message);
+    if (o->verbosity >= 1 && r->result.output_total)
+        print_output(out, &r->result);
+    if (o->verbosity >= 2 && rep->has_stats)
+        print_stats(out, r);
+}
+
+void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t n, const summary_t *s)
+{
+    fprintf(out, "\n%3s  %-22s %-17s %7s %7s %9s %10s %10s %6s\n", "#", "trace", "result", "util", "ideal", "ops",
+            "Kops", "libc Kops", "ratio");
+    for (size_t i = 0; i < n; i++)
+        print_row(out, o, &runs[i], i);
+    fprintf(out, "%3s  %-22s %2d ok, %2d failed  %6.1f%% %7s %9s", "", "total", s->valid, s->failed,
+            100 * s->utilization, "", "");
+    if (s->throughput > 0)
+        fprintf(out, " %10.0f %10.0f %6.2f\n", s->throughput / 1e3, s->libc_throughput / 1e3, s->ratio);
+    else
+        fprintf(out, " %10s %10s %6s\n", "-", "-", "-");
+    if (s->bad_traces)
+        fprintf(out, "%d trace file(s) could not be read and were left out of the score.\n", s->bad_traces);
+    for (size_t i = 0; i < n; i++)
+        if (!run_ok(&runs[i]) && runs[i].outcome != OUTCOME_BAD_TRACE) {
+            fprintf(out, "%d trace(s) failed and score 0 (first: %s, %s).\n", s->failed, runs[i].name,
+                    outcome_name(runs[i].outcome));
+            break;
+        }
+    fprintf(out, "\nPerf index = %.1f (util) + %.1f (thru) = %.1f/100", s->util_points, s->throughput_points,
+            s->perf_index);
+    if (s->throughput > 0)
+        fprintf(out, "   [throughput %.2fx libc]", s->ratio);
+    fputc('\n', out);
+}
+
+void report_grade_lines(FILE *out, const summary_t *s)
+{
+    fprintf(out, "correct:%d\n", s->valid);
+    fprintf(out, "perfidx:%.0f\n", s->perf_index);
+}

@@ -1,0 +1,37 @@
+/*
+ * run.h - the driver's data model: each trace's run, and the run's summary.
+ */
+#ifndef DRIVER_RUN_H
+#define DRIVER_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "driver/child.h"
+#include "driver/trace.h"
+
+typedef struct {
+    const char *path;
+    char name[128];
+    int weight;
+    size_t ops;
+    outcome_t outcome;
+    char bad_trace[512];   /* "FILE:LINE: what", when the trace could not be read */
+    child_result_t result; /* the allocator's child */
+    char op_text[48];      /* the op where a failure was found, as written in the trace */
+    bool has_libc;         /* libc's timing, from this run or a cached baseline */
+    timing_t libc;
+    double seconds;        /* wall time the trace took, all passes */
+} trace_run_t;
+
+typedef struct {
+    int traces, valid, failed, bad_traces;
+    double utilization;             /* mean over the traces that score utilization */
+    bool has_throughput;
+    double throughput, libc_throughput, ratio; /* ops/s over the valid throughput traces; ratio scaled by validity */
+    double util_points, throughput_points, perf_index;
+} summary_t;
+
+static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_OK; }
+
+#endif

@@ -1,0 +1,365 @@
+/*
+ * trace.c - read a trace file and check it op by op (format in trace.h).
+ *
+ * One pass over the bytes, no per-op allocation: the parser is on the path of
+ * million-op recorded traces, so it reads numbers by hand.
+ */
+#define _GNU_SOURCE
+#include "driver/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
+
+typedef struct {
+    const char *path;
+    const char *p, *end;   /* cursor in the file's bytes */
+    size_t line;
+    char *err;
+    size_t errlen;
+} parser_t;
+
+static bool failf(parser_t *ps, const char *fmt, ...)
+{
+    int n = snprintf(ps->err, ps->errlen, "%s:%zu: ", ps->path, ps->line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < ps->errlen)
+        vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* ------------------------------------------------------------ reading bytes */
+
+static bool read_fd(int fd, char **buf, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    for (;;) {
+        if (!b)
+            return false;
+        if (n == cap) {
+            cap *= 2;
+            char *bigger = realloc(b, cap + 1);
+            if (!bigger) {
+                free(b);
+                return false;
+            }
+            b = bigger;
+        }
+        ssize_t got = read(fd, b + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(b);
+            return false;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return true;
+}
+
+/* gzip -dc FILE, read through a pipe: the kit's C uses only libc. */
+static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size_t whylen)
+{
+    int fds[2];
+    if (pipe(fds))
+        return snprintf(why, whylen, "cannot make a pipe for gzip"), false;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
+        execlp("gzip", "gzip", "-dc", "--", path, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    bool ok = pid > 0 && read_fd(fds[0], buf, len);
+    close(fds[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return true;
+    if (ok)
+        free(*buf);
+    snprintf(why, whylen, "%s",
+             WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gzip is not installed"
+                                                             : "not a valid gzip file");
+    return false;
+}
+
+static bool load_bytes(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s:0: is a directory, not a trace", path);
+        return false;
+    }
+    unsigned char magic[2] = {0, 0};
+    bool gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    bool ok;
+    char why[64] = "read error";
+    if (gz)
+        ok = read_gzip(path, buf, len, why, sizeof why);
+    else
+        ok = read_fd(fd, buf, len);
+    close(fd);
+    if (!ok)
+        snprintf(err, errlen, "%s:0: cannot read: %s", path, why);
+    return ok;
+}
+
+/* ------------------------------------------------------------ tokens */
+
+/* Skip blanks, comments and (when allowed) newlines.  Returns false at a byte
+ * that cannot appear in a trace. */
+static bool skip_space(parser_t *ps, bool across_lines)
+{
+    while (ps->p < ps->end) {
+        char c = *ps->p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ps->p++;
+        } else if (c == '#') {
+            while (ps->p < ps->end && *ps->p != '\n')
+                ps->p++;
+        } else if (c == '\n' && across_lines) {
+            ps->line++;
+            ps->p++;
+        } else if ((unsigned char)c < 0x20 && c != '\n') {
+            return failf(ps, "binary data (byte 0x%02x): not a trace file", (unsigned char)c);
+        } else {
+            return true;
+        }
+    }
+    return true;
+}
+
+static bool at_line_end(const parser_t *ps)
+{
+    return ps->p >= ps->end || *ps->p == '\n';
+}
+
+/* The token under the cursor, quoted for a message. */
+static const char *token_text(const parser_t *ps, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const char *q = ps->p; q < ps->end && n + 1 < len && n < 24; q++) {
+        unsigned char c = (unsigned char)*q;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            break;
+        buf[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A decimal number on the current line, at most `max`. */
+static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *out)
+{
+    if (!skip_space(ps, false))
+        return false;
+    if (at_line_end(ps))
+        return failf(ps, "truncated: %s missing", what);
+    char tok[32];
+    const char *start = ps->p;
+    uint64_t v = 0;
+    bool overflow = false;
+    while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+        unsigned d = (unsigned)(*ps->p++ - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            overflow = true;
+        else
+            v = v * 10 + d;
+    }
+    if (ps->p == start || (ps->p < ps->end && !strchr(" \t\r\n#", *ps->p))) {
+        ps->p = start;
+        if ((unsigned char)*start >= 0x80 || ((unsigned char)*start < 0x20 && *start != '\n'))
+            return failf(ps, "binary data: not a trace file");
+        return failf(ps, "bad token '%s': %s must be a non-negative integer", token_text(ps, tok, sizeof tok), what);
+    }
+    if (overflow || v > max) {
+        ps->p = start;
+        return failf(ps, "%s %s out of range (at most %llu)", what, token_text(ps, tok, sizeof tok),
+                     (unsigned long long)max);
+    }
+    *out = v;
+    return true;
+}
+
+/* ------------------------------------------------------------ the file */
+
+static bool read_header(parser_t *ps, trace_t *t, size_t max_size)
+{
+    uint64_t h[HEADER_FIELDS];
+    static const char *names[HEADER_FIELDS] = {"header field 1", "the number of ids", "the number of ops", "header field 4"};
+    for (int i = 0; i < HEADER_FIELDS; i++) {
+        if (!skip_space(ps, true))
+            return false;
+        if (ps->p >= ps->end)
+            return failf(ps, "truncated: the header needs 4 numbers, found %d", i);
+        if (!read_number(ps, names[i], UINT64_MAX, &h[i]))
+            return false;
+    }
+    bool lab64 = h[0] <= 3;
+    uint64_t weight = lab64 ? h[0] : h[3];
+    if (weight > 3)
+        return failf(ps, "weight %llu out of range (0 check only, 1 both, 2 utilization, 3 throughput)",
+                     (unsigned long long)weight);
+    if (h[1] > MAX_IDS)
+        return failf(ps, "the number of ids, %llu, is out of range (at most %d)", (unsigned long long)h[1], MAX_IDS);
+    (void)max_size;
+    t->weight = (int)weight;
+    t->num_ids = (uint32_t)h[1];
+    t->num_ops = (size_t)h[2];
+    return true;
+}
+
+static bool push_op(trace_t *t, size_t *cap, op_t op)
+{
+    if (t->num_ops == *cap) {
+        size_t bigger = *cap ? *cap * 2 : 1024;
+        op_t *ops = realloc(t->ops, bigger * sizeof *ops);
+        if (!ops)
+            return false;
+        t->ops = ops;
+        *cap = bigger;
+    }
+    t->ops[t->num_ops++] = op;
+    return true;
+}
+
+/* One op line; `live` tracks which ids hold a block. */
+static bool read_op(parser_t *ps, trace_t *t, size_t max_size, unsigned char *live, op_t *op)
+{
+    char tok[32];
+    char letter = *ps->p;
+    const char *start = ps->p++;
+    if (!at_line_end(ps) && !strchr(" \t\r", *ps->p)) {
+        ps->p = start;
+        return failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
+    }
+    switch (letter) {
+    case 'a': op->kind = OP_ALLOC; break;
+    case 'f': op->kind = OP_FREE; break;
+    case 'r': op->kind = OP_REALLOC; break;
+    case 'n': op->kind = OP_REALLOC_NULL; break;
+    default:
+        ps->p = start;
+        if ((unsigned char)letter >= 0x80)
+            return failf(ps, "binary data: not a trace file");
+        return failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
+    }
+    uint64_t id, size = 0;
+    if (t->num_ids == 0)
+        return failf(ps, "id out of range: the header declares no ids");
+    if (!read_number(ps, "id", UINT32_MAX, &id))
+        return false;
+    if (id >= t->num_ids)
+        return failf(ps, "id %llu out of range (the header declares %u ids)", (unsigned long long)id, t->num_ids);
+    if (op->kind != OP_FREE && !read_number(ps, "size", max_size, &size))
+        return false;
+    if (!skip_space(ps, false))
+        return false;
+    if (!at_line_end(ps))
+        return failf(ps, "unexpected '%s' after the op", token_text(ps, tok, sizeof tok));
+    op->id = (uint32_t)id;
+    op->size = (size_t)size;
+    bool was_live = live[id];
+    switch (op->kind) {
+    case OP_ALLOC:
+    case OP_REALLOC_NULL:
+        if (was_live)
+            return failf(ps, "id %llu is already allocated (free it before reusing the id)", (unsigned long long)id);
+        live[id] = 1;
+        break;
+    case OP_FREE:
+        if (!was_live)
+            return failf(ps, "free of id %llu, which is not allocated", (unsigned long long)id);
+        live[id] = 0;
+        break;
+    case OP_REALLOC:
+        if (!was_live)
+            return failf(ps, "realloc of id %llu, which is not allocated (use `n` for realloc(NULL, size))",
+                         (unsigned long long)id);
+        live[id] = size != 0;
+        break;
+    }
+    return true;
+}
+
+bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(t->name, sizeof t->name, "%s", base);
+    for (const char *suffix = ".gz"; suffix; suffix = suffix[1] == 'g' ? ".rep" : NULL) {
+        size_t n = strlen(t->name), k = strlen(suffix);
+        if (n > k && strcmp(t->name + n - k, suffix) == 0)
+            t->name[n - k] = '\0';
+    }
+    char *bytes;
+    size_t len;
+    if (!load_bytes(path, &bytes, &len, err, errlen))
+        return false;
+    parser_t ps = {.path = path, .p = bytes, .end = bytes + len, .line = 1, .err = err, .errlen = errlen};
+    bool ok = read_header(&ps, t, max_size);
+    size_t declared = t->num_ops, cap = 0;
+    unsigned char *live = ok ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
+    if (ok && !live)
+        ok = failf(&ps, "out of memory for %u ids", t->num_ids);
+    t->num_ops = 0;
+    while (ok) {
+        if (!(ok = skip_space(&ps, true)) || ps.p >= ps.end)
+            break;
+        op_t op = {0};
+        ok = read_op(&ps, t, max_size, live, &op) && (push_op(t, &cap, op) || failf(&ps, "out of memory"));
+    }
+    if (ok && t->num_ops != declared)
+        ok = failf(&ps, "the header says %zu ops but the file has %zu", declared, t->num_ops);
+    free(live);
+    free(bytes);
+    if (!ok)
+        trace_free(t);
+    return ok;
+}
+
+void trace_free(trace_t *t)
+{
+    free(t->ops);
+    t->ops = NULL;
+    t->num_ops = 0;
+}
+
+void op_describe(const op_t *op, char *buf, size_t len)
+{
+    static const char letters[] = {'a', 'f', 'r', 'n'};
+    if (op->kind == OP_FREE)
+        snprintf(buf, len, "f %u", op->id);
+    else
+        snprintf(buf, len, "%c %u %zu", letters[op->kind], op->id, op->size);
+}

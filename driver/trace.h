@@ -1,0 +1,59 @@
+/*
+ * trace.h - a trace file, read and validated into an array of ops.
+ *
+ * Format (.rep, optionally gzip-compressed):
+ *   header: four non-negative integers.  Classic order: suggested heap size
+ *           (ignored), ids, ops, weight.  64-bit-lab order: weight, ids, ops, peak
+ *           bytes.  A first number <= 3 means the 64-bit-lab order.
+ *   ops:    `a ID SIZE` malloc, `f ID` free, `r ID SIZE` realloc of a live id
+ *           (`r ID 0` frees it), `n ID SIZE` realloc(NULL, SIZE).
+ *   Blank lines and `#` comments anywhere.
+ * Everything the replay relies on is checked here (ids in range, liveness, sizes,
+ * op count), so the passes never meet an impossible op.
+ */
+#ifndef DRIVER_TRACE_H
+#define DRIVER_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { OP_ALLOC, OP_FREE, OP_REALLOC, OP_REALLOC_NULL } op_kind_t;
+
+typedef struct {
+    uint32_t kind; /* op_kind_t */
+    uint32_t id;
+    size_t size;
+} op_t;
+
+/* What a trace's weight asks for. */
+enum { WEIGHT_CHECK_ONLY = 0, WEIGHT_BOTH = 1, WEIGHT_UTIL_ONLY = 2, WEIGHT_THROUGHPUT_ONLY = 3 };
+
+typedef struct {
+    const char *path;   /* as given on the command line */
+    char name[128];     /* file name without .rep / .rep.gz */
+    int weight;
+    uint32_t num_ids;
+    size_t num_ops;
+    op_t *ops;
+} trace_t;
+
+/* Read and validate a trace.  On a problem, writes "FILE:LINE: what" to err
+ * and returns false; sizes above max_size are out of range. */
+bool trace_load(const char *path, size_t max_size, trace_t *trace, char *err, size_t errlen);
+void trace_free(trace_t *trace);
+
+/* The op as it is written in a trace, e.g. "r 7 4096". */
+void op_describe(const op_t *op, char *buf, size_t len);
+
+static inline bool trace_scores_util(const trace_t *t)
+{
+    return t->weight == WEIGHT_BOTH || t->weight == WEIGHT_UTIL_ONLY;
+}
+
+static inline bool trace_scores_throughput(const trace_t *t)
+{
+    return t->weight == WEIGHT_BOTH || t->weight == WEIGHT_THROUGHPUT_ONLY;
+}
+
+#endif

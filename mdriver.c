@@ -1,0 +1,240 @@
+/*
+ * mdriver.c - replay malloc traces against an allocator, check it, score it.
+ *
+ *   options  (driver/options.c)   what to run
+ *   per trace, in a child process (driver/child.c):
+ *     check    (driver/check.c)   two correctness passes, from mm_init each time
+ *     measure  (driver/measure.c) utilization; timing of the allocator and of libc
+ *   score    (driver/score.c)     the performance index
+ *   report   (driver/report.c)    the table; json (driver/json.c) for programs
+ *
+ * main only wires these together.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "driver/baseline.h"
+#include "driver/heap.h"
+#include "driver/json.h"
+#include "driver/options.h"
+#include "driver/report.h"
+#include "driver/score.h"
+
+#ifndef MDRIVER_ALLOCATOR
+#define MDRIVER_ALLOCATOR "mm.c"
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void machine_info(run_info_t *info, char *host, size_t hostlen, char *cpu, size_t cpulen, char *date,
+                         size_t datelen)
+{
+    if (gethostname(host, hostlen))
+        snprintf(host, hostlen, "unknown");
+    snprintf(cpu, cpulen, "unknown cpu");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(cpu, cpulen, "%s", strchr(line, ':') + 2);
+            cpu[strcspn(cpu, "\n")] = '\0';
+            break;
+        }
+    if (f)
+        fclose(f);
+    time_t t = time(NULL);
+    strftime(date, datelen, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    info->hostname = host;
+    info->cpu = cpu;
+    info->date = date;
+}
+
+static void run_trace(const options_t *o, const char *path, trace_run_t *r)
+{
+    double began = now();
+    trace_t t;
+    r->path = path;
+    if (!trace_load(path, o->max_heap, &t, r->bad_trace, sizeof r->bad_trace)) {
+        r->outcome = OUTCOME_BAD_TRACE;
+        snprintf(r->name, sizeof r->name, "%s", t.name);
+        fprintf(stderr, "mdriver: %s\n", r->bad_trace);
+        return;
+    }
+    snprintf(r->name, sizeof r->name, "%s", t.name);
+    r->weight = t.weight;
+    r->ops = t.num_ops;
+    bool time_libc = trace_scores_throughput(&t) && !o->baseline_in;
+    child_plan_t plan = {
+        .run_allocator = true,
+        .check_heap = o->check_heap,
+        .util = trace_scores_util(&t),
+        .time_mm = trace_scores_throughput(&t),
+        .time_libc = time_libc,
+        .min_samples = o->min_samples,
+        .time_limit = o->time_limit,
+    };
+    child_run(&t, &plan, &r->result);
+    const child_report_t *rep = &r->result.report;
+    r->outcome = rep->verdict.outcome;
+    if (rep->verdict.op_index >= 0 && (size_t)rep->verdict.op_index < t.num_ops)
+        op_describe(&t.ops[rep->verdict.op_index], r->op_text, sizeof r->op_text);
+    if (time_libc && rep->libc_time.n) {
+        r->libc = rep->libc_time;
+        r->has_libc = true;
+    } else if (time_libc && o->libc_rows) {
+        /* The allocator failed before timing; -l still wants libc's row. */
+        child_result_t libc_only;
+        child_plan_t plan2 = {.time_libc = true, .min_samples = o->min_samples, .time_limit = o->time_limit};
+        child_run(&t, &plan2, &libc_only);
+        r->has_libc = libc_only.report.libc_time.n > 0;
+        r->libc = libc_only.report.libc_time;
+        child_result_free(&libc_only);
+    }
+    trace_free(&t);
+    r->seconds = now() - began;
+}
+
+static int parse_only(const options_t *o)
+{
+    int status = 0;
+    double total_time = 0;
+    size_t total_ops = 0;
+    for (size_t i = 0; i < o->num_files; i++) {
+        trace_t t;
+        char err[512];
+        double began = now();
+        if (!trace_load(o->files[i], o->max_heap, &t, err, sizeof err)) {
+            fprintf(stderr, "mdriver: %s\n", err);
+            status = 2;
+            continue;
+        }
+        double took = now() - began;
+        printf("%-28s %10zu ops  %8.3f s  %8.2f Mops/s parsed\n", t.name, t.num_ops, took,
+               took > 0 ? t.num_ops / took / 1e6 : 0);
+        total_time += took;
+        total_ops += t.num_ops;
+        trace_free(&t);
+    }
+    printf("%-28s %10zu ops  %8.3f s  %8.2f Mops/s parsed\n", "total", total_ops, total_time,
+           total_time > 0 ? total_ops / total_time / 1e6 : 0);
+    return status;
+}
+
+static FILE *open_json(const char *dest)
+{
+    if (!strcmp(dest, "-"))
+        return stdout;
+    if (!strncmp(dest, "fd:", 3)) {
+        char *end;
+        long fd = strtol(dest + 3, &end, 10);
+        return *end || fd < 0 ? NULL : fdopen((int)fd, "w");
+    }
+    return fopen(dest, "w");
+}
+
+/* One line from the secret fd, read only now that no allocator code will run again. */
+static void read_secret(int fd, char *buf, size_t len)
+{
+    size_t n = 0;
+    while (n + 1 < len) {
+        ssize_t got = read(fd, buf + n, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || buf[n] == '\n')
+            break;
+        n++;
+    }
+    buf[n] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    int parsed = options_parse(argc, argv, &o);
+    if (parsed != OPTIONS_RUN)
+        return parsed == OPTIONS_EXIT_OK ? 0 : 2;
+    if (o.describe) {
+        json_write_description(stdout);
+        return 0;
+    }
+    if (o.parse_only)
+        return parse_only(&o);
+    heap_configure(o.max_heap);
+
+    FILE *json = NULL;
+    if (o.json && !(json = open_json(o.json))) {
+        fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        return 2;
+    }
+    FILE *text = json == stdout ? stderr : stdout;
+    char host[256], cpu[256], date[64], source[1024] = "";
+    run_info_t info = {.allocator = MDRIVER_ALLOCATOR, .baseline = o.baseline_in ? "cached" : "measured"};
+    machine_info(&info, host, sizeof host, cpu, sizeof cpu, date, sizeof date);
+    if (o.baseline_in) {
+        snprintf(source, sizeof source, "cached in %s", o.baseline_in);
+        info.baseline_source = source;
+    }
+    report_header(text, &o, &info);
+
+    trace_run_t *runs = calloc(o.num_files, sizeof *runs);
+    if (!runs) {
+        fprintf(stderr, "mdriver: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < o.num_files; i++) {
+        run_trace(&o, o.files[i], &runs[i]);
+        if (o.verbosity >= 2)
+            report_progress(text, &runs[i], i, o.num_files);
+    }
+
+    int status = 0;
+    if (o.baseline_in) {
+        char err[600];
+        if (!baseline_load(o.baseline_in, runs, o.num_files, source, sizeof source, err, sizeof err)) {
+            fprintf(stderr, "mdriver: %s\n", err);
+            status = 2;
+        }
+        fprintf(text, "libc baseline: %s\n", source);
+    }
+    summary_t s;
+    score_runs(runs, o.num_files, &s);
+    report_table(text, &o, runs, o.num_files, &s);
+    if (o.grade_lines)
+        report_grade_lines(text, &s);
+    if (o.baseline_out && !baseline_save(o.baseline_out, &info, runs, o.num_files)) {
+        fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", o.baseline_out, strerror(errno));
+        status = 2;
+    }
+    if (json) {
+        char secret[256];
+        if (o.secret_fd >= 0) {
+            read_secret(o.secret_fd, secret, sizeof secret);
+            info.secret = secret;
+        }
+        json_write_result(json, &o, &info, runs, o.num_files, &s);
+        if (fflush(json) || (json != stdout && fclose(json))) {
+            fprintf(stderr, "mdriver: --json %s: write failed: %s\n", o.json, strerror(errno));
+            status = 2;
+        }
+    }
+    for (size_t i = 0; i < o.num_files; i++)
+        child_result_free(&runs[i].result);
+    free(runs);
+    options_free(&o);
+    if (status == 0 && s.bad_traces)
+        status = 2;
+    if (status == 0 && s.failed)
+        status = 1;
+    return status;
+}
