@@ -28,6 +28,8 @@ from .policy import Limits
 SANDBOX_UID = 61000          # slot N runs as uid SANDBOX_UID + N: nproc limits stay per slot
 ISOLATING = ("unprivileged_user", "no_network", "read_only_fs")
 _SYSTEM_DIRS = ("/usr",)
+# The compiler's alternatives links and the loader cache: nothing secret, nothing writable.
+_SYSTEM_FILES = ("/etc/alternatives", "/etc/ld.so.cache")
 _SYMLINKS = (("usr/bin", "/bin"), ("usr/lib", "/lib"), ("usr/lib64", "/lib64"), ("usr/sbin", "/sbin"))
 
 
@@ -91,9 +93,9 @@ class Sandbox:
             for target, link in _SYMLINKS:
                 if Path(link).is_symlink():
                     cmd += ["--symlink", target, link]
-            cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-                    "--proc", "/proc", "--dev", "/dev",
-                    "--size", str(64 << 20), "--tmpfs", "/tmp"]
+            for path in _SYSTEM_FILES:
+                cmd += ["--ro-bind-try", path, path]
+            cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/tmp"]
             for mount in mounts:
                 cmd += ["--bind" if mount.writable else "--ro-bind", str(mount.host), mount.inside]
             cmd += ["--chdir", chdir.inside, "--"]
@@ -125,6 +127,18 @@ def _text(chunks: list[bytes], keep: int) -> str:
     return text + ("\n[... output truncated ...]" if len(data) >= keep else "")
 
 
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill every sandboxed process tree still running (on an interrupt)."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for pgid in groups:
+        _kill_group(pgid)
+
+
 def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] = (),
         cwd: Path | None = None, env: dict[str, str] | None = None) -> RunResult:
     """Run CMD in its own process group; past WALL_CLOCK seconds kill the whole group."""
@@ -132,6 +146,8 @@ def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] 
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, pass_fds=pass_fds, cwd=cwd, env=env,
                             start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc.pid)
     out: list[bytes] = []
     err: list[bytes] = []
     readers = [threading.Thread(target=_drain, args=(proc.stdout, keep, out), daemon=True),
@@ -146,6 +162,8 @@ def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] 
     finally:
         _kill_group(proc.pid)
         proc.wait()
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc.pid)
     for reader in readers:
         reader.join(timeout=5)
     return RunResult(None if timed_out else proc.returncode, _text(out, keep), _text(err, keep),

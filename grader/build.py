@@ -1,0 +1,131 @@
+"""Build each submission in a fresh folder made from the kit, with fixed flags.
+
+A template folder is built once per batch from the kit's own files (trusted, so
+outside the sandbox); each submission's folder is a copy of it with the
+submission as mm.c and the allocator's object removed, so `make driver` rebuilds
+only alloc.o and relinks.  The submission's build runs in the sandbox: a
+`#include "/dev/zero"` or a compiler bomb meets the same limits as the run.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .policy import Policy
+from .sandbox import Mount, Sandbox, run
+
+KIT_FILES = ("Makefile", "mm.h", "memlib.h", "memlib.c", "config.h", "mm_stats.h", "mdriver.c")
+KIT_DIRS = ("driver",)
+INSIDE = "/sub"                  # where a submission's folder appears in the sandbox
+STARTER_STUB = """/* stand-in allocator: the kit has no mm.c to build its template with */
+#include <stddef.h>
+#include "mm.h"
+#include "memlib.h"
+int mm_init(void) { return 0; }
+void *mm_malloc(size_t n) { (void)n; return NULL; }
+void mm_free(void *p) { (void)p; }
+void *mm_realloc(void *p, size_t n) { (void)p; (void)n; return NULL; }
+"""
+
+
+class KitError(RuntimeError):
+    """The kit itself does not build: the grader's fault, never a student's."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    status: str                  # ok, compile_error, link_error
+    log: str                     # the compiler's first lines when it failed
+    driver: Path | None          # host path of the built mdriver
+    alloc_obj: Path | None
+    driver_objs: tuple[Path, ...]
+
+
+def copy_kit(kit: Path, dest: Path, with_variants: bool = False) -> None:
+    """The files `make driver` needs, and nothing a submission could use to learn more."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in KIT_FILES:
+        if not (kit / name).exists():
+            raise KitError(f"{kit}: the kit has no {name}; is the driver in place?")
+        shutil.copy2(kit / name, dest / name)
+    for name in KIT_DIRS:
+        if (kit / name).is_dir():
+            shutil.copytree(kit / name, dest / name, dirs_exist_ok=True)
+    (dest / "variants").mkdir(exist_ok=True)
+    if (kit / "variants").is_dir():
+        pattern = "*" if with_variants else "*.h"
+        for path in (kit / "variants").glob(pattern):
+            if path.is_file():
+                shutil.copy2(path, dest / "variants" / path.name)
+
+
+def kit_digest(kit: Path, traces: list[Path]) -> str:
+    """A hash of every kit file a grade depends on (sources, headers, traces)."""
+    digest = hashlib.sha256()
+    files = [kit / n for n in KIT_FILES] + sorted(p for d in KIT_DIRS for p in (kit / d).rglob("*") if p.is_file())
+    for path in files + sorted(traces):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _make_args(policy: Policy, variant: str | None = None) -> list[str]:
+    args = ["make", "-s", "driver", f"ALIGNMENT={policy.build.alignment}", f"CFLAGS={policy.build.cflags}"]
+    return args + ([f"VARIANT={variant}"] if variant else [])
+
+
+def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = None) -> Path:
+    """Build the kit once (trusted code) and return the folder of its objects."""
+    copy_kit(kit, dest, with_variants=variant is not None)
+    if not (dest / "mm.c").exists():
+        starter = kit / "mm.c"
+        if starter.exists():
+            shutil.copy2(starter, dest / "mm.c")
+        else:
+            (dest / "mm.c").write_text(STARTER_STUB)
+    done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True,
+                          timeout=600)
+    if done.returncode != 0:
+        raise KitError(f"the kit does not build{' ' + variant if variant else ''}: "
+                       f"{(done.stderr or done.stdout).strip().splitlines()[-1:] or ['make failed']}")
+    return dest / done.stdout.strip().splitlines()[-1]
+
+
+def prepare_folder(template: Path, dest: Path, source: str) -> None:
+    """A fresh copy of the built template with SOURCE as mm.c and no allocator object."""
+    shutil.copytree(template, dest, symlinks=False)
+    for build in (dest / "build").glob("*"):
+        for name in ("alloc.o", "alloc.d", "mdriver"):
+            (build / name).unlink(missing_ok=True)
+    (dest / "mm.c").write_text(source, encoding="utf-8")
+
+
+def _first_lines(text: str, limit: int = 25) -> str:
+    lines = [ln for ln in text.splitlines()
+             if ln.strip() and not re.match(r"^(make(\[\d+\])?: \*\*\*|cc |gcc )", ln)]
+    return "\n".join(lines[:limit])
+
+
+def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) -> BuildResult:
+    """Compile and link FOLDER/mm.c in the sandbox; classify a failure as compile or link error."""
+    sandbox.prepare(folder, slot, writable=True)
+    mount = Mount(folder, INSIDE, writable=True)
+    cmd = sandbox.command(_make_args(policy), [mount], mount, policy.limits, slot)
+    result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder)
+    builds = sorted((folder / "build").glob(f"*-a{policy.build.alignment}*"))
+    out_dir = builds[0] if builds else folder / "build"
+    alloc = out_dir / "alloc.o"
+    driver = out_dir / "mdriver"
+    objs = tuple(p for p in out_dir.rglob("*.o") if p.name != "alloc.o")
+    if result.timed_out:
+        return BuildResult("compile_error", f"the build took longer than {policy.build.compile_timeout:g} s "
+                           "(an #include of a device or an endless template?)", None, None, objs)
+    if not alloc.exists():
+        return BuildResult("compile_error", _first_lines(result.stderr + result.stdout), None, None, objs)
+    if result.returncode != 0 or not driver.exists():
+        return BuildResult("link_error", _first_lines(result.stderr + result.stdout), None, alloc, objs)
+    return BuildResult("ok", "", driver, alloc, objs)

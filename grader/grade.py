@@ -1,0 +1,273 @@
+"""Grade a batch: each submission read, built, checked, run and scored, then stored.
+
+The pipeline per submission is a ladder of early returns, each with its verdict:
+bad_submission (unreadable input), compile_error, link_error, rejected (a static
+rule), failed (some trace failed, or no trustworthy result), ok.  Faults of the
+grader or the kit are `grader_error` and never cost a student points.
+
+Builds and static checks run in parallel (-j); driver runs, which time the
+allocator against libc, take a lock so that no two measure at once.
+"""
+from __future__ import annotations
+
+import hashlib
+import platform
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from queue import Queue
+from typing import Any, Callable
+
+from . import scoring, store
+from .build import BuildResult, KitError, build_submission, build_template, kit_digest, prepare_folder
+from .describe import describe, outcome_texts
+from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
+from .policy import Policy
+from .rules import ToolError, check_object
+from .runner import DriverRun, load_schema, run_driver
+from .sandbox import Sandbox, kill_all
+from .submissions import Candidate, SubmissionError, read_source
+
+TRACE_SUFFIXES = (".rep", ".rep.gz")
+Progress = Callable[[str, Submission | None], None]
+
+
+class BatchError(RuntimeError):
+    """The batch cannot start (bad traces, a kit that does not build)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    kit: Path
+    policy: Policy
+    sandbox: Sandbox
+    workdir: Path
+    template: Path              # the built template's root folder
+    traces_dir: Path            # a private copy the sandbox can read
+    traces: tuple[str, ...]
+    schema: dict[str, Any] | None
+    kit_digest: str
+    outcomes: dict[str, str]
+    machine: dict[str, str]
+
+
+def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BatchError(f"{folder}: no such trace folder")
+    if wanted:
+        paths = [folder / name for name in wanted]
+        missing = [p.name for p in paths if not p.is_file()]
+        if missing:
+            raise BatchError(f"{folder}: the policy names traces that are not there: {', '.join(missing)}")
+        return paths
+    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
+    if not paths:
+        raise BatchError(f"{folder}: no .rep or .rep.gz traces")
+    return paths
+
+
+def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None = None,
+            workdir: Path | None = None) -> Context:
+    """Build the kit's template once, copy the traces, read what the driver says about itself."""
+    kit = Path(kit).resolve()
+    folder = Path(traces_dir) if traces_dir else kit / policy.traces.dir
+    traces = find_traces(folder, policy.traces.files)
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="mmgrade-"))
+    work.mkdir(parents=True, exist_ok=True)
+    work.chmod(0o755)
+    private = work / "traces"
+    private.mkdir(exist_ok=True)
+    for path in traces:
+        shutil.copy2(path, private / path.name)
+    sandbox.prepare(private, 0, writable=False)
+    try:
+        built = build_template(kit, work / "template", policy)
+    except KitError as err:
+        raise BatchError(str(err)) from None
+    except OSError as err:
+        raise BatchError(f"cannot build the kit's template: {err}") from None
+    _self_check(work, policy, sandbox)
+    description = describe(built)
+    return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
+                   traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
+                   kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
+                   machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()})
+
+
+def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
+    """Build the template's own mm.c in the sandbox: if that fails, the fault is ours."""
+    folder = work / "selfcheck"
+    shutil.rmtree(folder, ignore_errors=True)
+    prepare_folder(work / "template", folder, (work / "template" / "mm.c").read_text())
+    built = build_submission(folder, policy, sandbox, 0)
+    shutil.rmtree(folder, ignore_errors=True)
+    if built.status != "ok":
+        first = (built.log.splitlines() or ["no output"])[0]
+        raise BatchError(f"the sandbox cannot build the kit's own mm.c, so no submission could build: {first}")
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class _Grader:
+    """One batch's shared state: the context, the timing lock and the free sandbox slots."""
+
+    def __init__(self, ctx: Context, jobs: int):
+        self.ctx = ctx
+        self.timing = threading.Lock()
+        self.slots: Queue[int] = Queue()
+        for slot in range(max(1, jobs)):
+            self.slots.put(slot)
+
+    def verdict(self, cand: Candidate, sha: str | None, verdict: str, reason: str, **extra: Any) -> Submission:
+        policy = self.ctx.policy
+        fields: dict[str, Any] = dict(
+            name=cand.name, origin=str(cand.origin), sha256=sha, verdict=verdict, reason=reason,
+            build_log="", rules=(), traces=(), stdout="", stderr="",
+            summary=empty_summary(len(self.ctx.traces), scoring.max_points(policy)),
+            protections=self.ctx.sandbox.protections, policy_digest=policy.digest(),
+            kit_digest=self.ctx.kit_digest, graded_at=_now())
+        fields.update(extra)
+        return Submission(**fields)
+
+    def grade(self, cand: Candidate, source: str) -> Submission:
+        sha = hashlib.sha256(source.encode()).hexdigest()
+        slot = self.slots.get()
+        folder = self.ctx.workdir / "subs" / f"{cand.name}-{slot}"
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            prepare_folder(self.ctx.template, folder, source)
+            return self._pipeline(cand, sha, folder, slot)
+        except (OSError, ToolError, KitError) as err:
+            return self.verdict(cand, sha, "grader_error", f"the grader failed, not the submission: {err}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+            self.slots.put(slot)
+
+    def _pipeline(self, cand: Candidate, sha: str, folder: Path, slot: int) -> Submission:
+        ctx = self.ctx
+        built: BuildResult = build_submission(folder, ctx.policy, ctx.sandbox, slot)
+        if built.status != "ok":
+            what = "does not compile" if built.status == "compile_error" else "does not link with the driver"
+            first = next((ln for ln in built.log.splitlines() if "error" in ln), built.log.splitlines()[0] if built.log else "")
+            return self.verdict(cand, sha, built.status, f"mm.c {what}: {first}".rstrip(": "), build_log=built.log)
+        rules = check_object(built.alloc_obj, list(built.driver_objs), ctx.policy)
+        broken = [r for r in rules if r.verdict == "reject"]
+        if broken:
+            return self.verdict(cand, sha, "rejected", "; ".join(f"{r.rule}: {r.detail}" for r in broken),
+                                rules=rules)
+        if ctx.policy.timing.serialize:
+            with self.timing:
+                run = run_driver(folder, built.driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
+                                 ctx.sandbox, slot, ctx.schema)
+        else:
+            run = run_driver(folder, built.driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
+                             ctx.sandbox, slot, ctx.schema)
+        return self._score(cand, sha, rules, run)
+
+    def _score(self, cand: Candidate, sha: str, rules: tuple[RuleResult, ...], run: DriverRun) -> Submission:
+        ctx = self.ctx
+        output = dict(stdout=run.process.stdout, stderr=run.process.stderr, rules=rules)
+        if run.result is None:
+            if run.process.returncode == 2 and not run.process.timed_out:
+                return self.verdict(cand, sha, "grader_error",
+                                    f"the driver refused to run ({run.problem}); see its stderr", **output)
+            return self.verdict(cand, sha, "failed", f"no trustworthy result: {run.problem}", **output)
+        raw = run.result["traces"]
+        outcomes = [t["outcome"] for t in raw]
+        summary = scoring.summarize(outcomes, run.result["summary"].get("utilization"),
+                                    run.result["summary"].get("throughput_ratio"), ctx.policy)
+        per_trace = scoring.trace_points(summary.traces, ctx.policy)
+        traces = tuple(_trace(t, ctx.outcomes, per_trace) for t in raw)
+        failed = [t for t in traces if t.outcome not in ("ok", "bad_trace")]
+        if failed:
+            listed = "; ".join(f"{t.name}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in failed[:3])
+            more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+            return self.verdict(cand, sha, "failed", f"{len(failed)} of {len(traces)} traces failed: {listed}{more}",
+                                traces=traces, summary=summary, **output)
+        return self.verdict(cand, sha, "ok", f"all {len(traces)} traces correct", traces=traces,
+                            summary=summary, **output)
+
+
+def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float) -> TraceResult:
+    timing = raw.get("timing") or {}
+    libc = raw.get("libc") or {}
+    return TraceResult(
+        name=raw["name"], weight=raw["weight"], ops=raw["ops"], outcome=raw["outcome"],
+        message=raw.get("message", ""), explanation=texts.get(raw["outcome"], ""),
+        op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization"),
+        ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),
+        spread=scoring.spread(timing.get("samples") or []), output=raw.get("output", ""),
+        points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0)
+
+
+def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int = 1,
+                force: bool = False, progress: Progress | None = None) -> Batch:
+    """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE; returns the batch."""
+    grader = _Grader(ctx, jobs)
+    report = progress or (lambda event, sub: None)
+    digest = ctx.policy.digest()
+    pending: list[tuple[Candidate, str]] = []
+    for cand in candidates:
+        try:
+            source = read_source(cand, ctx.policy.build.source_max_bytes)
+        except SubmissionError as err:
+            sub = grader.verdict(cand, None, "bad_submission", str(err))
+            store.save(outdir, sub)
+            report("done", sub)
+            continue
+        sha = hashlib.sha256(source.encode()).hexdigest()
+        old = store.load(outdir, cand.name)
+        if not force and store.reusable(old, sha, digest, ctx.kit_digest):
+            report("reused", old)
+            continue
+        pending.append((cand, source))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_timed, grader, cand, source): cand for cand, source in pending}
+        try:
+            for future in as_completed(futures):
+                sub = future.result()
+                store.save(outdir, sub)
+                report("done", sub)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            kill_all()
+            raise
+    return collect(ctx, outdir, [c.name for c in candidates])
+
+
+def _timed(grader: _Grader, cand: Candidate, source: str) -> Submission:
+    start = time.monotonic()
+    sub = grader.grade(cand, source)
+    return replace(sub, seconds=round(time.monotonic() - start, 3))
+
+
+def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch:
+    """The batch from the stored records (of NAMES, if given), also written as results.json."""
+    subs = store.load_all(outdir)
+    if names is not None:
+        wanted = set(names)
+        subs = [s for s in subs if s.name in wanted or s.reference]
+    batch = Batch(created=_now(), policy=ctx.policy.to_json(), policy_digest=ctx.policy.digest(),
+                  kit_digest=ctx.kit_digest, protections=ctx.sandbox.protections, machine=ctx.machine,
+                  outcomes=ctx.outcomes, submissions=tuple(subs))
+    store.write_json(Path(outdir) / "results.json", batch.to_json())
+    return batch

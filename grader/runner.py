@@ -1,0 +1,110 @@
+"""Run the driver on a built submission and read its results from a channel it cannot forge.
+
+The driver writes its JSON to a pipe (`--json fd:N`) from its parent process only;
+the trace children, where the allocator runs, close that descriptor.  A fresh
+random secret goes in on another pipe (`--secret-fd M`) that the driver reads
+only after every trace has run, and echoes in the JSON.  A result whose secret
+does not match is rejected.  The run's stdout and stderr are kept, truncated,
+for the report; nothing is ever parsed from them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .policy import Policy
+from .sandbox import Mount, RunResult, Sandbox, run
+
+MAX_JSON = 32 << 20
+
+
+class ChannelError(RuntimeError):
+    """The driver gave no trustworthy result."""
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    result: dict[str, Any] | None     # the validated JSON, or None
+    problem: str                      # why there is no result; empty when there is one
+    process: RunResult
+
+
+def _read_all(fd: int, sink: list[bytes]) -> None:
+    total = 0
+    with os.fdopen(fd, "rb") as stream:
+        while chunk := stream.read(65536):
+            total += len(chunk)
+            if total <= MAX_JSON:
+                sink.append(chunk)
+
+
+def load_schema(kit: Path) -> dict[str, Any] | None:
+    path = Path(kit) / "schema" / "mdriver-result.schema.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The driver's JSON if it is well formed, valid and carries SECRET; ChannelError otherwise."""
+    if not raw.strip():
+        raise ChannelError("the driver wrote no result")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ChannelError(f"the driver's result is not JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise ChannelError("the driver's result is not a JSON object")
+    if data.get("secret") != secret:
+        raise ChannelError("the result does not carry this run's secret: it did not come from the driver")
+    if schema is not None:
+        try:
+            jsonschema.validate(data, schema)
+        except jsonschema.ValidationError as err:
+            raise ChannelError(f"the driver's result breaks its schema: {err.message[:200]}") from None
+    return data
+
+
+def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, secret_fd: int) -> list[str]:
+    args = [driver, "-l", "-T", f"{policy.limits.trace_seconds:g}", "-M", str(policy.limits.max_heap),
+            "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
+    for trace in traces:
+        args += ["-f", trace]
+    return args
+
+
+def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], policy: Policy,
+               sandbox: Sandbox, slot: int, schema: dict[str, Any] | None) -> DriverRun:
+    """Run FOLDER's driver on TRACES (names in TRACES_DIR) in the sandbox."""
+    sandbox.prepare(folder, slot, writable=False)
+    sub = Mount(folder, "/sub")
+    tdir = Mount(traces_dir, "/traces")
+    inside = f"{sandbox.path_of(sub)}/{driver.relative_to(folder)}"
+    secret = secrets.token_hex(24)
+    json_r, json_w = os.pipe()
+    secret_r, secret_w = os.pipe()
+    os.write(secret_w, (secret + "\n").encode())
+    os.close(secret_w)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(json_r, chunks), daemon=True)
+    reader.start()
+    try:
+        argv = driver_args(inside, [f"{sandbox.path_of(tdir)}/{t}" for t in traces], policy, json_w, secret_r)
+        cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot)
+        process = run(cmd, policy.limits.wall_clock, policy.limits.output_keep,
+                      pass_fds=(json_w, secret_r), cwd=folder)
+    finally:
+        os.close(json_w)
+        os.close(secret_r)
+    reader.join(timeout=30)
+    if process.timed_out:
+        return DriverRun(None, f"the whole run took longer than {policy.limits.wall_clock:g} s and was killed", process)
+    try:
+        return DriverRun(check_result(b"".join(chunks), secret, schema), "", process)
+    except ChannelError as err:
+        return DriverRun(None, str(err), process)
