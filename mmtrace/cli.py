@@ -1,0 +1,351 @@
+"""mmtrace: make, inspect, lint, convert and record malloc-lab traces.
+
+Only this module prints.  Exit status: 0 fine, 1 a problem was found (a trace
+with errors, a recording of a program that failed), 2 bad usage or input.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import lint as lint_mod
+from .gen import PATTERNS, PatternError, generate
+from .lint import TraceError, fixed, lint, read_trace
+from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
+from .recipe import RecipeError, load_recipe, make_trace, comments, write_entry
+from .stats import measure, render
+from .trace import CLASSIC, LAB64, MAX_HEAP, ORDERS, Header, Trace, format_trace, write_trace
+
+DEFAULT_RECIPE = "traces/recipe.toml"
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"mmtrace: {message}", err=True)
+    sys.exit(code)
+
+
+def _read(path: str, max_heap: int = MAX_HEAP) -> Trace:
+    try:
+        return read_trace(Path(path), max_heap)
+    except TraceError as e:
+        _fail(str(e))
+        raise  # unreachable
+
+
+def _recipe(path: str):
+    try:
+        return load_recipe(Path(path))
+    except RecipeError as e:
+        _fail(str(e))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Make, inspect, lint, convert and record malloc-lab traces (.rep, .rep.gz).
+
+    \b
+    Examples:
+      mmtrace gen binary --seed 7 -p pairs=500 -o build/b.rep
+      mmtrace stats traces/classic-binary.rep --plot
+      mmtrace check traces/*.rep
+      mmtrace list --group classic
+      mmtrace record -o build/ls.rep -- ls -l /
+    """
+
+
+# ------------------------------------------------------------------ gen
+@main.command()
+@click.argument("pattern", required=False)
+@click.option("--seed", type=int, default=1, show_default=True, help="RNG seed.")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="A pattern parameter (repeatable); see --list.")
+@click.option("--header", type=click.Choice(ORDERS), default=CLASSIC, show_default=True,
+              help="Header order: classic (heap, ids, ops, weight) or lab64 (weight, ids, ops, peak).")
+@click.option("--weight", type=click.IntRange(0, 3), default=1, show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (.gz compresses).")
+@click.option("--list", "list_", is_flag=True, help="List the patterns and their parameters.")
+def gen(pattern, seed, params, header, weight, output, list_):
+    """Generate a trace from PATTERN with a seed: same seed, same bytes.
+
+    \b
+    Example:
+      mmtrace gen fit-stress --seed 1 -o build/fit.rep
+      mmtrace gen syn --seed 3 -p kind=array -p allocs=20000 -o build/a.rep.gz
+    """
+    if list_ or not pattern:
+        for p in PATTERNS.values():
+            args = ", ".join(f"{k}={v}" for k, v in p.defaults().items())
+            click.echo(f"{p.name}\n    {p.doc}\n    parameters: {args or 'none'}")
+        return
+    if not output:
+        _fail("gen needs -o FILE")
+    kv = {}
+    for item in params:
+        if "=" not in item:
+            _fail(f"parameter '{item}' is not KEY=VALUE")
+        k, v = item.split("=", 1)
+        kv[k] = v
+    try:
+        trace = generate(pattern, seed, kv, header, weight)
+    except PatternError as e:
+        _fail(str(e))
+    line = " ".join(f"-p {k}={v}" for k, v in kv.items())
+    write_trace(Path(output), trace, [f"made by: mmtrace gen {pattern} --seed {seed} {line} "
+                                      f"--header {header} --weight {weight}".replace("  ", " ")])
+    click.echo(f"{output}: {len(trace):,} ops, {trace.header.ids:,} ids")
+
+
+# ------------------------------------------------------------------ stats
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per file, keyed by path.")
+@click.option("--plot", is_flag=True, help="Also write NAME.png: size histogram, live bytes over time.")
+@click.option("--plot-dir", type=click.Path(file_okay=False), default=".", show_default=True)
+def stats(files, as_json, plot, plot_dir):
+    """Ops, ids, request sizes and peak live payload of each trace.
+
+    \b
+    Example:
+      mmtrace stats traces/classic-random.rep --plot --plot-dir build/plots
+    """
+    out = {}
+    for f in files:
+        trace = _read(f)
+        s = measure(trace)
+        out[f] = s.to_json()
+        if not as_json:
+            click.echo("\n".join(render(f, s)))
+        if plot:
+            from .plot import plot_trace
+            Path(plot_dir).mkdir(parents=True, exist_ok=True)
+            name = Path(f).name.split(".rep")[0]
+            png = plot_trace(name, trace, Path(plot_dir) / f"{name}.png")
+            if not as_json:
+                click.echo(f"  plot: {png}")
+    if as_json:
+        click.echo(json.dumps(out, indent=1))
+
+
+# ------------------------------------------------------------------ check
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
+              "unreplayable ops dropped) as NAME.fixed.rep beside each file, or to -o.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
+@click.option("--max-heap", type=int, default=MAX_HEAP, show_default=True,
+              help="Largest size a request may have.")
+@click.option("-q", "--quiet", is_flag=True, help="Errors only, no warnings.")
+def check(files, fix, output, max_heap, quiet):
+    """Lint traces: FILE:LINE: message for everything the driver would reject,
+    plus warnings (blocks never freed, header counts that do not match).
+
+    \b
+    Example:
+      mmtrace check traces/*.rep*
+      mmtrace check --fix -o build/good.rep build/bad.rep
+    """
+    if output and len(files) != 1:
+        _fail("-o works with one file")
+    bad = False
+    for f in files:
+        r = lint(Path(f), max_heap)
+        for p in r.problems:
+            if p.severity == lint_mod.ERROR or not quiet:
+                click.echo(str(p))
+        bad |= bool(r.errors)
+        if fix:
+            t = fixed(r)
+            if t is None:
+                click.echo(f"{f}: cannot fix: the header is unreadable", err=True)
+                continue
+            dest = Path(output) if output else _fixed_name(Path(f))
+            write_trace(dest, t)
+            click.echo(f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
+    sys.exit(1 if bad and not fix else 0)
+
+
+def _fixed_name(path: Path) -> Path:
+    stem = path.name.split(".rep")[0]
+    return path.with_name(stem + ".fixed.rep" + (".gz" if path.name.endswith(".gz") else ""))
+
+
+# ------------------------------------------------------------------ convert
+@main.command()
+@click.argument("file", type=click.Path())
+@click.option("--to", "order", type=click.Choice(ORDERS), required=True,
+              help="classic: heap, ids, ops, weight.  lab64: weight, ids, ops, peak bytes.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.option("--weight", type=click.IntRange(0, 3), help="Set the weight (default: keep it).")
+def convert(file, order, output, weight):
+    """Rewrite a trace's header in the other order (ops unchanged, comments dropped).
+
+    \b
+    Example:
+      mmtrace convert traces/classic-binary.rep --to lab64 -o build/binary64.rep
+    """
+    t = _read(file)
+    h = t.header
+    w = h.weight if weight is None else weight
+    extra = measure(t).peak_live_bytes if order == LAB64 else (
+        h.extra if h.order == CLASSIC else 20000000)
+    out = Trace(Header(order, w, h.ids, h.ops, extra), t.kinds, t.ids, t.sizes)
+    write_trace(Path(output), out)
+    click.echo(f"{output}: {order} header, {len(t):,} ops")
+
+
+# ------------------------------------------------------------------ record
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.option("--process", default="largest", show_default=True,
+              help="Which process to keep: largest (most events), first, or a pid.")
+@click.option("--max-ops", type=int, default=0, help="Stop after about this many ops (0: all).")
+@click.option("--max-size", type=int, default=DEFAULT_MAX_SIZE, show_default=True,
+              help="Cap each request at this many bytes.")
+@click.option("--max-live", type=int, default=DEFAULT_MAX_LIVE, show_default=True,
+              help="Leave out blocks that would push live payload past this.")
+@click.option("--timeout", type=float, help="Stop the command after this many seconds.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record(output, process, max_ops, max_size, max_live, timeout, command):
+    """Run COMMAND with the LD_PRELOAD recorder and write what it allocated as a trace.
+
+    \b
+    Example:
+      mmtrace record -o build/sort.rep.gz -- sort -o /dev/null /usr/share/dict/words
+      mmtrace record --process largest -o build/cc1.rep -- gcc -c -o /dev/null hello.c
+    """
+    from .record import RecordError
+    from .record import record as do_record
+    try:
+        rec = do_record(list(command), process=process, timeout=timeout, max_ops=max_ops,
+                        max_size=max_size, max_live=max_live)
+    except RecordError as e:
+        _fail(f"record: {e}")
+    write_trace(Path(output), rec.trace, [f"recorded from: {' '.join(command)}",
+                                          rec.report.summary()])
+    click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es), kept pid "
+               f"{rec.kept_pid}")
+    if not rec.ok:
+        click.echo(f"mmtrace: record: {command[0]} {rec.status}; kept the "
+                   f"{rec.report.ops:,} ops recorded before that", err=True)
+        sys.exit(1)
+
+
+# ------------------------------------------------------------------ the suite
+@main.command()
+@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
+@click.option("-o", "--out-dir", type=click.Path(file_okay=False),
+              help="Where to write (default: the recipe's folder).")
+@click.option("--group", "groups", multiple=True, help="Only this group (repeatable).")
+@click.option("--name", "names", multiple=True, help="Only this trace (repeatable).")
+@click.option("--verify", is_flag=True, help="Write nothing; fail if a file differs from a "
+              "regeneration.")
+@click.option("--record", "rerecord", is_flag=True, help="Also re-record the recorded traces.")
+def suite(recipe, out_dir, groups, names, verify, rerecord):
+    """Generate the suite's traces from its recipe (recorded ones are kept as committed).
+
+    \b
+    Example:
+      mmtrace suite traces/recipe.toml
+      mmtrace suite --verify --group classic
+    """
+    from .trace import format_trace as fmt
+    r = _recipe(recipe)
+    try:
+        chosen = r.select(tuple(groups), tuple(names))
+    except RecipeError as e:
+        _fail(str(e))
+    folder = Path(out_dir) if out_dir else r.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    differ = []
+    for e in chosen:
+        if e.recorded:
+            if rerecord and not verify:
+                _record_entry(e, folder)
+            continue
+        if verify:
+            have = (r.folder / e.file)
+            want = fmt(make_trace(e), comments(e)).encode()
+            from .trace import read_bytes
+            if not have.exists() or read_bytes(have) != want:
+                differ.append(e.file)
+            continue
+        path = write_entry(e, folder)
+        click.echo(f"{path}")
+    if verify:
+        if differ:
+            _fail(f"these traces differ from their recipe: {', '.join(differ)}", 1)
+        click.echo(f"{sum(not e.recorded for e in chosen)} generated traces match the recipe")
+
+
+def _record_entry(e, folder: Path) -> None:
+    from .record import RecordError, record as do_record
+    cmd = [c.replace("{traces}", str(folder.resolve())) for c in e.command]
+    try:
+        rec = do_record(cmd, process=e.process, max_ops=e.max_ops)
+    except RecordError as err:
+        _fail(f"record {e.name}: {err}")
+    out = folder / e.file
+    write_trace(out, rec.trace, [f"{e.name}: {e.stresses}",
+                                 f"recorded from: {' '.join(e.command)}", rec.report.summary()])
+    click.echo(f"{out}: {rec.report.summary()}")
+
+
+@main.command(name="list")
+@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
+@click.option("--group", "groups", multiple=True, help="Only this group (repeatable).")
+@click.option("--paths", is_flag=True, help="Print file paths instead of names.")
+@click.option("--groups", "show_groups", is_flag=True, help="List the groups instead.")
+def list_(recipe, groups, paths, show_groups):
+    """List the suite's traces (optionally of some groups), one per line.
+
+    \b
+    Example:
+      ./mdriver $(mmtrace list --group classic --paths | sed 's/^/-f /')
+    """
+    r = _recipe(recipe)
+    if show_groups:
+        for g, what in r.groups.items():
+            click.echo(f"{g}\t{what}")
+        return
+    try:
+        chosen = r.select(tuple(groups))
+    except RecipeError as e:
+        _fail(str(e))
+    for e in chosen:
+        click.echo(str(r.folder / e.file) if paths else e.name)
+
+
+@main.command()
+@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
+@click.option("--check", "check_only", is_flag=True, help="Fail if the README's table is stale.")
+def readme(recipe, check_only):
+    """Rewrite the measured trace table in the recipe folder's README.md.
+
+    \b
+    Example:
+      mmtrace readme traces/recipe.toml
+    """
+    from .readme import measure_suite, table, updated
+    r = _recipe(recipe)
+    path = r.folder / "README.md"
+    try:
+        lines = table(r, measure_suite(r))
+    except TraceError as e:
+        _fail(str(e))
+    old = path.read_text() if path.exists() else ""
+    new = updated(old, lines)
+    if check_only:
+        if new != old:
+            _fail(f"{path}: the trace table is stale; run `mmtrace readme {recipe}`", 1)
+        click.echo(f"{path}: table up to date")
+        return
+    if new != old:
+        path.write_text(new)
+    click.echo(f"{path}: table of {len(r.entries)} traces")
+
+
+if __name__ == "__main__":
+    main()

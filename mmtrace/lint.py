@@ -1,0 +1,222 @@
+"""Read a trace the way the driver does, and say what is wrong with it.
+
+One pass does both jobs: `lint` collects every problem (errors the driver would
+reject, and warnings it would not), `read_trace` stops at the first error.  The
+ops that make sense are kept, so `fixed` can write a corrected copy: counts
+recomputed, ops that cannot be replayed dropped, never-freed blocks freed.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .trace import CLASSIC, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
+
+ERROR, WARNING = "error", "warning"
+_OK_BYTES = bytes(range(32, 127)) + b"\t\n\r\f\v"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    severity: str
+    message: str
+
+    def __str__(self) -> str:
+        tag = "" if self.severity == ERROR else "warning: "
+        return f"{self.path}:{self.line}: {tag}{self.message}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "severity": self.severity,
+                "message": self.message}
+
+    @staticmethod
+    def from_json(d: dict) -> "Problem":
+        return Problem(d["path"], d["line"], d["severity"], d["message"])
+
+
+class TraceError(Exception):
+    """A trace the driver would reject; str() is `FILE:LINE: message`."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class LintResult:
+    problems: tuple[Problem, ...]
+    trace: Trace | None      # header as written and the replayable ops (None: no header)
+    never_freed: tuple[int, ...]
+    used_ids: int = 0
+    peak_bytes: int = 0
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+
+class _Lint:
+    def __init__(self, path: Path, max_heap: int, stop_at_error: bool):
+        self.name = str(path)
+        self.max_heap = max_heap
+        self.stop = stop_at_error
+        self.problems: list[Problem] = []
+
+    def say(self, line: int, severity: str, message: str) -> None:
+        p = Problem(self.name, line, severity, message)
+        self.problems.append(p)
+        if severity == ERROR and self.stop:
+            raise TraceError(p)
+
+    def text(self, path: Path) -> str | None:
+        try:
+            data = read_bytes(path)
+        except (OSError, EOFError, zlib.error) as e:
+            what = "cannot read" if isinstance(e, OSError) else "damaged gzip data"
+            self.say(1, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
+            return None
+        bad = data.translate(None, _OK_BYTES)
+        if bad:
+            at = data.index(bad[:1])
+            self.say(data.count(b"\n", 0, at) + 1, ERROR,
+                     f"binary data (byte 0x{bad[0]:02x}); not a text trace")
+            return None
+        return data.decode("ascii")
+
+    def header(self, lines: list[str]) -> tuple[Header, int] | None:
+        nums: list[int] = []
+        lineno = 0
+        for lineno, raw in enumerate(lines, 1):
+            words = raw.split("#", 1)[0].split()
+            if not words:
+                continue
+            if len(words) != 1 or not words[0].isdigit():
+                self.say(lineno, ERROR, f"bad token '{raw.strip()[:40]}' in the header "
+                         "(4 lines of one non-negative integer each)")
+                return None
+            nums.append(int(words[0]))
+            if len(nums) == 4:
+                h = Header.from_numbers(nums)
+                if h.weight > 3:
+                    self.say(lineno, ERROR, f"weight {h.weight} out of range (0..3)")
+                return h, lineno
+        self.say(max(lineno, 1), ERROR, f"truncated: header has {len(nums)} of 4 numbers")
+        return None
+
+
+def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
+    L = _Lint(path, max_heap, stop)
+    text = L.text(path)
+    if text is None:
+        return LintResult(tuple(L.problems), None, ())
+    lines = text.split("\n")
+    got = L.header(lines)
+    if got is None:
+        return LintResult(tuple(L.problems), None, ())
+    header, start = got
+    kinds, ids, sizes = new_ops()
+    live: dict[int, tuple[int, int]] = {}   # id -> (size, line it became live)
+    n_ops = used_ids = live_bytes = peak = 0
+    over_reported = False
+    last = start
+    for lineno in range(start + 1, len(lines) + 1):
+        raw = lines[lineno - 1]
+        if "#" in raw:
+            raw = raw.split("#", 1)[0]
+        w = raw.split()
+        if not w:
+            continue
+        last = lineno
+        n_ops += 1
+        if n_ops > header.ops and not over_reported:
+            L.say(lineno, ERROR, f"op count: the header says {header.ops} ops, the file has more")
+            over_reported = True
+        k = w[0]
+        want = 2 if k == "f" else 3
+        if k not in ("a", "f", "r", "n"):
+            L.say(lineno, ERROR, f"bad token '{k[:20]}': an op is a, f, r or n")
+            continue
+        if len(w) != want or not all(x.isdigit() for x in w[1:]):
+            shape = "f ID" if k == "f" else f"{k} ID SIZE"
+            L.say(lineno, ERROR, f"bad token in '{raw.strip()[:40]}': expected '{shape}' "
+                  "with non-negative integers")
+            continue
+        i = int(w[1])
+        s = int(w[2]) if want == 3 else 0
+        if i >= header.ids:
+            L.say(lineno, ERROR, f"id {i} out of range: the header says {header.ids} ids "
+                  f"(0..{header.ids - 1})")
+        if s > max_heap:
+            L.say(lineno, ERROR, f"size {s} out of range: larger than the maximum heap "
+                  f"({max_heap} bytes)")
+            continue
+        now = live.get(i)
+        if k in ("a", "n"):
+            if now is not None:
+                L.say(lineno, ERROR, f"{'alloc' if k == 'a' else 'realloc(NULL)'} of id {i}, "
+                      f"which is already live (since line {now[1]})")
+                continue
+            live[i] = (s, lineno)
+            live_bytes += s
+        else:
+            if now is None:
+                L.say(lineno, ERROR, f"{'free' if k == 'f' else 'realloc'} of id {i}, "
+                      "which is not live")
+                continue
+            live_bytes -= now[0]
+            if k == "f" or s == 0:
+                del live[i]
+            else:
+                live[i] = (s, now[1])
+                live_bytes += s
+        peak = max(peak, live_bytes)
+        used_ids = max(used_ids, i + 1)
+        kinds.append(ord(k))
+        ids.append(i)
+        sizes.append(s)
+    if n_ops < header.ops:
+        L.say(last, ERROR, f"truncated: the header says {header.ops} ops, the file has {n_ops}")
+    if used_ids < header.ids:
+        L.say(start, WARNING, f"the header says {header.ids} ids, the ops use {used_ids}")
+    if header.order == LAB64 and header.extra != peak and not L.problems:
+        L.say(start, WARNING, f"the header's peak bytes {header.extra} != measured {peak}")
+    if live:
+        first = min(live.items(), key=lambda kv: kv[1][1])
+        L.say(last, WARNING, f"unbalanced: {len(live)} blocks never freed (first: id "
+              f"{first[0]} from line {first[1][1]})")
+    return LintResult(tuple(L.problems), Trace(header, kinds, ids, sizes), tuple(sorted(live)),
+                      used_ids, peak)
+
+
+def lint(path: Path, max_heap: int = MAX_HEAP) -> LintResult:
+    """Every problem in the file, errors and warnings, in line order."""
+    return _run(Path(path), max_heap, stop=False)
+
+
+def read_trace(path: Path, max_heap: int = MAX_HEAP) -> Trace:
+    """The trace as the driver would replay it; TraceError at the first error."""
+    r = _run(Path(path), max_heap, stop=True)
+    assert r.trace is not None
+    return r.trace
+
+
+def fixed(result: LintResult) -> Trace | None:
+    """A replayable copy: the kept ops, frees for never-freed blocks, counts recomputed."""
+    t = result.trace
+    if t is None:
+        return None
+    kinds, ids, sizes = bytearray(t.kinds), t.ids[:], t.sizes[:]
+    for i in result.never_freed:
+        kinds.append(ord("f"))
+        ids.append(i)
+        sizes.append(0)
+    h = t.header
+    extra = result.peak_bytes if h.order == LAB64 else h.extra
+    return Trace(Header(h.order, h.weight, result.used_ids, len(kinds), extra), kinds, ids, sizes)
+
+
+__all__ = ["CLASSIC", "LAB64", "LintResult", "Problem", "TraceError", "fixed", "lint",
+           "read_trace"]

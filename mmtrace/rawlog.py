@@ -1,0 +1,220 @@
+"""Turn the recorder's raw event log into a trace the driver can replay.
+
+The log holds real addresses; a trace holds ids.  Conversion gives each live
+address the lowest free id (so an id is reused only after its block is freed),
+and it makes the recording fit the simulated heap:
+  - a request larger than max_size is cut to max_size ("capped");
+  - a block that would push live payload past max_live is left out, with every
+    later op on it ("over budget");
+  - a free or realloc of an address the log never handed out (memory from before
+    the recorder started) is dropped ("unknown");
+  - malloc(0) becomes a 1-byte request, since the driver needs a block to track;
+  - blocks still live at the end are freed, so the trace is balanced.
+Everything changed or dropped is counted in the ConvertReport.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .trace import LAB64, MAX_HEAP, Header, Trace, new_ops
+
+MAGIC = b"MMTRAW01"
+RECORD = np.dtype([("kind", "<u4"), ("tid", "<u4"), ("result", "<u8"), ("size", "<u8"),
+                   ("arg", "<u8")])
+EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE = 1, 2, 3, 4
+EV_ALIGNED = (5, 6, 7, 8, 9)   # memalign, posix_memalign, aligned_alloc, valloc, pvalloc
+# Default budget: a fifth of the heap is left for the allocator's overhead.
+DEFAULT_MAX_LIVE = MAX_HEAP * 4 // 5
+DEFAULT_MAX_SIZE = 4 << 20
+
+
+class RawLogError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RawLog:
+    path: str
+    pid: int
+    ppid: int
+    events: np.ndarray
+
+    @property
+    def threads(self) -> int:
+        return int(len(np.unique(self.events["tid"]))) if len(self.events) else 0
+
+
+def read_raw(path: Path) -> RawLog:
+    data = Path(path).read_bytes()
+    if len(data) < RECORD.itemsize or data[:8] != MAGIC:
+        raise RawLogError(f"{path}:1: not a recorder log (no {MAGIC.decode()} header)")
+    n = len(data) // RECORD.itemsize
+    recs = np.frombuffer(data, dtype=RECORD, count=n)
+    head = recs[0]
+    body = recs[1:]
+    ends = np.flatnonzero(body["kind"] == 0)
+    if len(ends):
+        body = body[: ends[0]]
+    return RawLog(str(path), int(head["result"]), int(head["size"]), body)
+
+
+@dataclass(frozen=True)
+class ConvertReport:
+    events: int = 0
+    threads: int = 0
+    ops: int = 0
+    capped: int = 0            # requests cut to max_size
+    over_budget: int = 0       # blocks left out to stay under max_live (and their ops)
+    unknown: int = 0           # frees/reallocs of addresses never seen
+    failed: int = 0            # calls that returned NULL (nothing to replay)
+    zero_sizes: int = 0        # malloc(0) and friends, replayed as 1 byte
+    missed_frees: int = 0      # an address handed out again while still live here
+    freed_at_end: int = 0
+    truncated: bool = False    # stopped at max_ops
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: dict) -> "ConvertReport":
+        return ConvertReport(**d)
+
+    def summary(self) -> str:
+        parts = [f"{self.events:,} events from {self.threads} thread(s) -> {self.ops:,} ops"]
+        for label, n in (("capped", self.capped), ("over budget", self.over_budget),
+                         ("unknown pointers", self.unknown), ("failed calls", self.failed),
+                         ("zero-size", self.zero_sizes), ("missed frees", self.missed_frees),
+                         ("freed at end", self.freed_at_end)):
+            if n:
+                parts.append(f"{label} {n:,}")
+        if self.truncated:
+            parts.append("truncated at max ops")
+        return "; ".join(parts)
+
+
+class _Converter:
+    def __init__(self, max_size: int, max_live: int):
+        self.max_size, self.max_live = max_size, max_live
+        self.kinds, self.ids, self.sizes = new_ops()
+        self.where: dict[int, tuple[int, int]] = {}   # address -> (id, size)
+        self.left_out: set[int] = set()
+        self.free_ids: list[int] = []
+        self.next_id = 0
+        self.live = self.peak = 0
+        self.n = dict.fromkeys(("capped", "over_budget", "unknown", "failed", "zero_sizes",
+                                "missed_frees"), 0)
+
+    def emit(self, k: str, i: int, s: int) -> None:
+        self.kinds.append(ord(k))
+        self.ids.append(i)
+        self.sizes.append(s)
+        self.peak = max(self.peak, self.live)
+
+    def size(self, s: int) -> int:
+        if s == 0:
+            self.n["zero_sizes"] += 1
+            return 1
+        if s > self.max_size:
+            self.n["capped"] += 1
+            return self.max_size
+        return s
+
+    def release(self, addr: int, kind: str = "f") -> None:
+        i, s = self.where.pop(addr)
+        self.live -= s
+        heapq.heappush(self.free_ids, i)
+        self.emit(kind, i, 0)
+
+    def start(self, addr: int, size: int, kind: str) -> None:
+        if addr in self.where:               # freed behind the recorder's back
+            self.n["missed_frees"] += 1
+            self.release(addr)
+        self.left_out.discard(addr)
+        s = self.size(size)
+        if self.live + s > self.max_live:
+            self.n["over_budget"] += 1
+            self.left_out.add(addr)
+            return
+        i = heapq.heappop(self.free_ids) if self.free_ids else self.next_id
+        self.next_id = max(self.next_id, i + 1)
+        self.where[addr] = (i, s)
+        self.live += s
+        self.emit(kind, i, s)
+
+    def free(self, addr: int) -> None:
+        if addr in self.where:
+            self.release(addr)
+        elif addr in self.left_out:
+            self.left_out.discard(addr)
+        else:
+            self.n["unknown"] += 1
+
+    def realloc(self, old: int, new: int, size: int) -> None:
+        if old == 0:
+            if new == 0:
+                self.n["failed"] += 1
+            else:
+                self.start(new, size, "n")
+            return
+        if new == 0 and size > 0:
+            self.n["failed"] += 1           # the old block is still there
+            return
+        if old in self.left_out:
+            self.left_out.discard(old)
+            if new:
+                self.left_out.add(new)
+            return
+        if old not in self.where:
+            self.n["unknown"] += 1
+            if new:
+                self.start(new, size, "n")
+            return
+        if new == 0:                         # realloc(p, 0) freed p
+            self.release(old, "r")
+            return
+        i, s_old = self.where.pop(old)
+        s = self.size(size)
+        if new in self.where:
+            self.n["missed_frees"] += 1
+            self.release(new)
+        if self.live - s_old + s > self.max_live:
+            self.n["over_budget"] += 1
+            self.where[old] = (i, s_old)
+            self.release(old)
+            self.left_out.add(new)
+            return
+        self.where[new] = (i, s)
+        self.live += s - s_old
+        self.emit("r", i, s)
+
+
+def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAULT_MAX_LIVE,
+            max_ops: int = 0, weight: int = 1) -> tuple[Trace, ConvertReport]:
+    c = _Converter(min(max_size, max_live), max_live)
+    ev = log.events
+    truncated = False
+    for kind, result, size, arg in zip(ev["kind"].tolist(), ev["result"].tolist(),
+                                       ev["size"].tolist(), ev["arg"].tolist()):
+        if max_ops and len(c.kinds) >= max_ops - len(c.where):
+            truncated = True
+            break
+        if kind == EV_FREE:
+            c.free(arg)
+        elif kind == EV_REALLOC:
+            c.realloc(arg, result, size)
+        elif result == 0:
+            c.n["failed"] += 1
+        else:
+            c.start(result, size, "a")
+    freed = sorted(c.where.items(), key=lambda kv: kv[1][0])
+    for addr, _ in freed:
+        c.release(addr)
+    n_ids = max(c.ids) + 1 if len(c.ids) else 0
+    trace = Trace(Header(LAB64, weight, n_ids, len(c.kinds), c.peak), c.kinds, c.ids, c.sizes)
+    report = ConvertReport(events=len(ev), threads=log.threads, ops=len(c.kinds),
+                           freed_at_end=len(freed), truncated=truncated, **c.n)
+    return trace, report

@@ -1,0 +1,59 @@
+"""The measured table of traces/README.md: one row per trace, from `stats`, never typed.
+
+Only the text between the two markers is replaced; the prose around it is kept.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .lint import read_trace
+from .recipe import Recipe
+from .stats import TraceStats, measure
+
+BEGIN = "<!-- BEGIN TRACE TABLE (made by `mmtrace readme`; do not edit) -->"
+END = "<!-- END TRACE TABLE -->"
+
+
+def table(recipe: Recipe, measured: dict[str, TraceStats]) -> list[str]:
+    lines = []
+    for group, what in recipe.groups.items():
+        entries = [e for e in recipe.entries if e.group == group]
+        if not entries:
+            continue
+        lines += [f"### Group `{group}`", "", what, "",
+                  "| trace | stresses | ops | ids | peak live bytes | max live blocks "
+                  "| sizes min / median / max | reallocs (n / r 0) |",
+                  "|---|---|---:|---:|---:|---:|---|---|"]
+        for e in entries:
+            s = measured[e.name]
+            realloc = f"{s.reallocs:,} ({s.realloc_null:,} / {s.realloc_zero:,})"
+            lines.append(f"| `{e.file}` | {e.stresses} | {s.ops:,} | {s.ids:,} | "
+                         f"{s.peak_live_bytes:,} | {s.peak_live_blocks:,} | "
+                         f"{s.size_min:,} / {s.size_median:,} / {s.size_max:,} "
+                         f"| {realloc} |")
+        lines.append("")
+    total = sum(s.ops for s in measured.values())
+    lines.append(f"{len(measured)} traces, {total:,} ops in all.")
+    return lines
+
+
+def measure_suite(recipe: Recipe) -> dict[str, TraceStats]:
+    return {e.name: measure(read_trace(recipe.folder / e.file)) for e in recipe.entries}
+
+
+def updated(readme_text: str, lines: list[str]) -> str:
+    """The README with the table between the markers replaced (appended if absent)."""
+    block = "\n".join([BEGIN, *lines, END])
+    if BEGIN in readme_text and END in readme_text:
+        head, rest = readme_text.split(BEGIN, 1)
+        return head + block + rest.split(END, 1)[1]
+    return readme_text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def refresh(recipe: Recipe, readme: Path) -> bool:
+    """Rewrite the table; True when the file changed."""
+    old = readme.read_text() if readme.exists() else ""
+    new = updated(old, table(recipe, measure_suite(recipe)))
+    if new != old:
+        readme.write_text(new)
+    return new != old

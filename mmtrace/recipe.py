@@ -1,0 +1,143 @@
+"""The suite's recipe (traces/recipe.toml): every trace's name, group, what it
+stresses, and how it is made, either a pattern with a seed and parameters or a
+command to record.  `make traces` regenerates the generated ones byte for byte.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .gen import PATTERNS, PatternError, coerce_params, generate
+from .trace import ORDERS, Trace, write_trace
+
+
+class RecipeError(ValueError):
+    """A recipe that cannot be used; str() names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    group: str
+    stresses: str
+    file: str                       # file name inside the suite's folder
+    pattern: str = ""               # generated traces
+    seed: int = 0
+    params: dict = field(default_factory=dict)
+    header: str = "classic"
+    weight: int = 1
+    command: tuple[str, ...] = ()   # recorded traces
+    process: str = "largest"
+    max_ops: int = 0
+
+    @property
+    def recorded(self) -> bool:
+        return bool(self.command)
+
+    def to_json(self) -> dict:
+        d = dict(self.__dict__)
+        d["command"] = list(self.command)
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Entry":
+        return Entry(**{**d, "command": tuple(d.get("command", ()))})
+
+
+@dataclass(frozen=True)
+class Recipe:
+    path: Path
+    groups: dict[str, str]          # group name -> what the group is for
+    entries: tuple[Entry, ...]
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def select(self, groups: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> list[Entry]:
+        for g in groups:
+            if g not in self.groups:
+                raise RecipeError(f"{self.path}: no group '{g}' (groups: {', '.join(self.groups)})")
+        known = {e.name for e in self.entries}
+        for n in names:
+            if n not in known:
+                raise RecipeError(f"{self.path}: no trace '{n}'")
+        return [e for e in self.entries
+                if (not groups or e.group in groups) and (not names or e.name in names)]
+
+
+_KEYS = {"name", "group", "stresses", "pattern", "seed", "params", "header", "weight",
+         "command", "process", "max_ops", "gzip"}
+
+
+def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
+    where = f"{path}: trace #{n + 1} ({raw.get('name', '?')})"
+    unknown = set(raw) - _KEYS
+    if unknown:
+        raise RecipeError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    for key in ("name", "group", "stresses"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise RecipeError(f"{where}: '{key}' must be a non-empty string")
+    if raw["group"] not in groups:
+        raise RecipeError(f"{where}: group '{raw['group']}' is not in [groups]")
+    if bool(raw.get("pattern")) == bool(raw.get("command")):
+        raise RecipeError(f"{where}: give exactly one of 'pattern' and 'command'")
+    if raw.get("header", "classic") not in ORDERS:
+        raise RecipeError(f"{where}: header must be one of {', '.join(ORDERS)}")
+    if raw.get("weight", 1) not in (0, 1, 2, 3):
+        raise RecipeError(f"{where}: weight must be 0, 1, 2 or 3")
+    if raw.get("pattern"):
+        if raw["pattern"] not in PATTERNS:
+            raise RecipeError(f"{where}: no pattern '{raw['pattern']}'")
+        if not isinstance(raw.get("seed"), int):
+            raise RecipeError(f"{where}: a generated trace needs an integer 'seed'")
+        try:
+            coerce_params(PATTERNS[raw["pattern"]], raw.get("params", {}))
+        except PatternError as e:
+            raise RecipeError(f"{where}: {e}") from None
+    ext = ".rep.gz" if raw.get("gzip") else ".rep"
+    return Entry(name=raw["name"], group=raw["group"], stresses=raw["stresses"],
+                 file=raw["name"] + ext, pattern=raw.get("pattern", ""),
+                 seed=raw.get("seed", 0), params=dict(raw.get("params", {})),
+                 header=raw.get("header", "classic"), weight=raw.get("weight", 1),
+                 command=tuple(raw.get("command", ())), process=raw.get("process", "largest"),
+                 max_ops=raw.get("max_ops", 0))
+
+
+def load_recipe(path: Path) -> Recipe:
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise RecipeError(f"{path}: cannot read: {e.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise RecipeError(f"{path}: not valid TOML: {e}") from None
+    groups = raw.get("groups", {})
+    if not isinstance(groups, dict) or not groups:
+        raise RecipeError(f"{path}: needs a [groups] table (name = \"what it is for\")")
+    entries = tuple(_entry(path, n, t, groups) for n, t in enumerate(raw.get("trace", [])))
+    names = [e.name for e in entries]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise RecipeError(f"{path}: trace names used twice: {', '.join(sorted(dup))}")
+    return Recipe(path, dict(groups), entries)
+
+
+def make_trace(entry: Entry) -> Trace:
+    assert not entry.recorded
+    return generate(entry.pattern, entry.seed, entry.params, entry.header, entry.weight)
+
+
+def comments(entry: Entry) -> list[str]:
+    """The lines written at the top of a generated trace: how to make it again."""
+    params = " ".join(f"-p {k}={v}" for k, v in sorted(entry.params.items()))
+    return [f"{entry.name}: {entry.stresses}",
+            f"made by: mmtrace gen {entry.pattern} --seed {entry.seed} {params} "
+            f"--header {entry.header} --weight {entry.weight}".replace("  ", " ")]
+
+
+def write_entry(entry: Entry, folder: Path) -> Path:
+    out = Path(folder) / entry.file
+    write_trace(out, make_trace(entry), comments(entry))
+    return out

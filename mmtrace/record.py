@@ -1,0 +1,108 @@
+"""Run a real program under the LD_PRELOAD recorder and convert what it did.
+
+The recorder library is built from recorder/recorder.c (by `make recorder`, or
+here on first use) into build/mmtrace/recorder.so of the kit.  Every process
+the command starts writes its own log; the one with the most events is kept
+unless another is asked for (a compiler driver's work is in cc1, not gcc).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .rawlog import ConvertReport, RawLog, convert, read_raw
+from .trace import Trace
+
+SOURCE = Path(__file__).resolve().parent / "recorder" / "recorder.c"
+KIT = SOURCE.parent.parent.parent
+
+
+class RecordError(RuntimeError):
+    """The recording could not be made; the message is one line."""
+
+
+def recorder_path() -> Path:
+    env = os.environ.get("MMTRACE_RECORDER")
+    return Path(env) if env else KIT / "build" / "mmtrace" / "recorder.so"
+
+
+def build_recorder(out: Path | None = None) -> Path:
+    """Compile the recorder if it is missing or older than its source."""
+    out = out or recorder_path()
+    if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [os.environ.get("CC", "cc"), "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
+           "-o", str(out), str(SOURCE), "-lpthread"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RecordError(f"cannot build the recorder: {done.stderr.strip().splitlines()[-1:]}")
+    return out
+
+
+@dataclass(frozen=True)
+class Recording:
+    trace: Trace
+    report: ConvertReport
+    processes: int
+    kept_pid: int
+    status: str          # "ok", "exited N" or "killed by SIGNAME"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _status(code: int) -> str:
+    if code == 0:
+        return "ok"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited {code}"
+
+
+def _pick(logs: list[RawLog], process: str) -> RawLog:
+    if process == "largest":
+        return max(logs, key=lambda g: len(g.events))
+    if process == "first":
+        return min(logs, key=lambda g: g.pid)
+    if process.isdigit() and any(g.pid == int(process) for g in logs):
+        return next(g for g in logs if g.pid == int(process))
+    raise RecordError(f"no recorded process '{process}' (pids: "
+                      f"{', '.join(str(g.pid) for g in logs)})")
+
+
+def record(command: list[str], process: str = "largest", timeout: float | None = None,
+           env: dict[str, str] | None = None, **convert_args) -> Recording:
+    """Run command with the recorder and convert the chosen process's log."""
+    lib = build_recorder()
+    with tempfile.TemporaryDirectory(prefix="mmtrace-") as tmp:
+        run_env = dict(os.environ if env is None else env)
+        run_env["MMTRACE_OUT"] = str(Path(tmp) / "raw")
+        pre = run_env.get("LD_PRELOAD", "")
+        run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
+        try:
+            done = subprocess.run(command, env=run_env, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+            status = _status(done.returncode)
+        except FileNotFoundError:
+            raise RecordError(f"command not found: {command[0]}") from None
+        except PermissionError:
+            raise RecordError(f"cannot run {command[0]}: permission denied") from None
+        except subprocess.TimeoutExpired:
+            status = f"timed out after {timeout:g} s"
+        logs = [read_raw(p) for p in sorted(Path(tmp).glob("raw.*"))]
+    logs = [g for g in logs if len(g.events)]
+    if not logs:
+        raise RecordError(f"{command[0]} made no allocation calls the recorder saw "
+                          f"({status}; a static binary cannot be recorded)")
+    chosen = _pick(logs, process)
+    trace, report = convert(chosen, **convert_args)
+    return Recording(trace, report, len(logs), chosen.pid, status)

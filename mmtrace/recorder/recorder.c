@@ -1,0 +1,364 @@
+/*
+ * recorder.c - an LD_PRELOAD library that logs every malloc-family call of a
+ * program so that `mmtrace record` can turn the log into a .rep trace.
+ *
+ *   MMTRACE_OUT=/tmp/run/raw LD_PRELOAD=build/mmtrace-recorder.so  prog args
+ *
+ * writes one file per process, /tmp/run/raw.<pid>, of fixed 32-byte records:
+ *
+ *   record 0        header: magic "MMTRAW01", pid, parent pid
+ *   record 1...     event:  kind, thread id, result, size, argument
+ *   first kind 0    end of the log (the file is grown in zero-filled windows)
+ *
+ * Design choices, each for a reason:
+ *   - The real allocator is reached through glibc's exported __libc_* entry
+ *     points, never dlsym, so there is no bootstrap recursion (dlsym itself
+ *     calls calloc) and no static bootstrap arena to get wrong.
+ *   - The recorder never allocates: the log is the file itself, mapped
+ *     MAP_SHARED one window at a time.  A program that crashes keeps every
+ *     event written before the crash, because the kernel owns those pages.
+ *   - One mutex is held around the real call *and* the append, so the log's
+ *     order is an order in which addresses were really handed out and taken
+ *     back: thread A's free(p) is always logged before thread B's malloc that
+ *     returns the same p.
+ *   - A thread-local flag lets calls made while the recorder itself is busy
+ *     pass straight through, unlogged, instead of deadlocking on the mutex.
+ *   - fork() is bracketed by pthread_atfork handlers: the child never inherits
+ *     a held lock, and it opens a log of its own instead of writing into its
+ *     parent's window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* glibc's own allocator, exported for exactly this use. */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t nmemb, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void __libc_free(void *ptr);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void *__libc_valloc(size_t size);
+extern void *__libc_pvalloc(size_t size);
+
+/* Event kinds; mmtrace/rawlog.py keeps the same numbers. */
+enum {
+    EV_END = 0,
+    EV_MALLOC = 1,
+    EV_CALLOC = 2,
+    EV_REALLOC = 3,
+    EV_FREE = 4,
+    EV_MEMALIGN = 5,
+    EV_POSIX_MEMALIGN = 6,
+    EV_ALIGNED_ALLOC = 7,
+    EV_VALLOC = 8,
+    EV_PVALLOC = 9,
+};
+
+typedef struct {
+    uint32_t kind;
+    uint32_t tid;
+    uint64_t result; /* the pointer returned (0 when the call failed) */
+    uint64_t size;   /* bytes requested (calloc: nmemb * size, saturated) */
+    uint64_t arg;    /* realloc: the old pointer; free: the pointer; aligned: alignment */
+} event_t;
+
+_Static_assert(sizeof(event_t) == 32, "the log's record size is part of its format");
+
+static const size_t WINDOW_BYTES = 4u << 20; /* one mapped window of the log */
+static const char MAGIC[8] = {'M', 'M', 'T', 'R', 'A', 'W', '0', '1'};
+
+enum { REC_UNINIT = 0, REC_READY = 1, REC_OFF = -1 };
+
+/* All mutable state of the recorder, guarded by lock. */
+static struct {
+    pthread_mutex_t lock;
+    int state;
+    int fd;
+    event_t *window;     /* the mapped window, or NULL */
+    size_t window_no;    /* which window of the file is mapped */
+    size_t used;         /* records used in the current window */
+} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, -1, NULL, 0, 0};
+
+static __thread int busy __attribute__((tls_model("initial-exec")));
+static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
+
+static inline size_t records_per_window(void) { return WINDOW_BYTES / sizeof(event_t); }
+
+static uint32_t current_tid(void)
+{
+    if (cached_tid == 0)
+        cached_tid = (uint32_t)syscall(SYS_gettid);
+    return cached_tid;
+}
+
+/* Write "prefix.<pid>" into buf without snprintf (which may allocate). */
+static int log_path(char *buf, size_t cap, const char *prefix, long pid)
+{
+    size_t n = strlen(prefix);
+    char digits[24];
+    int d = 0;
+    do {
+        digits[d++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid > 0);
+    if (n + 1 + (size_t)d + 1 > cap)
+        return -1;
+    memcpy(buf, prefix, n);
+    buf[n++] = '.';
+    while (d > 0)
+        buf[n++] = digits[--d];
+    buf[n] = '\0';
+    return 0;
+}
+
+/* Map window number w of the log, growing the file to hold it. */
+static int map_window(size_t w)
+{
+    if (rec.window != NULL)
+        munmap(rec.window, WINDOW_BYTES);
+    rec.window = NULL;
+    off_t end = (off_t)((w + 1) * WINDOW_BYTES);
+    if (ftruncate(rec.fd, end) != 0)
+        return -1;
+    void *m = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, rec.fd,
+                   (off_t)(w * WINDOW_BYTES));
+    if (m == MAP_FAILED)
+        return -1;
+    rec.window = m;
+    rec.window_no = w;
+    rec.used = 0;
+    return 0;
+}
+
+static void turn_off(void)
+{
+    if (rec.window != NULL)
+        munmap(rec.window, WINDOW_BYTES);
+    if (rec.fd >= 0)
+        close(rec.fd);
+    rec.window = NULL;
+    rec.fd = -1;
+    rec.state = REC_OFF;
+}
+
+/* First use in this process: open the log named by MMTRACE_OUT.  Lock held. */
+static void start_log(void)
+{
+    const char *prefix = getenv("MMTRACE_OUT");
+    char path[4096];
+    rec.state = REC_OFF;
+    if (prefix == NULL || *prefix == '\0' || log_path(path, sizeof path, prefix, getpid()) != 0)
+        return;
+    rec.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (rec.fd < 0 || map_window(0) != 0) {
+        turn_off();
+        return;
+    }
+    event_t *hdr = &rec.window[0];
+    memcpy(hdr, MAGIC, sizeof MAGIC);
+    hdr->result = (uint64_t)getpid();
+    hdr->size = (uint64_t)getppid();
+    rec.used = 1;
+    rec.state = REC_READY;
+}
+
+/* Append one event.  Lock held. */
+static void append(uint32_t kind, const void *result, uint64_t size, uint64_t arg)
+{
+    if (rec.state == REC_UNINIT)
+        start_log();
+    if (rec.state != REC_READY)
+        return;
+    if (rec.used == records_per_window() && map_window(rec.window_no + 1) != 0) {
+        turn_off();
+        return;
+    }
+    event_t *e = &rec.window[rec.used++];
+    e->tid = current_tid();
+    e->result = (uint64_t)(uintptr_t)result;
+    e->size = size;
+    e->arg = arg;
+    /* The kind goes last: a reader treats kind 0 as the end of the log. */
+    __atomic_store_n(&e->kind, kind, __ATOMIC_RELEASE);
+}
+
+/* Enter/leave a hook.  enter() returns 0 when the call must pass through. */
+static inline int enter(void)
+{
+    if (busy)
+        return 0;
+    busy = 1;
+    pthread_mutex_lock(&rec.lock);
+    return 1;
+}
+
+static inline void leave(void)
+{
+    pthread_mutex_unlock(&rec.lock);
+    busy = 0;
+}
+
+/* The hooks.  Each keeps errno as the real call left it. */
+
+void *malloc(size_t size)
+{
+    if (!enter())
+        return __libc_malloc(size);
+    void *p = __libc_malloc(size);
+    int saved = errno;
+    append(EV_MALLOC, p, size, 0);
+    leave();
+    errno = saved;
+    return p;
+}
+
+void *calloc(size_t nmemb, size_t size)
+{
+    if (!enter())
+        return __libc_calloc(nmemb, size);
+    void *p = __libc_calloc(nmemb, size);
+    int saved = errno;
+    size_t total;
+    if (__builtin_mul_overflow(nmemb, size, &total))
+        total = SIZE_MAX;
+    append(EV_CALLOC, p, total, 0);
+    leave();
+    errno = saved;
+    return p;
+}
+
+void *realloc(void *ptr, size_t size)
+{
+    if (!enter())
+        return __libc_realloc(ptr, size);
+    void *p = __libc_realloc(ptr, size);
+    int saved = errno;
+    append(EV_REALLOC, p, size, (uint64_t)(uintptr_t)ptr);
+    leave();
+    errno = saved;
+    return p;
+}
+
+void *reallocarray(void *ptr, size_t nmemb, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(nmemb, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(ptr, total);
+}
+
+void free(void *ptr)
+{
+    if (ptr == NULL)
+        return;
+    if (!enter()) {
+        __libc_free(ptr);
+        return;
+    }
+    /* Logged before the real free so that no other thread can be handed ptr first;
+     * the lock makes the two one step anyway. */
+    int saved = errno;
+    append(EV_FREE, NULL, 0, (uint64_t)(uintptr_t)ptr);
+    __libc_free(ptr);
+    leave();
+    errno = saved;
+}
+
+static void *aligned(uint32_t kind, size_t alignment, size_t size)
+{
+    if (!enter())
+        return __libc_memalign(alignment, size);
+    void *p = __libc_memalign(alignment, size);
+    int saved = errno;
+    append(kind, p, size, alignment);
+    leave();
+    errno = saved;
+    return p;
+}
+
+void *memalign(size_t alignment, size_t size) { return aligned(EV_MEMALIGN, alignment, size); }
+
+void *aligned_alloc(size_t alignment, size_t size)
+{
+    return aligned(EV_ALIGNED_ALLOC, alignment, size);
+}
+
+int posix_memalign(void **out, size_t alignment, size_t size)
+{
+    /* The checks posix_memalign makes before it allocates anything. */
+    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = aligned(EV_POSIX_MEMALIGN, alignment, size);
+    errno = saved;
+    if (p == NULL)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+void *valloc(size_t size)
+{
+    if (!enter())
+        return __libc_valloc(size);
+    void *p = __libc_valloc(size);
+    int saved = errno;
+    append(EV_VALLOC, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
+    leave();
+    errno = saved;
+    return p;
+}
+
+void *pvalloc(size_t size)
+{
+    if (!enter())
+        return __libc_pvalloc(size);
+    void *p = __libc_pvalloc(size);
+    int saved = errno;
+    append(EV_PVALLOC, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
+    leave();
+    errno = saved;
+    return p;
+}
+
+/* fork(): hold the lock across it so the child never inherits it held. */
+static void before_fork(void)
+{
+    busy = 1;
+    pthread_mutex_lock(&rec.lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&rec.lock);
+    busy = 0;
+}
+
+static void after_fork_child(void)
+{
+    /* The inherited window is the parent's file: drop it and start our own log. */
+    if (rec.window != NULL)
+        munmap(rec.window, WINDOW_BYTES);
+    if (rec.fd >= 0)
+        close(rec.fd);
+    rec.window = NULL;
+    rec.fd = -1;
+    rec.state = REC_UNINIT;
+    cached_tid = 0;
+    pthread_mutex_init(&rec.lock, NULL);
+    busy = 0;
+}
+
+__attribute__((constructor)) static void recorder_init(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

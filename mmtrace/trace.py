@@ -1,0 +1,111 @@
+"""The trace model and its text form (.rep, optionally gzip-compressed).
+
+A trace is a header and a list of ops.  Ops are kept as three parallel compact
+arrays (kind letter, id, size) rather than one object per op, so a ten-million-op
+recording fits in memory and numpy can look at it without copying.
+
+Header orders (the driver tells them apart by the first number):
+  classic: suggested heap size, ids, ops, weight
+  lab64:   weight, ids, ops, peak live bytes
+"""
+from __future__ import annotations
+
+import gzip
+import io
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+CLASSIC = "classic"
+LAB64 = "lab64"
+ORDERS = (CLASSIC, LAB64)
+# What a classic header's first line says when the kit writes it (the driver ignores it).
+SUGGESTED_HEAP = 20000000
+# The driver's default (and largest) simulated heap: config.h MDRIVER_DEFAULT_MAX_HEAP.
+MAX_HEAP = 20 << 20
+
+ALLOC, FREE, REALLOC, REALLOC_NULL = "a", "f", "r", "n"
+KINDS = (ALLOC, FREE, REALLOC, REALLOC_NULL)
+
+
+@dataclass(frozen=True)
+class Header:
+    order: str      # CLASSIC or LAB64
+    weight: int     # 0 check only, 1 util and speed, 2 util only, 3 speed only
+    ids: int
+    ops: int
+    extra: int      # classic: suggested heap size; lab64: peak live bytes
+
+    def lines(self) -> list[int]:
+        if self.order == CLASSIC:
+            return [self.extra, self.ids, self.ops, self.weight]
+        return [self.weight, self.ids, self.ops, self.extra]
+
+    @staticmethod
+    def from_numbers(nums: list[int]) -> "Header":
+        if nums[0] <= 3:
+            return Header(LAB64, nums[0], nums[1], nums[2], nums[3])
+        return Header(CLASSIC, nums[3], nums[1], nums[2], nums[0])
+
+    def to_json(self) -> dict:
+        return {"order": self.order, "weight": self.weight, "ids": self.ids,
+                "ops": self.ops, "extra": self.extra}
+
+    @staticmethod
+    def from_json(d: dict) -> "Header":
+        return Header(d["order"], d["weight"], d["ids"], d["ops"], d["extra"])
+
+
+@dataclass(frozen=True)
+class Trace:
+    header: Header
+    kinds: bytearray = field(default_factory=bytearray)   # ord of a/f/r/n per op
+    ids: array = field(default_factory=lambda: array("q"))
+    sizes: array = field(default_factory=lambda: array("q"))  # 0 for f
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def ops(self) -> Iterator[tuple[str, int, int]]:
+        for k, i, s in zip(self.kinds, self.ids, self.sizes):
+            yield chr(k), i, s
+
+
+def new_ops() -> tuple[bytearray, array, array]:
+    return bytearray(), array("q"), array("q")
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when it is gzip (by its magic, not its name)."""
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data
+
+
+def format_trace(trace: Trace, comments: list[str] | None = None) -> str:
+    out = io.StringIO()
+    for c in comments or []:
+        out.write(f"# {c}\n")
+    for n in trace.header.lines():
+        out.write(f"{n}\n")
+    lines = []
+    for k, i, s in zip(trace.kinds, trace.ids, trace.sizes):
+        lines.append(f"f {i}" if k == 102 else f"{chr(k)} {i} {s}")
+    out.write("\n".join(lines))
+    if lines:
+        out.write("\n")
+    return out.getvalue()
+
+
+def write_trace(path: Path, trace: Trace, comments: list[str] | None = None) -> None:
+    """Write the trace; a name ending in .gz is compressed, reproducibly (no name, no time)."""
+    text = format_trace(trace, comments).encode("ascii")
+    path = Path(path)
+    if path.name.endswith(".gz"):
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+            gz.write(text)
+        text = buf.getvalue()
+    path.write_bytes(text)
