@@ -46,7 +46,7 @@ def test_unit(unit):
 def test_checker_catches_a_broken_heap():
     """The checker is real: a footer overwritten behind its back is reported, not ignored."""
     src = KIT / "tests" / "c" / "variants" / "corrupt.c"
-    for variant in present(["implicit-first", "explicit-lifo", "segregated"]):
+    for variant in present(["implicit-first", "explicit-lifo", "segregated", "best"]):
         binary = make("variant-corrupt", variant, 16)
         done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{variant}: {done.stdout}{done.stderr}"

@@ -1,0 +1,464 @@
+/*
+ * best.c - the kit's strongest general-purpose allocator.
+ *
+ *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one exact
+ *               class per block size below 1 KiB, then four classes per power
+ *               of two; a bitmap finds the next non-empty class in O(1)
+ *   fit         exact classes: the head; range classes: best fit within the
+ *               class, then the smallest block of the next non-empty class
+ *   coalescing  immediate; footers only on free blocks (compact.h)
+ *   split       when the rest is at least 16 bytes; requests of BACK_PLACE
+ *               bytes or more take the top of the free block and small ones
+ *               the bottom, so that sizes that live alike stay together and
+ *               large holes coalesce into large holes
+ *   growth      by what the request lacks beyond the free block at the top
+ *   realloc     shrink in place; absorb the free block above; at the top of
+ *               the heap, grow the heap under it; slide down into a free block
+ *               below; else allocate, copy, free
+ *   min block   16 bytes: a 4-byte header and 12 bytes of payload
+ *
+ * Layout, heap picture and the invariants the checker enforces: compact.h.
+ * The 32-bit offsets limit the heap to 4 GiB; growth past it fails cleanly.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compact.h"
+#include "memlib.h"
+#include "mm.h"
+#include "stats.h"
+
+enum {
+    EXACT_LIMIT = 1024,                                  /* below: one class per size */
+    N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CB_ALIGN,
+    RANGE_SPLITS = 4,                                    /* classes per power of two above */
+    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - 10),
+    MAP_WORDS = (N_CLASSES + 63) / 64,
+    BACK_PLACE = 256,                                    /* blocks this big split off the top */
+};
+
+/* Largest request: its block size must fit the 32-bit header. */
+static const size_t MAX_REQUEST = (size_t)UINT32_MAX - 4096;
+
+/* All mutable state: mm_init zeroes it. */
+static struct best {
+    char *base;                    /* offsets count from here */
+    char *first;                   /* the first block's payload */
+    uint32_t head[N_CLASSES];      /* list heads, as offsets */
+    uint64_t map[MAP_WORDS];       /* bit k set <=> head[k] != 0 */
+    size_t free_count;
+    mm_stats_t stats;
+} st;
+
+/* ------------------------------------------------------------ helpers */
+
+static inline void *at(uint32_t off) { return off ? st.base + off : NULL; }
+static inline uint32_t off_of(const void *bp) { return (uint32_t)((const char *)bp - st.base); }
+static inline char *heap_brk(void) { return (char *)mem_heap_hi() + 1; }
+static inline bool is_epilogue(const void *bp) { return cb_size(bp) == 0; }
+
+static inline size_t adjust(size_t size)
+{
+    size_t asize = cb_round_up(size + CB_WSIZE, CB_ALIGN);
+    return asize < CB_MIN_BLOCK ? CB_MIN_BLOCK : asize;
+}
+
+static inline unsigned class_of(size_t size)
+{
+    if (size < EXACT_LIMIT)
+        return (unsigned)((size - CB_MIN_BLOCK) / CB_ALIGN);
+    unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)size);
+    return N_EXACT + RANGE_SPLITS * (lg - 10) + (unsigned)((size >> (lg - 2)) & 3);
+}
+
+/* ------------------------------------------------------------ free lists */
+
+static inline void list_insert(void *bp)
+{
+    unsigned k = class_of(cb_size(bp));
+    cb_links_t *n = cb_links(bp);
+    n->next = st.head[k];
+    n->prev = 0;
+    if (st.head[k])
+        cb_links(at(st.head[k]))->prev = off_of(bp);
+    st.head[k] = off_of(bp);
+    st.map[k / 64] |= (uint64_t)1 << (k % 64);
+}
+
+static inline void list_remove(void *bp)
+{
+    unsigned k = class_of(cb_size(bp));
+    cb_links_t *n = cb_links(bp);
+    if (n->prev)
+        cb_links(at(n->prev))->next = n->next;
+    else if (!(st.head[k] = n->next))
+        st.map[k / 64] &= ~((uint64_t)1 << (k % 64));
+    if (n->next)
+        cb_links(at(n->next))->prev = n->prev;
+}
+
+/* The first non-empty class at or above k, or N_CLASSES. */
+static inline unsigned next_class(unsigned k)
+{
+    for (unsigned w = k / 64; w < MAP_WORDS; w++) {
+        uint64_t m = st.map[w];
+        if (w == k / 64)
+            m &= ~(uint64_t)0 << (k % 64);
+        if (m)
+            return w * 64 + (unsigned)__builtin_ctzll(m);
+    }
+    return N_CLASSES;
+}
+
+/* The smallest block of class k that holds asize bytes, or NULL. */
+static inline void *best_in(unsigned k, size_t asize)
+{
+    void *best = NULL;
+    size_t best_size = (size_t)-1;
+    for (void *bp = at(st.head[k]); bp; bp = at(cb_links(bp)->next)) {
+        size_t size = cb_size(bp);
+        if (size >= asize && size < best_size) {
+            best = bp;
+            best_size = size;
+            if (size == asize)
+                break;
+        }
+    }
+    return best;
+}
+
+static void *find_fit(size_t asize)
+{
+    unsigned k = class_of(asize);
+    if (k >= N_EXACT) {           /* a range class may hold smaller blocks too */
+        void *bp = best_in(k, asize);
+        if (bp)
+            return bp;
+        k++;
+    }
+    k = next_class(k);
+    if (k == N_CLASSES)
+        return NULL;
+    return k < N_EXACT ? at(st.head[k]) : best_in(k, asize);
+}
+
+/* ------------------------------------------------------------ blocks */
+
+/* bp is free and tagged, on no list: merge it with free neighbours, list it. */
+static void *coalesce(void *bp)
+{
+    size_t size = cb_size(bp);
+    unsigned merges = 0;
+    void *next = cb_next(bp);
+    if (!cb_alloc(next)) {
+        list_remove(next);
+        size += cb_size(next);
+        merges++;
+    }
+    if (!cb_prev_alloc(bp)) {
+        bp = cb_prev(bp);
+        list_remove(bp);
+        size += cb_size(bp);
+        merges++;
+    }
+    if (merges) {
+        cb_set(bp, size, false, cb_prev_alloc(bp));
+        st.free_count -= merges;
+        stat_add(&st.stats.coalesces, merges);
+    }
+    list_insert(bp);
+    return bp;
+}
+
+/* Grow the heap by `bytes`; returns the (coalesced) free block at the top. */
+static void *extend_heap(size_t bytes)
+{
+    if (bytes < CB_MIN_BLOCK)
+        bytes = CB_MIN_BLOCK;
+    if (bytes > CB_HEAP_LIMIT - (size_t)(heap_brk() - st.base))
+        return NULL;                      /* past what 32-bit offsets can name */
+    char *bp = mem_sbrk((intptr_t)bytes);
+    if (bp == (void *)-1)
+        return NULL;
+    cb_set(bp, bytes, false, cb_prev_alloc(bp));     /* the old epilogue's header */
+    *cb_hdr(cb_next(bp)) = cb_pack(0, true, false);
+    st.free_count++;
+    stat_add(&st.stats.extensions, 1);
+    stat_max(&st.stats.peak_heap, mem_heapsize());
+    return coalesce(bp);
+}
+
+/* The free block at the top of the heap, or NULL. */
+static inline void *top_free(void)
+{
+    char *end = heap_brk();
+    return cb_prev_alloc(end) ? NULL : cb_prev(end);
+}
+
+static void *grow_for(size_t asize)
+{
+    void *top = top_free();
+    return extend_heap(asize - (top ? cb_size(top) : 0));
+}
+
+/* Allocate asize bytes of free block bp: small requests at its bottom, large
+ * ones at its top; the rest stays free.  Returns the allocated block. */
+static void *place(void *bp, size_t asize)
+{
+    size_t csize = cb_size(bp), rest = csize - asize;
+    bool prev_alloc = cb_prev_alloc(bp);
+    list_remove(bp);
+    if (rest < CB_MIN_BLOCK) {
+        st.free_count--;
+        cb_set(bp, csize, true, prev_alloc);
+        cb_set_prev_alloc(cb_next(bp), true);
+        return bp;
+    }
+    stat_add(&st.stats.splits, 1);
+    if (asize >= BACK_PLACE) {
+        cb_set(bp, rest, false, prev_alloc);
+        list_insert(bp);
+        void *a = (char *)bp + rest;
+        cb_set(a, asize, true, false);
+        cb_set_prev_alloc(cb_next(a), true);
+        return a;
+    }
+    cb_set(bp, asize, true, prev_alloc);
+    void *r = cb_next(bp);
+    cb_set(r, rest, false, true);
+    list_insert(r);
+    return bp;
+}
+
+/* Return the part of allocated block bp past asize bytes, if it makes a block. */
+static void shrink_to(void *bp, size_t asize)
+{
+    size_t size = cb_size(bp);
+    if (size - asize < CB_MIN_BLOCK)
+        return;
+    cb_set(bp, asize, true, cb_prev_alloc(bp));
+    void *rest = cb_next(bp);
+    cb_set(rest, size - asize, false, true);
+    cb_set_prev_alloc(cb_next(rest), false);
+    st.free_count++;
+    stat_add(&st.stats.splits, 1);
+    coalesce(rest);
+}
+
+/* ------------------------------------------------------------ the API */
+
+int mm_init(void)
+{
+    memset(&st, 0, sizeof st);
+    char *brk = mem_sbrk(0);
+    if (brk == (void *)-1)
+        return -1;
+    /* pad so that the first payload, just past a 4-byte header, is aligned */
+    size_t pad = (size_t)(-(uintptr_t)(brk + CB_WSIZE)) & (CB_ALIGN - 1);
+    if (mem_sbrk((intptr_t)(pad + CB_WSIZE)) == (void *)-1)
+        return -1;
+    st.base = brk;
+    st.first = brk + pad + CB_WSIZE;
+    *cb_hdr(st.first) = cb_pack(0, true, true);     /* the epilogue, for now */
+    stat_max(&st.stats.peak_heap, mem_heapsize());
+    return 0;
+}
+
+static void *alloc_block(size_t size)
+{
+    if (size == 0 || size > MAX_REQUEST)
+        return NULL;
+    size_t asize = adjust(size);
+    void *bp = find_fit(asize);
+    if (bp)
+        stat_add(&st.stats.reuses, 1);
+    else if (!(bp = grow_for(asize)))
+        return NULL;
+    return place(bp, asize);
+}
+
+static void free_block(void *bp)
+{
+    cb_set(bp, cb_size(bp), false, cb_prev_alloc(bp));
+    cb_set_prev_alloc(cb_next(bp), false);
+    st.free_count++;
+    coalesce(bp);
+}
+
+void *mm_malloc(size_t size)
+{
+    void *bp = alloc_block(size);
+    if (bp) {
+        stat_add(&st.stats.mallocs, 1);
+        stat_add(&st.stats.bytes_requested, size);
+    }
+    return bp;
+}
+
+void mm_free(void *bp)
+{
+    if (!bp)
+        return;
+    stat_add(&st.stats.frees, 1);
+    free_block(bp);
+}
+
+/* Make allocated block bp span `total` bytes from `to` (bp itself, or the free
+ * block below it), taking in the free block above if `to` + total reaches past
+ * it; the payload moves down when `to` is below bp. */
+static void *widen(void *bp, void *to, size_t total, size_t asize)
+{
+    size_t keep = cb_size(bp) - CB_WSIZE;
+    void *next = cb_next(bp);
+    bool prev_alloc;
+    if (to != bp) {
+        list_remove(to);
+        st.free_count--;
+        stat_add(&st.stats.coalesces, 1);
+        prev_alloc = cb_prev_alloc(to);
+    } else {
+        prev_alloc = cb_prev_alloc(bp);
+    }
+    if ((char *)to + total > (char *)next) {
+        list_remove(next);
+        st.free_count--;
+        stat_add(&st.stats.coalesces, 1);
+    }
+    if (to != bp)
+        memmove(to, bp, keep);
+    cb_set(to, total, true, prev_alloc);
+    cb_set_prev_alloc(cb_next(to), true);
+    shrink_to(to, asize);
+    stat_add(&st.stats.reallocs_in_place, 1);
+    return to;
+}
+
+void *mm_realloc(void *ptr, size_t size)
+{
+    stat_add(&st.stats.reallocs, 1);
+    if (!ptr)                                    /* realloc(NULL, n) is malloc(n) */
+        return mm_malloc(size);
+    if (size == 0) {                             /* realloc(p, 0) frees p */
+        mm_free(ptr);
+        return NULL;
+    }
+    if (size > MAX_REQUEST)                      /* cannot be met; p stays valid */
+        return NULL;
+    stat_add(&st.stats.bytes_requested, size);
+    size_t asize = adjust(size), have = cb_size(ptr);
+    /* 1. it fits already: give back the tail */
+    if (asize <= have) {
+        shrink_to(ptr, asize);
+        stat_add(&st.stats.reallocs_in_place, 1);
+        return ptr;
+    }
+    /* 2. the free block above (and, at the top of the heap, new heap) */
+    void *next = cb_next(ptr);
+    size_t above = cb_alloc(next) ? 0 : cb_size(next);
+    bool at_top = is_epilogue(next) || (above && is_epilogue(cb_next(next)));
+    void *below = cb_prev_alloc(ptr) ? NULL : cb_prev(ptr);
+    size_t under = below ? cb_size(below) : 0;
+    if (have + above >= asize)
+        return widen(ptr, ptr, have + above, asize);
+    /* 3. at the top of the heap: grow the heap under it (no copy) */
+    if (at_top && extend_heap(asize - (have + above)))
+        return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
+    /* 4. the free block below too: slide the payload down */
+    if (below && under + have + above >= asize)
+        return widen(ptr, below, under + have + above, asize);
+    /* 5. allocate, copy, free */
+    void *moved = alloc_block(size);
+    if (!moved)
+        return NULL;
+    memcpy(moved, ptr, have - CB_WSIZE < size ? have - CB_WSIZE : size);
+    free_block(ptr);
+    return moved;
+}
+
+void mm_stats(mm_stats_t *out)
+{
+    stat_report(out, &st.stats, st.free_count);
+}
+
+/* ------------------------------------------------------------ the checker */
+
+static bool fail(int lineno, const char *invariant, const void *bp, const char *what)
+{
+    fprintf(stderr, "mm_checkheap(line %d): %s violated at block %p: %s\n", lineno, invariant, bp, what);
+    return false;
+}
+
+static inline bool in_heap(const void *p) { return (const char *)p >= st.first && (const char *)p < heap_brk(); }
+
+/* Layer 1: one block on its own. */
+static bool check_block(int lineno, const void *bp)
+{
+    size_t size = cb_size(bp);
+    if (((uintptr_t)bp & (CB_ALIGN - 1)) || !in_heap(bp))
+        return fail(lineno, "C1", bp, "payload misaligned or outside the heap");
+    if (size % CB_ALIGN || size < CB_MIN_BLOCK || (char *)bp + size > heap_brk())
+        return fail(lineno, "C1", bp, "bad size (alignment, minimum, or past the break)");
+    if (!cb_alloc(bp) && *cb_ftr(bp) != *cb_hdr(bp))
+        return fail(lineno, "C2", bp, "free block's footer differs from its header");
+    return true;
+}
+
+/* Layer 2: walk the heap block by block; count the free blocks. */
+static bool check_walk(int lineno, size_t *free_seen)
+{
+    bool prev_alloc = true;
+    char *bp = st.first;
+    *free_seen = 0;
+    for (; in_heap(bp) && !is_epilogue(bp); bp = cb_next(bp)) {
+        if (!check_block(lineno, bp))
+            return false;
+        if (cb_prev_alloc(bp) != prev_alloc)
+            return fail(lineno, "C3", bp, "CB_PREV_ALLOC disagrees with the block below");
+        if (!prev_alloc && !cb_alloc(bp))
+            return fail(lineno, "C4", bp, "two free blocks side by side");
+        prev_alloc = cb_alloc(bp);
+        *free_seen += !prev_alloc;
+    }
+    if (bp != heap_brk() || !cb_alloc(bp))
+        return fail(lineno, "C1", bp, "the walk does not end on the epilogue at the break");
+    if (cb_prev_alloc(bp) != prev_alloc)
+        return fail(lineno, "C3", bp, "the epilogue's CB_PREV_ALLOC bit is wrong");
+    return true;
+}
+
+/* Layer 3: every list, its links, its class, and the bitmap. */
+static bool check_lists(int lineno, size_t *listed)
+{
+    *listed = 0;
+    for (unsigned k = 0; k < N_CLASSES; k++) {
+        bool marked = st.map[k / 64] >> (k % 64) & 1;
+        if (marked != (st.head[k] != 0))
+            return fail(lineno, "C5", at(st.head[k]), "class bitmap disagrees with the list head");
+        uint32_t prev = 0;
+        for (uint32_t off = st.head[k]; off; prev = off, off = cb_links(at(off))->next) {
+            void *bp = at(off);
+            if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)))
+                return fail(lineno, "C5", bp, "list node outside the heap or misaligned");
+            if (cb_alloc(bp))
+                return fail(lineno, "C5", bp, "allocated block on a free list");
+            if (cb_links(bp)->prev != prev)
+                return fail(lineno, "C5", bp, "prev link does not match");
+            if (class_of(cb_size(bp)) != k)
+                return fail(lineno, "C5", bp, "free block in the wrong size class");
+            if (++*listed > st.free_count)
+                return fail(lineno, "C6", bp, "more list nodes than free blocks (a cycle?)");
+        }
+    }
+    return true;
+}
+
+bool mm_checkheap(int lineno)
+{
+    size_t walked, listed;
+    if (!check_walk(lineno, &walked) || !check_lists(lineno, &listed))
+        return false;
+    /* Layer 4: the counts agree. */
+    if (walked != st.free_count || listed != walked)
+        return fail(lineno, "C6", st.first, "free blocks counted walking, listing and running differ");
+    return true;
+}
