@@ -19,7 +19,7 @@
 #include "memlib.h"
 #include "shim.h"
 
-enum { COMMIT_STEP = 4 << 20, DEFAULT_REGION_MB = 2048, MAX_REGION_MB = 4095 };
+enum { COMMIT_STEP = 1 << 20, DEFAULT_REGION_MB = 2048, MAX_REGION_MB = 4095 };
 
 static struct {
     pthread_mutex_t lock;

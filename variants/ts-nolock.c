@@ -1,0 +1,636 @@
+/*
+ * ts-nolock.c - a thread-safe allocator without a lock on the fast path:
+ * one arena per thread, found through thread-local storage.
+ *
+ * Card
+ *   arenas       each thread takes an arena at its first malloc; an arena owns
+ *                chunks of heap and segregated free lists no other thread reads
+ *   free lists   as ts-lock: exact 16-byte classes below 1 KiB, then four
+ *                classes per power of two; best fit within a class
+ *   coalescing   immediate, boundary tags, never across chunks
+ *   split        remainder >= MIN_BLOCK (32 bytes)
+ *   realloc      owner: shrink, absorb the next free block, grow at the heap's
+ *                end; anyone else (or no room): allocate-copy-free
+ *   locks        one mutex, `grow`, taken only to move the break, to create an
+ *                arena, and to hand arenas between threads
+ *
+ * Frees from another thread (the policy): the block goes back to its owner.
+ * Its header names the owning arena; the freeing thread pushes it onto that
+ * arena's `remote` stack with a compare-and-swap (lock-free, push only), and
+ * the owner takes the whole stack with one atomic exchange at its next malloc
+ * and frees each block locally.  Push-many/take-all has no ABA problem.
+ *
+ * Thread exit (no leaks): a pthread key destructor returns the arena to a pool;
+ * the next new thread adopts it, with its free blocks and any remote frees that
+ * arrived meanwhile.  Memory is never lost, only parked until a thread reuses
+ * it; the heap is bounded by what the most threads alive at once needed.
+ *
+ * Block (sizes are multiples of 16, payloads 16-aligned); the arena id sits in
+ * the header's top 16 bits, so any thread can find a block's owner:
+ *
+ *     hdr                                       payload ...        ftr
+ *   | arena:16 | size:44 | 000a |  (free: next, prev)  ...  | same as hdr |
+ *
+ * Chunk: | next chunk | prologue hdr | prologue ftr | blocks ... | epilogue |
+ * A chunk grows in place while its arena was the last to move the break.
+ *
+ * Invariants (mm_checkheap checks each; it must run with no other thread busy):
+ *   1. payloads aligned; sizes multiples of 16, >= MIN_BLOCK; header == footer
+ *   2. every block of a chunk carries the chunk's arena id
+ *   3. no two free blocks are adjacent within a chunk
+ *   4. a block is in a free list iff it is free, in its arena's list of its class
+ *   5. blocks waiting in a remote stack are allocated and belong to that arena
+ *   6. free blocks found by walking the chunks and the lists agree in number
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memlib.h"
+#include "mm.h"
+
+_Static_assert(MM_ALIGNMENT <= 16, "ts-nolock aligns payloads to 16 bytes");
+
+enum {
+    WORD = 8,
+    ALIGN = 16,
+    MIN_BLOCK = 32,
+    EXACT_LIMIT = 1024,
+    NCLASS = EXACT_LIMIT / ALIGN + 4 * 34,
+    MAP_WORDS = (NCLASS + 63) / 64,
+    MAX_ARENAS = 4096,
+    CHUNK_HEAD = 3 * WORD,              /* next-chunk link, prologue header and footer */
+    CHUNK_MIN = 64 << 10,               /* new chunks once several arenas grow */
+    ID_SHIFT = 48,
+    CACHE_LINE = 64,
+};
+
+static const uint64_t SIZE_MASK = ((uint64_t)1 << ID_SHIFT) - ALIGN;
+
+/* Tells the shim (shim/) that this allocator is safe to call from many threads. */
+const int mm_thread_safe = 1;
+
+typedef struct links {
+    struct links *next, *prev;
+} links_t;
+
+/* The owner's fields, then `remote` on a cache line of its own: other threads
+ * write it, and must not invalidate the line the owner updates on every call. */
+typedef struct arena {
+    links_t *class_head[NCLASS];
+    uint64_t nonempty[MAP_WORDS];
+    struct arena *pool_next;            /* link in the pool of unowned arenas */
+    uint64_t id;
+    mm_stats_t stats;
+    _Alignas(CACHE_LINE) _Atomic(links_t *) remote;   /* blocks freed by other threads */
+    char pad[CACHE_LINE - sizeof(void *)];
+} arena_t;
+
+/* Shared state: written under `grow`, except `table` slots which are written once. */
+static struct {
+    pthread_mutex_t grow;
+    unsigned generation;                /* bumped by mm_init: thread-local arenas go stale */
+    unsigned narenas;
+    arena_t *table[MAX_ARENAS];
+    arena_t *pool;
+    arena_t *last_grower;               /* its last chunk ends at the break */
+    char *last_chunk;                   /* that chunk */
+    char *chunks;                       /* every chunk, newest first */
+    uint64_t peak_heap;
+} g = {.grow = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread struct {
+    arena_t *arena;
+    unsigned generation;
+} mine __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* ------------------------------------------------------------ block layout */
+
+static inline uint64_t *hdr(void *bp) { return (uint64_t *)((char *)bp - WORD); }
+static inline size_t size_of_word(uint64_t w) { return w & SIZE_MASK; }
+static inline size_t bsize(void *bp) { return size_of_word(*hdr(bp)); }
+static inline bool is_alloc(void *bp) { return *hdr(bp) & 1; }
+static inline unsigned owner_of(void *bp) { return (unsigned)(*hdr(bp) >> ID_SHIFT); }
+static inline uint64_t *ftr(void *bp) { return (uint64_t *)((char *)bp + bsize(bp) - 2 * WORD); }
+static inline void *next_blk(void *bp) { return (char *)bp + bsize(bp); }
+static inline uint64_t prev_word(void *bp) { return *(uint64_t *)((char *)bp - 2 * WORD); }
+static inline void *prev_blk(void *bp) { return (char *)bp - size_of_word(prev_word(bp)); }
+
+static inline void set_block(arena_t *a, void *bp, size_t size, bool alloc)
+{
+    uint64_t w = a->id << ID_SHIFT | size | alloc;
+    *hdr(bp) = w;
+    *ftr(bp) = w;
+}
+
+static inline void count(uint64_t *counter, uint64_t n)
+{
+    if (MM_STATS)
+        *counter += n;
+}
+
+static inline size_t adjust(size_t size)
+{
+    if (size > SIZE_MASK / 2)
+        return 0;
+    size_t a = (size + 2 * WORD + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    return a < MIN_BLOCK ? MIN_BLOCK : a;
+}
+
+/* Chunk layout helpers: the first block's payload, and the chunk's link. */
+static inline char *chunk_first(char *chunk) { return chunk + CHUNK_HEAD + WORD; }
+static inline char **chunk_link(char *chunk) { return (char **)chunk; }
+
+/* ------------------------------------------------------------ size classes */
+
+static inline int class_of(size_t size)
+{
+    if (size < EXACT_LIMIT)
+        return (int)(size / ALIGN);
+    int e = 63 - __builtin_clzl(size);
+    int c = EXACT_LIMIT / ALIGN + (e - 10) * 4 + (int)((size >> (e - 2)) & 3);
+    return c < NCLASS ? c : NCLASS - 1;
+}
+
+static inline void mark(arena_t *a, int c, bool on)
+{
+    uint64_t bit = (uint64_t)1 << (c % 64);
+    if (on)
+        a->nonempty[c / 64] |= bit;
+    else
+        a->nonempty[c / 64] &= ~bit;
+}
+
+static int next_class(arena_t *a, int c)
+{
+    for (int w = c / 64; w < MAP_WORDS; w++) {
+        uint64_t bits = a->nonempty[w];
+        if (w == c / 64)
+            bits &= ~(uint64_t)0 << (c % 64);
+        if (bits)
+            return w * 64 + __builtin_ctzl(bits);
+    }
+    return -1;
+}
+
+static void list_insert(arena_t *a, void *bp)
+{
+    int c = class_of(bsize(bp));
+    links_t *l = bp;
+    l->prev = NULL;
+    l->next = a->class_head[c];
+    if (l->next)
+        l->next->prev = l;
+    a->class_head[c] = l;
+    mark(a, c, true);
+}
+
+static void list_remove(arena_t *a, void *bp)
+{
+    int c = class_of(bsize(bp));
+    links_t *l = bp;
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        a->class_head[c] = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    if (!a->class_head[c])
+        mark(a, c, false);
+}
+
+/* ------------------------------------------------------------ arenas */
+
+static void release_arena(void *value)
+{
+    arena_t *a = value;
+    pthread_mutex_lock(&g.grow);
+    if (mine.generation == g.generation && mine.arena == a) {
+        a->pool_next = g.pool;
+        g.pool = a;
+    }
+    pthread_mutex_unlock(&g.grow);
+    mine.arena = NULL;
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, release_arena);
+}
+
+static void note_heap(void)
+{
+    if (mem_heapsize() > g.peak_heap)
+        g.peak_heap = mem_heapsize();
+}
+
+/* A pooled arena, or a new one carved from the heap; NULL when out of memory. */
+static arena_t *acquire_arena(void)
+{
+    pthread_mutex_lock(&g.grow);
+    arena_t *a = g.pool;
+    if (a) {
+        g.pool = a->pool_next;
+    } else if (g.narenas < MAX_ARENAS) {
+        char *at = mem_sbrk((intptr_t)(sizeof(arena_t) + CACHE_LINE));
+        a = at == (void *)-1 ? NULL : (arena_t *)(((uintptr_t)at + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1));
+        if (a) {
+            memset(a, 0, sizeof *a);
+            a->id = g.narenas;
+            g.table[g.narenas++] = a;
+            g.last_grower = NULL;       /* the break moved past every chunk */
+            note_heap();
+        }
+    }
+    pthread_mutex_unlock(&g.grow);
+    if (a) {
+        mine.arena = a;
+        mine.generation = g.generation;
+        pthread_setspecific(exit_key, a);
+    }
+    return a;
+}
+
+static inline arena_t *my_arena(void)
+{
+    if (__builtin_expect(mine.arena && mine.generation == g.generation, 1))
+        return mine.arena;
+    return acquire_arena();
+}
+
+/* ------------------------------------------------------------ the arena core */
+
+static void *coalesce(arena_t *a, void *bp)
+{
+    size_t size = bsize(bp);
+    void *next = next_blk(bp);
+    if (!is_alloc(next)) {
+        list_remove(a, next);
+        size += bsize(next);
+        count(&a->stats.coalesces, 1);
+    }
+    if (!(prev_word(bp) & 1)) {
+        bp = prev_blk(bp);
+        list_remove(a, bp);
+        size += bsize(bp);
+        count(&a->stats.coalesces, 1);
+    }
+    set_block(a, bp, size, false);
+    list_insert(a, bp);
+    return bp;
+}
+
+static void local_free(arena_t *a, void *bp)
+{
+    count(&a->stats.frees, 1);
+    set_block(a, bp, bsize(bp), false);
+    coalesce(a, bp);
+}
+
+/* Free the blocks other threads handed back. */
+static void drain_remote(arena_t *a)
+{
+    links_t *l = atomic_exchange_explicit(&a->remote, NULL, memory_order_acquire);
+    while (l) {
+        links_t *next = l->next;
+        local_free(a, l);
+        l = next;
+    }
+}
+
+/* Start a chunk of `bytes` (header and epilogue included) at `at`; returns its free block. */
+static void *start_chunk(arena_t *a, char *at, size_t bytes)
+{
+    uint64_t *w = (uint64_t *)at;
+    *chunk_link(at) = g.chunks;
+    g.chunks = at;
+    w[1] = a->id << ID_SHIFT | 2 * WORD | 1;          /* prologue */
+    w[2] = w[1];
+    void *bp = chunk_first(at);
+    set_block(a, bp, bytes - CHUNK_HEAD - WORD, false);   /* the rest: epilogue */
+    *hdr(next_blk(bp)) = a->id << ID_SHIFT | 1;       /* epilogue */
+    g.last_chunk = at;
+    list_insert(a, bp);
+    return bp;
+}
+
+/* Give arena a a free block of at least asize from new heap (lock taken here). */
+static void *grow(arena_t *a, size_t asize)
+{
+    void *bp = NULL;
+    if (asize < MIN_BLOCK)
+        asize = MIN_BLOCK;
+    pthread_mutex_lock(&g.grow);
+    size_t floor = g.narenas > 1 ? CHUNK_MIN : 0;
+    if (g.last_grower == a) {
+        /* The break is right after our chunk: extend it, minus its free tail. */
+        char *end = (char *)mem_heap_hi() + 1;
+        size_t tail = (prev_word(end) & 1) ? 0 : size_of_word(prev_word(end));
+        size_t need = asize - (tail < asize ? tail : 0);
+        if (need < floor)
+            need = floor;
+        char *old = mem_sbrk((intptr_t)need);
+        if (old != (void *)-1) {
+            bp = old;                                  /* old epilogue becomes its header */
+            set_block(a, bp, need, false);
+            *hdr(next_blk(bp)) = a->id << ID_SHIFT | 1;
+            bp = coalesce(a, bp);
+        }
+    } else {
+        size_t bytes = CHUNK_HEAD + WORD + (asize > floor ? asize : floor);
+        char *at = mem_sbrk((intptr_t)bytes);
+        if (at != (void *)-1) {
+            bp = start_chunk(a, at, bytes);
+            g.last_grower = a;
+        }
+    }
+    if (bp) {
+        count(&a->stats.extensions, 1);
+        note_heap();
+    }
+    pthread_mutex_unlock(&g.grow);
+    return bp;
+}
+
+static void *find_fit(arena_t *a, size_t asize)
+{
+    for (int c = next_class(a, class_of(asize)); c >= 0; c = next_class(a, c + 1)) {
+        if (c < EXACT_LIMIT / ALIGN)
+            return a->class_head[c];
+        void *best = NULL;
+        for (links_t *l = a->class_head[c]; l; l = l->next) {
+            size_t s = bsize(l);
+            if (s >= asize && (!best || s < bsize(best))) {
+                best = l;
+                if (s == asize)
+                    break;
+            }
+        }
+        if (best)
+            return best;
+    }
+    return NULL;
+}
+
+static void split(arena_t *a, void *bp, size_t asize)
+{
+    size_t size = bsize(bp);
+    if (size - asize < MIN_BLOCK) {
+        set_block(a, bp, size, true);
+        return;
+    }
+    set_block(a, bp, asize, true);
+    void *rest = next_blk(bp);
+    set_block(a, rest, size - asize, false);
+    count(&a->stats.splits, 1);
+    coalesce(a, rest);
+}
+
+static void *arena_malloc(arena_t *a, size_t size)
+{
+    size_t asize = adjust(size);
+    if (!asize)
+        return NULL;
+    if (atomic_load_explicit(&a->remote, memory_order_relaxed))
+        drain_remote(a);
+    void *bp = find_fit(a, asize);
+    if (bp)
+        count(&a->stats.reuses, 1);
+    else if (!(bp = grow(a, asize)))
+        return NULL;
+    list_remove(a, bp);
+    split(a, bp, asize);
+    count(&a->stats.mallocs, 1);
+    count(&a->stats.bytes_requested, size);
+    return bp;
+}
+
+/* Owner's realloc ladder; NULL when the block must move. */
+static void *resize_in_place(arena_t *a, void *bp, size_t asize)
+{
+    size_t size = bsize(bp);
+    if (asize <= size) {                               /* 1. shrink */
+        split(a, bp, asize);
+        return bp;
+    }
+    void *next = next_blk(bp);
+    size_t room = size + (is_alloc(next) ? 0 : bsize(next));
+    void *after = is_alloc(next) ? next : next_blk(next);
+    if (room < asize && bsize(after) == 0 && g.last_grower == a
+        && (char *)after == (char *)mem_heap_hi() + 1) {    /* 3. grow the heap under it */
+        if (!grow(a, asize - size))          /* grow() counts the free tail itself */
+            return NULL;
+        next = next_blk(bp);
+        room = size + (is_alloc(next) ? 0 : bsize(next));
+    }
+    if (room < asize)
+        return NULL;
+    if (room > size) {                                 /* 2. absorb the next block */
+        list_remove(a, next);
+        set_block(a, bp, room, true);
+    }
+    split(a, bp, asize);
+    return bp;
+}
+
+/* ------------------------------------------------------------ the API */
+
+int mm_init(void)
+{
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_mutex_lock(&g.grow);
+    g.generation++;
+    g.narenas = 0;
+    g.pool = NULL;
+    g.last_grower = NULL;
+    g.last_chunk = g.chunks = NULL;
+    g.peak_heap = mem_heapsize();
+    pthread_mutex_unlock(&g.grow);
+    mine.arena = NULL;
+    return 0;
+}
+
+void *mm_malloc(size_t size)
+{
+    arena_t *a = my_arena();
+    return a ? arena_malloc(a, size) : NULL;
+}
+
+void mm_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    arena_t *a = mine.generation == g.generation ? mine.arena : NULL;
+    if (a && owner_of(ptr) == a->id) {
+        local_free(a, ptr);
+        return;
+    }
+    /* Another thread's block: push it onto its owner's remote stack. */
+    arena_t *owner = g.table[owner_of(ptr)];
+    links_t *l = ptr;
+    l->next = atomic_load_explicit(&owner->remote, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&owner->remote, &l->next, l,
+                                                  memory_order_release, memory_order_relaxed))
+        ;
+}
+
+void *mm_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return mm_malloc(size);
+    if (!size) {
+        mm_free(ptr);
+        return NULL;
+    }
+    arena_t *a = my_arena();
+    size_t asize = adjust(size);
+    if (!a || !asize)
+        return NULL;
+    count(&a->stats.reallocs, 1);
+    if (owner_of(ptr) == a->id && resize_in_place(a, ptr, asize)) {
+        count(&a->stats.reallocs_in_place, 1);
+        count(&a->stats.bytes_requested, size);
+        return ptr;
+    }
+    void *moved = arena_malloc(a, size);               /* 4. allocate, copy, free */
+    if (moved) {
+        size_t keep = bsize(ptr) - 2 * WORD;
+        memcpy(moved, ptr, keep < size ? keep : size);
+        mm_free(ptr);
+    }
+    return moved;
+}
+
+/* Fork: the child keeps only the forking thread; other arenas stay parked. */
+void mm_atfork_prepare(void) { pthread_mutex_lock(&g.grow); }
+void mm_atfork_parent(void) { pthread_mutex_unlock(&g.grow); }
+void mm_atfork_child(void) { pthread_mutex_init(&g.grow, NULL); }
+
+/* ------------------------------------------------------------ statistics and checker */
+
+static size_t listed_in(arena_t *a)
+{
+    size_t n = 0;
+    for (int c = 0; c < NCLASS; c++)
+        for (links_t *l = a->class_head[c]; l; l = l->next)
+            n++;
+    return n;
+}
+
+void mm_stats(mm_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&g.grow);
+    for (unsigned i = 0; i < g.narenas; i++) {
+        mm_stats_t *s = &g.table[i]->stats;
+#define ADD_FIELD(name, what) out->name += s->name;
+        MM_STATS_FIELDS(ADD_FIELD)
+#undef ADD_FIELD
+        out->free_blocks += listed_in(g.table[i]);
+    }
+    out->peak_heap = g.peak_heap;
+    pthread_mutex_unlock(&g.grow);
+}
+
+static bool complain(int line, const char *what, const void *bp)
+{
+    printf("ts-nolock checkheap (line %d): %s at %p\n", line, what, bp);
+    return false;
+}
+
+static bool inside_heap(const void *p)
+{
+    return (const char *)p >= (const char *)mem_heap_lo() && (const char *)p <= (const char *)mem_heap_hi();
+}
+
+/* Layer 1: one block (invariants 1 and 2). */
+static bool check_block(int line, void *bp, unsigned owner)
+{
+    if ((uintptr_t)bp % ALIGN)
+        return complain(line, "misaligned payload", bp);
+    if (bsize(bp) % ALIGN || bsize(bp) < MIN_BLOCK)
+        return complain(line, "bad block size", bp);
+    if (!inside_heap((char *)next_blk(bp) - 1))
+        return complain(line, "block runs past the break", bp);
+    if (*hdr(bp) != *ftr(bp))
+        return complain(line, "header and footer differ", bp);
+    if (owner_of(bp) != owner)
+        return complain(line, "block carries another arena's id", bp);
+    return true;
+}
+
+/* Layer 2: walk one chunk (invariant 3), counting free blocks per arena. */
+static bool check_chunk(int line, char *chunk, size_t *nfree)
+{
+    if (!inside_heap(chunk))
+        return complain(line, "chunk outside the heap", chunk);
+    uint64_t prologue = ((uint64_t *)chunk)[1];
+    unsigned owner = (unsigned)(prologue >> ID_SHIFT);
+    if (owner >= g.narenas || size_of_word(prologue) != 2 * WORD || !(prologue & 1)
+        || prologue != ((uint64_t *)chunk)[2])
+        return complain(line, "chunk prologue damaged", chunk);
+    bool prev_free = false;
+    void *bp = chunk_first(chunk);
+    for (; inside_heap(hdr(bp)) && bsize(bp) > 0; bp = next_blk(bp)) {
+        if (!check_block(line, bp, owner))
+            return false;
+        if (!is_alloc(bp) && prev_free)
+            return complain(line, "two adjacent free blocks", bp);
+        prev_free = !is_alloc(bp);
+        nfree[owner] += prev_free;
+    }
+    if (!inside_heap(hdr(bp)) || *hdr(bp) != ((uint64_t)owner << ID_SHIFT | 1))
+        return complain(line, "chunk epilogue missing", bp);
+    return true;
+}
+
+/* Layer 3: one arena's lists and remote stack (invariants 4 and 5). */
+static bool check_arena(int line, arena_t *a, size_t *nlisted)
+{
+    for (int c = 0; c < NCLASS; c++) {
+        if ((a->nonempty[c / 64] >> (c % 64) & 1) != (a->class_head[c] != NULL))
+            return complain(line, "class bitmap disagrees with its list", a->class_head[c]);
+        for (links_t *l = a->class_head[c], *prev = NULL; l; prev = l, l = l->next) {
+            if (!inside_heap(l))
+                return complain(line, "free-list pointer outside the heap", l);
+            if (is_alloc(l) || owner_of(l) != a->id)
+                return complain(line, "listed block not free or not this arena's", l);
+            if (class_of(bsize(l)) != c)
+                return complain(line, "free block in the wrong class", l);
+            if (l->prev != prev)
+                return complain(line, "free-list prev link broken", l);
+            (*nlisted)++;
+        }
+    }
+    for (links_t *l = atomic_load(&a->remote); l; l = l->next)
+        if (!inside_heap(l) || !is_alloc(l) || owner_of(l) != a->id)
+            return complain(line, "bad block in a remote-free stack", l);
+    return true;
+}
+
+bool mm_checkheap(int lineno)
+{
+    static size_t nfree[MAX_ARENAS];
+    bool ok = true;
+    pthread_mutex_lock(&g.grow);
+    memset(nfree, 0, sizeof nfree[0] * g.narenas);
+    for (char *chunk = g.chunks; ok && chunk; chunk = *chunk_link(chunk))
+        ok = check_chunk(lineno, chunk, nfree);
+    for (unsigned i = 0; ok && i < g.narenas; i++) {
+        size_t nlisted = 0;
+        ok = check_arena(lineno, g.table[i], &nlisted);
+        if (ok && nlisted != nfree[i]) {                   /* layer 4: invariant 6 */
+            printf("ts-nolock checkheap (line %d): arena %u has %zu free blocks in its chunks, %zu in its lists\n",
+                   lineno, i, nfree[i], nlisted);
+            ok = false;
+        }
+    }
+    pthread_mutex_unlock(&g.grow);
+    return ok;
+}
