@@ -26,6 +26,7 @@ from typing import Any, Callable
 from . import scoring, store
 from .build import BuildResult, KitError, build_submission, build_template, kit_digest, prepare_folder
 from .describe import describe, outcome_texts
+from .kitconfig import read_kit_config
 from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
@@ -54,6 +55,7 @@ class Context:
     kit_digest: str
     outcomes: dict[str, str]
     machine: dict[str, str]
+    best_k: int = 3
 
 
 def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
@@ -97,7 +99,8 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
-                   machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()})
+                   machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
+                   best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
 
 
 def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
@@ -143,7 +146,7 @@ class _Grader:
             build_log="", rules=(), traces=(), stdout="", stderr="",
             summary=empty_summary(len(self.ctx.traces), scoring.max_points(policy)),
             protections=self.ctx.sandbox.protections, policy_digest=policy.digest(),
-            kit_digest=self.ctx.kit_digest, graded_at=_now())
+            kit_digest=self.ctx.kit_digest, graded_at=_now(), reference=cand.reference)
         fields.update(extra)
         return Submission(**fields)
 
@@ -170,7 +173,7 @@ class _Grader:
             return self.verdict(cand, sha, built.status, f"mm.c {what}: {first}".rstrip(": "), build_log=built.log)
         rules = check_object(built.alloc_obj, list(built.driver_objs), ctx.policy)
         broken = [r for r in rules if r.verdict == "reject"]
-        if broken:
+        if broken and not cand.reference:
             return self.verdict(cand, sha, "rejected", "; ".join(f"{r.rule}: {r.detail}" for r in broken),
                                 rules=rules)
         if ctx.policy.timing.serialize:
@@ -195,7 +198,7 @@ class _Grader:
         summary = scoring.summarize(outcomes, run.result["summary"].get("utilization"),
                                     run.result["summary"].get("throughput_ratio"), ctx.policy)
         per_trace = scoring.trace_points(summary.traces, ctx.policy)
-        traces = tuple(_trace(t, ctx.outcomes, per_trace) for t in raw)
+        traces = tuple(_trace(t, ctx.outcomes, per_trace, ctx.best_k) for t in raw)
         failed = [t for t in traces if t.outcome not in ("ok", "bad_trace")]
         if failed:
             listed = "; ".join(f"{t.name}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in failed[:3])
@@ -206,7 +209,7 @@ class _Grader:
                             summary=summary, **output)
 
 
-def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float) -> TraceResult:
+def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k: int) -> TraceResult:
     timing = raw.get("timing") or {}
     libc = raw.get("libc") or {}
     return TraceResult(
@@ -214,8 +217,18 @@ def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float) -> Trac
         message=raw.get("message", ""), explanation=texts.get(raw["outcome"], ""),
         op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization"),
         ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),
-        spread=scoring.spread(timing.get("samples") or []), output=raw.get("output", ""),
+        spread=scoring.spread(timing.get("samples") or [], best_k), output=raw.get("output", ""),
         points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0)
+
+
+def references(kit: Path, policy: Policy) -> list[Candidate]:
+    """The policy's reference variants as candidates graded in the same batch."""
+    out = []
+    for variant in policy.timing.reference_variants:
+        path = Path(kit) / "variants" / f"{variant}.c"
+        problem = "" if path.is_file() else f"the kit has no variant {variant} (variants/{variant}.c)"
+        out.append(Candidate(f"ref-{variant}", path, "file", problem, reference=True))
+    return out
 
 
 def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int = 1,

@@ -29,6 +29,7 @@ class Candidate:
     origin: Path
     kind: str                 # folder, file, archive
     problem: str = ""         # set when discovery already knows it is unusable
+    reference: bool = False   # a kit variant graded alongside the class, for comparison
 
 
 def _safe_name(raw: str) -> str:

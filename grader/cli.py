@@ -1,0 +1,279 @@
+"""mmgrade: the grader's command line.  The only module that prints."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import exports, package, store
+from .grade import BatchError, Context, collect, grade_batch, prepare, references
+from .kitconfig import KitConfigError
+from .model import Batch, Submission
+from .policy import PolicyError, load_policy
+from .report import render
+from .sandbox import SandboxError, probe
+from .submissions import Candidate, SubmissionError, discover
+
+ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError)
+err_console = Console(stderr=True)
+
+
+def default_kit() -> Path:
+    """The kit this grader belongs to (its parent folder), else the current folder."""
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "config.h").exists() else Path.cwd()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err_console.print(f"mmgrade: {message}", markup=False, highlight=False)
+    sys.exit(code)
+
+
+kit_option = click.option("--kit", type=click.Path(file_okay=False, path_type=Path), default=None,
+                          help="the kit folder (default: the one this grader came with)")
+config_option = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+                             default=None, help="course policy TOML, laid over the kit's grader.toml")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Grade malloc-lab submissions safely, fairly and reproducibly.
+
+    \b
+    Example:
+      mmgrade grade submissions/ -o out -j 2 --config course.toml
+      mmgrade report out
+    """
+
+
+def _summary_table(batch: Batch) -> Table:
+    table = Table(title="verdicts")
+    table.add_column("verdict")
+    table.add_column("submissions", justify="right")
+    table.add_column("mean points", justify="right")
+    subs = [s for s in batch.submissions if not s.reference]
+    for verdict, count in sorted(Counter(s.verdict for s in subs).items()):
+        points = [s.summary.points for s in subs if s.verdict == verdict]
+        table.add_row(verdict, str(count), f"{sum(points) / len(points):.2f}")
+    return table
+
+
+def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
+    store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
+    return render(batch, outdir) if report else None
+
+
+@main.command()
+@click.argument("submissions", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "outdir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="output folder (results.json, grades.csv, report/)")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="submissions built and checked in parallel (timed runs stay one at a time)")
+@config_option
+@click.option("--traces", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="trace folder (default: the policy's, in the kit)")
+@kit_option
+@click.option("--force", is_flag=True, help="regrade submissions whose stored result is still valid")
+@click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
+@click.option("--no-report", is_flag=True, help="skip the HTML report")
+def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, traces: Path | None,
+          kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
+    """Grade every submission in SUBMISSIONS into OUTDIR.
+
+    SUBMISSIONS is a folder of per-student folders holding mm.c, of NAME.c or
+    NAME-mm.c files, or of NAME.zip / NAME.tar.gz archives.  Rerunning skips
+    submissions whose source, policy and kit are unchanged.
+
+    \b
+    Example:
+      mmgrade grade handins/ -o graded -j 2 --config course.toml
+    """
+    kit = kit or default_kit()
+    try:
+        policy = load_policy(kit, config)
+        sandbox = probe(unsafe=unsafe)
+        candidates = discover(submissions) + references(kit, policy)
+        err_console.print(f"sandbox: {', '.join(sandbox.protections)}", markup=False, highlight=False)
+        ctx = prepare(kit, policy, sandbox, traces)
+    except ERRORS as err:
+        _fail(str(err))
+    outdir.mkdir(parents=True, exist_ok=True)
+    try:
+        batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
+    except KeyboardInterrupt:
+        batch = collect(ctx, outdir, [c.name for c in candidates])
+        _write_outputs(batch, outdir, report=False)
+        _fail(f"interrupted: {len(batch.submissions)} results kept in {outdir}; rerun to resume", 130)
+    finally:
+        shutil.rmtree(ctx.workdir, ignore_errors=True)
+    index = _write_outputs(batch, outdir, not no_report)
+    console = Console()
+    console.print(_summary_table(batch))
+    click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
+               + (f"\nreport:  {index}" if index else ""))
+
+
+def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool) -> Batch:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, transient=False) as bar:
+        task = bar.add_task("grading", total=len(candidates))
+
+        def tick(event: str, sub: Submission | None) -> None:
+            name = sub.name if sub else "?"
+            bar.update(task, advance=1, description=f"{name}: {sub.verdict if sub else event}"
+                       + (" (unchanged)" if event == "reused" else ""))
+
+        return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick)
+
+
+@main.command()
+@click.argument("outdir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report(outdir: Path) -> None:
+    """(Re)build OUTDIR/report/ and grades.csv from OUTDIR/results.json.
+
+    \b
+    Example:
+      mmgrade report graded
+    """
+    try:
+        batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    except OSError as err:
+        _fail(f"{outdir / 'results.json'}: cannot read it ({err.strerror}); run `mmgrade grade` first")
+    except (ValueError, KeyError, TypeError) as err:
+        _fail(f"{outdir / 'results.json'}: not a grader results file ({err})")
+    index = _write_outputs(batch, outdir, report=True)
+    click.echo(f"report: {index}")
+
+
+def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdir: Path) -> tuple[Submission, object]:
+    policy = load_policy(kit, config)
+    sandbox = probe(unsafe=unsafe)
+    found = discover(source)
+    if len(found) != 1:
+        raise SubmissionError(f"{source}: expected one submission, found {len(found)}")
+    ctx = prepare(kit, policy, sandbox)
+    try:
+        batch = grade_batch(ctx, found, outdir, force=True)
+    finally:
+        shutil.rmtree(ctx.workdir, ignore_errors=True)
+    return batch.submissions[0], policy
+
+
+@main.command()
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("/autograder"),
+              show_default=True, help="Gradescope's folder (submission/ in, results/results.json out)")
+@kit_option
+@config_option
+@click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
+def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
+    """Grade ROOT/submission the way Gradescope runs an autograder.
+
+    Writes ROOT/results/results.json: one test per build step, static rule and
+    trace, the total score, and a leaderboard entry.
+
+    \b
+    Example (what run_autograder does):
+      mmgrade gradescope --root /autograder --kit /autograder/source/kit
+    """
+    kit = kit or default_kit()
+    results = root / "results"
+    try:
+        source = _find_submission(root / "submission")
+        sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
+        store.write_json(results / "results.json", exports.gradescope_results(sub, policy))
+    except ERRORS as err:
+        store.write_json(results / "results.json",
+                         {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",
+                          "tests": []})
+        _fail(str(err), 1)
+    click.echo(f"{sub.name}: {sub.verdict}, {sub.summary.points} points: {results / 'results.json'}")
+
+
+def _find_submission(folder: Path) -> Path:
+    """mm.c in FOLDER, else the one .c file or archive there."""
+    if (folder / "mm.c").exists():
+        return folder / "mm.c"
+    found = [p for p in sorted(folder.rglob("*")) if p.is_file() and (p.suffix == ".c" or p.suffix in (".zip", ".tar", ".gz", ".tgz"))]
+    if len(found) != 1:
+        raise SubmissionError(f"{folder}: expected mm.c (found {len(found)} candidate files)")
+    return found[0]
+
+
+@main.command()
+@click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))
+@kit_option
+@config_option
+@click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
+def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
+    """Grade SUBMISSION (default ./mm.c) and end with the line Autolab reads.
+
+    \b
+    Example (what the autograde Makefile does):
+      mmgrade autolab mm.c --kit kit
+    """
+    kit = kit or default_kit()
+    try:
+        sub, _ = _grade_one(kit, config, submission, unsafe, Path("mmgrade-out"))
+    except ERRORS as err:
+        click.echo(f"mmgrade: {err}")
+        click.echo(json.dumps({"scores": {"Correctness": 0, "Performance": 0}, "scoreboard": [0, 0, 0]}))
+        return
+    click.echo(f"{sub.verdict}: {sub.reason}")
+    for trace in sub.traces:
+        click.echo(f"  {trace.name:24} {trace.outcome:18} {trace.message}")
+    click.echo(exports.autolab_line(sub))
+
+
+@main.group(name="package")
+def package_group() -> None:
+    """Build what an instructor uploads to Gradescope or Autolab.
+
+    \b
+    Example:
+      mmgrade package gradescope -o autograder.zip
+      mmgrade package autolab -o autolab/
+    """
+
+
+@package_group.command(name="gradescope")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@kit_option
+@config_option
+def package_gradescope(out: Path, kit: Path | None, config: Path | None) -> None:
+    """Write Gradescope's autograder.zip (setup.sh, run_autograder, the kit and this grader).
+
+    \b
+    Example:
+      mmgrade package gradescope -o autograder.zip --config course.toml
+    """
+    try:
+        path = package.gradescope_zip(kit or default_kit(), config, out)
+    except ERRORS as err:
+        _fail(str(err))
+    click.echo(f"wrote {path}")
+
+
+@package_group.command(name="autolab")
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@kit_option
+@config_option
+def package_autolab(out: Path, kit: Path | None, config: Path | None) -> None:
+    """Write Autolab's autograde-Makefile and autograde.tar into a folder.
+
+    \b
+    Example:
+      mmgrade package autolab -o autolab/ --config course.toml
+    """
+    try:
+        paths = package.autolab_bundle(kit or default_kit(), config, out)
+    except ERRORS as err:
+        _fail(str(err))
+    for path in paths:
+        click.echo(f"wrote {path}")

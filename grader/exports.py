@@ -1,0 +1,102 @@
+"""Grades in the forms other tools read: grades.csv, Gradescope's results.json, Autolab's line.
+
+Pure functions from the data model to text or dicts; the CLI writes them.  The
+Gradescope fields follow its published autograder specification (tests[] with
+name, score, max_score, status, output, visibility; top-level score,
+execution_time, output, visibility, stdout_visibility, leaderboard[]); Autolab
+reads the last line of the autograder's output, {"scores": {...}, "scoreboard": [...]}.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from .model import Batch, Submission
+from .policy import Policy
+
+CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
+               "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256")
+SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def grades_csv(batch: Batch) -> str:
+    """One row per student (reference variants left out)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for sub in batch.submissions:
+        if sub.reference:
+            continue
+        s = sub.summary
+        writer.writerow([sub.name, sub.verdict, sub.reason, s.valid, s.traces, s.correctness_points,
+                         _round(s.utilization), _round(s.throughput_ratio), s.perf_index,
+                         s.performance_points, s.points, s.max_points, sub.sha256 or ""])
+    return out.getvalue()
+
+
+def _status(passed: bool) -> str:
+    return "passed" if passed else "failed"
+
+
+def _trace_output(trace) -> str:
+    lines = [f"outcome: {trace.outcome}" + (f": {trace.explanation}" if trace.outcome != "ok" else "")]
+    if trace.message:
+        lines.append(trace.message)
+    if trace.utilization is not None:
+        lines.append(f"utilization {100 * trace.utilization:.1f}%")
+    if trace.ops_per_sec and trace.libc_ops_per_sec:
+        lines.append(f"throughput {trace.ops_per_sec / 1e3:,.0f} Kops/s (libc {trace.libc_ops_per_sec / 1e3:,.0f})")
+    if trace.output:
+        lines.append("your allocator printed:\n" + trace.output[:2000])
+    return "\n".join(lines)
+
+
+def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
+    """Gradescope's results.json for one submission: a test per build step, rule and trace."""
+    vis = policy.gradescope.visibility
+    tests: list[dict[str, Any]] = []
+    built = sub.verdict not in ("compile_error", "link_error", "bad_submission")
+    tests.append({"name": "Build", "score": 0.0, "max_score": 0.0, "status": _status(built),
+                  "output": sub.reason if not built else "mm.c compiled and linked with the driver",
+                  "visibility": "visible"})
+    if sub.build_log:
+        tests[-1]["output"] += "\n\n" + sub.build_log
+    for rule in sub.rules:
+        tests.append({"name": f"Rule: {rule.rule}", "score": 0.0, "max_score": 0.0,
+                      "status": _status(rule.verdict != "reject"),
+                      "output": f"{rule.verdict}: {rule.detail}", "visibility": "visible"})
+    per_trace = policy.points.correctness / max(1, sub.summary.traces)
+    for trace in sub.traces:
+        if trace.outcome == "bad_trace":
+            continue
+        tests.append({"name": f"Trace: {trace.name}", "score": trace.points, "max_score": round(per_trace, 3),
+                      "status": _status(trace.outcome == "ok"), "output": _trace_output(trace),
+                      "visibility": vis})
+    s = sub.summary
+    perf = (f"utilization {100 * (s.utilization or 0):.1f}%, throughput {s.throughput_ratio or 0:.2f}x libc, "
+            f"performance index {s.perf_index:.1f}/100")
+    tests.append({"name": "Performance", "score": s.performance_points, "max_score": policy.points.performance,
+                  "status": _status(sub.verdict == "ok"), "output": perf, "visibility": vis})
+    results: dict[str, Any] = {
+        "score": s.points, "execution_time": round(sub.seconds),
+        "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
+        "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests}
+    if policy.gradescope.leaderboard:
+        results["leaderboard"] = [{"name": "Performance index", "value": s.perf_index},
+                                  {"name": "Utilization %", "value": round(100 * (s.utilization or 0), 2)},
+                                  {"name": "Throughput / libc", "value": round(s.throughput_ratio or 0, 3)}]
+    return results
+
+
+def autolab_line(sub: Submission) -> str:
+    """The last line Autolab reads: scores by problem and the scoreboard row."""
+    s = sub.summary
+    scores = {"Correctness": s.correctness_points, "Performance": s.performance_points}
+    board = [s.perf_index, round(100 * (s.utilization or 0), 2), round(s.throughput_ratio or 0, 3)]
+    return json.dumps({"scores": scores, "scoreboard": board}, separators=(",", ":"))

@@ -1,0 +1,124 @@
+"""Bundles an instructor uploads: Gradescope's autograder.zip and Autolab's autograde files.
+
+Both carry a copy of the kit (driver sources, traces, policy) and this grader, so
+the hosted grader builds and runs submissions exactly as `mmgrade grade` does
+here.  Gradescope runs setup.sh once per image and run_autograder per submission;
+Autolab runs `make` with autograde-Makefile, autograde.tar and the student's handin.
+"""
+from __future__ import annotations
+
+import io
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+from .build import KIT_DIRS, KIT_FILES
+from .policy import load_policy
+
+EXTRA = ("grader.toml", "mm.c", "pyproject.toml")
+FOLDERS = ("variants", "traces", "schema", "grader")
+COURSE = "course.toml"
+
+
+class PackageError(RuntimeError):
+    """The bundle cannot be built (a kit file is missing)."""
+
+
+def _kit_files(kit: Path, policy_dir: str) -> list[tuple[Path, str]]:
+    """(host path, path in the bundle) for every file the hosted grader needs."""
+    files: list[tuple[Path, str]] = []
+    for name in KIT_FILES + EXTRA:
+        if (kit / name).is_file():
+            files.append((kit / name, f"kit/{name}"))
+        elif name in KIT_FILES:
+            raise PackageError(f"{kit}: the kit has no {name}")
+    for folder in KIT_DIRS + FOLDERS + (policy_dir,):
+        base = kit / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc"):
+                files.append((path, f"kit/{path.relative_to(kit)}"))
+    return list({arc: (path, arc) for path, arc in files}.values())
+
+
+def _requirements(kit: Path) -> list[str]:
+    """The grader's pinned dependencies, from the kit's pyproject.toml."""
+    try:
+        data = tomllib.loads((kit / "pyproject.toml").read_text())
+        return list(data["project"]["dependencies"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return ["click", "rich", "matplotlib", "jinja2", "jsonschema"]
+
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image.
+set -euo pipefail
+apt-get update
+DEBIAN_FRONTEND=noninteractive apt-get install -y build-essential binutils python3 python3-venv bubblewrap util-linux
+python3 -m venv /autograder/venv
+/autograder/venv/bin/pip install {requirements}
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; results land in /autograder/results/results.json.
+cd /autograder/source/kit
+PYTHONPATH=/autograder/source/kit exec /autograder/venv/bin/python -m grader gradescope \\
+    --root /autograder --kit /autograder/source/kit {config}
+"""
+
+MAKEFILE = """# Autolab's autograde Makefile: unpack the kit, grade the handin, end with the scores line.
+# The handin file is mm.c (set the assessment's handin filename to mm.c).
+all:
+\ttar xf autograde.tar
+\tcd kit && PYTHONPATH=. python3 -m grader autolab ../mm.c --kit . {config}
+
+clean:
+\trm -rf kit
+"""
+
+
+def _course(config: Path | None) -> tuple[str, bytes | None]:
+    if config is None:
+        return "", None
+    return f"--config {COURSE}", Path(config).read_bytes()
+
+
+def gradescope_zip(kit: Path, config: Path | None, out: Path) -> Path:
+    """Write OUT (autograder.zip) with setup.sh and run_autograder at its root."""
+    kit = Path(kit)
+    load_policy(kit, config)                      # refuse a policy that would fail on every submission
+    flag, course = _course(config)
+    requirements = " ".join(f"'{r}'" for r in _requirements(kit))
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name, text in (("setup.sh", SETUP.format(requirements=requirements)),
+                           ("run_autograder", RUN.format(config=flag))):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16
+            bundle.writestr(info, text)
+        for path, arc in _kit_files(kit, "grader"):
+            bundle.write(path, arc)
+        if course is not None:
+            bundle.writestr(f"kit/{COURSE}", course)
+    return Path(out)
+
+
+def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
+    """Write OUT/autograde-Makefile and OUT/autograde.tar."""
+    kit = Path(kit)
+    load_policy(kit, config)
+    flag, course = _course(config)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    makefile = out / "autograde-Makefile"
+    makefile.write_text(MAKEFILE.format(config=flag))
+    tar_path = out / "autograde.tar"
+    with tarfile.open(tar_path, "w") as bundle:
+        for path, arc in _kit_files(kit, "grader"):
+            bundle.add(path, arc)
+        if course is not None:
+            info = tarfile.TarInfo(f"kit/{COURSE}")
+            info.size = len(course)
+            bundle.addfile(info, io.BytesIO(course))
+    return [makefile, tar_path]

@@ -1,0 +1,76 @@
+"""The report's figures, drawn with matplotlib (Agg: no display needed) into PNG files."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+from .model import Submission  # noqa: E402
+
+_COLORS = {"ok": "#2a7f3f", "failed": "#c0392b", "rejected": "#8e44ad", "compile_error": "#7f8c8d",
+           "link_error": "#95a5a6", "bad_submission": "#bdc3c7", "grader_error": "#e67e22"}
+
+
+def _save(fig, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return path.name
+
+
+def histograms(subs: list[Submission], path: Path) -> str:
+    """Distributions of points, performance index, utilization and throughput ratio."""
+    students = [s for s in subs if not s.reference]
+    series = [("points", [s.summary.points for s in students]),
+              ("performance index", [s.summary.perf_index for s in students]),
+              ("utilization %", [100 * s.summary.utilization for s in students if s.summary.utilization is not None]),
+              ("throughput / libc", [s.summary.throughput_ratio for s in students if s.summary.throughput_ratio is not None])]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
+    for ax, (title, values) in zip(axes, series):
+        ax.hist(values or [0], bins=min(20, max(5, len(values))), color="#3465a4", edgecolor="white")
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel("submissions", fontsize=8)
+    return _save(fig, path)
+
+
+def scatter(subs: list[Submission], path: Path) -> str:
+    """Utilization against throughput ratio; reference variants marked and named."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for verdict, color in _COLORS.items():
+        pts = [s for s in subs if not s.reference and s.verdict == verdict and s.summary.utilization is not None]
+        if pts:
+            ax.scatter([s.summary.throughput_ratio or 0 for s in pts], [100 * s.summary.utilization for s in pts],
+                       s=22, color=color, alpha=0.75, label=verdict)
+    refs = [s for s in subs if s.reference and s.summary.utilization is not None]
+    for ref in refs:
+        x, y = ref.summary.throughput_ratio or 0, 100 * ref.summary.utilization
+        ax.scatter([x], [y], marker="*", s=160, color="black", zorder=3)
+        ax.annotate(ref.name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xlabel("throughput relative to libc (same machine, same run)")
+    ax.set_ylabel("utilization %")
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="lower right")
+    return _save(fig, path)
+
+
+def traces_figure(sub: Submission, path: Path) -> str:
+    """One submission: utilization and throughput ratio per trace."""
+    names = [t.name for t in sub.traces]
+    util = [100 * (t.utilization or 0) for t in sub.traces]
+    ratio = [(t.ops_per_sec / t.libc_ops_per_sec) if t.ops_per_sec and t.libc_ops_per_sec else 0
+             for t in sub.traces]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 + 0.3 * max(4, len(names))))
+    colors = ["#2a7f3f" if t.outcome == "ok" else "#c0392b" for t in sub.traces]
+    axes[0].barh(names, util, color=colors)
+    axes[0].set_xlabel("utilization %")
+    axes[1].barh(names, ratio, color=colors)
+    axes[1].set_xlabel("throughput / libc")
+    axes[1].set_yticklabels([])
+    for ax in axes:
+        ax.invert_yaxis()
+        ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)

@@ -1,0 +1,67 @@
+"""The HTML report: a class overview and one page per submission (jinja2 + matplotlib).
+
+Rendering only reads the Batch; it can be rebuilt at any time from results.json
+(`mmgrade report OUTDIR`).  Everything goes under OUTDIR/report/.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+
+from . import plots
+from .model import Batch, Submission
+from .store import write_atomic
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def _kops(value: float | None) -> str:
+    return "" if not value else f"{value / 1e3:,.0f}"
+
+
+def timing_spread(sub: Submission) -> float | None:
+    """The worst per-trace timing spread of a submission (how noisy its measurement was)."""
+    spreads = [t.spread for t in sub.traces if t.spread is not None]
+    return max(spreads) if spreads else None
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             undefined=jinja2.StrictUndefined)
+    env.globals.update(pct=_pct, num=_num, kops=_kops)
+    return env
+
+
+def render(batch: Batch, outdir: Path) -> Path:
+    """Write OUTDIR/report/index.html, its figures and a page per submission; returns the index."""
+    root = Path(outdir) / "report"
+    img = root / "img"
+    env = _environment()
+    subs = sorted(batch.submissions, key=lambda s: (s.reference, s.name))
+    policy = batch.policy
+    hist = plots.histograms(subs, img / "histograms.png")
+    scat = plots.scatter(subs, img / "scatter.png")
+    verdicts = sorted(Counter(s.verdict for s in subs if not s.reference).items())
+    index = env.get_template("index.html.j2").render(
+        batch=batch, policy=policy, subs=subs, students=[s for s in subs if not s.reference],
+        verdicts=verdicts, histograms=hist, scatter=scat,
+        spreads={s.name: timing_spread(s) for s in subs},
+        policy_text=json.dumps(policy, indent=1))
+    write_atomic(root / "index.html", index)
+    page = env.get_template("submission.html.j2")
+    for sub in subs:
+        figure = plots.traces_figure(sub, img / f"traces-{sub.name}.png") if sub.traces else None
+        write_atomic(root / "sub" / f"{sub.name}.html", page.render(sub=sub, figure=figure))
+    return root / "index.html"
