@@ -35,8 +35,8 @@ typedef struct {
     ledger_entry_t *ledger;
     blocktree_t tree;
     verdict_t *v;
-    int64_t at;        /* current op */
-    char op[48];       /* current op, as written */
+    int64_t at;        /* current op; -1 after the last */
+    char op[64];       /* what here() last wrote */
 } checker_t;
 
 bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)
@@ -48,6 +48,17 @@ bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char 
     vsnprintf(v->message, sizeof v->message, fmt, ap);
     va_end(ap);
     return false;
+}
+
+/* "op 12 (a 3 4072)": where a message happened, formatted only when one is written. */
+static const char *here(checker_t *c)
+{
+    if (c->at < 0)
+        return "after the last op";
+    int n = snprintf(c->op, sizeof c->op, "op %" PRId64 " (", c->at);
+    op_describe(&c->t->ops[c->at], c->op + n, sizeof c->op - (size_t)n - 1);
+    strcat(c->op, ")");
+    return c->op;
 }
 
 static inline size_t footprint(size_t size) { return size ? size : 1; }
@@ -67,25 +78,25 @@ static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t si
         if (room >= size)
             return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
                                 "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
-                                c->op, call_name(op), size, room);
+                                here(c), call_name(op), size, room);
         return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
                             "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit "
-                            "(too little of it holds live data)", c->op, call_name(op), size, heap_max());
+                            "(too little of it holds live data)", here(c), call_name(op), size, heap_max());
     }
     if (p % MM_ALIGNMENT)
         return verdict_fail(c->v, OUTCOME_MISALIGNED, c->at,
                             "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
-                            c->op, call_name(op), size, p, MM_ALIGNMENT,
+                            here(c), call_name(op), size, p, MM_ALIGNMENT,
                             MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
     if (!heap_contains(p, size)) {
         uintptr_t lo = heap_lo(), brk = lo + mem_heapsize();
         if (p < lo || p > brk)
             return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                                 "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
-                                c->op, call_name(op), size, p, lo, brk);
+                                here(c), call_name(op), size, p, lo, brk);
         return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                             "%s: %s(%zu) returned %#" PRIxPTR ", whose last byte is %zu bytes past the heap's end %#" PRIxPTR,
-                            c->op, call_name(op), size, p, p + size - brk, brk);
+                            here(c), call_name(op), size, p, p + size - brk, brk);
     }
     uint32_t other = blocktree_overlap(&c->tree, p, p + footprint(size));
     if (other != BLOCKTREE_NONE) {
@@ -93,7 +104,7 @@ static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t si
         return verdict_fail(c->v, OUTCOME_OVERLAP, c->at,
                             "%s: %s(%zu) returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
                             "[%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64,
-                            c->op, call_name(op), size, p, p + footprint(size), other, o->p, o->p + footprint(o->size),
+                            here(c), call_name(op), size, p, p + footprint(size), other, o->p, o->p + footprint(o->size),
                             o->born);
     }
     return true;
@@ -110,7 +121,7 @@ static bool check_payload(checker_t *c, uint32_t id, size_t len, const char *whe
     return verdict_fail(c->v, OUTCOME_PAYLOAD_CORRUPTED, c->at,
                         "%s: the payload of id %u (%zu bytes at %#" PRIxPTR ", from op %" PRId64 ") changed at byte %zu "
                         "(%#" PRIxPTR "): expected 0x%02x, found 0x%02x, %s",
-                        c->op, id, e->size, e->p, e->born, bad, e->p + bad, fill_byte(e->seed, bad),
+                        here(c), id, e->size, e->p, e->born, bad, e->p + bad, fill_byte(e->seed, bad),
                         ((const unsigned char *)e->p)[bad], when);
 }
 
@@ -199,12 +210,12 @@ static bool check_slack(checker_t *c, size_t limit)
     return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                         "%s: the allocator wrote past the heap's end: the byte at %#" PRIxPTR " (%" PRIuPTR
                         " bytes past the break %#" PRIxPTR ") changed",
-                        c->op, bad, bad >= brk ? bad - brk : 0, brk);
+                        here(c), bad, bad >= brk ? bad - brk : 0, brk);
 }
 
 static bool check_end(checker_t *c)
 {
-    snprintf(c->op, sizeof c->op, "after the last op");
+    c->at = -1;
     for (uint32_t id = 0; id < c->t->num_ids; id++)
         if (c->ledger[id].live && !check_payload(c, id, c->ledger[id].size, "found at the end of the trace"))
             return false;
@@ -218,16 +229,11 @@ static bool replay_checked(checker_t *c, pass_t pass, bool run_checker)
         const op_t *op = &t->ops[i];
         c->at = (int64_t)i;
         progress_at(pass, c->at);
-        int n = snprintf(c->op, sizeof c->op, "op %zu (", i);
-        op_describe(op, c->op + n, sizeof c->op - n - 1);
-        size_t len = strlen(c->op);
-        c->op[len] = ')';
-        c->op[len + 1] = '\0';
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
         if (run_checker && has_checkheap() && !mm_checkheap((int)i))
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
-                                "%s: mm_checkheap(%zu) returned false after this op", c->op, i);
+                                "%s: mm_checkheap(%zu) returned false after this op", here(c), i);
     }
     return check_end(c);
 }

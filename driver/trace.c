@@ -40,9 +40,9 @@ static bool failf(parser_t *ps, const char *fmt, ...)
 
 /* ------------------------------------------------------------ reading bytes */
 
-static bool read_fd(int fd, char **buf, size_t *len)
+static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len)
 {
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = size_hint + (1 << 16), n = 0; /* room to see EOF without growing */
     char *b = malloc(cap + 1);
     for (;;) {
         if (!b)
@@ -91,7 +91,7 @@ static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size
         _exit(127);
     }
     close(fds[1]);
-    bool ok = pid > 0 && read_fd(fds[0], buf, len);
+    bool ok = pid > 0 && read_fd(fds[0], 0, buf, len);
     close(fds[0]);
     int status = 0;
     if (pid > 0)
@@ -113,7 +113,7 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
         snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
         return false;
     }
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
         snprintf(err, errlen, "%s:0: is a directory, not a trace", path);
@@ -126,7 +126,7 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
     if (gz)
         ok = read_gzip(path, buf, len, why, sizeof why);
     else
-        ok = read_fd(fd, buf, len);
+        ok = read_fd(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, buf, len);
     close(fd);
     if (!ok)
         snprintf(err, errlen, "%s:0: cannot read: %s", path, why);
@@ -156,6 +156,12 @@ static bool skip_space(parser_t *ps, bool across_lines)
         }
     }
     return true;
+}
+
+/* A byte that may end a token: blank, end of line or the start of a comment. */
+static inline bool ends_token(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#';
 }
 
 static bool at_line_end(const parser_t *ps)
@@ -195,7 +201,7 @@ static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *
         else
             v = v * 10 + d;
     }
-    if (ps->p == start || (ps->p < ps->end && !strchr(" \t\r\n#", *ps->p))) {
+    if (ps->p == start || (ps->p < ps->end && !ends_token(*ps->p))) {
         ps->p = start;
         if ((unsigned char)*start >= 0x80 || ((unsigned char)*start < 0x20 && *start != '\n'))
             return failf(ps, "binary data: not a trace file");
@@ -258,7 +264,7 @@ static bool read_op(parser_t *ps, trace_t *t, size_t max_size, unsigned char *li
     char tok[32];
     char letter = *ps->p;
     const char *start = ps->p++;
-    if (!at_line_end(ps) && !strchr(" \t\r", *ps->p)) {
+    if (!at_line_end(ps) && !ends_token(*ps->p)) {
         ps->p = start;
         return failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
     }
@@ -329,6 +335,11 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     parser_t ps = {.path = path, .p = bytes, .end = bytes + len, .line = 1, .err = err, .errlen = errlen};
     bool ok = read_header(&ps, t, max_size);
     size_t declared = t->num_ops, cap = 0;
+    /* Trust the header's count for the first allocation only, and not blindly. */
+    if (ok && declared && declared <= len / 2 + 1) {
+        t->ops = malloc(declared * sizeof *t->ops);
+        cap = t->ops ? declared : 0;
+    }
     unsigned char *live = ok ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
     if (ok && !live)
         ok = failf(&ps, "out of memory for %u ids", t->num_ids);
