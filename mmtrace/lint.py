@@ -14,7 +14,9 @@ from pathlib import Path
 from .trace import CLASSIC, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
 
 ERROR, WARNING = "error", "warning"
-_OK_BYTES = bytes(range(32, 127)) + b"\t\n\r\f\v"
+_OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
+# The driver's limit on the header's number of ids (driver/trace.c).
+MAX_IDS = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -78,32 +80,35 @@ class _Lint:
             what = "cannot read" if isinstance(e, OSError) else "damaged gzip data"
             self.say(1, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
             return None
-        bad = data.translate(None, _OK_BYTES)
-        if bad:
-            at = data.index(bad[:1])
-            self.say(data.count(b"\n", 0, at) + 1, ERROR,
-                     f"binary data (byte 0x{bad[0]:02x}); not a text trace")
-            return None
-        return data.decode("ascii")
+        if data.translate(None, _OK_BYTES):
+            # Control bytes and non-ASCII are binary junk, except inside a comment.
+            for lineno, line in enumerate(data.split(b"\n"), 1):
+                bad = line.split(b"#", 1)[0].translate(None, _OK_BYTES)
+                if bad:
+                    self.say(lineno, ERROR, f"binary data (byte 0x{bad[0]:02x}): not a trace file")
+                    return None
+        return data.decode("latin-1")
 
     def header(self, lines: list[str]) -> tuple[Header, int] | None:
         nums: list[int] = []
         lineno = 0
         for lineno, raw in enumerate(lines, 1):
-            words = raw.split("#", 1)[0].split()
-            if not words:
-                continue
-            if len(words) != 1 or not words[0].isdigit():
-                self.say(lineno, ERROR, f"bad token '{raw.strip()[:40]}' in the header "
-                         "(4 lines of one non-negative integer each)")
-                return None
-            nums.append(int(words[0]))
+            for word in raw.split("#", 1)[0].split():
+                if len(nums) == 4 or not word.isdigit():
+                    self.say(lineno, ERROR, f"bad token '{word[:24]}' in the header (4 "
+                             "non-negative integers: see the trace format)")
+                    return None
+                nums.append(int(word))
             if len(nums) == 4:
                 h = Header.from_numbers(nums)
                 if h.weight > 3:
                     self.say(lineno, ERROR, f"weight {h.weight} out of range (0..3)")
+                if h.ids > MAX_IDS:
+                    self.say(lineno, ERROR, f"the number of ids, {h.ids}, is out of range "
+                             f"(at most {MAX_IDS})")
+                    return None
                 return h, lineno
-        self.say(max(lineno, 1), ERROR, f"truncated: header has {len(nums)} of 4 numbers")
+        self.say(max(lineno, 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
         return None
 
 

@@ -8,7 +8,7 @@ and it makes the recording fit the simulated heap:
     later op on it ("over budget");
   - a free or realloc of an address the log never handed out (memory from before
     the recorder started) is dropped ("unknown");
-  - malloc(0) becomes a 1-byte request, since the driver needs a block to track;
+  - realloc(NULL, 0) is written as malloc(0) (`a ID 0`), which the driver allows;
   - blocks still live at the end are freed, so the trace is balanced.
 Everything changed or dropped is counted in the ConvertReport.
 """
@@ -71,7 +71,7 @@ class ConvertReport:
     over_budget: int = 0       # blocks left out to stay under max_live (and their ops)
     unknown: int = 0           # frees/reallocs of addresses never seen
     failed: int = 0            # calls that returned NULL (nothing to replay)
-    zero_sizes: int = 0        # malloc(0) and friends, replayed as 1 byte
+    zero_sizes: int = 0        # malloc(0) and friends (kept: the driver allows size 0)
     missed_frees: int = 0      # an address handed out again while still live here
     freed_at_end: int = 0
     truncated: bool = False    # stopped at max_ops
@@ -117,7 +117,6 @@ class _Converter:
     def size(self, s: int) -> int:
         if s == 0:
             self.n["zero_sizes"] += 1
-            return 1
         if s > self.max_size:
             self.n["capped"] += 1
             return self.max_size
@@ -158,7 +157,7 @@ class _Converter:
             if new == 0:
                 self.n["failed"] += 1
             else:
-                self.start(new, size, "n")
+                self.start(new, size, "n" if size else "a")
             return
         if new == 0 and size > 0:
             self.n["failed"] += 1           # the old block is still there
@@ -171,7 +170,7 @@ class _Converter:
         if old not in self.where:
             self.n["unknown"] += 1
             if new:
-                self.start(new, size, "n")
+                self.start(new, size, "n" if size else "a")
             return
         if new == 0:                         # realloc(p, 0) freed p
             self.release(old, "r")
@@ -199,7 +198,7 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
     truncated = False
     for kind, result, size, arg in zip(ev["kind"].tolist(), ev["result"].tolist(),
                                        ev["size"].tolist(), ev["arg"].tolist()):
-        if max_ops and len(c.kinds) >= max_ops - len(c.where):
+        if max_ops and len(c.kinds) + len(c.where) + 2 > max_ops:   # room for the final frees
             truncated = True
             break
         if kind == EV_FREE:
