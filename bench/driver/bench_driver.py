@@ -1,0 +1,91 @@
+"""bench-driver: what the driver itself costs, and how steady its score is.
+
+Prints three figures, each measured here and now:
+  1. the timing pass's cost per op, replaying a 1M-op trace with a trivial
+     allocator (goal: under 10 ns/op);
+  2. the correctness pass's wall time on a 1M-op trace holding 100,000 live
+     blocks (goal: under 3 s), with the trivial allocator (the driver alone) and
+     with a real variant;
+  3. the perf index over 5 runs of the same allocator on the default suite
+     (goal: every run within +-1 point of the median).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parent))
+from gen_big import big_trace  # noqa: E402
+
+
+def build(*args: str) -> Path:
+    out = subprocess.run(["make", "-s", "-C", str(KIT), "driver", *args], check=True, capture_output=True, text=True)
+    return KIT / out.stdout.strip().splitlines()[-1]
+
+
+def run_json(driver: Path, *args: str) -> tuple[dict, float]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        began = time.monotonic()
+        subprocess.run([str(driver), *args, "--json", out.name], capture_output=True, text=True)
+        took = time.monotonic() - began
+        return json.loads(Path(out.name).read_text()), took
+
+
+def pick_variant() -> str:
+    for name in ("best", "segregated-realloc", "segregated"):
+        if (KIT / "variants" / f"{name}.c").exists():
+            return name
+    raise SystemExit("bench-driver: no variant to measure in variants/")
+
+
+def main() -> None:
+    variant = pick_variant()
+    trivial = build("MM=bench/driver/trivial.c")
+    real = build(f"VARIANT={variant}")
+    with tempfile.TemporaryDirectory() as tmp:
+        timed = Path(tmp) / "timed-1m.rep"
+        big_trace(str(timed), 1_000_000, 1_000, seed=7, weight=3)
+        doc, _ = run_json(trivial, "-M", "1G", "-r", "11", "-f", str(timed))
+        trace = doc["traces"][0]
+        per_op = [s / trace["ops"] * 1e9 for s in trace["timing"]["samples"]]
+        libc_per_op = [s / trace["ops"] * 1e9 for s in trace["libc"]["samples"]]
+        print("1. timing pass, trivial allocator, 1,000,000 ops (11+ samples)")
+        print(f"   per op: median {statistics.median(per_op):.2f} ns, best {min(per_op):.2f} ns, "
+              f"worst {max(per_op):.2f} ns   (libc malloc on the same loop: median "
+              f"{statistics.median(libc_per_op):.2f} ns)   goal < 10 ns")
+
+        checked = Path(tmp) / "checked-1m.rep"
+        big_trace(str(checked), 1_000_000, 100_000, seed=11, weight=0)
+        parse = subprocess.run([str(trivial), "--parse-only", "-f", str(checked)], capture_output=True, text=True)
+        print("2. correctness pass, 1,000,000 ops, 100,000 live blocks (two passes: check, recheck)")
+        for label, driver in (("trivial allocator (driver alone)", trivial), (f"variant {variant}", real)):
+            walls = []
+            for _ in range(3):
+                d, took = run_json(driver, "-M", "1G", "-f", str(checked))
+                assert d["traces"][0]["outcome"] == "ok", d["traces"][0]["message"]
+                walls.append(took)
+            print(f"   {label}: median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}) "
+                  f"for the whole run   goal < 3 s")
+        print("   parse alone: " + parse.stdout.strip().splitlines()[-1].split("ops", 1)[1].strip())
+
+    traces = KIT / "traces"
+    if not any(traces.glob("*.rep*")):
+        print("3. perf index spread: skipped, traces/ is empty (run make traces)")
+        return
+    indices = []
+    for _ in range(5):
+        d, _ = run_json(real, "-t", str(traces))
+        indices.append(d["summary"]["perf_index"])
+    med = statistics.median(indices)
+    print(f"3. perf index of {variant} over 5 runs on traces/: " + ", ".join(f"{p:.1f}" for p in indices))
+    print(f"   median {med:.1f}, spread {min(indices) - med:+.1f} / {max(indices) - med:+.1f} points   goal within +-1")
+
+
+if __name__ == "__main__":
+    main()
