@@ -12,9 +12,9 @@
  *               the bottom, so that sizes that live alike stay together and
  *               large holes coalesce into large holes
  *   growth      by what the request lacks beyond the free block at the top
- *   realloc     shrink in place; absorb the free block above; at the top of
- *               the heap, grow the heap under it; slide down into a free block
- *               below; else allocate, copy, free
+ *   realloc     shrink in place; absorb the free block above; slide down into
+ *               a free block below (and above); at the top of the heap, grow
+ *               the heap under it; else allocate, copy, free
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
  *
  * Layout, heap picture and the invariants the checker enforces: compact.h.
@@ -34,7 +34,24 @@ enum {
     RANGE_SPLITS = 4,                                    /* classes per power of two above */
     N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - 10),
     MAP_WORDS = (N_CLASSES + 63) / 64,
-    BACK_PLACE = 256,                                    /* blocks this big split off the top */
+};
+
+#ifndef BEST_ADAPTIVE
+#define BEST_ADAPTIVE 1
+#endif
+#ifndef BEST_BACK_PLACE
+#define BEST_BACK_PLACE 96
+#endif
+#ifndef BEST_CHUNK_DIV
+#define BEST_CHUNK_DIV 16
+#endif
+#ifndef BEST_CHUNK_MAX
+#define BEST_CHUNK_MAX 32768
+#endif
+enum {
+    BACK_PLACE = BEST_BACK_PLACE,    /* blocks this big split off the top of a free block */
+    CHUNK_DIV = BEST_CHUNK_DIV,      /* small requests grow the heap by heap / CHUNK_DIV ... */
+    CHUNK_MAX = BEST_CHUNK_MAX,      /* ... but at most this */
 };
 
 /* Largest request: its block size must fit the 32-bit header. */
@@ -47,6 +64,7 @@ static struct best {
     uint32_t head[N_CLASSES];      /* list heads, as offsets */
     uint64_t map[MAP_WORDS];       /* bit k set <=> head[k] != 0 */
     size_t free_count;
+    size_t mean;                   /* running mean of recent block sizes, x16 */
     mm_stats_t stats;
 } st;
 
@@ -195,10 +213,36 @@ static inline void *top_free(void)
     return cb_prev_alloc(end) ? NULL : cb_prev(end);
 }
 
+/* Is a request of asize bytes small for this workload?  Compared with a running
+ * mean of recent requests (weight 1/16), not with a fixed size, so that the
+ * front/back split follows whatever sizes the program uses. */
+static inline bool is_small(size_t asize)
+{
+#if BEST_ADAPTIVE
+    return asize * 16 <= st.mean;
+#else
+    return asize < BACK_PLACE;
+#endif
+}
+
+static inline void note_request(size_t asize)
+{
+    st.mean += asize - st.mean / 16;
+}
+
+/* Grow the heap for a request of asize.  A small request grows it by a slice
+ * of the heap's size, so that the small blocks that follow gather at the bottom
+ * of that space while large ones fill it from the top (see place()). */
 static void *grow_for(size_t asize)
 {
     void *top = top_free();
-    return extend_heap(asize - (top ? cb_size(top) : 0));
+    size_t need = asize - (top ? cb_size(top) : 0);
+    if (is_small(asize) && CHUNK_DIV > 0) {
+        size_t chunk = cb_round_up(mem_heapsize() / (CHUNK_DIV > 0 ? CHUNK_DIV : 1), CB_ALIGN);
+        chunk = chunk < CHUNK_MAX ? chunk : CHUNK_MAX;
+        need = need > chunk ? need : chunk;
+    }
+    return extend_heap(need);
 }
 
 /* Allocate asize bytes of free block bp: small requests at its bottom, large
@@ -215,7 +259,7 @@ static void *place(void *bp, size_t asize)
         return bp;
     }
     stat_add(&st.stats.splits, 1);
-    if (asize >= BACK_PLACE) {
+    if (!is_small(asize)) {
         cb_set(bp, rest, false, prev_alloc);
         list_insert(bp);
         void *a = (char *)bp + rest;
@@ -269,6 +313,7 @@ static void *alloc_block(size_t size)
     if (size == 0 || size > MAX_REQUEST)
         return NULL;
     size_t asize = adjust(size);
+    note_request(asize);
     void *bp = find_fit(asize);
     if (bp)
         stat_add(&st.stats.reuses, 1);
@@ -360,12 +405,12 @@ void *mm_realloc(void *ptr, size_t size)
     size_t under = below ? cb_size(below) : 0;
     if (have + above >= asize)
         return widen(ptr, ptr, have + above, asize);
-    /* 3. at the top of the heap: grow the heap under it (no copy) */
-    if (at_top && extend_heap(asize - (have + above)))
-        return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
-    /* 4. the free block below too: slide the payload down */
+    /* 3. the free block below too: slide the payload down */
     if (below && under + have + above >= asize)
         return widen(ptr, below, under + have + above, asize);
+    /* 4. at the top of the heap: grow the heap under it (no copy) */
+    if (at_top && extend_heap(asize - (have + above)))
+        return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
     /* 5. allocate, copy, free */
     void *moved = alloc_block(size);
     if (!moved)
