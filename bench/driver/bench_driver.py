@@ -79,9 +79,13 @@ def main() -> None:
         print("3. perf index spread: skipped, traces/ is empty (run make traces)")
         return
     indices = []
-    for _ in range(5):
+    for run in range(5):
         d, _ = run_json(real, "-t", str(traces))
         indices.append(d["summary"]["perf_index"])
+        failed = [f"{t['name']} ({t['outcome']}: {t['message']})" for t in d["traces"] if t["outcome"] != "ok"]
+        s = d["summary"]
+        print(f"   run {run + 1}: utilization {s['utilization']:.4f}, throughput {s['throughput_ratio']:.3f}x libc, "
+              f"index {s['perf_index']:.2f}" + (f"; failed: {'; '.join(failed)}" if failed else ""))
     med = statistics.median(indices)
     print(f"3. perf index of {variant} over 5 runs on traces/: " + ", ".join(f"{p:.1f}" for p in indices))
     print(f"   median {med:.1f}, spread {min(indices) - med:+.1f} / {max(indices) - med:+.1f} points   goal within +-1")
