@@ -13,9 +13,10 @@ import operator
 import re
 from pathlib import Path
 
-_STATIC = re.compile(r"^\s*static\s+const\s+(?:double|float|int|long|unsigned)\s+(\w+)\s*=\s*([^;]+);")
-_ENUM_ITEM = re.compile(r"^\s*(\w+)\s*=\s*([^,/]+?)\s*,?\s*(?:/[/*].*)?$")
-_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+([0-9][0-9xXa-fA-F.]*)\s*$")
+_STATIC = re.compile(r"\bstatic\s+const\s+(?:double|float|int|long|unsigned)\s+(\w+)\s*=\s*([^;]+);")
+_ENUM = re.compile(r"\benum\b\s*\w*\s*\{(.*?)\}", re.S)
+_ENUM_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(.+?)\s*$", re.S)
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+([0-9][0-9xXa-fA-F.]*)\s*$", re.M)
 
 _OPS = {ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.Mult: operator.mul,
         ast.Add: operator.add, ast.Sub: operator.sub, ast.FloorDiv: operator.floordiv,
@@ -52,21 +53,16 @@ def _evaluate(text: str) -> float | int | None:
 def parse_config_text(text: str) -> dict[str, float | int]:
     """Every constant config.h defines, by name."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    pairs: list[tuple[str, str]] = []
+    for body in _ENUM.findall(text):
+        pairs += [m.groups() for m in map(_ENUM_ITEM.match, body.split(",")) if m]
+    pairs += _STATIC.findall(text) + _DEFINE.findall(text)
     values: dict[str, float | int] = {}
-    in_enum = False
-    for line in text.splitlines():
-        line = line.split("//")[0]
-        if re.match(r"^\s*enum\b", line):
-            in_enum = True
-        match = _STATIC.match(line) or _DEFINE.match(line)
-        if match is None and in_enum:
-            match = _ENUM_ITEM.match(line)
-        if match:
-            value = _evaluate(match.group(2))
-            if value is not None:
-                values[match.group(1)] = value
-        if in_enum and "}" in line:
-            in_enum = False
+    for name, expression in pairs:
+        value = _evaluate(expression)
+        if value is not None:
+            values[name] = value
     return values
 
 

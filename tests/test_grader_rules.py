@@ -1,0 +1,92 @@
+"""grader.rules: each static rule on a real compiled object, and the policy's actions."""
+import dataclasses
+import subprocess
+
+import pytest
+
+from grader.policy import load_policy
+from grader.rules import check_object, library_symbols
+
+HEADER = "#include <stddef.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n#include <unistd.h>\n"
+CLEAN = HEADER + """
+static char scratch[64];
+int mm_init(void) { memset(scratch, 0, sizeof scratch); printf("hi\\n"); return 0; }
+void *mm_malloc(size_t n) { extern void *mem_sbrk(long); return mem_sbrk((long)n); }
+"""
+
+
+def _compile(tmp_path, source, name="alloc"):
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    obj = tmp_path / f"{name}.o"
+    subprocess.run(["cc", "-O2", "-g", "-c", "-o", str(obj), str(src)], check=True)
+    return obj
+
+
+@pytest.fixture(scope="module")
+def policy(kit):
+    return load_policy(kit)
+
+
+def _rules(tmp_path, source, policy, driver_source=None):
+    objs = [_compile(tmp_path, driver_source, "driver")] if driver_source else []
+    return {r.rule: r for r in check_object(_compile(tmp_path, source), objs, policy)}
+
+
+def test_a_clean_object_passes_every_rule(tmp_path, policy):
+    rules = _rules(tmp_path, CLEAN, policy)
+    assert all(r.verdict == "pass" for r in rules.values()), rules
+
+
+@pytest.mark.parametrize("body, rule, item", [
+    ("void *mm_malloc(size_t n) { return malloc(n); }", "undefined_symbols", "malloc"),
+    ("int mm_init(void) { return fork(); }", "undefined_symbols", "fork"),
+    ("int mm_init(void) { return system(\"ls\"); }", "undefined_symbols", "system"),
+    ("int clock_gettime(clockid_t c, struct timespec *t) { (void)c; (void)t; return 0; }", "shadowing", "clock_gettime"),
+    ("void *memcpy(void *d, const void *s, size_t n) { (void)s; (void)n; return d; }", "shadowing", "memcpy"),
+    ("int helper_counter;", "other_globals", "helper_counter"),
+    ("__attribute__((constructor)) static void early(void) { puts(\"early\"); }", "constructors", ".init_array"),
+    ("__attribute__((destructor)) static void late(void) { puts(\"late\"); }", "constructors", ".fini_array"),
+    ("static char table[129]; char *mm_table(void) { return table; }", "writable_data", "129 bytes"),
+    ("long mm_init(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); return r; }", "raw_syscalls", "syscall"),
+    ("long mm_init(void) { long r; __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(20)); return r; }", "raw_syscalls", "int"),
+])
+def test_each_rule_catches_its_case(tmp_path, policy, body, rule, item):
+    result = _rules(tmp_path, HEADER + body, policy)[rule]
+    assert not result.passed
+    assert result.verdict == ("warn" if rule == "other_globals" else "reject")
+    assert any(i.startswith(item) for i in result.items), result.items
+    assert item.split()[0] in result.detail
+
+
+def test_writable_data_limit_is_inclusive_and_counts_data_and_bss(tmp_path, policy):
+    ok = _rules(tmp_path, HEADER + "static char a[64]; static long b[8] = {1}; void *f(void) { b[0]++; return a; }", policy)
+    assert ok["writable_data"].passed and "128 bytes" in ok["writable_data"].detail
+
+
+def test_driver_symbols_cannot_be_shadowed(tmp_path, policy):
+    driver = "int mdriver_secret_counter = 1; void trace_replay(void) { }\n"
+    rules = _rules(tmp_path, HEADER + "void trace_replay(void) { }", policy, driver)
+    assert rules["shadowing"].items == ("trace_replay",)
+
+
+def test_api_symbols_are_not_globals_to_warn_about(tmp_path, policy):
+    rules = _rules(tmp_path, CLEAN + "int mm_checkheap(int line) { return line > 0; }", policy)
+    assert rules["other_globals"].passed
+
+
+def test_actions_from_the_policy(tmp_path, policy):
+    action = {**policy.rules.action, "undefined_symbols": "warn", "constructors": "off"}
+    relaxed = dataclasses.replace(policy, rules=dataclasses.replace(policy.rules, action=action,
+                                                                    extra_allowed_symbols=("exit",)))
+    source = HEADER + ("__attribute__((constructor)) static void e(void) { puts(\"e\"); }\n"
+                       "int mm_init(int n) { if (n) exit(1); return fork(); }")
+    rules = _rules(tmp_path, source, relaxed)
+    assert rules["undefined_symbols"].verdict == "warn" and rules["undefined_symbols"].items == ("fork",)
+    assert rules["constructors"].verdict == "off" and rules["constructors"].passed
+
+
+def test_library_symbols_come_from_libc_itself():
+    names = library_symbols()
+    assert {"malloc", "clock_gettime", "gettimeofday", "memcpy", "fork", "sqrt"} <= names
+    assert len(names) > 1000

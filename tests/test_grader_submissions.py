@@ -1,0 +1,113 @@
+"""grader.submissions: every form of hand-in, and every bad one gets a one-line reason."""
+import io
+import shutil
+import tarfile
+import zipfile
+
+import pytest
+
+from grader.submissions import SubmissionError, discover, read_source
+
+GOOD = "int mm_init(void) { return 0; }\n"
+LIMIT = 1 << 20
+
+
+def _zip(path, members):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+
+
+def _tar(path, members, mode="w:gz"):
+    with tarfile.open(path, mode) as t:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def test_every_form_is_found_and_read(tmp_path):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "mm.c").write_text(GOOD)
+    (tmp_path / "bob.c").write_text(GOOD)
+    (tmp_path / "carol-mm.c").write_text(GOOD)
+    _zip(tmp_path / "dave.zip", {"handin/mm.c": GOOD, "handin/README": "hi"})
+    _tar(tmp_path / "erin.tar.gz", {"erin/mm.c": GOOD.encode()})
+    (tmp_path / ".hidden.c").write_text(GOOD)
+    (tmp_path / "notes.txt").write_text("not a submission")
+    found = discover(tmp_path)
+    assert [c.name for c in found] == ["alice", "bob", "carol", "dave", "erin"]
+    assert all(read_source(c, LIMIT) == GOOD for c in found)
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "empty"),
+    (b"   \n\n", "empty"),
+    (b"int x;\0\0\0", "binary"),
+    (b"int caf\xe9;\n", "not UTF-8"),
+    (b"x" * (LIMIT + 10), "limit"),
+])
+def test_bad_sources(tmp_path, data, message):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "mm.c").write_bytes(data)
+    with pytest.raises(SubmissionError, match=message) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert "s/mm.c" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_missing_mm_c_and_vanished_folder(tmp_path):
+    (tmp_path / "nomm").mkdir()
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "mm.c").write_text(GOOD)
+    found = {c.name: c for c in discover(tmp_path)}
+    with pytest.raises(SubmissionError, match="nomm/mm.c: missing"):
+        read_source(found["nomm"], LIMIT)
+    shutil.rmtree(tmp_path / "gone")
+    with pytest.raises(SubmissionError, match="gone: the folder is gone"):
+        read_source(found["gone"], LIMIT)
+
+
+def test_same_name_twice_flags_both(tmp_path):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "mm.c").write_text(GOOD)
+    (tmp_path / "alice.c").write_text(GOOD)
+    found = discover(tmp_path)
+    assert len(found) == 2 and len({c.name for c in found}) == 2
+    for cand in found:
+        with pytest.raises(SubmissionError, match="named alice"):
+            read_source(cand, LIMIT)
+
+
+@pytest.mark.parametrize("member", ["../mm.c", "/etc/mm.c", "a/../../mm.c"])
+def test_archives_with_escaping_paths_are_refused(tmp_path, member):
+    _zip(tmp_path / "z.zip", {member: GOOD})
+    _tar(tmp_path / "t.tar.gz", {member: GOOD.encode()})
+    for cand in discover(tmp_path):
+        with pytest.raises(SubmissionError, match="unsafe path"):
+            read_source(cand, LIMIT)
+
+
+def test_archive_bombs_and_junk(tmp_path):
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mm.c", b"/*" + b" " * (LIMIT * 4) + b"*/")
+    _zip(tmp_path / "two.zip", {"a/mm.c": GOOD, "b/mm.c": GOOD})
+    _zip(tmp_path / "none.zip", {"main.c": GOOD})
+    (tmp_path / "junk.tar.gz").write_bytes(b"this is not gzip")
+    found = {c.name: c for c in discover(tmp_path)}
+    expected = {"bomb": "refusing", "two": "several mm.c", "none": "no mm.c", "junk": "not a readable archive"}
+    for name, message in expected.items():
+        with pytest.raises(SubmissionError, match=message):
+            read_source(found[name], LIMIT)
+
+
+def test_symlinked_mm_c_is_refused(tmp_path):
+    (tmp_path / "secret").write_text("password")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "mm.c").symlink_to(tmp_path / "secret")
+    with pytest.raises(SubmissionError, match="symbolic link"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
+def test_nonexistent_root(tmp_path):
+    with pytest.raises(SubmissionError, match="no such file"):
+        discover(tmp_path / "nope")
