@@ -108,7 +108,7 @@ class _Lint:
                              f"(at most {MAX_IDS})")
                     return None
                 return h, lineno
-        self.say(max(lineno, 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
+        self.say(max(len(lines), 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
         return None
 
 
@@ -182,8 +182,9 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
         kinds.append(ord(k))
         ids.append(i)
         sizes.append(s)
+    eof = len(lines)   # the driver names the line where the file ends
     if n_ops < header.ops:
-        L.say(last, ERROR, f"truncated: the header says {header.ops} ops, the file has {n_ops}")
+        L.say(eof, ERROR, f"truncated: the header says {header.ops} ops, the file has {n_ops}")
     if used_ids < header.ids:
         L.say(start, WARNING, f"the header says {header.ids} ids, the ops use {used_ids}")
     if header.order == LAB64 and header.extra != peak and not L.problems:

@@ -1,0 +1,127 @@
+"""mmtrace.gen: determinism and the shapes the patterns promise."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from mmtrace.gen import PATTERNS, PatternError, generate
+from mmtrace.stats import measure
+from mmtrace.trace import MAX_HEAP, format_trace
+
+# Small parameters so every pattern runs in milliseconds.
+SMALL = {
+    "program": {"allocs": 400, "peak_blocks": 100}, "coalescing": {"rounds": 50},
+    "random": {"allocs": 300}, "binary": {"pairs": 200}, "growing-buffer": {"steps": 100},
+    "bdd": {"allocs": 3000, "gc_every": 1000}, "cbit": {"allocs": 3000, "phase": 1000},
+    "ngram": {"tokens": 2000}, "syn": {"allocs": 3000, "live": 800},
+    "realloc-many": {"steps": 2000, "buffers": 40}, "realloc-strings": {"appends": 2000},
+    "realloc-vectors": {"vectors": 5, "rounds": 2}, "fit-stress": {},
+    "size-sweep": {"rounds": 1}, "tiny-flood": {"allocs": 3000, "live": 1000},
+    "large-churn": {"allocs": 200}, "long-short": {"allocs": 2000}, "peak-drain": {"peak": 1_000_000},
+}
+
+
+def test_every_pattern_has_small_parameters():
+    assert set(SMALL) == set(PATTERNS)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_same_seed_same_bytes_and_a_balanced_valid_trace(name):
+    a = format_trace(generate(name, 5, SMALL[name]))
+    b = format_trace(generate(name, 5, SMALL[name]))
+    assert a == b
+    t = generate(name, 5, SMALL[name])
+    s = measure(t)
+    assert s.never_freed == 0
+    assert s.size_max <= MAX_HEAP
+    assert t.header.ids == s.ids and t.header.ops == s.ops
+
+
+@pytest.mark.parametrize("name", ["program", "random", "bdd", "cbit", "syn", "realloc-many",
+                                  "tiny-flood", "peak-drain"])
+def test_another_seed_gives_another_trace(name):
+    assert format_trace(generate(name, 1, SMALL[name])) != format_trace(generate(name, 2, SMALL[name]))
+
+
+def test_binary_leaves_holes_just_too_small():
+    t = generate("binary", 3, {"pairs": 100, "small": 64, "large": 448, "new": 512})
+    ops = list(t.ops())
+    allocs = [s for k, _, s in ops[:200] if k == "a"]
+    assert allocs == [64, 448] * 100                      # alternating neighbours
+    frees = ops[200:300]
+    assert all(k == "f" for k, _, _ in frees)
+    freed = {i for _, i, _ in frees}
+    assert {s for k, i, s in ops[:200] if i in freed} == {448}   # every hole is 448 bytes
+    assert [s for k, _, s in ops[300:400]] == [512] * 100        # then requests just too big
+
+
+def test_coalescing_asks_for_the_sum_of_two_freed_neighbours():
+    ops = list(generate("coalescing", 1, {"rounds": 3, "size": 100}).ops())
+    assert [(k, s) for k, _, s in ops[:6]] == [("a", 100), ("a", 100), ("f", 0), ("f", 0),
+                                              ("a", 200), ("f", 0)]
+    assert len(ops) == 18
+
+
+def test_program_mix_is_mostly_4072_bytes():
+    s = Counter(sz for k, _, sz in generate("program", 4, {"allocs": 3000}).ops() if k == "a")
+    share = s[4072] / sum(s.values())
+    assert 0.70 <= share <= 0.78
+    assert s.most_common(3)[1][0] == 72
+
+
+def test_growing_buffer_grows_only_id_0_by_the_step():
+    ops = list(generate("growing-buffer", 1, {"start": 100, "step": 7, "steps": 50}).ops())
+    rs = [(i, s) for k, i, s in ops if k == "r"]
+    assert [i for i, _ in rs] == [0] * 50
+    assert [s for _, s in rs] == [100 + 7 * k for k in range(1, 51)]
+
+
+def test_fit_stress_follows_the_course_recipe():
+    t = generate("fit-stress", 1, {"big": 2_000_000, "blocks": 1400, "first": 1000})
+    ops = list(t.ops())
+    assert ops[0] == ("a", 0, 2_000_000) and ops[1] == ("f", 0, 0)
+    sizes = Counter(s for k, _, s in ops if k == "a")
+    assert sizes[1024] == 1400 and sizes[100] == 140 and sizes[150] == 100
+    assert sizes[10] == 1 and sizes[1] == 1
+    # the 1 KiB blocks still live at the end of the main phases fit in the big block
+    assert measure(t).peak_live_bytes == 2_000_000
+
+
+def test_size_sweep_reaches_the_largest_power_the_heap_allows():
+    sizes = {s for k, _, s in generate("size-sweep", 1).ops() if k == "a"}
+    powers = [2**k for k in range(1, 40) if 2**k in sizes]
+    assert powers[0] == 2 and powers[-1] * 2 > MAX_HEAP * 0.8 and powers[-1] <= MAX_HEAP
+
+
+def test_realloc_many_uses_null_and_zero_reallocs_both_ways():
+    ops = list(generate("realloc-many", 2, SMALL["realloc-many"]).ops())
+    size_of: dict[int, int] = {}
+    grew = shrank = 0
+    for k, i, s in ops:
+        if k == "r" and s:
+            grew += s > size_of[i]
+            shrank += s < size_of[i]
+        size_of[i] = s
+    kinds = Counter(k for k, _, s in ops if k != "r" or s)
+    assert kinds["n"] > 0 and sum(1 for k, _, s in ops if k == "r" and s == 0) > 0
+    assert grew > 100 and shrank > 100
+
+
+def test_ngram_table_doubles_and_its_old_copy_is_freed():
+    t = generate("ngram", 1, {"tokens": 3000, "table_start": 16})
+    ops = list(t.ops())
+    tables = [(n, i, s) for n, (k, i, s) in enumerate(ops) if k == "a" and s >= 8 * 16]
+    assert len(tables) >= 3
+    for (n, i, s), (n2, _, s2) in zip(tables, tables[1:]):
+        assert s2 > s
+        assert ops[n2 + 1] == ("f", i, 0)     # the old copy goes right after the new one
+
+
+def test_unknown_pattern_or_parameter_is_reported():
+    with pytest.raises(PatternError, match="no pattern 'nope'"):
+        generate("nope", 1)
+    with pytest.raises(PatternError, match="has no parameter 'wrong'"):
+        generate("binary", 1, {"wrong": 1})
+    with pytest.raises(PatternError, match="wants a int"):
+        generate("binary", 1, {"pairs": "many"})

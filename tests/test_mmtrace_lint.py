@@ -1,0 +1,121 @@
+"""mmtrace.lint: one file per defect the driver rejects, each caught on the same line
+as the driver; warnings; --fix gives a copy both accept."""
+from __future__ import annotations
+
+import gzip
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mmtrace.lint import ERROR, WARNING, TraceError, fixed, lint, read_trace
+from mmtrace.trace import write_trace
+
+HEAD = "20000000\n{ids}\n{ops}\n1\n"
+
+# name -> (file bytes, line of the first error, words the message must contain,
+#          line the driver names, when it differs)
+DEFECTS = {
+    "bad-op-letter": (HEAD.format(ids=2, ops=2) + "a 0 8\nx 0\n", 6, "bad token 'x'", None),
+    "bad-number": (HEAD.format(ids=2, ops=2) + "a 0 8\nf zero\n", 6, "bad token", None),
+    "missing-size": (HEAD.format(ids=2, ops=2) + "a 0\nf 0\n", 5, "bad token", None),
+    "id-out-of-range": (HEAD.format(ids=2, ops=2) + "a 2 8\nf 2\n", 5, "id 2 out of range", None),
+    "free-not-live": (HEAD.format(ids=2, ops=2) + "a 0 8\nf 1\n", 6, "not live", None),
+    "realloc-not-live": (HEAD.format(ids=2, ops=2) + "a 0 8\nr 1 9\n", 6, "not live", None),
+    "realloc-after-r0": (HEAD.format(ids=1, ops=3) + "a 0 8\nr 0 0\nr 0 5\n", 7, "not live",
+                         None),
+    "alloc-live": (HEAD.format(ids=2, ops=3) + "a 0 8\na 0 9\nf 0\n", 6, "already live", None),
+    "realloc-null-live": (HEAD.format(ids=2, ops=3) + "a 0 8\nn 0 9\nf 0\n", 6,
+                          "already live", None),
+    "too-many-ops": (HEAD.format(ids=2, ops=1) + "a 0 8\nf 0\n", 6, "op count", 7),
+    "too-few-ops": (HEAD.format(ids=2, ops=3) + "a 0 8\nf 0\n", 7, "header says 3 ops", None),
+    "size-out-of-range": (HEAD.format(ids=1, ops=2) + "a 0 99999999\nf 0\n", 5,
+                          "size 99999999 out of range", None),
+    "truncated-header": ("20000000\n2\n", 3, "header needs 4 numbers", None),
+    "truncated-mid-file": (HEAD.format(ids=2, ops=4) + "a 0 8\na 1", 6, "bad token", None),
+    "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
+                    None),
+    "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4, "weight 7", None),
+}
+
+
+def _write(tmp: Path, name: str, text: str) -> Path:
+    p = tmp / f"{name}.rep"
+    p.write_bytes(text.encode("latin-1"))
+    return p
+
+
+def _driver_line(driver: Path, path: Path) -> int | None:
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True,
+                          text=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    m = re.search(re.escape(str(path)) + r":(\d+):", done.stderr)
+    return int(m.group(1)) if m else None
+
+
+@pytest.mark.parametrize("name", sorted(DEFECTS))
+def test_each_defect_is_an_error_on_the_drivers_line(tmp_path, driver, name):
+    text, line, words, driver_line = DEFECTS[name]
+    path = _write(tmp_path, name, text)
+    errors = lint(path).errors
+    assert errors, f"{name}: no error found"
+    assert errors[0].line == line
+    assert words in errors[0].message
+    assert str(errors[0]).startswith(f"{path}:{line}: ")
+    with pytest.raises(TraceError) as caught:
+        read_trace(path)
+    assert str(caught.value) == str(errors[0])
+    assert _driver_line(driver, path) == (driver_line or line)
+
+
+def test_damaged_gzip_is_an_error(tmp_path, driver):
+    good = gzip.compress((HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode())
+    path = tmp_path / "cut.rep.gz"
+    path.write_bytes(good[: len(good) - 9])
+    assert "gzip" in lint(path).errors[0].message
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
+    assert done.returncode == 2
+
+
+def test_valid_oddities_are_accepted_by_both(tmp_path, driver):
+    text = ("# comment: café\n20000000 2\n\n4   # ops\n1\n"
+            "a 0 0\n  n 1 16\t# realloc(NULL, 16)\nr 1 0\n\nf 0\n")
+    path = _write(tmp_path, "odd", text)
+    r = lint(path)
+    assert not r.problems, r.problems
+    assert len(r.trace) == 4
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_warnings_for_unbalanced_and_counts(tmp_path):
+    path = _write(tmp_path, "w", HEAD.format(ids=9, ops=3) + "a 0 8\na 1 8\nf 0\n")
+    r = lint(path)
+    assert not r.errors
+    msgs = [p.message for p in r.problems if p.severity == WARNING]
+    assert any("1 blocks never freed (first: id 1 from line 6)" in m for m in msgs)
+    assert any("header says 9 ids, the ops use 2" in m for m in msgs)
+
+
+def test_lab64_header_peak_is_checked(tmp_path):
+    path = _write(tmp_path, "p", "1\n1\n2\n999\na 0 100\nf 0\n")
+    msgs = [p.message for p in lint(path).problems]
+    assert msgs == ["the header's peak bytes 999 != measured 100"]
+
+
+def test_fix_makes_a_trace_both_accept(tmp_path, driver):
+    text = (HEAD.format(ids=50, ops=9) + "a 0 8\nf 3\na 1 16\na 0 4\nr 1 32\nbogus\na 2 5\n")
+    path = _write(tmp_path, "broken", text)
+    r = lint(path)
+    assert {p.severity for p in r.problems} == {ERROR, WARNING}
+    t = fixed(r)
+    out = tmp_path / "fixed.rep"
+    write_trace(out, t)
+    again = lint(out)
+    assert not again.problems, again.problems
+    assert list(again.trace.ops()) == [("a", 0, 8), ("a", 1, 16), ("r", 1, 32), ("a", 2, 5),
+                                       ("f", 0, 0), ("f", 1, 0), ("f", 2, 0)]
+    assert again.trace.header.ids == 3 and again.trace.header.ops == 7
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(out)], capture_output=True)
+    assert done.returncode == 0, done.stderr
