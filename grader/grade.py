@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -95,12 +96,22 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
     except OSError as err:
         raise BatchError(f"cannot build the kit's template: {err}") from None
     _self_check(work, policy, sandbox)
+    _check_traces(built, private, traces)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
+
+
+def _check_traces(driver: Path, folder: Path, traces: list[Path]) -> None:
+    """A malformed trace is the course's fault: refuse the batch before any student is charged."""
+    args = [str(driver), "--parse-only"] + [a for t in traces for a in ("-f", str(folder / t.name))]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        problem = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise BatchError(f"a trace is malformed, so nothing was graded: {problem}")
 
 
 def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:

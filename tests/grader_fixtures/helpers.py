@@ -13,12 +13,7 @@ from grader.submissions import discover
 KIT = Path(__file__).resolve().parent.parent.parent
 HERE = Path(__file__).resolve().parent
 TRACES = HERE / "traces"
-FAST = """
-[limits]
-trace_seconds = 2
-wall_clock = 60
-memory_bytes = 268435456
-"""
+FAST = {"trace_seconds": 2, "wall_clock": 60, "memory_bytes": 268435456}
 
 
 def make_fake_kit(dest: Path) -> Path:
@@ -31,16 +26,18 @@ def make_fake_kit(dest: Path) -> Path:
     return dest
 
 
-def write_policy(folder: Path, text: str, name: str = "course.toml") -> Path:
+def write_policy(folder: Path, text: str = "", limits: dict | None = None, name: str = "course.toml") -> Path:
+    """A course policy with short limits (FAST, then LIMITS) and any other TEXT."""
+    merged = {**FAST, **(limits or {})}
     path = folder / name
-    path.write_text(FAST + text)
+    path.write_text("[limits]\n" + "".join(f"{k} = {v}\n" for k, v in merged.items()) + text)
     return path
 
 
 def run_batch(kit: Path, submissions: Path, outdir: Path, policy_text: str = "", jobs: int = 2,
-              **kwargs) -> Batch:
+              limits: dict | None = None, **kwargs) -> Batch:
     """Grade SUBMISSIONS with the tiny traces and a fast policy, in the real sandbox."""
-    policy = load_policy(kit, write_policy(outdir.parent, policy_text, f"{outdir.name}.toml"))
+    policy = load_policy(kit, write_policy(outdir.parent, policy_text, limits, f"{outdir.name}.toml"))
     ctx: Context = prepare(kit, policy, probe(), TRACES)
     try:
         return grade_batch(ctx, discover(submissions), outdir, jobs=jobs, **kwargs)

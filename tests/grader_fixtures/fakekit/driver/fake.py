@@ -21,10 +21,16 @@ def main(argv):
     if "--describe" in argv:
         print(json.dumps({"outcomes": {k: {"explanation": v or "the trace ran correctly"} for k, v in OUTCOMES.items()}}))
         return 0
+    traces = [argv[i + 1] for i, a in enumerate(argv) if a == "-f"]
+    if "--parse-only" in argv:
+        for path in traces:
+            if "malformed" in open(path).read():
+                print(f"mdriver: {path}:1: malformed on purpose", file=sys.stderr)
+                return 2
+        return 0
     here = os.path.dirname(os.path.abspath(__file__))
     source = open(os.path.join(here, "..", "mm.c"), encoding="utf-8").read()
     marks = dict(re.findall(r"FAKE:(\w+)(?:=([\w.-]+))?", source))
-    traces = [argv[i + 1] for i, a in enumerate(argv) if a == "-f"]
     json_fd = int(argv[argv.index("--json") + 1].split(":")[1])
     secret_fd = int(argv[argv.index("--secret-fd") + 1])
     if "usage" in marks:

@@ -1,0 +1,89 @@
+"""grader.runner: results only from the driver's descriptor, carrying this run's secret.
+
+Uses the fake kit, whose driver (tests/grader_fixtures/fakekit/driver/fake.py)
+misbehaves on request, to show each way a result can be untrustworthy.
+"""
+import json
+
+import pytest
+
+from grader.runner import ChannelError, check_result, load_schema
+from grader_fixtures.helpers import KIT, by_name, make_fake_kit, run_batch
+from grader_fixtures.submissions import source
+
+SECRET = "s3cret"
+
+
+def _valid(kit):
+    rows = {"name": "t", "path": "t.rep", "weight": 1, "ops": 2, "outcome": "ok", "message": "", "op_index": None,
+            "op": None, "utilization": 0.5, "ideal_utilization": 1.0, "peak_payload": 8, "heap_high_water": 16,
+            "timing": None, "libc": None, "stats": None, "output": ""}
+    return {"schema": 1, "tool": "mdriver", "secret": SECRET,
+            "allocator": {"name": "mm", "team": None, "has_checkheap": False, "has_stats": False},
+            "settings": {"alignment": 16, "max_heap": 1, "time_limit": 1, "min_samples": 1, "check_heap": False,
+                         "baseline": "measured"},
+            "scoring": {"util_weight": 0.6, "throughput_cap": 1, "estimator": "x"},
+            "machine": {"hostname": "h", "cpu": "c", "date": "d"}, "traces": [rows],
+            "summary": {"traces": 1, "valid": 1, "failed": 0, "bad_traces": 0, "utilization": 0.5,
+                        "throughput_ops_per_sec": None, "libc_ops_per_sec": None, "throughput_ratio": None,
+                        "util_points": 30, "throughput_points": 0, "perf_index": 30}}
+
+
+def test_check_result_accepts_only_valid_json_with_the_secret():
+    schema = load_schema(KIT)
+    good = _valid(KIT)
+    assert check_result(json.dumps(good).encode(), SECRET, schema)["secret"] == SECRET
+    cases = [(b"", "no result"), (b"{", "not JSON"), (b"[1]", "not a JSON object"),
+             (json.dumps({**good, "secret": "guess"}).encode(), "secret"),
+             (json.dumps({**good, "secret": None}).encode(), "secret"),
+             (json.dumps({**good, "traces": [{"outcome": "ok"}]}).encode(), "schema")]
+    for raw, message in cases:
+        with pytest.raises(ChannelError, match=message):
+            check_result(raw, SECRET, schema)
+
+
+MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson */",
+          "garbled": "/* FAKE:badjson */", "sleeper": "/* FAKE:hang */", "confused": "/* FAKE:usage */",
+          "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */"}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("channel")
+    kit = make_fake_kit(root / "kit")
+    subs = root / "subs"
+    for name, mark in MARKED.items():
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(source("good") + mark + "\n")
+    return by_name(run_batch(kit, subs, root / "out", limits={"wall_clock": 4}))
+
+
+def test_honest_driver_result_is_used(batch):
+    sub = batch["honest"]
+    assert sub.verdict == "ok" and sub.summary.valid == 2
+    assert sub.summary.utilization == 0.5 and sub.summary.throughput_ratio == 0.8
+
+
+@pytest.mark.parametrize("name, message", [("forger", "secret"), ("silent", "no result"),
+                                           ("garbled", "not JSON"), ("sleeper", "longer than 4 s")])
+def test_untrustworthy_results_fail_with_the_reason(batch, name, message):
+    sub = batch[name]
+    assert sub.verdict == "failed" and message in sub.reason
+    assert sub.summary.points == 0 and not sub.traces
+
+
+def test_a_driver_usage_error_is_the_graders_fault(batch):
+    assert batch["confused"].verdict == "grader_error"
+
+
+def test_printed_scores_are_kept_but_never_believed(batch):
+    sub = batch["boaster"]
+    assert "perfidx:100" in sub.stdout
+    assert sub.summary.perf_index == batch["honest"].summary.perf_index < 100
+
+
+def test_a_failed_trace_is_named_with_its_explanation(batch):
+    sub = batch["crasher"]
+    assert sub.verdict == "failed" and "tiny: crashed" in sub.reason
+    crashed = [t for t in sub.traces if t.outcome == "crashed"][0]
+    assert crashed.points == 0 and "crashed" in crashed.explanation and crashed.message

@@ -1,0 +1,128 @@
+"""End to end with the real driver: every verdict and trace outcome, from purpose-built submissions.
+
+One batch grades them all (in the real sandbox, with the tiny fixture traces and
+short limits); each test then checks one submission's verdict and reason.
+"""
+import os
+
+import pytest
+
+from grader_fixtures.helpers import KIT, by_name, run_batch
+from grader_fixtures.submissions import write_all
+
+VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
+                 "memhog", "globals", "loop", "crash", "misaligned", "overlap", "corrupt", "out_of_heap",
+                 "alloc_failed", "init_failed", "exited"]
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("outcomes")
+    subs = write_all(root / "subs", VERDICT_CASES)
+    (subs / "empty").mkdir()
+    (subs / "empty" / "mm.c").write_text("")
+    # exit is allowed here only so that an allocator can reach the driver and be caught exiting.
+    return by_name(run_batch(KIT, subs, root / "out", '[rules]\nextra_allowed_symbols = ["exit"]\n',
+                             limits={"trace_seconds": 1}))
+
+
+def test_the_honest_allocator_is_ok(batch):
+    sub = batch["good"]
+    assert sub.verdict == "ok", sub.reason
+    assert sub.summary.valid == sub.summary.traces == 2
+    assert 0 < sub.summary.utilization < 1 and sub.summary.throughput_ratio > 0
+    assert sub.summary.points == pytest.approx(sub.summary.correctness_points + sub.summary.performance_points, abs=0.01)
+    assert all(t.spread is not None for t in sub.traces)
+
+
+def test_fake_score_lines_change_nothing(batch):
+    sub, good = batch["fake_scores"], batch["good"]
+    assert sub.verdict == "ok"
+    assert "perfidx:100" in "".join(t.output for t in sub.traces) + sub.stdout
+    assert sub.summary.utilization == good.summary.utilization
+    assert sub.summary.perf_index < 90
+
+
+@pytest.mark.parametrize("name, verdict, words", [
+    ("compile_error", "compile_error", "error"),
+    ("link_error", "link_error", "link"),
+    ("clock", "rejected", "clock_gettime"),
+    ("fork_system", "rejected", "fork"),
+    ("writes", "rejected", "fopen"),
+    ("memhog", "rejected", "malloc"),
+    ("globals", "rejected", "writable"),
+    ("empty", "bad_submission", "empty"),
+])
+def test_submissions_stopped_before_running(batch, name, verdict, words):
+    sub = batch[name]
+    assert sub.verdict == verdict and words in sub.reason, sub.reason
+    assert not sub.traces and sub.summary.points == 0
+
+
+def test_compile_errors_show_the_compilers_first_lines(batch):
+    log = batch["compile_error"].build_log
+    assert "mm.c:" in log and "error" in log and len(log.splitlines()) <= 25
+
+
+def test_non_static_globals_are_warned_about(batch):
+    rules = {r.rule: r for r in batch["globals"].rules}
+    assert rules["other_globals"].verdict == "warn" and "big_table" in rules["other_globals"].items
+
+
+@pytest.mark.parametrize("name, outcome", [
+    ("loop", "timeout"), ("crash", "crashed"), ("misaligned", "misaligned"), ("overlap", "overlap"),
+    ("corrupt", "payload_corrupted"), ("out_of_heap", "out_of_heap"), ("alloc_failed", "alloc_failed"),
+    ("init_failed", "init_failed"), ("exited", "exited"),
+])
+def test_each_trace_outcome(batch, name, outcome):
+    sub = batch[name]
+    assert sub.verdict == "failed" and outcome in sub.reason
+    failed = [t for t in sub.traces if t.outcome == outcome]
+    assert failed, [t.outcome for t in sub.traces]
+    assert all(t.points == 0 and t.explanation and t.message for t in failed)
+    assert sub.summary.perf_index == 0                      # classic: any failure, no performance points
+
+
+def test_every_record_states_the_sandbox(batch):
+    for sub in batch.values():
+        assert "no_network" in sub.protections and "unprivileged_user" in sub.protections
+
+
+@pytest.fixture(scope="module")
+def escapes(tmp_path_factory):
+    """The same cheats with the symbol rule only warning, so they run: the sandbox must hold."""
+    root = tmp_path_factory.mktemp("escapes")
+    subs = write_all(root / "subs", ["writes", "network", "memhog", "fork_system"])
+    marker = "/tmp/mmgrade-host-marker"
+    if os.path.exists(marker):
+        os.unlink(marker)
+    batch = by_name(run_batch(KIT, subs, root / "out", '[rules.action]\nundefined_symbols = "warn"\n'))
+    return batch, subs
+
+
+def _printed(sub):
+    return "".join(t.output for t in sub.traces)
+
+
+def test_writes_outside_private_tmp_are_denied(escapes):
+    batch, subs = escapes
+    out = _printed(batch["writes"])
+    assert "open /sub/pwned: denied" in out and "open /usr/pwned: denied" in out and "/traces/pwned: denied" in out
+    assert "open /tmp/scratch: WRITABLE" in out
+    assert not list(subs.rglob("pwned"))
+
+
+def test_no_network(escapes):
+    assert "connect: failed" in _printed(escapes[0]["network"])
+
+
+def test_memory_is_capped(escapes):
+    out = _printed(escapes[0]["memhog"])
+    got = int(out.split("memhog got ")[1].split()[0])
+    assert 0 < got * (1 << 20) <= 268435456
+
+
+def test_fork_and_system_stay_inside(escapes):
+    sub = escapes[0]["fork_system"]
+    assert sub.verdict == "ok"
+    assert not os.path.exists("/tmp/mmgrade-host-marker")
