@@ -253,6 +253,13 @@ bool check_pass(const trace_t *t, pass_t pass, bool run_checker, verdict_t *v)
                   ? replay_checked(&c, pass, run_checker)
                   : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before %s", status,
                                  pass == PASS_RECHECK ? "the second run (does it reset all its state?)" : "the first op");
+    if (!ok && status == 0 && pass == PASS_RECHECK) {
+        /* Same trace, same ops: only state that outlived mm_init can explain it. */
+        size_t len = strlen(v->message);
+        snprintf(v->message + len, sizeof v->message - len,
+                 " (in the second run, after mm_init again: the first run passed, so mm_init "
+                 "did not reset all the allocator's state)");
+    }
     blocktree_destroy(&c.tree);
     free(c.ledger);
     return ok;
