@@ -1,0 +1,213 @@
+"""mmtrace record: the LD_PRELOAD recorder on programs compiled here with a known
+allocation sequence, on threads and forks, on crashes and missing commands, and on
+a real multithreaded program whose recording the driver replays."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import build_driver
+from mmtrace.lint import lint, read_trace
+from mmtrace.record import record
+
+KNOWN = r"""
+#include <malloc.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void)
+{
+    char *a = malloc(100);
+    char *b = calloc(10, 20);
+    a = realloc(a, 300);
+    void *c;
+    if (posix_memalign(&c, 64, 50) != 0) return 1;
+    void *d = aligned_alloc(32, 64);
+    void *e = realloc(NULL, 40);
+    e = realloc(e, 0);
+    free(b);
+    a = realloc(a, 20);
+    free(c);
+    free(d);
+    free(a);
+    void *m = memalign(16, 24);
+    free(m);
+    void *z = malloc(0);
+    free(z);
+    free(NULL);
+    return write(1, "done\n", 5) == 5 ? 0 : 1;
+}
+"""
+KNOWN_OPS = [("a", 0, 100), ("a", 1, 200), ("r", 0, 300), ("a", 2, 50), ("a", 3, 64),
+             ("n", 4, 40), ("r", 4, 0), ("f", 1, 0), ("r", 0, 20), ("f", 2, 0), ("f", 3, 0),
+             ("f", 0, 0), ("a", 0, 24), ("f", 0, 0), ("a", 0, 0), ("f", 0, 0)]
+
+THREADS = r"""
+#include <pthread.h>
+#include <stdlib.h>
+static void *churn(void *arg)
+{
+    unsigned s = (unsigned)(size_t)arg * 2654435761u + 1;
+    void *held[64] = {0};
+    for (int i = 0; i < 20000; i++) {
+        s = s * 1103515245u + 12345u;
+        int k = (s >> 16) % 64;
+        size_t n = 1 + (s >> 8) % 3000;
+        if (!held[k]) held[k] = malloc(n);
+        else if (s & 1) { free(held[k]); held[k] = 0; }
+        else held[k] = realloc(held[k], n);
+    }
+    for (int k = 0; k < 64; k++) free(held[k]);
+    return 0;
+}
+int main(void)
+{
+    pthread_t t[4];
+    for (long i = 0; i < 4; i++) pthread_create(&t[i], 0, churn, (void *)i);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    return 0;
+}
+"""
+
+FORKS = r"""
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void)
+{
+    void *p = malloc(11);
+    pid_t kid = fork();
+    if (kid == 0) {
+        for (int i = 0; i < 3; i++) free(malloc(22));
+        _exit(0);
+    }
+    waitpid(kid, 0, 0);
+    free(malloc(33));
+    free(p);
+    return 0;
+}
+"""
+
+CRASH = r"""
+#include <stdlib.h>
+int main(void)
+{
+    void *a = malloc(10);
+    void *b = malloc(20);
+    free(a);
+    *(volatile int *)b = 1;
+    *(volatile int *)0 = 1;
+    return 0;
+}
+"""
+
+
+def _compile(tmp: Path, name: str, source: str) -> Path:
+    src = tmp / f"{name}.c"
+    src.write_text(source)
+    exe = tmp / name
+    subprocess.run(["cc", "-O0", "-fno-builtin", "-o", str(exe), str(src), "-lpthread"],
+                   check=True)
+    return exe
+
+
+def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mmtrace", *args], capture_output=True,
+                          text=True, **kw)
+
+
+def test_known_sequence_is_recorded_exactly_and_replays(tmp_path, driver):
+    exe = _compile(tmp_path, "known", KNOWN)
+    out = tmp_path / "known.rep"
+    done = _cli("record", "-o", str(out), "--", str(exe))
+    assert done.returncode == 0, done.stderr
+    t = read_trace(out)
+    assert list(t.ops()) == KNOWN_OPS
+    replay = subprocess.run([str(driver), "--json", "-", "-f", str(out)], capture_output=True,
+                            text=True)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert json.loads(replay.stdout)["traces"][0]["outcome"] == "ok"
+
+
+def test_threads_record_a_consistent_order(tmp_path):
+    rec = record([str(_compile(tmp_path, "threads", THREADS))])
+    # four workers, and the main thread, whose pthread_create allocates thread state
+    assert rec.ok and rec.report.threads == 5
+    assert rec.report.unknown == 0 and rec.report.missed_frees == 0
+    assert rec.report.freed_at_end <= 8       # glibc keeps a few per-thread blocks
+    assert rec.report.ops >= 4 * 20000 * 0.9
+    out = tmp_path / "threads.rep"
+    from mmtrace.trace import write_trace
+    write_trace(out, rec.trace)
+    assert not lint(out).problems
+
+
+def test_each_process_has_its_own_log(tmp_path):
+    exe = _compile(tmp_path, "forks", FORKS)
+    parent = record([str(exe)], process="first")
+    assert parent.processes == 2
+    assert [(k, s) for k, _, s in parent.trace.ops()] == [("a", 11), ("a", 33), ("f", 0),
+                                                          ("f", 0)]
+    child = record([str(exe)], process="largest")
+    assert [s for k, _, s in child.trace.ops() if k == "a"] == [22, 22, 22]
+
+
+def test_a_crash_is_reported_and_what_came_before_is_kept(tmp_path):
+    exe = _compile(tmp_path, "crash", CRASH)
+    out = tmp_path / "crash.rep"
+    done = _cli("record", "-o", str(out), "--", str(exe))
+    assert done.returncode == 1
+    assert "killed by SIGSEGV" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+    assert list(read_trace(out).ops()) == [("a", 0, 10), ("a", 1, 20), ("f", 0, 0),
+                                           ("f", 1, 0)]
+
+
+def test_a_missing_command_is_one_line(tmp_path):
+    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record: command not found: {tmp_path / 'no-such-program'}"]
+    assert not (tmp_path / "x.rep").exists()
+
+
+def test_sizes_are_capped_and_blocks_over_budget_left_out(tmp_path):
+    src = r"""
+    #include <stdlib.h>
+    int main(void) {
+        void *a = malloc(5000);  void *b = malloc(900);  void *c = malloc(800);
+        free(c); free(b); free(a);
+        return 0;
+    }"""
+    rec = record([str(_compile(tmp_path, "big", src))], max_size=1000, max_live=1800)
+    assert rec.report.capped == 1 and rec.report.over_budget == 1
+    assert list(rec.trace.ops()) == [("a", 0, 1000), ("a", 1, 800), ("f", 1, 0), ("f", 0, 0)]
+
+
+@pytest.fixture(scope="module")
+def good_driver() -> Path:
+    return build_driver("segregated-realloc")
+
+
+def test_a_real_multithreaded_program_loads_and_replays(tmp_path, good_driver):
+    script = ("import threading, json\n"
+              "def work(n):\n"
+              "    d = {str(i * n): [i] * (i % 5) for i in range(3000)}\n"
+              "    json.loads(json.dumps(d))\n"
+              "ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]\n"
+              "[t.start() for t in ts]\n[t.join() for t in ts]\n")
+    out = tmp_path / "py.rep.gz"
+    env = {"PYTHONMALLOC": "malloc", "PATH": "/usr/bin:/bin"}
+    rec = record([sys.executable, "-S", "-c", script], env=env)
+    assert rec.ok, rec.status
+    assert rec.report.threads >= 5            # the main thread and four workers
+    from mmtrace.trace import write_trace
+    write_trace(out, rec.trace)
+    assert not lint(out).errors
+    replay = subprocess.run([str(good_driver), "--json", "-", "-f", str(out)],
+                            capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr
+    assert json.loads(replay.stdout)["traces"][0]["outcome"] == "ok"
