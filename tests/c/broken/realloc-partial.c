@@ -1,0 +1,19 @@
+/* realloc-partial.c - mm_realloc copies only the first half of what it must keep. */
+#include "bump.h"
+
+int mm_init(void) { return 0; }
+void *mm_malloc(size_t size) { return bump(size); }
+void mm_free(void *p) { (void)p; }
+
+void *mm_realloc(void *p, size_t size)
+{
+    if (!p)
+        return bump(size);
+    if (size == 0)
+        return NULL;
+    char *q = bump(size);
+    size_t old = block_size(p), keep = old < size ? old : size;
+    if (q)
+        memcpy(q, p, keep / 2);
+    return q;
+}

@@ -1,0 +1,290 @@
+"""The correctness pass catches every defect, each in a purpose-built allocator
+(tests/c/broken/), with the right outcome in the JSON, a message that names the
+op and the addresses, and exit status 1 -- while a clean trace in the same run
+still passes.
+
+Addresses are computed by hand from the bump layout of tests/c/broken/bump.h:
+a block of n bytes takes 16 + round_up(n, 16) bytes and its payload starts 16
+bytes in; the heap starts at HEAP_BASE (driver/heap.h) in every run.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driver_common import TRIGGER, broken, heap_base, run, variant, write_trace
+
+LO = heap_base()
+
+
+def block(n: int) -> int:
+    """Bytes a bump block of n payload bytes takes (header + rounded payload)."""
+    return 16 + (n + 15) // 16 * 16
+
+
+def check(name: str, ops: list[str], tmp: Path, *flags: str, extra_ok: bool = True):
+    """Run allocator `name` on the trace `ops` (and on a clean trace); return the bad trace's JSON, row, message."""
+    bad = write_trace(tmp, "bad", ops)
+    files = ["-f", bad]
+    if extra_ok:
+        files += ["-f", write_trace(tmp, "clean", ["a 0 16", "a 1 40", "r 0 100", "f 1", "f 0"])]
+    r = run(broken(name), *files, *flags, tmp=tmp)
+    assert r.rc == 1, r.out + r.err
+    if extra_ok:
+        assert r.trace("clean")["outcome"] == "ok"
+        assert r.summary["valid"] == 1 and r.summary["failed"] == 1
+    row, message = r.row("bad")
+    return r.trace("bad"), row, message
+
+
+def assert_reported(t: dict, row: str, message: str, outcome: str, op_index: int | None, op: str | None,
+                    *fragments: str) -> None:
+    assert t["outcome"] == outcome, t
+    assert t["op_index"] == op_index
+    assert t["op"] == op
+    assert row.split()[1:3] == ["bad", outcome]
+    if op_index is not None and op is not None:
+        assert message.strip().startswith(f"op {op_index} ({op})"), message
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+        assert fragment in t["message"]
+    assert t["message"] == message.strip()
+
+
+def test_misaligned(tmp_path):
+    t, row, msg = check("misaligned", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
+    addr = LO + block(16 + 16) + 16 + 8  # misaligned.c asks 16 bytes extra per block; then 8 off
+    assert_reported(t, row, msg, "misaligned", 1, f"a 1 {TRIGGER}", f"mm_malloc({TRIGGER}) returned {addr:#x}",
+                    "not a multiple of 16", "make ALIGNMENT=8")
+
+
+def test_below_the_heap(tmp_path):
+    t, row, msg = check("below-heap", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {LO - 64:#x}",
+                    f"outside the heap [{LO:#x}, {brk:#x})")
+
+
+def test_past_the_break(tmp_path):
+    t, row, msg = check("past-break", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {brk + 4096:#x}",
+                    f"outside the heap [{LO:#x}, {brk:#x})")
+
+
+def test_block_that_straddles_the_break(tmp_path):
+    t, row, msg = check("straddle", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {brk - 64:#x}",
+                    f"{TRIGGER - 64} bytes past the heap's end {brk:#x}")
+
+
+# ------------------------------------------------------------ overlap geometries
+
+def test_new_block_strictly_contains_an_old_one(tmp_path):
+    """Ends of the new block in no old block, yet it swallows one: the classic hole."""
+    t, row, msg = check("overlap-contains", ["a 0 16", "a 1 16", f"a 2 {TRIGGER}"], tmp_path)
+    p1 = LO + block(16) + 16
+    new = p1 - 16  # starts at id 1's header: right where id 0 ends, so id 0 only touches
+    assert_reported(t, row, msg, "overlap", 2, f"a 2 {TRIGGER}", f"returned [{new:#x}, {new + TRIGGER:#x})",
+                    f"overlaps id 1's live block [{p1:#x}, {p1 + 16:#x}) from op 1")
+
+
+def test_new_block_inside_an_old_one(tmp_path):
+    t, row, msg = check("overlap-contained", [f"a 0 {TRIGGER}", "a 1 16"], tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "overlap", 1, "a 1 16", f"returned [{p0 + 32:#x}, {p0 + 48:#x})",
+                    f"overlaps id 0's live block [{p0:#x}, {p0 + TRIGGER:#x}) from op 0")
+
+
+def test_new_block_below_every_live_block(tmp_path):
+    """Starts below all live blocks and overlaps the lowest without containing it."""
+    t, row, msg = check("overlap-below", ["a 0 2000", "a 1 16", f"a 2 {TRIGGER}"], tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "overlap", 2, f"a 2 {TRIGGER}", f"returned [{LO:#x}, {LO + TRIGGER:#x})",
+                    f"overlaps id 0's live block [{p0:#x}, {p0 + 2000:#x}) from op 0")
+
+
+def test_new_block_above_every_live_block(tmp_path):
+    t, row, msg = check("overlap-above", ["a 0 16", "a 1 64", f"a 2 {TRIGGER}"], tmp_path)
+    p1 = LO + block(16) + 16
+    assert_reported(t, row, msg, "overlap", 2, f"a 2 {TRIGGER}", f"returned [{p1 + 16:#x}, {p1 + 16 + TRIGGER:#x})",
+                    f"overlaps id 1's live block [{p1:#x}, {p1 + 64:#x}) from op 1")
+
+
+def test_blocks_that_only_touch_are_accepted(tmp_path):
+    """tests/c/broken/touching.c packs blocks edge to edge, below and above: correct."""
+    ops = [f"a {i} {8 + 16 * i}" for i in range(12)] + ["f 3", "r 5 300", "a 3 1", "f 0", "r 7 0", "n 0 48"]
+    r = run(broken("touching"), "-f", write_trace(tmp_path, "touch", ops), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    assert r.trace("touch")["outcome"] == "ok"
+    assert r.row("touch")[0].split()[2] == "ok"
+
+
+# ------------------------------------------------------------ payloads
+
+def test_neighbour_corruption_found_when_the_block_is_freed(tmp_path):
+    t, row, msg = check("neighbour", ["a 0 16", f"a 1 {TRIGGER}", "f 0", "f 1"], tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "payload_corrupted", 2, "f 0", f"the payload of id 0 (16 bytes at {p0:#x}, from op 0)",
+                    f"changed at byte 15 ({p0 + 15:#x})", "found when it was freed")
+
+
+def test_neighbour_corruption_found_at_the_end(tmp_path):
+    """The block is never freed or reallocated: only the end-of-trace sweep sees it."""
+    t, row, msg = check("neighbour", ["a 0 16", f"a 1 {TRIGGER}", "a 2 16"], tmp_path)
+    p0 = LO + 16
+    assert t["outcome"] == "payload_corrupted"
+    assert row.split()[1:3] == ["bad", "payload_corrupted"]
+    for fragment in ("after the last op", f"16 bytes at {p0:#x}", f"changed at byte 15 ({p0 + 15:#x})",
+                     "found at the end of the trace"):
+        assert fragment in msg and fragment in t["message"]
+
+
+def test_realloc_that_does_not_copy(tmp_path):
+    t, row, msg = check("realloc-nocopy", ["a 0 100", "r 0 200", "f 0"], tmp_path, extra_ok=False)
+    new = LO + block(100) + 16
+    assert_reported(t, row, msg, "payload_corrupted", 1, "r 0 200", f"the payload of id 0 (200 bytes at {new:#x}",
+                    "changed at byte 0", "so mm_realloc did not keep the old contents")
+
+
+@pytest.mark.parametrize("old,new", [(100, 200), (100, 40)])
+def test_realloc_that_copies_only_part(tmp_path, old, new):
+    t, row, msg = check("realloc-partial", [f"a 0 {old}", f"r 0 {new}"], tmp_path, extra_ok=False)
+    kept = min(old, new)
+    assert_reported(t, row, msg, "payload_corrupted", 1, f"r 0 {new}", f"changed at byte {kept // 2} ",
+                    "so mm_realloc did not keep the old contents")
+
+
+def random_realloc_trace(folder: Path, seed: int, ids: int = 300, ops: int = 2000) -> Path:
+    import random
+    rng = random.Random(seed)
+    live: dict[int, int] = {}
+    out = []
+    for _ in range(ops):
+        roll = rng.random()
+        if live and roll < 0.3:
+            i = rng.choice(sorted(live))
+            out.append(f"f {i}")
+            del live[i]
+        elif live and roll < 0.65:
+            i = rng.choice(sorted(live))
+            live[i] = rng.randint(1, 5000)
+            out.append(f"r {i} {live[i]}")
+        elif len(live) < ids:
+            i = rng.choice([j for j in range(ids) if j not in live])
+            live[i] = rng.randint(1, 5000)
+            out.append(f"a {i} {live[i]}")
+    return write_trace(folder, f"reallocs-{seed}", out, ids=ids)
+
+
+@pytest.mark.parametrize("allocator", ["segregated-realloc", "mm", "touching"])
+def test_correct_realloc_passes_whatever_the_fill_bytes(tmp_path, allocator):
+    """Fill bytes are all 256 values, half of them >= 0x80: a driver comparing them as
+    signed chars against ints (the classic hole) would fail these correct reallocs."""
+    driver = broken("touching") if allocator == "touching" else variant(None if allocator == "mm" else allocator)
+    trace = random_realloc_trace(tmp_path, seed=2)
+    r = run(driver, "-f", trace, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    assert r.trace(trace.stem)["outcome"] == "ok"
+
+
+# ------------------------------------------------------------ NULL, mm_init
+
+def test_null_while_the_heap_can_grow(tmp_path):
+    t, row, msg = check("null-early", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    room = 20 * 2**20 - block(16)
+    assert_reported(t, row, msg, "alloc_failed", 1, f"a 1 {TRIGGER}",
+                    f"mm_malloc({TRIGGER}) returned NULL although the heap could still grow by {room} bytes")
+
+
+def test_null_at_the_heap_limit_names_the_limit(tmp_path, driver):
+    trace = write_trace(tmp_path, "bad", ["a 0 600000", "a 1 600000"])
+    r = run(driver, "-M", "1M", "-f", trace, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("alloc_failed", 1, "a 1 600000")
+    assert "the heap reached its 1048576-byte limit" in t["message"]
+    assert r.doc["settings"]["max_heap"] == 2**20
+
+
+def test_init_failed(tmp_path):
+    r = run(broken("init-fails"), "-f", write_trace(tmp_path, "bad", ["a 0 16"]), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("init_failed", None, None)
+    row, msg = r.row("bad")
+    assert row.split()[2] == "init_failed"
+    assert msg.strip() == t["message"] == "mm_init returned -1 before the first op"
+
+
+def test_state_not_reset_by_mm_init_is_caught_by_the_second_pass(tmp_path):
+    ops = ["a 0 16", "a 1 100", "f 0"]
+    t, row, msg = check("stale-state", ops, tmp_path, extra_ok=False)
+    assert_reported(t, row, msg, "out_of_heap", 0, "a 0 16", f"outside the heap [{LO:#x}, {LO:#x})",
+                    "in the second run", "mm_init did not reset")
+
+
+# ------------------------------------------------------------ writes past the break
+
+def test_write_past_the_break_within_the_page_hits_the_canary(tmp_path):
+    t, row, msg = check("canary", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", "the allocator wrote past the heap's end",
+                    f"the byte at {brk + 5:#x} (5 bytes past the break {brk:#x}) changed")
+
+
+def test_write_a_page_past_the_break_crashes_naming_the_address(tmp_path):
+    t, row, msg = check("past-page", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
+    assert t["outcome"] == "crashed" and t["op_index"] == 1 and t["op"] == f"a 1 {TRIGGER}"
+    assert row.split()[1:3] == ["bad", "crashed"]
+    for fragment in ("SIGSEGV", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
+                     f"touched {LO + 3 * 4096 + 100:#x}, in the heap's unallocated space past the break"):
+        assert fragment in msg and fragment in t["message"]
+
+
+# ------------------------------------------------------------ mm_checkheap
+
+CHECKED_OPS = ["a 0 16", "a 1 32", "f 0", "a 2 48", "f 1"]
+
+
+def test_checker_failure_under_c(tmp_path):
+    r = run(broken("checker-false"), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    row, msg = r.row("bad")
+    assert_reported(t, row, msg, "checker_failed", 2, "f 0", "mm_checkheap(2) returned false after this op")
+    assert t["output"] == "mm_checkheap(0)\nmm_checkheap(1)\nmm_checkheap(2)\n"  # after every op, then stop
+    assert r.doc["allocator"]["has_checkheap"] is True and r.doc["settings"]["check_heap"] is True
+    assert "mm_checkheap after every op" in r.out.splitlines()[0]
+
+
+def test_checker_not_run_without_c(tmp_path):
+    r = run(broken("checker-false"), "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 0
+    assert r.trace("bad")["outcome"] == "ok"
+    assert r.trace("bad")["output"] == ""
+    assert r.doc["settings"]["check_heap"] is False
+
+
+def test_c_without_a_checker_says_it_is_ignored(tmp_path, driver):
+    r = run(driver, "-c", "-f", write_trace(tmp_path, "t", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 0
+    assert r.doc["allocator"]["has_checkheap"] is False
+    assert "-c ignored: no mm_checkheap" in r.out.splitlines()[0]
+
+
+# ------------------------------------------------------------ mem_reset_brk cheat
+
+def test_mem_reset_brk_after_the_last_free_does_not_raise_utilization(tmp_path, driver):
+    """reset-brk.c is the starter allocator plus mem_reset_brk once nothing is live."""
+    ops = ["a 0 100", "a 1 200", "a 2 50", "f 0", "f 1", "f 2"]
+    trace = write_trace(tmp_path, "phase", ops, weight=2)
+    honest = run(driver, "-f", trace, tmp=tmp_path).trace("phase")
+    cheat = run(broken("reset-brk"), "-f", trace, tmp=tmp_path).trace("phase")
+    heap = block(100) + block(200) + block(50)
+    assert honest["outcome"] == cheat["outcome"] == "ok"
+    assert honest["heap_high_water"] == cheat["heap_high_water"] == heap
+    assert cheat["utilization"] == pytest.approx(350 / heap)
+    assert cheat["utilization"] <= honest["utilization"] <= 1.0
