@@ -78,6 +78,9 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         tests.append({"name": f"Trace: {trace.name}", "score": trace.points, "max_score": round(per_trace, 3),
                       "status": _status(trace.outcome == "ok"), "output": _trace_output(trace),
                       "visibility": vis})
+    if not sub.traces:
+        tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
+                      "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
     s = sub.summary
     perf = (f"utilization {100 * (s.utilization or 0):.1f}%, throughput {s.throughput_ratio or 0:.2f}x libc, "
             f"performance index {s.perf_index:.1f}/100")

@@ -1,0 +1,153 @@
+"""grades.csv, Gradescope's results.json and Autolab's line, checked against their published shapes."""
+import csv
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import jsonschema
+import pytest
+
+from grader import exports
+from grader.policy import load_policy
+from grader_fixtures.helpers import KIT, TRACES, by_name, make_fake_kit, run_batch, write_policy
+from grader_fixtures.submissions import source
+
+SCHEMAS = KIT / "grader" / "schemas"
+
+
+def _schema(name):
+    return json.loads((SCHEMAS / name).read_text())
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("exports")
+    kit = make_fake_kit(root / "kit")
+    shutil.copytree(TRACES, kit / "traces")
+    subs = root / "subs"
+    sources = {"good": source("good"), "crasher": source("good") + "/* FAKE:fail=tiny */\n",
+               "broken": source("compile_error"), "cheat": source("clock")}
+    for name, text in sources.items():
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(text)
+    batch = run_batch(kit, subs, root / "out")
+    policy = load_policy(kit, write_policy(root, name="course.toml"))
+    return batch, policy, kit, root
+
+
+def test_grades_csv_has_a_row_per_student(graded):
+    batch, *_ = graded
+    rows = list(csv.DictReader(io.StringIO(exports.grades_csv(batch))))
+    assert tuple(rows[0]) == exports.CSV_COLUMNS
+    by = {r["name"]: r for r in rows}
+    assert set(by) == {"good", "crasher", "broken", "cheat"}
+    subs = by_name(batch)
+    for name, row in by.items():
+        assert row["verdict"] == subs[name].verdict and float(row["points"]) == subs[name].summary.points
+
+
+@pytest.mark.parametrize("name", ["good", "crasher", "broken", "cheat"])
+def test_gradescope_results_follow_the_spec(graded, name):
+    batch, policy, *_ = graded
+    sub = by_name(batch)[name]
+    results = exports.gradescope_results(sub, policy)
+    jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+    assert sum(t["score"] for t in results["tests"]) == pytest.approx(results["score"], abs=0.01)
+    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(sub.summary.max_points, abs=0.01)
+    names = [t["name"] for t in results["tests"]]
+    assert names[0] == "Build" and names[-1] == "Performance"
+    assert len([n for n in names if n.startswith("Trace: ")]) == len(sub.traces)
+    assert len([n for n in names if n.startswith("Rule: ")]) == len(sub.rules)
+    assert [e["name"] for e in results["leaderboard"]][0] == "Performance index"
+
+
+def test_gradescope_marks_failures(graded):
+    batch, policy, *_ = graded
+    tests = {t["name"]: t for t in exports.gradescope_results(by_name(batch)["crasher"], policy)["tests"]}
+    assert tests["Trace: tiny"]["status"] == "failed" and "crashed" in tests["Trace: tiny"]["output"]
+    assert tests["Trace: grow"]["status"] == "passed"
+    cheat = {t["name"]: t for t in exports.gradescope_results(by_name(batch)["cheat"], policy)["tests"]}
+    assert cheat["Rule: shadowing"]["status"] == "failed" and "clock_gettime" in cheat["Rule: shadowing"]["output"]
+
+
+def test_autolab_line(graded):
+    batch, *_ = graded
+    for sub in batch.submissions:
+        data = json.loads(exports.autolab_line(sub))
+        jsonschema.validate(data, _schema("autolab-line.schema.json"))
+        assert sum(data["scores"].values()) == pytest.approx(sub.summary.points, abs=0.01)
+        assert data["scoreboard"][0] == sub.summary.perf_index
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def test_gradescope_command_in_its_layout(graded):
+    _, _, kit, root = graded
+    gs = root / "autograder"
+    (gs / "submission" / "handin").mkdir(parents=True)
+    (gs / "submission" / "handin" / "mm.c").write_text(source("good"))
+    done = _cli("gradescope", "--root", gs, "--kit", kit, "--config", root / "course.toml")
+    assert done.returncode == 0, done.stderr
+    results = json.loads((gs / "results" / "results.json").read_text())
+    jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+    assert results["score"] > 0 and "no_network" in results["output"]
+
+
+def test_gradescope_command_without_a_submission_still_writes_results(graded):
+    _, _, kit, root = graded
+    gs = root / "empty-autograder"
+    (gs / "submission").mkdir(parents=True)
+    done = _cli("gradescope", "--root", gs, "--kit", kit)
+    assert done.returncode == 1 and "expected mm.c" in done.stderr
+    results = json.loads((gs / "results" / "results.json").read_text())
+    jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+    assert results["score"] == 0
+
+
+def test_package_gradescope_zip(graded, tmp_path):
+    _, _, kit, root = graded
+    out = tmp_path / "autograder.zip"
+    done = _cli("package", "gradescope", "-o", out, "--config", root / "course.toml")
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(out) as z:
+        names = set(z.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in z.infolist()}
+        run = z.read("run_autograder").decode()
+        setup = z.read("setup.sh").decode()
+    assert {"setup.sh", "run_autograder", "kit/mdriver.c", "kit/grader/cli.py", "kit/course.toml",
+            "kit/grader.toml", "kit/config.h"} <= names
+    assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
+    assert run.startswith("#!") and "--root /autograder" in run and "--config course.toml" in run
+    assert "bubblewrap" in setup and "jinja2==" in setup
+    assert not any("__pycache__" in n for n in names)
+
+
+def test_autolab_bundle_runs_end_to_end(graded, tmp_path):
+    _, _, kit, root = graded
+    shutil.copytree(KIT / "grader", kit / "grader", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "autolab"
+    done = _cli("package", "autolab", "-o", out, "--kit", kit, "--config", root / "course.toml")
+    assert done.returncode == 0, done.stderr
+    with tarfile.open(out / "autograde.tar") as t:
+        assert "kit/grader/cli.py" in t.getnames() and "kit/course.toml" in t.getnames()
+    job = tmp_path / "job"
+    job.mkdir()
+    shutil.copy(out / "autograde.tar", job)
+    shutil.copy(out / "autograde-Makefile", job / "Makefile")
+    (job / "mm.c").write_text(source("good"))
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    made = subprocess.run(["make", "-s"], cwd=job, capture_output=True, text=True, env=env, timeout=300)
+    assert made.returncode == 0, made.stderr
+    last = json.loads(made.stdout.strip().splitlines()[-1])
+    jsonschema.validate(last, _schema("autolab-line.schema.json"))
+    assert last["scores"]["Correctness"] > 0

@@ -1,0 +1,99 @@
+"""Resumable and lossless: records written as finished, reused while unchanged, kept on interrupt."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+
+from grader import store
+from grader_fixtures.helpers import by_name, make_fake_kit, run_batch, write_policy
+from grader_fixtures.submissions import source
+
+
+@pytest.fixture
+def setup(tmp_path):
+    kit = make_fake_kit(tmp_path / "kit")
+    subs = tmp_path / "subs"
+    for name in ("ann", "ben", "cat"):
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(source("good") + f"/* {name} */\n")
+    return kit, subs, tmp_path / "out"
+
+
+def _events(kit, subs, out, **kwargs):
+    seen = []
+    run_batch(kit, subs, out, jobs=1, progress=lambda event, sub: seen.append((event, sub.name)), **kwargs)
+    return seen
+
+
+def test_interrupt_keeps_what_finished_and_rerun_resumes(setup):
+    kit, subs, out = setup
+
+    def stop_after_first(event, sub):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(kit, subs, out, jobs=1, progress=stop_after_first)
+    kept = store.load_all(out)
+    assert len(kept) == 1 and kept[0].verdict == "ok"
+    events = _events(kit, subs, out)
+    assert ("reused", kept[0].name) in events
+    assert sorted(name for event, name in events if event == "done") == sorted({"ann", "ben", "cat"} - {kept[0].name})
+    data = json.loads((out / "results.json").read_text())
+    assert [s["name"] for s in data["submissions"]] == ["ann", "ben", "cat"]
+
+
+def test_changes_are_regraded_and_force_redoes_all(setup):
+    kit, subs, out = setup
+    _events(kit, subs, out)
+    (subs / "ben" / "mm.c").write_text(source("good") + "/* ben, second try */\n")
+    assert [e for e in _events(kit, subs, out) if e[0] == "done"] == [("done", "ben")]
+    assert all(e[0] == "done" for e in _events(kit, subs, out, policy_text="[points]\ncorrectness = 30.0\n"))
+    assert all(e[0] == "done" for e in _events(kit, subs, out, force=True))
+
+
+def test_records_are_atomic_and_valid(setup, kit):
+    kit_, subs, out = setup
+    batch = run_batch(kit_, subs, out)
+    schema = json.loads((kit / "grader" / "schemas" / "results.schema.json").read_text())
+    jsonschema.validate(json.loads((out / "results.json").read_text()), schema)
+    record_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/submission"}
+    for path in (out / "submissions").glob("*.json"):
+        jsonschema.validate(json.loads(path.read_text()), record_schema)
+    assert not list(out.rglob("*.tmp"))
+    assert len(batch.submissions) == 3
+
+
+def test_sigint_on_the_cli_keeps_results(setup):
+    kit, subs, out = setup
+    for name in ("ben", "cat"):
+        (subs / name / "mm.c").write_text(source("good") + "/* FAKE:hang */\n")
+    config = write_policy(out.parent, limits={"wall_clock": 120}, name="slow.toml")
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
+                             "--config", str(config), "--traces", str(kit.parent.parent / "unused")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # --traces points nowhere: the CLI must say so in one line, not crash.
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "no such trace folder" in err and "Traceback" not in err
+    from grader_fixtures.helpers import TRACES
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
+                             "--config", str(config), "--traces", str(TRACES)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "submissions" / "ann.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    assert by_name(store_batch(out))["ann"].verdict == "ok"
+    assert not (out / "submissions" / "ben.json").exists()
+
+
+def store_batch(out):
+    from grader.model import Batch
+    return Batch.from_json(json.loads((out / "results.json").read_text()))
