@@ -1,0 +1,111 @@
+"""Every trace runs in its own child: a crash, an abort, an exit, a hang or a
+flood of output from the allocator is reported for that trace only, and the
+remaining traces still run and are scored.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from driver_common import TRIGGER, broken, describe, run, write_trace
+
+CLEAN = ["a 0 64", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
+
+
+def three_traces(tmp):
+    """A trace that fires the defect between two clean ones, all scored (weight 1)."""
+    return ["-f", write_trace(tmp, "before", CLEAN, weight=1),
+            "-f", write_trace(tmp, "bad", ["a 0 16", f"a 1 {TRIGGER}", "f 0", "f 1"], weight=1),
+            "-f", write_trace(tmp, "after", CLEAN, weight=1)]
+
+
+def assert_others_scored(r) -> None:
+    for name in ("before", "after"):
+        t = r.trace(name)
+        assert t["outcome"] == "ok"
+        assert t["utilization"] > 0 and t["timing"]["seconds"] > 0 and t["libc"]["seconds"] > 0
+        assert r.row(name)[0].split()[2] == "ok"
+    s = r.summary
+    assert (s["traces"], s["valid"], s["failed"], s["bad_traces"]) == (3, 2, 1, 0)
+    # The failing trace counts 0 in the mean utilization.
+    assert s["utilization"] == pytest.approx((r.trace("before")["utilization"] + r.trace("after")["utilization"]) / 3)
+    assert s["perf_index"] > 0
+    assert f"1 trace(s) failed and score 0 (first: bad, {r.trace('bad')['outcome']})" in r.out
+
+
+@pytest.mark.parametrize("name,outcome,fragments", [
+    ("segv", "crashed", ["crashed with SIGSEGV", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
+                         "it touched 0x10, which is not in the heap"]),
+    ("aborts", "crashed", ["crashed with SIGABRT", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
+                           "did the allocator call abort"]),
+    ("exits", "exited", ["exited with status 3", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
+                         "did the allocator call exit"]),
+])
+def test_death_is_reported_and_the_run_goes_on(tmp_path, name, outcome, fragments):
+    r = run(broken(name), *three_traces(tmp_path), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == (outcome, 1, f"a 1 {TRIGGER}")
+    row, msg = r.row("bad")
+    assert row.split()[1:3] == ["bad", outcome]
+    for fragment in fragments:
+        assert fragment in msg and fragment in t["message"]
+    assert_others_scored(r)
+
+
+def test_hang_times_out(tmp_path):
+    r = run(broken("hangs"), "-T", "1", *three_traces(tmp_path), tmp=tmp_path, timeout=60)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("timeout", 1, f"a 1 {TRIGGER}")
+    row, msg = r.row("bad")
+    assert row.split()[1:3] == ["bad", "timeout"]
+    assert f"did not finish within 1 s; it was at op 1 (a 1 {TRIGGER}) of the correctness pass" in msg
+    assert r.doc["settings"]["time_limit"] == 1
+    assert_others_scored(r)
+
+
+FAKE = re.compile(r"perfidx:100|correct:99")
+
+
+def test_allocator_output_cannot_reach_the_table_or_the_json(tmp_path):
+    """chatty.c prints fake grade lines, a fake total row and JSON-looking text, a lot of it."""
+    ops = [f"a {i} {16 + i}" for i in range(300)] + [f"f {i}" for i in range(300)]
+    traces = ["-f", write_trace(tmp_path, "loud", ops, weight=1), "-f", write_trace(tmp_path, "loud2", CLEAN, weight=2)]
+    r = run(broken("chatty"), "-g", *traces, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("loud")
+    assert t["outcome"] == "ok" and r.summary["valid"] == 2
+    # Everything it printed was kept apart: a bounded excerpt, escaped into one JSON string.
+    assert "perfidx:100" in t["output"] and '{"schema": 1' in t["output"]
+    assert 0 < len(t["output"]) <= 4096
+    assert not FAKE.search(r.out) and not FAKE.search(r.err)
+    grade = [line for line in r.out.splitlines() if line.startswith(("perfidx:", "correct:"))]
+    assert grade == ["correct:2", f"perfidx:{r.summary['perf_index']:.0f}"]
+    assert r.out.splitlines()[-3].startswith("Perf index = ") and r.out.splitlines()[-2:] == grade
+    assert [line.split()[1] for line in r.out.splitlines() if re.match(r"\s+\d+\s", line)] == ["loud", "loud2"]
+
+
+def test_allocator_output_with_json_on_stdout(tmp_path):
+    """--json - puts the document alone on stdout; the table moves to stderr; -v quotes the output."""
+    traces = ["-f", write_trace(tmp_path, "loud", CLEAN, weight=1)]
+    r = run(broken("chatty"), "-v", "-g", "--json", "-", *traces, tmp=tmp_path, json_out=False)
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)  # the whole of stdout is one JSON document
+    assert doc["traces"][0]["outcome"] == "ok"
+    assert doc["summary"]["valid"] == 1 and doc["summary"]["failed"] == 0
+    assert r.out.isascii()
+    quoted = [line for line in r.err.splitlines() if "perfidx:100" in line]
+    assert quoted and all(line.startswith("        | ") for line in quoted)
+    assert [line for line in r.err.splitlines() if line.startswith("perfidx:")] == \
+        [f"perfidx:{doc['summary']['perf_index']:.0f}"]
+    assert "the allocator printed" in r.err
+
+
+def test_outcome_vocabulary_is_the_schema_vocabulary(driver):
+    """Every outcome this file and the checks provoke is one the driver describes."""
+    names = [o["name"] for o in describe(driver)["outcomes"]]
+    assert {"crashed", "exited", "timeout", "ok"} <= set(names)
+    assert all(o["explanation"] for o in describe(driver)["outcomes"])

@@ -1,0 +1,195 @@
+"""Trace files: every malformed case is `FILE:LINE: what` on stderr, outcome
+bad_trace, the other traces still run, exit 2; and the format's features
+(gzip, the 64-bit lab's header order, comments, weights, `n` and `r id 0`).
+"""
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+
+from driver_common import run, write_trace
+
+HEADER = "20000\n2\n{ops}\n0\n"  # classic order: suggested heap, ids, ops, weight
+
+
+def good(tmp: Path, name: str = "good") -> Path:
+    return write_trace(tmp, name, ["a 0 10", "a 1 20", "f 0", "r 1 40", "f 1"])
+
+
+def junk() -> bytes:
+    rng = random.Random(1234)
+    return bytes(rng.randrange(256) for _ in range(400)).replace(b"\n", b"\x00")
+
+
+# (case id, file name, bytes or None to not create it, line, message fragment)
+MALFORMED = [
+    ("bad-op-letter", "t.rep", HEADER.format(ops=2) + "a 0 16\nx 1 5\n", 6,
+     "bad token 'x': expected an op (a, f, r or n)"),
+    ("bad-size-token", "t.rep", HEADER.format(ops=1) + "a 0 1x6\n", 5, "bad token '1x6': size must be a non-negative integer"),
+    ("negative-size", "t.rep", HEADER.format(ops=1) + "a 0 -5\n", 5, "bad token '-5'"),
+    ("bad-header-token", "t.rep", "20000\ntwo\n1\n0\na 0 1\n", 2, "bad token 'two': the number of ids must be"),
+    ("trailing-token", "t.rep", HEADER.format(ops=1) + "a 0 16 zz\n", 5, "unexpected 'zz' after the op"),
+    ("id-out-of-range", "t.rep", HEADER.format(ops=1) + "a 5 16\n", 5, "id 5 out of range (the header declares 2 ids)"),
+    ("free-not-live", "t.rep", HEADER.format(ops=2) + "a 0 16\nf 1\n", 6, "free of id 1, which is not allocated"),
+    ("free-twice", "t.rep", HEADER.format(ops=3) + "a 0 16\nf 0\nf 0\n", 7, "free of id 0, which is not allocated"),
+    ("realloc-not-live", "t.rep", HEADER.format(ops=1) + "r 1 5\n", 5, "realloc of id 1, which is not allocated"),
+    ("realloc-after-r0", "t.rep", HEADER.format(ops=3) + "a 0 8\nr 0 0\nr 0 8\n", 7,
+     "realloc of id 0, which is not allocated"),
+    ("alloc-live", "t.rep", HEADER.format(ops=2) + "a 0 16\na 0 16\n", 6, "id 0 is already allocated"),
+    ("n-of-live", "t.rep", HEADER.format(ops=2) + "a 0 16\nn 0 16\n", 6, "id 0 is already allocated"),
+    ("fewer-ops", "t.rep", HEADER.format(ops=3) + "a 0 16\nf 0\n", 7, "the header says 3 ops but the file has 2"),
+    ("more-ops", "t.rep", HEADER.format(ops=1) + "a 0 16\nf 0\n", 7, "the header says 1 ops but the file has 2"),
+    ("size-out-of-range", "t.rep", HEADER.format(ops=1) + "a 0 99999999\n", 5,
+     "size 99999999 out of range (at most 20971520)"),
+    ("size-overflow", "t.rep", HEADER.format(ops=1) + "a 0 99999999999999999999999\n", 5, "out of range"),
+    ("weight-out-of-range", "t.rep", "20000\n2\n1\n9\na 0 1\n", 4, "weight 9 out of range"),
+    ("truncated-header", "t.rep", "20000\n2\n", 3, "truncated: the header needs 4 numbers, found 2"),
+    ("truncated-op", "t.rep", HEADER.format(ops=1) + "a 0", 5, "truncated: size missing"),
+    ("truncated-op-id", "t.rep", HEADER.format(ops=1) + "f\n", 5, "truncated: id missing"),
+    ("binary-junk", "t.rep", junk(), 1, "binary data"),
+    ("binary-in-op", "t.rep", HEADER.format(ops=1).encode() + b"a 0 1\x00\x02\n", 5, "bad token '1??'"),
+    ("empty-file", "t.rep", "", 1, "truncated: the header needs 4 numbers, found 0"),
+    ("missing-file", "t.rep", None, 0, "cannot open: No such file or directory"),
+    ("not-gzip", "t.rep.gz", b"\x1f\x8b" + b"not really gzip" * 4, 0, "not a valid gzip file"),
+]
+
+
+@pytest.mark.parametrize("case,fname,content,line,fragment", MALFORMED, ids=[c[0] for c in MALFORMED])
+def test_malformed_trace(tmp_path, driver, case, fname, content, line, fragment):
+    bad = tmp_path / fname
+    if isinstance(content, str):
+        bad.write_text(content)
+    elif isinstance(content, bytes):
+        bad.write_bytes(content)
+    r = run(driver, "-f", good(tmp_path, "first"), "-f", bad, "-f", good(tmp_path, "last"), tmp=tmp_path)
+    assert r.rc == 2, r.out + r.err
+    expected = f"{bad}:{line}: "
+    err_lines = [x for x in r.err.splitlines() if x.startswith(f"mdriver: {expected}")]
+    assert len(err_lines) == 1 and fragment in err_lines[0], r.err
+    name = fname.split(".")[0]
+    t = r.trace(name)
+    assert t["outcome"] == "bad_trace"
+    assert t["message"].startswith(expected) and fragment in t["message"]
+    assert t["op_index"] is None and t["op"] is None
+    row, msg = r.row(name)
+    assert row.split()[2] == "bad_trace" and msg.strip() == t["message"]
+    assert r.trace("first")["outcome"] == r.trace("last")["outcome"] == "ok"
+    assert (r.summary["valid"], r.summary["failed"], r.summary["bad_traces"]) == (2, 0, 1)
+    assert "1 trace file(s) could not be read and were left out of the score." in r.out
+    assert "Traceback" not in r.err + r.out
+
+
+def test_directory_given_as_a_trace(tmp_path, driver):
+    folder = tmp_path / "dir.rep"
+    folder.mkdir()
+    r = run(driver, "-f", folder, "-f", good(tmp_path), tmp=tmp_path)
+    assert r.rc == 2
+    assert f"mdriver: {folder}:0: is a directory, not a trace" in r.err
+    assert r.trace("dir")["outcome"] == "bad_trace" and r.trace("good")["outcome"] == "ok"
+
+
+def test_size_limit_follows_M(tmp_path, driver):
+    bad = write_trace(tmp_path, "big", ["a 0 2000000"])
+    r = run(driver, "-M", "1M", "-f", bad, tmp=tmp_path)
+    assert r.rc == 2
+    assert f"{bad}:5: size 2000000 out of range (at most 1048576)" in r.err
+    assert run(driver, "-f", bad, tmp=tmp_path).rc == 0
+
+
+def test_parse_only_reports_each_trace_and_fails_on_a_bad_one(tmp_path, driver):
+    bad = tmp_path / "bad.rep"
+    bad.write_text(HEADER.format(ops=1) + "f 0\n")
+    r = run(driver, "--parse-only", "-f", good(tmp_path), "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2
+    assert f"{bad}:5: free of id 0, which is not allocated" in r.err
+    names = [line.split()[0] for line in r.out.splitlines()]
+    assert names == ["good", "total"]
+    assert r.out.splitlines()[0].split()[1] == "5"  # ops parsed
+    ok = run(driver, "--parse-only", "-f", good(tmp_path), tmp=tmp_path, json_out=False)
+    assert ok.rc == 0
+
+
+# ------------------------------------------------------------ the format's features
+
+def test_gzip_trace_read_directly(tmp_path, driver):
+    plain = good(tmp_path, "zipped")
+    packed = tmp_path / "zipped.rep.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    plain.unlink()
+    r = run(driver, "-f", packed, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    t = r.trace("zipped")
+    assert (t["outcome"], t["ops"], t["path"]) == ("ok", 5, str(packed))
+
+
+def test_lab64_header_order(tmp_path, driver):
+    """weight, ids, ops, peak bytes: told apart by a first number <= 3."""
+    ops = ["a 0 10", "a 1 20", "f 0", "f 1"]
+    for weight in (0, 1, 2, 3):
+        path = write_trace(tmp_path, f"w{weight}", ops, weight=weight, order="lab64")
+        assert path.read_text().splitlines()[:4] == [str(weight), "2", "4", "4096"]
+    r = run(driver, "-t", tmp_path, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert [t["weight"] for t in r.doc["traces"]] == [0, 1, 2, 3]
+    assert all(t["ops"] == 4 for t in r.doc["traces"])
+
+
+def test_comments_and_blank_lines_anywhere(tmp_path, driver):
+    path = tmp_path / "commented.rep"
+    path.write_text("# a trace with remarks\n\n20000   # suggested heap\n2\n\n# ops next\n5\n1\n"
+                    "a 0 10   # first\n\n# between ops\na 1 20\n\tf 0\nr 1 40\r\nf 1\n\n# the end\n")
+    r = run(driver, "-f", path, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.trace("commented")["ops"] == 5 and r.trace("commented")["weight"] == 1
+
+
+def test_realloc_null_and_realloc_to_zero(tmp_path, driver):
+    """`n id size` makes id live; `r id 0` frees it so it can be allocated again."""
+    ops = ["n 0 24", "r 0 48", "r 0 0", "a 0 8", "n 1 0", "f 1", "f 0"]
+    r = run(driver, "-f", write_trace(tmp_path, "ext", ops, weight=2), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    t = r.trace("ext")
+    assert t["outcome"] == "ok"
+    assert t["peak_payload"] == 48
+
+
+def test_weights_choose_the_passes(tmp_path, driver):
+    """0: correctness only; 1: utilization and throughput; 2: utilization; 3: throughput."""
+    ops = ["a 0 100", "a 1 200", "f 0", "f 1"]
+    files = []
+    for weight in range(4):
+        files += ["-f", write_trace(tmp_path, f"w{weight}", ops, weight=weight)]
+    r = run(driver, *files, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    has = {w: (r.trace(f"w{w}")["utilization"] is not None, r.trace(f"w{w}")["timing"] is not None,
+               r.trace(f"w{w}")["libc"] is not None) for w in range(4)}
+    assert has == {0: (False, False, False), 1: (True, True, True), 2: (True, False, False), 3: (False, True, True)}
+    # Summary: utilization over weights 1 and 2, throughput over 1 and 3.
+    u1, u2 = r.trace("w1")["utilization"], r.trace("w2")["utilization"]
+    assert r.summary["utilization"] == pytest.approx((u1 + u2) / 2)
+    t1, t3 = r.trace("w1"), r.trace("w3")
+    mm_sec = t1["timing"]["seconds"] + t3["timing"]["seconds"]
+    libc_sec = t1["libc"]["seconds"] + t3["libc"]["seconds"]
+    assert r.summary["throughput_ratio"] == pytest.approx(libc_sec / mm_sec, rel=1e-6)
+
+
+def test_weight_zero_alone_scores_nothing(tmp_path, driver):
+    r = run(driver, "-f", write_trace(tmp_path, "w0", ["a 0 1", "f 0"], weight=0), tmp=tmp_path)
+    assert r.rc == 0
+    assert r.summary["valid"] == 1
+    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
+
+
+def test_trace_directory_takes_rep_and_rep_gz_in_name_order(tmp_path, driver):
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    good(folder, "b")
+    (folder / "a.rep.gz").write_bytes(gzip.compress(good(tmp_path, "x").read_bytes()))
+    (folder / "notes.txt").write_text("not a trace")
+    (folder / "c.rep.bak").write_text("not a trace either")
+    r = run(driver, "-t", folder, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert [t["name"] for t in r.doc["traces"]] == ["a", "b"]
