@@ -145,7 +145,8 @@ static FILE *open_json(const char *dest)
     if (!strncmp(dest, "fd:", 3)) {
         char *end;
         long fd = strtol(dest + 3, &end, 10);
-        return *end || fd < 0 ? NULL : fdopen((int)fd, "w");
+        errno = EINVAL;  /* what the caller reports when the number itself is bad */
+        return end == dest + 3 || *end || fd < 0 ? NULL : fdopen((int)fd, "w");
     }
     return fopen(dest, "w");
 }
