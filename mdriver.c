@@ -185,7 +185,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
         return 2;
     }
-    FILE *text = json == stdout ? stderr : stdout;
+    /* --json - and --json fd:1 both take stdout: the table then goes to stderr. */
+    FILE *text = json && fileno(json) == STDOUT_FILENO ? stderr : stdout;
     char host[256], cpu[256], date[64], source[1024] = "";
     run_info_t info = {.allocator = MDRIVER_ALLOCATOR, .baseline = o.baseline_in ? "cached" : "measured"};
     machine_info(&info, host, sizeof host, cpu, sizeof cpu, date, sizeof date);
