@@ -139,11 +139,12 @@ def size_sweep(rng: random.Random, max_heap: int = MAX_HEAP, rounds: int = 3) ->
     """Powers of two from 2 bytes to the largest the heap allows, each alone and with
     its neighbours (2^k - 1, 2^k + 1), then all the small ones live at once."""
     b = TraceBuilder(rng)
-    top = int(math.log2(max_heap * 0.8))
+    limit = int(max_heap * 0.8)          # room for the allocator's own bytes
+    top = int(math.log2(limit))
     for _ in range(rounds):
         for k in range(1, top + 1):
             for s in (2**k - 1, 2**k, 2**k + 1):
-                if s > 0:
+                if 0 < s <= limit:
                     b.free(b.alloc(s))
     held = [b.alloc(2**k) for k in range(1, top - 2)]
     for k in range(1, top - 2):

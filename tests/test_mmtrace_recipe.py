@@ -1,0 +1,103 @@
+"""mmtrace.recipe and the committed suite: it is exactly what its recipe makes, its
+README table is measured, and every trace fits the simulated heap."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mmtrace.lint import lint
+from mmtrace.readme import measure_suite, table, updated
+from mmtrace.recipe import RecipeError, comments, load_recipe, make_trace
+from mmtrace.stats import measure
+from mmtrace.trace import MAX_HEAP, format_trace, read_bytes
+
+KIT = Path(__file__).resolve().parent.parent
+RECIPE = KIT / "traces" / "recipe.toml"
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    return load_recipe(RECIPE)
+
+
+@pytest.fixture(scope="module")
+def measured(recipe):
+    return measure_suite(recipe)
+
+
+def test_every_generated_trace_equals_its_regeneration(recipe):
+    for e in recipe.entries:
+        if not e.recorded:
+            want = format_trace(make_trace(e), comments(e)).encode()
+            assert read_bytes(recipe.folder / e.file) == want, e.name
+
+
+def test_the_folder_holds_the_recipe_and_nothing_else(recipe):
+    on_disk = {p.name for p in recipe.folder.iterdir() if ".rep" in p.name}
+    assert on_disk == {e.file for e in recipe.entries}
+
+
+def test_the_groups_and_what_they_must_contain(recipe):
+    names = {g: [e.name for e in recipe.select((g,))] for g in recipe.groups}
+    assert len(names["classic"]) == 11 and all(n.startswith("classic-") for n in names["classic"])
+    assert len(names["lab64"]) >= 8 and all(n.startswith("lab64-") for n in names["lab64"])
+    assert len(names["recorded"]) >= 3
+    assert 25 <= len(recipe.entries) <= 40
+
+
+def test_every_trace_is_clean_balanced_and_fits_the_heap(recipe, measured):
+    for e in recipe.entries:
+        r = lint(recipe.folder / e.file)
+        assert not r.problems, r.problems
+        s = measured[e.name]
+        assert s.never_freed == 0
+        assert s.peak_live_bytes <= MAX_HEAP * 0.8, e.name
+    assert sum(s.ops for s in measured.values()) < 3_000_000
+
+
+def test_classic_program_mixes_and_lab64_small_blocks(recipe):
+    for e in recipe.select(("classic",)):
+        if e.pattern == "program":
+            t = make_trace(e)
+            sizes = [s for k, _, s in t.ops() if k == "a"]
+            assert 0.70 <= sizes.count(4072) / len(sizes) <= 0.78, e.name
+            assert sizes[:4] == [2040, 2040, 48, 4072]
+    small = [measure(make_trace(e)) for e in recipe.select(("lab64",))
+             if e.params.get("kind") != "array"]
+    assert all(s.size_median <= 100 for s in small)
+
+
+def test_the_kit_group_covers_null_and_zero_reallocs(measured):
+    assert measured["realloc-many"].realloc_null > 0 and measured["realloc-many"].realloc_zero > 0
+
+
+def test_readme_table_is_measured_and_current(recipe, measured):
+    text = (recipe.folder / "README.md").read_text()
+    assert updated(text, table(recipe, measured)) == text
+    for e in recipe.entries:
+        assert f"`{e.file}`" in text
+
+
+def _bad(tmp: Path, body: str) -> str:
+    p = tmp / "r.toml"
+    p.write_text('[groups]\ng = "a group"\n' + body)
+    with pytest.raises(RecipeError) as caught:
+        load_recipe(p)
+    assert str(caught.value).startswith(str(p))
+    return str(caught.value)
+
+
+def test_recipe_mistakes_are_named(tmp_path):
+    ok = 'name = "x"\ngroup = "g"\nstresses = "s"\n'
+    assert "unknown key" in _bad(tmp_path, f"[[trace]]\n{ok}pattern = \"binary\"\nseed = 1\ncolour = 2\n")
+    assert "not in [groups]" in _bad(tmp_path, '[[trace]]\nname = "x"\ngroup = "h"\nstresses = "s"\n'
+                                     'pattern = "binary"\nseed = 1\n')
+    assert "exactly one" in _bad(tmp_path, f"[[trace]]\n{ok}seed = 1\n")
+    assert "no pattern" in _bad(tmp_path, f"[[trace]]\n{ok}pattern = \"nope\"\nseed = 1\n")
+    assert "has no parameter" in _bad(tmp_path, f"[[trace]]\n{ok}pattern = \"binary\"\nseed = 1\n"
+                                      "params = { nope = 1 }\n")
+    assert "integer 'seed'" in _bad(tmp_path, f"[[trace]]\n{ok}pattern = \"binary\"\n")
+    twice = f"[[trace]]\n{ok}pattern = \"binary\"\nseed = 1\n" * 2
+    assert "used twice" in _bad(tmp_path, twice)
+    assert "not valid TOML" in _bad(tmp_path, "[[trace\n")
