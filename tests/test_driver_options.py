@@ -1,0 +1,214 @@
+"""The command line: every flag does what -h says; every mistake is one line on
+stderr and exit 2, nothing on stdout."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import build_driver
+from driver_common import broken, describe, kbest, run, variant, write_trace
+
+OPS = ["a 0 100", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
+
+
+def trace(tmp, name="t", weight=1):
+    return write_trace(tmp, name, OPS, weight=weight)
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help(driver, flag):
+    done = subprocess.run([str(driver), flag], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.startswith("usage: mdriver")
+    assert "example: ./mdriver -V -t traces" in done.stdout
+    for documented in ("-t DIR", "-f FILE", "-c", "-l", "-v, -V", "-g", "-T SECS", "-M BYTES", "-r N", "-a",
+                       "--json", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe"):
+        assert documented in done.stdout
+
+
+BAD_ARGS = [
+    (["-z"], "unknown option -z"),
+    (["--bogus"], "unknown option --bogus"),
+    (["-T", "0"], "-T 0: the time limit"),
+    (["-T", "x"], "-T x: the time limit"),
+    (["-T"], "-T needs an argument"),
+    (["-M", "0"], "-M 0: the maximum heap"),
+    (["-M", "5G"], "-M 5G: the maximum heap"),
+    (["-M", "12Q"], "-M 12Q: the maximum heap"),
+    (["-M", "-1"], "-M -1: the maximum heap"),
+    (["-r", "0"], "-r 0: the number of timing samples"),
+    (["-r", "26"], "-r 26: the number of timing samples"),
+    (["--secret-fd", "x"], "--secret-fd x: not a file descriptor number"),
+    (["-f"], "-f needs an argument"),
+    (["--json"], "--json needs an argument"),
+    (["stray.rep"], "unexpected argument 'stray.rep'"),
+    (["-t", "/nonexistent-dir"], "-t /nonexistent-dir: cannot open the trace directory"),
+    (["--baseline", "a", "--save-baseline", "b"], "--baseline and --save-baseline exclude each other"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD_ARGS, ids=[" ".join(a) for a, _ in BAD_ARGS])
+def test_bad_arguments(driver, args, fragment):
+    done = subprocess.run([str(driver), *args], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("mdriver: ") and fragment in done.stderr
+
+
+def test_empty_trace_directory(driver, tmp_path):
+    done = subprocess.run([str(driver), "-t", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"mdriver: -t {tmp_path}: no .rep or .rep.gz traces in this directory (mdriver -h for help)\n"
+
+
+@pytest.mark.parametrize("dest,why", [("{tmp}/missing/x.json", "No such file or directory"),
+                                      ("fd:97", "Bad file descriptor"), ("fd:x", "Invalid argument"),
+                                      ("fd:", "Invalid argument")])
+def test_json_destination_that_cannot_be_written(driver, tmp_path, dest, why):
+    dest = dest.format(tmp=tmp_path)
+    done = subprocess.run([str(driver), "--json", dest, "-f", str(trace(tmp_path))], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"mdriver: --json {dest}: cannot write there: {why}\n"
+
+
+def test_unsigned_char_build_parses_options(tmp_path):
+    """The classic driver kept getopt's result in a char: on an unsigned-char
+    platform it never equalled -1.  Built with -funsigned-char, ours still works."""
+    driver = build_driver(extra=("CFLAGS=-O2 -g -funsigned-char", "BUILD=build/mm-a16-unsigned-char"))
+    r = run(driver, "-g", "-v", "-a", "-r", "2", "-f", trace(tmp_path), tmp=tmp_path, timeout=60)
+    assert r.rc == 0, r.err
+    assert r.doc["settings"]["min_samples"] == 2
+    assert r.out.splitlines()[-2:] == ["correct:1", f"perfidx:{r.summary['perf_index']:.0f}"]
+    bad = subprocess.run([str(driver), "-q"], capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and bad.stderr == "mdriver: unknown option -q (mdriver -h for help)\n"
+
+
+def test_g_prints_the_classic_grade_lines(tmp_path):
+    files = ["-f", trace(tmp_path, "good"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777"], weight=1)]
+    r = run(broken("segv"), "-g", *files, tmp=tmp_path)
+    assert r.rc == 1
+    grade = [line for line in r.out.splitlines() if re.match(r"^(correct|perfidx):", line)]
+    assert grade == ["correct:1", f"perfidx:{r.summary['perf_index']:.0f}"]
+    without = run(broken("segv"), *files, tmp=tmp_path)
+    assert not re.search(r"^(correct|perfidx):", without.out, re.M)
+
+
+def test_a_is_accepted_and_ignored(tmp_path, driver):
+    r = run(driver, "-a", "-f", trace(tmp_path, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("t")["outcome"] == "ok"
+
+
+def test_l_shows_the_timing_spread(tmp_path, driver):
+    r = run(driver, "-l", "-f", trace(tmp_path), tmp=tmp_path)
+    row = r.row("t")[0]
+    t = r.trace("t")
+    assert f"({len(t['timing']['samples'])} samples), libc" in row and f"({len(t['libc']['samples'])})" in row
+    assert "Kops range" not in run(driver, "-f", trace(tmp_path), tmp=tmp_path).row("t")[0]
+
+
+def test_v_quotes_the_allocator_output_and_V_adds_progress_and_stats(tmp_path):
+    chatty = broken("chatty")
+    plain = run(chatty, "-f", trace(tmp_path), tmp=tmp_path)
+    assert "the allocator printed" not in plain.out and "[1/1]" not in plain.out
+    v = run(chatty, "-v", "-f", trace(tmp_path), tmp=tmp_path)
+    assert "the allocator printed" in v.out and "        | perfidx:100" in v.out
+    assert "[1/1]" not in v.out
+    seg = variant("segregated")
+    files = ["-f", trace(tmp_path, "one"), "-f", trace(tmp_path, "two")]
+    big_v = run(seg, "-V", *files, tmp=tmp_path)
+    assert re.search(r"^  \[1/2\] one +ok \(\d+\.\d\d s\)$", big_v.out, re.M)
+    assert re.search(r"^  \[2/2\] two +ok", big_v.out, re.M)
+    stats = big_v.trace("one")["stats"]
+    assert stats and stats["mallocs"] > 0
+    assert f"stats: mallocs={stats['mallocs']} " in big_v.out
+    assert "stats:" not in run(seg, "-v", *files, tmp=tmp_path).out
+
+
+def test_r_sets_the_minimum_number_of_samples(tmp_path, driver):
+    r = run(driver, "-r", "7", "-f", trace(tmp_path), tmp=tmp_path)
+    t = r.trace("t")
+    assert r.doc["settings"]["min_samples"] == 7
+    assert 7 <= len(t["timing"]["samples"]) <= 25 and 7 <= len(t["libc"]["samples"]) <= 25
+    assert t["timing"]["seconds"] == pytest.approx(kbest(t["timing"]["samples"]), rel=1e-6)
+    assert t["libc"]["seconds"] == pytest.approx(kbest(t["libc"]["samples"]), rel=1e-6)
+
+
+@pytest.mark.parametrize("arg,size", [("1M", 2**20), ("64K", 65536), ("100000", 100000), ("2MiB", 2 * 2**20),
+                                      ("4G", 4 * 2**30)])
+def test_M_sets_the_maximum_heap(tmp_path, driver, arg, size):
+    r = run(driver, "-M", arg, "-f", trace(tmp_path, weight=0), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.doc["settings"]["max_heap"] == size
+    assert f"heap limit {size} bytes" in r.out.splitlines()[0]
+
+
+def test_T_sets_the_time_limit(tmp_path, driver):
+    r = run(driver, "-T", "7", "-f", trace(tmp_path, weight=0), tmp=tmp_path)
+    assert r.doc["settings"]["time_limit"] == 7
+    assert run(driver, "-f", trace(tmp_path, weight=0), tmp=tmp_path).doc["settings"]["time_limit"] == \
+        describe_default_time_limit(driver)
+
+
+def describe_default_time_limit(driver) -> int:
+    m = re.search(r"-T SECS .*\(default (\d+)\)", subprocess.run([str(driver), "-h"], capture_output=True,
+                                                                  text=True).stdout)
+    assert m
+    return int(m.group(1))
+
+
+def test_t_and_f_together_and_the_default_directory(tmp_path, driver):
+    suite = tmp_path / "traces"
+    suite.mkdir()
+    trace(suite, "in-dir", weight=0)
+    r = run(driver, "-t", suite, "-f", trace(tmp_path, "extra", weight=0), tmp=tmp_path)
+    assert sorted(t["name"] for t in r.doc["traces"]) == ["extra", "in-dir"]
+    # No -t or -f: ./traces in the current directory.
+    default = run(driver, tmp=tmp_path, cwd=tmp_path)
+    assert default.rc == 0, default.err
+    assert [t["name"] for t in default.doc["traces"]] == ["in-dir"]
+
+
+def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
+    t = trace(tmp_path, weight=0)
+    dash = subprocess.run([str(driver), "--json", "-", "-f", str(t)], capture_output=True, text=True)
+    assert dash.returncode == 0
+    assert json.loads(dash.stdout)["traces"][0]["outcome"] == "ok"
+    assert "Perf index" in dash.stderr
+    one = subprocess.run([str(driver), "--json", "fd:1", "-f", str(t)], capture_output=True, text=True)
+    assert json.loads(one.stdout)["traces"][0]["name"] == "t" and "Perf index" in one.stderr
+    target = tmp_path / "via-fd.json"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        done = subprocess.run([str(driver), "--json", f"fd:{fd}", "-f", str(t)], capture_output=True, text=True,
+                              pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert done.returncode == 0 and "Perf index" in done.stdout
+    assert json.loads(target.read_text())["traces"][0]["outcome"] == "ok"
+
+
+def test_secret_fd_is_echoed_in_the_json(tmp_path, driver):
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"s3cr3t-token-42\nignored second line\n")
+    os.close(write_end)
+    try:
+        r = run(driver, "--secret-fd", str(read_end), "-f", trace(tmp_path, weight=0), tmp=tmp_path,
+                pass_fds=(read_end,))
+    finally:
+        os.close(read_end)
+    assert r.rc == 0
+    assert r.doc["secret"] == "s3cr3t-token-42"
+    assert run(driver, "-f", trace(tmp_path, weight=0), tmp=tmp_path).doc["secret"] is None
+
+
+def test_describe(driver):
+    d = describe(driver)
+    assert d["schema"] == 1 and d["alignment"] == 16
+    assert 0 < d["util_weight"] < 1 and d["throughput_cap"] > 0
+    schema = json.loads((driver.parent.parent.parent / "schema" / "mdriver-result.schema.json").read_text())
+    assert [o["name"] for o in d["outcomes"]] == schema["$defs"]["outcome"]["enum"]
