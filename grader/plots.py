@@ -71,6 +71,7 @@ def traces_figure(sub: Submission, path: Path) -> str:
     axes[1].set_xlabel("throughput / libc")
     axes[1].set_yticklabels([])
     for ax in axes:
+        ax.set_xlim(left=0, right=max(ax.get_xlim()[1], 1e-9))
         ax.invert_yaxis()
         ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)

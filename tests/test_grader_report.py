@@ -1,0 +1,104 @@
+"""The HTML report, rendered and then checked in a real headless browser (Debian's chromium)."""
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+
+import pytest
+
+from grader.model import Batch
+from grader.report import render
+from grader_fixtures.helpers import make_fake_kit, run_batch
+from grader_fixtures.submissions import source
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+UTILS = {"ann": 0.31, "ben": 0.77, "cat": 0.52, "dan": 0.64}
+
+# Appended to a copy of the page: click the points header (ascending), then again (descending),
+# and write what the browser shows into the DOM for --dump-dom to carry out.
+PROBE = """<script>
+window.addEventListener('load', () => {
+const th = document.querySelector('#grades th[data-key="points"]');
+const names = () => Array.from(document.querySelectorAll('#grades tbody tr td:first-child a')).map(a => a.textContent).join(',');
+const before = names(); th.click(); const asc = names(); th.click(); const desc = names();
+const out = document.createElement('pre'); out.id = 'probe';
+out.textContent = JSON.stringify({rows: document.querySelectorAll('#grades tbody tr').length, before, asc, desc,
+                                  images: Array.from(document.images).map(i => i.naturalWidth)});
+document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def outdir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    kit = make_fake_kit(root / "kit")
+    subs = root / "subs"
+    for name, util in UTILS.items():
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(source("good") + f"/* FAKE:util={util} */\n")
+    (subs / "eve").mkdir()
+    (subs / "eve" / "mm.c").write_text(source("compile_error"))
+    run_batch(kit, subs, root / "out")
+    return root / "out"
+
+
+def test_report_command_writes_pages_and_figures(outdir):
+    done = subprocess.run([sys.executable, "-m", "grader", "report", str(outdir)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report = outdir / "report"
+    assert (report / "index.html").exists() and (report / "img" / "scatter.png").exists()
+    assert (report / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
+    for name in list(UTILS) + ["eve"]:
+        page = (report / "sub" / f"{name}.html").read_text()
+        assert name in page and "sandbox:" in page
+    assert "error" in (report / "sub" / "eve.html").read_text()
+
+
+def test_report_of_nothing_is_a_clear_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "results.json" in done.stderr and "Traceback" not in done.stderr
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.probe = None
+        self._inside = False
+
+    def handle_starttag(self, tag, attrs):
+        self._inside = ("id", "probe") in attrs
+
+    def handle_data(self, data):
+        if self._inside:
+            self.probe = (self.probe or "") + data
+
+
+def _browser(page, tmp_path):
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--allow-file-access-from-files",
+            f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", "--dump-dom", page.as_uri()]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+def test_table_renders_and_sorts_in_a_real_browser(outdir, tmp_path):
+    assert CHROMIUM, "chromium is missing: `make test-deps` installs it (mk/grader.mk)"
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    index = render(batch, outdir)
+    probe = index.with_name("probe.html")
+    probe.write_text(index.read_text().replace("</body>", PROBE + "</body>"))
+    done = _browser(probe, tmp_path)
+    parser = _Text()
+    parser.feed(done.stdout)
+    assert parser.probe, done.stderr[-2000:]
+    seen = json.loads(parser.probe)
+    points = {s.name: s.summary.points for s in batch.submissions}
+    assert len(set(points.values())) >= 4                       # the sort has something to do
+    assert seen["rows"] == len(points)
+    assert seen["before"] == ",".join(sorted(points))
+    # Sorting is stable, so ties keep their earlier (alphabetical) order both ways.
+    assert seen["asc"] == ",".join(sorted(points, key=lambda n: (points[n], n)))
+    assert seen["desc"] == ",".join(sorted(points, key=lambda n: (-points[n], n)))
+    assert seen["images"] and all(width > 0 for width in seen["images"])
