@@ -1,0 +1,136 @@
+"""Utilization and the performance index on tiny traces computed by hand, with
+the starter mm.c: a bump allocator whose every block takes 16 + round_up(size, 16)
+bytes of heap and is never reused.  The scoring constants come from
+`mdriver --describe`, never from a copy here.
+"""
+from __future__ import annotations
+
+import copy
+
+import jsonschema
+import pytest
+
+from driver_common import broken, describe, run, schema_validator, write_trace
+
+
+def bump(size: int) -> int:
+    return 16 + (size + 15) // 16 * 16
+
+
+def a16(size: int) -> int:
+    return (size + 15) // 16 * 16
+
+
+# Trace A (weight 1): live payload after each op in the comments.
+TRACE_A = ["a 0 10",    # 10
+           "a 1 100",   # 110
+           "f 0",       # 100
+           "a 2 33",    # 133
+           "r 1 300",   # 333  <- peak; aligned live 48 + 304 = 352
+           "f 2",       # 300
+           "f 1"]       # 0
+A_PEAK, A_PEAK_ALIGNED = 33 + 300, a16(33) + a16(300)
+A_HEAP = bump(10) + bump(100) + bump(33) + bump(300)  # every request takes new heap, realloc included
+
+# Trace B (weight 2): malloc(0), a shrinking realloc, an id reused.
+TRACE_B = ["a 0 0",     # 0
+           "a 1 50",    # 50   <- peak; aligned 64
+           "r 1 20",    # 20
+           "f 0",       # 20
+           "a 0 5",     # 25
+           "f 1",
+           "f 0"]
+B_PEAK, B_PEAK_ALIGNED = 50, a16(50)
+B_HEAP = bump(0) + bump(50) + bump(20) + bump(5)
+
+
+def test_hand_computed_utilization(tmp_path, driver):
+    assert (A_HEAP, B_HEAP) == (544, 176)  # the arithmetic above, spelled out once
+    r = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), "-f",
+            write_trace(tmp_path, "B", TRACE_B, weight=2), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    a, b = r.trace("A"), r.trace("B")
+    assert (a["peak_payload"], a["heap_high_water"]) == (A_PEAK, A_HEAP)
+    assert (b["peak_payload"], b["heap_high_water"]) == (B_PEAK, B_HEAP)
+    assert a["utilization"] == pytest.approx(A_PEAK / A_HEAP)
+    assert a["ideal_utilization"] == pytest.approx(A_PEAK / A_PEAK_ALIGNED)
+    assert b["utilization"] == pytest.approx(B_PEAK / B_HEAP)
+    assert b["ideal_utilization"] == pytest.approx(B_PEAK / B_PEAK_ALIGNED)
+    # The table shows both, as percentages.
+    assert r.row("A")[0].split()[3:5] == [f"{100 * A_PEAK / A_HEAP:.1f}%", f"{100 * A_PEAK / A_PEAK_ALIGNED:.1f}%"]
+
+    # The score, from the JSON's own fields and the constants --describe gives.
+    d = describe(driver)
+    w, cap = d["util_weight"], d["throughput_cap"]
+    s = r.summary
+    u = (A_PEAK / A_HEAP + B_PEAK / B_HEAP) / 2
+    ratio = a["libc"]["seconds"] / a["timing"]["seconds"]  # only A is timed (weight 1)
+    assert s["utilization"] == pytest.approx(u)
+    assert s["throughput_ratio"] == pytest.approx(ratio, rel=1e-6)
+    assert s["throughput_ops_per_sec"] == pytest.approx(len(TRACE_A) / a["timing"]["seconds"], rel=1e-6)
+    assert s["libc_ops_per_sec"] == pytest.approx(len(TRACE_A) / a["libc"]["seconds"], rel=1e-6)
+    assert s["util_points"] == pytest.approx(100 * w * u)
+    assert s["throughput_points"] == pytest.approx(100 * (1 - w) * min(cap, ratio), rel=1e-6)
+    assert s["perf_index"] == pytest.approx(s["util_points"] + s["throughput_points"])
+    assert (f"Perf index = {s['util_points']:.1f} (util) + {s['throughput_points']:.1f} (thru) = "
+            f"{s['perf_index']:.1f}/100") in r.out
+    assert f"[throughput {s['throughput_ratio']:.2f}x libc]" in r.out
+
+
+def test_only_utilization_traces_score_on_utilization_alone(tmp_path, driver):
+    r = run(driver, "-f", write_trace(tmp_path, "B", TRACE_B, weight=2), tmp=tmp_path)
+    assert r.summary["throughput_ratio"] is None
+    assert r.summary["perf_index"] == pytest.approx(100 * B_PEAK / B_HEAP)
+
+
+def test_only_throughput_traces_score_on_throughput_alone(tmp_path, driver):
+    r = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=3), tmp=tmp_path)
+    a = r.trace("A")
+    assert a["utilization"] is None
+    cap = describe(driver)["throughput_cap"]
+    assert r.summary["perf_index"] == pytest.approx(100 * min(cap, a["libc"]["seconds"] / a["timing"]["seconds"]),
+                                                    rel=1e-6)
+
+
+def test_a_failed_trace_scores_zero_and_is_named(tmp_path):
+    """segv.c crashes on a 777-byte request; its trace counts 0 for utilization and throughput."""
+    files = ["-f", write_trace(tmp_path, "good", TRACE_A, weight=1),
+             "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777"], weight=1)]
+    r = run(broken("segv"), *files, tmp=tmp_path)
+    assert r.rc == 1
+    good = r.trace("good")
+    s = r.summary
+    assert s["utilization"] == pytest.approx(good["utilization"] / 2)
+    assert s["throughput_ratio"] == pytest.approx(good["libc"]["seconds"] / good["timing"]["seconds"] / 2, rel=1e-6)
+    assert r.trace("bad")["timing"] is None and r.trace("bad")["utilization"] is None
+    assert "1 trace(s) failed and score 0 (first: bad, crashed)." in r.out
+
+
+def test_timing_estimate_is_the_documented_k_best(tmp_path, driver):
+    r = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path)
+    t = r.trace("A")
+    assert "3 fastest" in r.doc["scoring"]["estimator"]
+    for timing in (t["timing"], t["libc"]):
+        fastest = sorted(timing["samples"])[:3]
+        assert timing["seconds"] == pytest.approx(sum(fastest) / 3, rel=1e-6)
+        assert timing["ops_per_sec"] == pytest.approx(len(TRACE_A) / timing["seconds"], rel=1e-6)
+
+
+def test_schema_rejects_what_the_driver_must_never_write(tmp_path, driver):
+    """The validator used on every run in these tests is a real one."""
+    doc = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path).doc
+    schema_validator().validate(doc)
+    for damage in (lambda d: d["traces"][0].__setitem__("outcome", "fine"),
+                   lambda d: d["summary"].pop("perf_index"),
+                   lambda d: d.__setitem__("extra", 1),
+                   lambda d: d.__setitem__("schema", 2)):
+        bad = copy.deepcopy(doc)
+        damage(bad)
+        with pytest.raises(jsonschema.ValidationError):
+            schema_validator().validate(bad)
+
+
+def test_team_and_allocator_identity_in_the_json(tmp_path, driver):
+    doc = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A), tmp=tmp_path).doc
+    assert doc["allocator"]["name"] == "mm.c" and doc["allocator"]["team"] is None
+    assert doc["schema"] == 1 and doc["tool"] == "mdriver"
