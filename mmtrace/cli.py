@@ -11,15 +11,16 @@ from pathlib import Path
 
 import click
 
-from . import lint as lint_mod
 from .gen import PATTERNS, PatternError, generate
-from .lint import TraceError, fixed, lint, read_trace
+from .lint import ERROR, TraceError, fixed, lint, read_trace
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
-from .recipe import RecipeError, load_recipe, make_trace, comments, write_entry
+from .recipe import RecipeError, comments, load_recipe, make_trace, write_entry
 from .stats import measure, render
 from .trace import CLASSIC, LAB64, MAX_HEAP, ORDERS, Header, Trace, format_trace, write_trace
 
-DEFAULT_RECIPE = "traces/recipe.toml"
+# The recipe in the current folder's traces/, else the kit's own.
+DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
+    Path(__file__).resolve().parent.parent / "traces" / "recipe.toml")
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -153,7 +154,7 @@ def check(files, fix, output, max_heap, quiet):
     for f in files:
         r = lint(Path(f), max_heap)
         for p in r.problems:
-            if p.severity == lint_mod.ERROR or not quiet:
+            if p.severity == ERROR or not quiet:
                 click.echo(str(p))
         bad |= bool(r.errors)
         if fix:

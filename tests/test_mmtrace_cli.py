@@ -1,0 +1,116 @@
+"""The mmtrace command line: examples in every --help, convert round trips, and bad
+input answered in one line with a non-zero exit, never a traceback."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mmtrace.lint import read_trace
+
+KIT = Path(__file__).resolve().parent.parent
+COMMANDS = ["gen", "stats", "check", "convert", "record", "suite", "list", "readme"]
+
+
+def mmtrace(*args: str, cwd: Path = KIT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mmtrace", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def _one_line_error(done: subprocess.CompletedProcess, code: int, *words: str) -> None:
+    assert done.returncode == code, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for w in words:
+        assert w in lines[0]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_an_example(command):
+    done = mmtrace(command, "--help")
+    assert done.returncode == 0
+    assert "Example" in done.stdout and "mmtrace " + command in done.stdout
+
+
+def test_convert_round_trip_keeps_the_ops(tmp_path, driver):
+    src = KIT / "traces" / "classic-binary.rep"
+    lab = tmp_path / "b64.rep"
+    back = tmp_path / "b.rep.gz"
+    assert mmtrace("convert", str(src), "--to", "lab64", "-o", str(lab)).returncode == 0
+    assert mmtrace("convert", str(lab), "--to", "classic", "-o", str(back)).returncode == 0
+    a, b, c = read_trace(src), read_trace(lab), read_trace(back)
+    assert list(a.ops()) == list(b.ops()) == list(c.ops())
+    assert lab.read_text().splitlines()[:4] == ["1", "6000", "12000", "1152000"]
+    assert c.header == a.header
+    for f in (lab, back):
+        assert subprocess.run([str(driver), "--parse-only", "-f", str(f)],
+                              capture_output=True).returncode == 0
+
+
+def test_gen_is_reproducible_from_the_command_line(tmp_path):
+    a, b = tmp_path / "a.rep", tmp_path / "b.rep.gz"
+    for out in (a, b):
+        assert mmtrace("gen", "syn", "--seed", "9", "-p", "allocs=500", "-p", "live=100",
+                       "--header", "lab64", "-o", str(out)).returncode == 0
+    assert read_trace(a).header.order == "lab64"
+    assert list(read_trace(a).ops()) == list(read_trace(b).ops())
+    assert mmtrace("gen", "--list").stdout.count("parameters:") >= 18
+
+
+def test_stats_json_and_plot(tmp_path):
+    f = str(KIT / "traces" / "classic-realloc.rep")
+    done = mmtrace("stats", "--json", f)
+    s = json.loads(done.stdout)[f]
+    assert s["reallocs"] == 4799 and s["peak_live_blocks"] == 2
+    done = mmtrace("stats", "--plot", "--plot-dir", str(tmp_path), f)
+    assert done.returncode == 0
+    png = tmp_path / "classic-realloc.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_check_exit_status_and_fix(tmp_path):
+    bad = tmp_path / "bad.rep"
+    bad.write_text("20000000\n3\n5\n1\na 0 8\nf 1\na 1 8\n")
+    done = mmtrace("check", str(bad))
+    assert done.returncode == 1
+    assert f"{bad}:6: free of id 1, which is not live" in done.stdout
+    assert mmtrace("check", "--fix", str(bad)).returncode == 0
+    fixed = tmp_path / "bad.fixed.rep"
+    assert mmtrace("check", str(fixed)).stdout == ""
+    assert mmtrace("check", str(KIT / "traces" / "classic-cccp.rep")).returncode == 0
+
+
+def test_list_selects_a_group():
+    names = mmtrace("list", "--group", "classic").stdout.split()
+    assert len(names) == 11 and "classic-binary2" in names
+    paths = mmtrace("list", "--group", "recorded", "--paths").stdout.split()
+    assert all(Path(KIT / p).exists() for p in paths)
+    assert "classic" in mmtrace("list", "--groups").stdout
+
+
+def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
+    assert mmtrace("suite", "--verify").returncode == 0
+    assert mmtrace("readme", "--check").returncode == 0
+
+
+@pytest.mark.parametrize("args,code,words", [
+    (["stats", "no/such.rep"], 2, ["no/such.rep:1: cannot read"]),
+    (["check", "--fix", "-o", "x.rep", "a.rep", "b.rep"], 2, ["-o works with one file"]),
+    (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:1"]),
+    (["gen", "nope", "-o", "x.rep"], 2, ["no pattern 'nope'"]),
+    (["gen", "binary", "-p", "pairs", "-o", "x.rep"], 2, ["not KEY=VALUE"]),
+    (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a int"]),
+    (["list", "--group", "nope"], 2, ["no group 'nope'"]),
+    (["suite", "no/recipe.toml"], 2, ["no/recipe.toml: cannot read"]),
+])
+def test_bad_input_is_one_line(tmp_path, args, code, words):
+    _one_line_error(mmtrace(*args, cwd=tmp_path), code, *words)
+
+
+def test_a_binary_file_is_one_line(tmp_path):
+    junk = tmp_path / "junk.rep"
+    junk.write_bytes(bytes(range(256)) * 4)
+    _one_line_error(mmtrace("stats", str(junk)), 2, f"{junk}:1: binary data")
