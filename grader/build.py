@@ -90,8 +90,8 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
     done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True,
                           timeout=600)
     if done.returncode != 0:
-        raise KitError(f"the kit does not build{' ' + variant if variant else ''}: "
-                       f"{(done.stderr or done.stdout).strip().splitlines()[-1:] or ['make failed']}")
+        last = ((done.stderr or done.stdout).strip().splitlines() or ["make failed"])[-1]
+        raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {last}")
     return dest / done.stdout.strip().splitlines()[-1]
 
 

@@ -32,7 +32,7 @@ def default_kit() -> Path:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err_console.print(f"mmgrade: {message}", markup=False, highlight=False)
+    click.echo(f"mmgrade: {message}", err=True)
     sys.exit(code)
 
 
@@ -100,7 +100,7 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         policy = load_policy(kit, config)
         sandbox = probe(unsafe=unsafe)
         candidates = discover(submissions) + references(kit, policy)
-        err_console.print(f"sandbox: {', '.join(sandbox.protections)}", markup=False, highlight=False)
+        click.echo(f"sandbox: {', '.join(sandbox.protections)}", err=True)
         ctx = prepare(kit, policy, sandbox, traces)
     except ERRORS as err:
         _fail(str(err))
@@ -126,9 +126,10 @@ def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, 
         task = bar.add_task("grading", total=len(candidates))
 
         def tick(event: str, sub: Submission | None) -> None:
-            name = sub.name if sub else "?"
-            bar.update(task, advance=1, description=f"{name}: {sub.verdict if sub else event}"
-                       + (" (unchanged)" if event == "reused" else ""))
+            line = f"{sub.name if sub else '?'}: {sub.verdict if sub else event}" + (" (unchanged)" if event == "reused" else "")
+            bar.update(task, advance=1, description=line)
+            if not err_console.is_terminal:
+                click.echo(line, err=True)      # a log keeps one line per submission
 
         return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick)
 

@@ -10,7 +10,9 @@ allocator against libc, take a lock so that no two measure at once.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import platform
 import shutil
 import subprocess
@@ -84,6 +86,8 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="mmgrade-"))
     work.mkdir(parents=True, exist_ok=True)
     work.chmod(0o755)
+    if sandbox.setpriv:
+        _check_reachable(work)
     private = work / "traces"
     private.mkdir(exist_ok=True)
     for path in traces:
@@ -103,6 +107,14 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
+
+
+def _check_reachable(work: Path) -> None:
+    """The sandbox's unprivileged uid must be able to walk down to the work folder."""
+    for folder in [work, *work.parents]:
+        if not folder.stat().st_mode & 0o001:
+            raise BatchError(f"{work}: the sandbox's user cannot reach it ({folder} is not world-searchable); "
+                             "set TMPDIR to a folder such as /tmp")
 
 
 def _check_traces(driver: Path, folder: Path, traces: list[Path]) -> None:
@@ -146,6 +158,8 @@ class _Grader:
     def __init__(self, ctx: Context, jobs: int):
         self.ctx = ctx
         self.timing = threading.Lock()
+        self.cpus = max(1, len(os.sched_getaffinity(0)))
+        self.cpu_locks = [threading.Lock() for _ in range(self.cpus)]
         self.slots: Queue[int] = Queue()
         for slot in range(max(1, jobs)):
             self.slots.put(slot)
@@ -187,13 +201,12 @@ class _Grader:
         if broken and not cand.reference:
             return self.verdict(cand, sha, "rejected", "; ".join(f"{r.rule}: {r.detail}" for r in broken),
                                 rules=rules)
-        if ctx.policy.timing.serialize:
-            with self.timing:
-                run = run_driver(folder, built.driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
-                                 ctx.sandbox, slot, ctx.schema)
-        else:
+        timing = ctx.policy.timing
+        cpu = None if timing.serialize or not timing.pin else slot % self.cpus
+        lock = self.timing if timing.serialize else (self.cpu_locks[cpu] if cpu is not None else None)
+        with lock or contextlib.nullcontext():
             run = run_driver(folder, built.driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
-                             ctx.sandbox, slot, ctx.schema)
+                             ctx.sandbox, slot, ctx.schema, cpu)
         return self._score(cand, sha, rules, run)
 
     def _score(self, cand: Candidate, sha: str, rules: tuple[RuleResult, ...], run: DriverRun) -> Submission:

@@ -88,6 +88,7 @@ class Sandbox:
 @dataclass(frozen=True)
 class Timing:
     serialize: bool
+    pin: bool
     reference_variants: tuple[str, ...]
 
 

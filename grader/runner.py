@@ -79,7 +79,7 @@ def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, se
 
 
 def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], policy: Policy,
-               sandbox: Sandbox, slot: int, schema: dict[str, Any] | None) -> DriverRun:
+               sandbox: Sandbox, slot: int, schema: dict[str, Any] | None, cpu: int | None = None) -> DriverRun:
     """Run FOLDER's driver on TRACES (names in TRACES_DIR) in the sandbox."""
     sandbox.prepare(folder, slot, writable=False)
     sub = Mount(folder, "/sub")
@@ -95,7 +95,7 @@ def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], 
     reader.start()
     try:
         argv = driver_args(inside, [f"{sandbox.path_of(tdir)}/{t}" for t in traces], policy, json_w, secret_r)
-        cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot)
+        cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot, cpu)
         process = run(cmd, policy.limits.wall_clock, policy.limits.output_keep,
                       pass_fds=(json_w, secret_r), cwd=folder)
     finally:

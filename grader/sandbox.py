@@ -73,9 +73,12 @@ class Sandbox:
         return mount.inside if self.bwrap else str(mount.host)
 
     def command(self, argv: list[str], mounts: list[Mount], chdir: Mount,
-                limits: Limits, slot: int = 0) -> list[str]:
-        """The full command line that runs ARGV inside the sandbox."""
+                limits: Limits, slot: int = 0, cpu: int | None = None) -> list[str]:
+        """The full command line that runs ARGV inside the sandbox (pinned to CPU if given)."""
         cmd: list[str] = []
+        taskset = shutil.which("taskset")
+        if cpu is not None and taskset:
+            cmd += [taskset, "-c", str(cpu)]
         uid = self.uid(slot)
         if self.setpriv and uid is not None:
             cmd += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",

@@ -1,0 +1,92 @@
+"""`make bench-grader`: grade a generated class and print what it cost.
+
+The class is COUNT copies of the kit's variants and starter (each copy made
+unique by a comment, so nothing is reused), plus a few broken hand-ins.  Prints
+the wall time, the cost per submission, and how far apart the performance
+indices of identical copies lie (the reproducibility of the timing).
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+from .cli import default_kit
+from .grade import grade_batch, prepare
+from .policy import load_policy
+from .sandbox import probe
+from .submissions import discover
+
+BROKEN = "int mm_init(void) { return 0 }\n"
+
+
+def make_class(kit: Path, folder: Path, count: int) -> dict[str, str]:
+    """COUNT submissions named NNN-origin; returns name -> origin."""
+    sources = {p.stem: p.read_text() for p in sorted((kit / "variants").glob("*.c"))}
+    sources["starter"] = (kit / "mm.c").read_text()
+    sources["broken"] = BROKEN
+    names = sorted(sources)
+    origins = {}
+    for index in range(count):
+        origin = names[index % len(names)]
+        name = f"{index:03d}-{origin}"
+        (folder / name).mkdir(parents=True)
+        (folder / name / "mm.c").write_text(sources[origin] + f"\n/* copy {index} */\n")
+        origins[name] = origin
+    return origins
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--traces", type=Path, default=None, help="trace folder (default: the kit's)")
+    parser.add_argument("--only", default="classic-", help="use the traces whose names start with this")
+    parser.add_argument("--pin", action="store_true", help="time in parallel, one run pinned per CPU")
+    args = parser.parse_args(argv)
+    kit = default_kit()
+    policy = load_policy(kit)
+    folder = args.traces or kit / policy.traces.dir
+    chosen = tuple(sorted(p.name for p in folder.iterdir() if p.name.startswith(args.only)
+                          and p.name.endswith((".rep", ".rep.gz"))))
+    timing = replace(policy.timing, serialize=not args.pin, pin=args.pin)
+    policy = replace(policy, traces=replace(policy.traces, files=chosen), timing=timing)
+    work = Path(tempfile.mkdtemp(prefix="mmgrade-bench-"))
+    work.chmod(0o755)                   # the sandbox's uid must reach the folders inside
+    try:
+        origins = make_class(kit, work / "class", args.count)
+        start = time.monotonic()
+        ctx = prepare(kit, policy, probe(), folder, work / "grader")
+        ready = time.monotonic()
+        batch = grade_batch(ctx, discover(work / "class"), work / "out", jobs=args.jobs)
+        end = time.monotonic()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    subs = batch.submissions
+    by_origin: dict[str, list[float]] = defaultdict(list)
+    for sub in subs:
+        if sub.verdict == "ok":
+            by_origin[origins[sub.name]].append(sub.summary.perf_index)
+    print(f"grader bench: {len(subs)} submissions, {len(chosen)} traces ({args.only}*), -j {args.jobs}, "
+          f"timing {'pinned per CPU' if args.pin else 'serialized'}")
+    print(f"  sandbox: {', '.join(ctx.sandbox.protections)}")
+    print(f"  setup (template build, self-check, trace check): {ready - start:.1f} s")
+    print(f"  grading wall time: {end - ready:.1f} s = {(end - ready) / len(subs):.2f} s per submission")
+    print(f"  per-submission time (build + checks + run, incl. waiting for the timing lock): "
+          f"median {statistics.median(s.seconds for s in subs):.2f} s, max {max(s.seconds for s in subs):.2f} s")
+    print(f"  verdicts: {dict(sorted(Counter(s.verdict for s in subs).items()))}")
+    print("  perf index of identical copies (min / max / spread, points):")
+    for origin, values in sorted(by_origin.items()):
+        if len(values) > 1:
+            print(f"    {origin:20} {min(values):6.1f} {max(values):6.1f} {max(values) - min(values):5.1f}  ({len(values)} copies)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

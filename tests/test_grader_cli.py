@@ -1,0 +1,84 @@
+"""mmgrade's command line: help with examples, one-line errors, an honest sandbox statement."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from grader_fixtures.helpers import TRACES, make_fake_kit, write_policy
+from grader_fixtures.submissions import source
+
+COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["package"], ["package", "gradescope"],
+            ["package", "autolab"]]
+
+
+def _cli(*args, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "mmgrade")
+def test_every_command_has_help_with_an_example(command):
+    done = _cli(*command, "--help")
+    assert done.returncode == 0 and "Example" in done.stdout and "mmgrade" in done.stdout
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    kit = make_fake_kit(tmp_path / "kit")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.c").write_text(source("good"))
+    (subs / "bob-mm.c").write_text(source("compile_error"))
+    (subs / "cid.c").write_bytes(b"\xff\xfe binary junk \0")
+    return kit, subs, write_policy(tmp_path)
+
+
+def test_grade_end_to_end(classroom, tmp_path):
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    done = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "-j", "2")
+    assert done.returncode == 0, done.stderr
+    assert "no_network" in done.stderr and "verdicts" in done.stdout
+    verdicts = {s["name"]: s["verdict"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+    assert verdicts == {"ann": "ok", "bob": "compile_error", "cid": "bad_submission"}
+    assert (out / "grades.csv").read_text().count("\n") == 4
+    assert (out / "report" / "index.html").exists() and (out / "report" / "sub" / "bob.html").exists()
+    again = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES)
+    assert again.returncode == 0 and "ann: ok (unchanged)" in again.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["grade", "nowhere", "-o", "x"], "no such file"),
+    (["grade", ".", "-o", "x", "--config", "missing.toml"], "cannot read the policy"),
+    (["grade", ".", "-o", "x", "--kit", "/nonexistent-kit"], "config.h"),
+])
+def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
+    done = _cli(*args, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def _bare_path(tmp_path):
+    """A PATH with the build tools but no sandbox tools (no bwrap, setpriv, prlimit)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in os.listdir("/usr/bin"):
+        if tool not in ("bwrap", "setpriv", "prlimit", "taskset"):
+            (bin_dir / tool).symlink_to(f"/usr/bin/{tool}")
+    return {**os.environ, "PATH": str(bin_dir)}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as a normal user the uid itself is a protection")
+def test_no_sandbox_means_refusal_unless_unsafe(classroom, tmp_path):
+    kit, subs, config = classroom
+    env = _bare_path(tmp_path)
+    refused = _cli("grade", subs, "-o", tmp_path / "o1", "--kit", kit, "--config", config, "--traces", TRACES, env=env)
+    assert refused.returncode == 2 and "--unsafe" in refused.stderr and not (tmp_path / "o1").exists()
+    unsafe = _cli("grade", subs, "-o", tmp_path / "o2", "--kit", kit, "--config", config, "--traces", TRACES,
+                  "--unsafe", "--no-report", env=env)
+    assert unsafe.returncode == 0, unsafe.stderr
+    data = json.loads((tmp_path / "o2" / "results.json").read_text())
+    assert data["protections"] == ["wall_clock_kill"]
+    assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"
