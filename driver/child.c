@@ -85,6 +85,8 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     if (plan->run_allocator) {
         progress_at(PASS_INIT, -1);
         mem_init();
+        progress->heap_lo = heap_lo();
+        progress->heap_max = heap_max();
         ok = check_pass(t, PASS_CHECK, plan->check_heap, v) && check_pass(t, PASS_RECHECK, plan->check_heap, v);
         if (ok && plan->util)
             ok = rep->has_util = util_pass(t, &rep->util, v);
@@ -180,11 +182,11 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         char fault[160] = "";
-        uintptr_t addr = progress->fault_addr, lo = HEAP_BASE;
-        if (progress->fault_signal == sig && (sig == SIGSEGV || sig == SIGBUS)) {
+        uintptr_t addr = progress->fault_addr, lo = progress->heap_lo;
+        if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
             if (addr >= lo - 4096 && addr < lo)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", %" PRIuPTR " bytes below the heap", addr, lo - addr);
-            else if (addr >= lo && addr < lo + ((size_t)64 << 30))
+            else if (addr >= lo && addr < lo + progress->heap_max + 4096)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
             else
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);

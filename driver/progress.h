@@ -26,6 +26,8 @@ typedef struct {
     volatile int64_t op;         /* op index being run, -1 before the first */
     volatile uintptr_t fault_addr;
     volatile int fault_signal;
+    volatile uintptr_t heap_lo;  /* where the child's heap was mapped */
+    volatile uint64_t heap_max;
 } progress_t;
 
 /* Set in the child; NULL in the parent. */
