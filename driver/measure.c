@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "driver/measure.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,6 +60,14 @@ bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v)
                               "op %zu (%s): returned NULL in the utilization pass although the same request "
                               "succeeded in the correctness pass (does the allocator depend on more than mm_init resets?)",
                               i, text);
+        } else if (op->kind != OP_FREE && ptr[id] && !heap_contains((uintptr_t)ptr[id], op->size)) {
+            /* Unchecked, this pass would credit blocks kept outside the heap. */
+            char text[48];
+            op_describe(op, text, sizeof text);
+            ok = verdict_fail(v, OUTCOME_OUT_OF_HEAP, (int64_t)i,
+                              "op %zu (%s): returned %p, outside the heap [%p, %p), in the utilization pass "
+                              "although the correctness pass got blocks inside it", i, text, ptr[id],
+                              mem_heap_lo(), (char *)mem_heap_hi() + 1);
         }
         live += size[id];
         live_aligned += align_up(size[id]);
@@ -72,6 +81,13 @@ bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v)
         u->util = u->heap_high_water ? (double)u->peak_payload / (double)u->heap_high_water
                                      : (u->peak_payload ? 0.0 : 1.0);
         u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
+        /* Disjoint blocks inside the heap cannot hold more than the heap: the
+         * allocator overlapped blocks in this unchecked pass. */
+        if (u->util > 1.0)
+            ok = verdict_fail(v, OUTCOME_OVERLAP, -1,
+                              "%" PRIu64 " bytes were live at once in a heap that never grew past %" PRIu64
+                              " bytes, in the utilization pass: blocks must have overlapped there",
+                              u->peak_payload, u->heap_high_water);
     }
     free(ptr);
     free(size);
