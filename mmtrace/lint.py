@@ -11,6 +11,10 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from .fastread import fast_trace
+from .stats import live_series
 from .trace import CLASSIC, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
 
 ERROR, WARNING = "error", "warning"
@@ -73,13 +77,15 @@ class _Lint:
         if severity == ERROR and self.stop:
             raise TraceError(p)
 
-    def text(self, path: Path) -> str | None:
+    def data(self, path: Path) -> bytes | None:
         try:
-            data = read_bytes(path)
+            return read_bytes(path)
         except (OSError, EOFError, zlib.error) as e:
             what = "cannot read" if isinstance(e, OSError) else "damaged gzip data"
             self.say(1, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
             return None
+
+    def text(self, data: bytes) -> str | None:
         if data.translate(None, _OK_BYTES):
             # Control bytes and non-ASCII are binary junk, except inside a comment.
             for lineno, line in enumerate(data.split(b"\n"), 1):
@@ -112,9 +118,29 @@ class _Lint:
         return None
 
 
+def _fast(data: bytes, max_heap: int, stop: bool) -> LintResult | None:
+    """The numpy reader's result, when it applies and there is nothing to report."""
+    t = fast_trace(data, max_heap, MAX_IDS)
+    if t is None:
+        return None
+    live_bytes, live_blocks = live_series(t)
+    used = int(np.frombuffer(t.ids, dtype=np.int64).max()) + 1
+    peak = int(live_bytes.max())
+    clean = (used == t.header.ids and int(live_blocks[-1]) == 0
+             and (t.header.order != LAB64 or t.header.extra == peak))
+    # read_trace ignores warnings; lint must report them, so only a clean file is done here
+    return LintResult((), t, (), used, peak) if clean or stop else None
+
+
 def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
     L = _Lint(path, max_heap, stop)
-    text = L.text(path)
+    data = L.data(path)
+    if data is None:
+        return LintResult(tuple(L.problems), None, ())
+    fast = _fast(data, max_heap, stop)
+    if fast is not None:
+        return fast
+    text = L.text(data)
     if text is None:
         return LintResult(tuple(L.problems), None, ())
     lines = text.split("\n")

@@ -52,10 +52,20 @@ def arrays(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return kinds, ids, sizes
 
 
+def id_order(ids: np.ndarray) -> np.ndarray:
+    """Op indices sorted by id, stable.  Ids are below 2^32, so two 16-bit radix passes
+    (numpy's stable sort on uint16 is a radix sort) beat one comparison sort."""
+    order = np.argsort((ids & 0xFFFF).astype(np.uint16), kind="stable")
+    if len(ids) and ids.max() > 0xFFFF:
+        high = (ids[order] >> 16).astype(np.uint16)
+        order = order[np.argsort(high, kind="stable")]
+    return order
+
+
 def live_series(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     """Live payload bytes and live blocks after each op."""
     kinds, ids, sizes = arrays(trace)
-    order = np.argsort(ids, kind="stable")
+    order = id_order(ids)
     sorted_sizes = sizes[order]
     prev = np.empty_like(sorted_sizes)
     if len(prev):

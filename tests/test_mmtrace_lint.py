@@ -119,3 +119,32 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
     assert again.trace.header.ids == 3 and again.trace.header.ops == 7
     done = subprocess.run([str(driver), "--parse-only", "-f", str(out)], capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_numpy_reader_agrees_with_the_line_reader(tmp_path, monkeypatch):
+    import mmtrace.lint as lint_module
+    from mmtrace.fastread import fast_trace
+    from mmtrace.gen import generate
+    from mmtrace.trace import read_bytes
+    path = tmp_path / "g.rep"
+    write_trace(path, generate("realloc-many", 4, {"steps": 3000, "buffers": 50}, "lab64"),
+                ["a comment line on top"])
+    fast = fast_trace(read_bytes(path), 20 << 20, 1 << 26)
+    assert fast is not None
+    monkeypatch.setattr(lint_module, "_fast", lambda *a: None)
+    slow = lint(path)
+    assert not slow.problems
+    assert (fast.header, fast.kinds, fast.ids, fast.sizes) == \
+        (slow.trace.header, slow.trace.kinds, slow.trace.ids, slow.trace.sizes)
+
+
+def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
+    from mmtrace.fastread import fast_trace
+    head = b"20000000\n2\n2\n1\n"
+    for body in (b"a 0 8\nf 0",            # no final newline
+                 b"a 0 8\n\nf 0\n",        # a blank line
+                 b"a 0  8\nf 0\n",         # two spaces
+                 b"a 0 8\nf 1\n",          # free of a dead id
+                 b"a 0 8\na 0 8\n"):       # alloc of a live id
+        assert fast_trace(head + body, 20 << 20, 1 << 26) is None, body
+    assert fast_trace(head + b"a 0 8\nf 0\n", 20 << 20, 1 << 26) is not None
