@@ -288,3 +288,32 @@ def test_mem_reset_brk_after_the_last_free_does_not_raise_utilization(tmp_path, 
     assert honest["heap_high_water"] == cheat["heap_high_water"] == heap
     assert cheat["utilization"] == pytest.approx(350 / heap)
     assert cheat["utilization"] <= honest["utilization"] <= 1.0
+
+
+# ------------------------------------------------------------ cheats in the utilization pass
+
+def test_blocks_outside_the_heap_in_the_utilization_pass(tmp_path):
+    """util-cheat.c is honest in both correctness runs, then serves the utilization
+    run from a static array with a 16-byte heap: it must not score 1875%."""
+    trace = write_trace(tmp_path, "bad", ["a 0 100", "a 1 200", "f 0", "f 1"], weight=2)
+    r = run(broken("util-cheat"), "-f", trace, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"], t["utilization"]) == ("out_of_heap", 0, "a 0 100", None)
+    row, msg = r.row("bad")
+    assert row.split()[1:3] == ["bad", "out_of_heap"]
+    assert msg.strip() == t["message"]
+    assert f"outside the heap [{LO:#x}, {LO + 16:#x}), in the utilization pass" in msg
+    assert r.summary["utilization"] == 0 and r.summary["perf_index"] == 0
+
+
+def test_overlapping_blocks_in_the_utilization_pass(tmp_path):
+    """util-overlap.c hands every block of the utilization run the same 4 KiB."""
+    trace = write_trace(tmp_path, "bad", [f"a {i} 1000" for i in range(10)], weight=2)
+    r = run(broken("util-overlap"), "-f", trace, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert t["outcome"] == "overlap" and t["utilization"] is None
+    assert "10000 bytes were live at once in a heap that never grew past 4096 bytes" in t["message"]
+    assert r.row("bad")[1].strip() == t["message"]
+    assert r.summary["perf_index"] == 0
