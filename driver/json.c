@@ -32,11 +32,34 @@ void json_close(json_t *j, char bracket)
     fputc(bracket, j->out);
 }
 
+/* The code point of the well-formed UTF-8 sequence at s (n bytes left), and its
+ * length in *used; 0 in *used when the bytes are not UTF-8. */
+static unsigned utf8_decode(const unsigned char *s, size_t n, size_t *used)
+{
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t len = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    unsigned cp = len ? s[0] & (0x7f >> len) : 0;
+    *used = 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[k] & 0x3f);
+    }
+    if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+        return 0;
+    *used = len;
+    return cp;
+}
+
 void json_string_n(json_t *j, const char *key, const char *value, size_t len)
 {
     if (j->depth || key)
         separate(j, key);
     fputc('"', j->out);
+    size_t used;
+    unsigned cp;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)value[i];
         if (c == '"' || c == '\\')
@@ -45,7 +68,14 @@ void json_string_n(json_t *j, const char *key, const char *value, size_t len)
             fputs("\\n", j->out);
         else if (c == '\t')
             fputs("\\t", j->out);
-        else if (c < 0x20 || c >= 0x7f)  /* keeps the document ASCII whatever the bytes */
+        else if (c >= 0x80 && (cp = utf8_decode((const unsigned char *)value + i, len - i, &used), used)) {
+            /* UTF-8 text (a team member's name, a trace path) as its code point, still in ASCII */
+            if (cp > 0xffff)
+                fprintf(j->out, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+            else
+                fprintf(j->out, "\\u%04x", cp);
+            i += used - 1;
+        } else if (c < 0x20 || c >= 0x7f)  /* keeps the document ASCII whatever the bytes */
             fprintf(j->out, "\\u%04x", c);
         else
             fputc(c, j->out);
