@@ -5,7 +5,7 @@ orders, and record real programs with an LD_PRELOAD recorder.  The command line
 is `mmtrace` (or `python -m mmtrace`); these are the pieces it is made of.
 """
 from .gen import PATTERNS, generate
-from .lint import Problem, TraceError, fixed, lint, read_trace
+from .linter import Problem, TraceError, fixed, lint, read_trace
 from .stats import TraceStats, measure
 from .trace import Header, Trace, format_trace, write_trace
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from .gen import PATTERNS, PatternError, generate
-from .lint import ERROR, TraceError, fixed, lint, read_trace
+from .linter import ERROR, TraceError, fixed, lint, read_trace
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace, write_entry
 from .stats import measure, render

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .lint import read_trace
+from .linter import read_trace
 from .recipe import Recipe
 from .stats import TraceStats, measure
 

@@ -1,4 +1,4 @@
-"""mmtrace.lint: one file per defect the driver rejects, each caught on the same line
+"""mmtrace.linter: one file per defect the driver rejects, each caught on the same line
 as the driver; warnings; --fix gives a copy both accept."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmtrace.lint import ERROR, WARNING, TraceError, fixed, lint, read_trace
+from mmtrace.linter import ERROR, WARNING, TraceError, fixed, lint, read_trace
 from mmtrace.trace import write_trace
 
 HEAD = "20000000\n{ids}\n{ops}\n1\n"
@@ -122,7 +122,7 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 
 
 def test_the_numpy_reader_agrees_with_the_line_reader(tmp_path, monkeypatch):
-    import mmtrace.lint as lint_module
+    import mmtrace.linter as lint_module
     from mmtrace.fastread import fast_trace
     from mmtrace.gen import generate
     from mmtrace.trace import read_bytes
