@@ -69,7 +69,11 @@ static void print_output(FILE *out, const child_result_t *res)
     while (p < end && lines < 12) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = (size_t)((nl ? nl : end) - p);
-        fprintf(out, "        | %.*s\n", (int)(len > 150 ? 150 : len), p);
+        /* Control bytes (escape sequences, \r, NUL) could redraw or cut the table: shown as '?'. */
+        fputs("        | ", out);
+        for (size_t k = 0; k < len && k < 150; k++)
+            fputc((unsigned char)p[k] < 0x20 || p[k] == 0x7f ? '?' : p[k], out);
+        fputc('\n', out);
         p += len + 1;
         lines++;
     }
