@@ -102,7 +102,7 @@ def run(driver: Path, *args: str | Path, tmp: Path, timeout: float = 120, json_o
     dest = tmp / f"result-{os.getpid()}-{len(list(tmp.glob('result-*')))}.json"
     if json_out:
         argv += ["--json", str(dest)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kwargs)
+    done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout, **kwargs)
     doc = None
     if json_out and dest.exists() and dest.stat().st_size:
         doc = json.loads(dest.read_text())

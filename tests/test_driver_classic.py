@@ -60,11 +60,12 @@ def test_passes_at_alignment_8(tmp_path, name):
 
 
 def test_team_struct_is_reported(tmp_path):
+    """Names as written, accents included (the JSON keeps UTF-8 text as text)."""
     r = run(classic("classic_mm"), "-f", mixed_trace(tmp_path), tmp=tmp_path)
-    assert r.doc["allocator"]["team"] == {"teamname": "classic", "name1": "Ada Example", "id1": "ada@example.edu",
+    assert r.doc["allocator"]["team"] == {"teamname": "classic", "name1": "Ada Ñandú", "id1": "ada@example.edu",
                                           "name2": "", "id2": ""}
     assert r.doc["allocator"]["has_checkheap"] is True
-    assert "(team classic: Ada Example)" in r.out.splitlines()[0]
+    assert "(team classic: Ada Ñandú)" in r.out.splitlines()[0]
     bare = run(classic("classic_noteam"), "-f", mixed_trace(tmp_path), tmp=tmp_path)
     assert bare.doc["allocator"]["team"] is None and bare.doc["allocator"]["has_checkheap"] is False
     assert "(team" not in bare.out.splitlines()[0]

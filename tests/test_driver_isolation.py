@@ -81,6 +81,9 @@ def test_allocator_output_cannot_reach_the_table_or_the_json(tmp_path):
     # Everything it printed was kept apart: a bounded excerpt, escaped into one JSON string.
     assert "perfidx:100" in t["output"] and '{"schema": 1' in t["output"]
     assert 0 < len(t["output"]) <= 4096
+    # UTF-8 comes through as text; bytes that are not UTF-8 come through one by one.
+    assert '"\\\x01\x7fé\n' in t["output"]
+    assert "bytes:\xff|\xc0\x80|\xed\xa0\x80|\U0001f980|\n" in t["output"]
     assert not FAKE.search(r.out) and not FAKE.search(r.err)
     grade = [line for line in r.out.splitlines() if line.startswith(("perfidx:", "correct:"))]
     assert grade == ["correct:2", f"perfidx:{r.summary['perf_index']:.0f}"]
@@ -102,6 +105,9 @@ def test_allocator_output_with_json_on_stdout(tmp_path):
     assert [line for line in r.err.splitlines() if line.startswith("perfidx:")] == \
         [f"perfidx:{doc['summary']['perf_index']:.0f}"]
     assert "the allocator printed" in r.err
+    # Quoted with control bytes defused: nothing can move the cursor or cut a line.
+    assert "        | ?[2J?[1A?clear screen, up a line, back to column 0" in r.err
+    assert not any(c in r.err + r.out for c in "\x1b\r\x00")
 
 
 def test_outcome_vocabulary_is_the_schema_vocabulary(driver):

@@ -193,3 +193,14 @@ def test_trace_directory_takes_rep_and_rep_gz_in_name_order(tmp_path, driver):
     r = run(driver, "-t", folder, tmp=tmp_path)
     assert r.rc == 0, r.err
     assert [t["name"] for t in r.doc["traces"]] == ["a", "b"]
+
+
+def test_odd_file_names_round_trip_through_the_json(tmp_path, driver):
+    """Quotes, backslashes, a tab and UTF-8 in a path: the JSON names the same file."""
+    folder = tmp_path / 'we"ird\\dir-café'
+    folder.mkdir()
+    path = good(folder, 'a\\b"c\td-é')
+    r = run(driver, "-f", path, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    t = r.doc["traces"][0]
+    assert t["path"] == str(path) and t["name"] == 'a\\b"c\td-é'

@@ -24,7 +24,7 @@ team_t team = {
     /* Team name */
     "classic",
     /* First member's full name */
-    "Ada Example",
+    "Ada Ñandú",
     /* First member's email address */
     "ada@example.edu",
     /* Second member's full name (leave blank if none) */
