@@ -204,3 +204,11 @@ def test_odd_file_names_round_trip_through_the_json(tmp_path, driver):
     assert r.rc == 0, r.err
     t = r.doc["traces"][0]
     assert t["path"] == str(path) and t["name"] == 'a\\b"c\td-é'
+
+
+def test_last_line_without_a_newline(tmp_path, driver):
+    path = tmp_path / "noeol.rep"
+    path.write_text(HEADER.format(ops=2) + "a 0 16\nf 0")
+    r = run(driver, "-f", path, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.trace("noeol")["ops"] == 2
