@@ -170,19 +170,27 @@ int main(int argc, char **argv)
 {
     options_t o;
     int parsed = options_parse(argc, argv, &o);
-    if (parsed != OPTIONS_RUN)
+    /* Every early return frees the options too: a sanitizer build treats a leak as an error exit. */
+    if (parsed != OPTIONS_RUN) {
+        options_free(&o);
         return parsed == OPTIONS_EXIT_OK ? 0 : 2;
+    }
     if (o.describe) {
         json_write_description(stdout);
+        options_free(&o);
         return 0;
     }
-    if (o.parse_only)
-        return parse_only(&o);
+    if (o.parse_only) {
+        int parse_status = parse_only(&o);
+        options_free(&o);
+        return parse_status;
+    }
     heap_configure(o.max_heap);
 
     FILE *json = NULL;
     if (o.json && !(json = open_json(o.json))) {
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        options_free(&o);
         return 2;
     }
     /* --json - and --json fd:1 both take stdout: the table then goes to stderr. */
