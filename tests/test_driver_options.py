@@ -212,3 +212,19 @@ def test_describe(driver):
     assert 0 < d["util_weight"] < 1 and d["throughput_cap"] > 0
     schema = json.loads((driver.parent.parent.parent / "schema" / "mdriver-result.schema.json").read_text())
     assert [o["name"] for o in d["outcomes"]] == schema["$defs"]["outcome"]["enum"]
+
+
+SAN_CASES = [(["-z"], 2), (["-h"], 0), (["--describe"], 0), (["--parse-only", "-f", "{trace}"], 0),
+             (["--json", "{tmp}/missing/x.json", "-f", "{trace}"], 2), (["-V", "-g", "-l", "-f", "{trace}"], 0),
+             (["-f", "{tmp}/missing.rep", "-f", "{trace}"], 2)]
+
+
+@pytest.mark.parametrize("args,status", SAN_CASES, ids=[" ".join(a) for a, _ in SAN_CASES])
+def test_sanitized_driver_is_clean(tmp_path, args, status):
+    """Built with ASan and UBSan: no leak, no error report, the documented exit status."""
+    driver = build_driver(sanitize=True)
+    t = trace(tmp_path)
+    argv = [a.format(trace=t, tmp=tmp_path) for a in args]
+    done = subprocess.run([str(driver), *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == status, done.stderr
+    assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr
