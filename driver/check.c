@@ -207,10 +207,15 @@ static bool check_slack(checker_t *c, size_t limit)
     if (!bad)
         return true;
     uintptr_t brk = heap_lo() + mem_heapsize();
+    if (bad < brk)  /* mem_sbrk found it as the heap grew over it: the write came earlier */
+        return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
+                            "%s: the allocator wrote past the heap's end at some earlier op: the byte at %#" PRIxPTR
+                            " changed while it lay past the break, found as the heap grew over it (break now %#" PRIxPTR ")",
+                            here(c), bad, brk);
     return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                         "%s: the allocator wrote past the heap's end: the byte at %#" PRIxPTR " (%" PRIuPTR
                         " bytes past the break %#" PRIxPTR ") changed",
-                        here(c), bad, bad >= brk ? bad - brk : 0, brk);
+                        here(c), bad, bad - brk, brk);
 }
 
 static bool check_end(checker_t *c)
