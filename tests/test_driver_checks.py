@@ -235,6 +235,24 @@ def test_write_past_the_break_within_the_page_hits_the_canary(tmp_path):
                     f"the byte at {brk + 5:#x} (5 bytes past the break {brk:#x}) changed")
 
 
+def test_far_write_in_the_last_page_found_at_the_end(tmp_path):
+    """canary-far.c writes 1000 bytes past the break: beyond the per-op look, so the end-of-trace sweep finds it."""
+    t, row, msg = check("canary-far", ["a 0 16", f"a 1 {TRIGGER}", "a 2 16"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER) + block(16)
+    written = LO + block(16) + block(TRIGGER) + 1000
+    assert t["outcome"] == "out_of_heap" and row.split()[1:3] == ["bad", "out_of_heap"]
+    assert msg.strip() == t["message"] == (f"after the last op: the allocator wrote past the heap's end: the byte at "
+                                           f"{written:#x} ({written - brk} bytes past the break {brk:#x}) changed")
+
+
+def test_far_write_found_when_the_heap_grows_over_it(tmp_path):
+    ops = ["a 0 16", f"a 1 {TRIGGER}", "a 2 16", "a 3 2000", "f 3"]
+    t, row, msg = check("canary-far", ops, tmp_path)
+    written = LO + block(16) + block(TRIGGER) + 1000
+    assert_reported(t, row, msg, "out_of_heap", 3, "a 3 2000", "wrote past the heap's end at some earlier op",
+                    f"the byte at {written:#x} changed while it lay past the break, found as the heap grew over it")
+
+
 def test_write_a_page_past_the_break_crashes_naming_the_address(tmp_path):
     t, row, msg = check("past-page", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
     assert t["outcome"] == "crashed" and t["op_index"] == 1 and t["op"] == f"a 1 {TRIGGER}"
