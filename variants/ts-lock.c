@@ -182,6 +182,8 @@ static void *coalesce(void *bp)
 /* Grow the heap by at least `need` bytes of new free block; returns it coalesced. */
 static void *extend(size_t need)
 {
+    if (need < MIN_BLOCK)                /* a smaller block could not hold its links */
+        need = MIN_BLOCK;
     char *old = mem_sbrk((intptr_t)need);
     if (old == (void *)-1)
         return NULL;
