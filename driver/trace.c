@@ -119,6 +119,11 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
         snprintf(err, errlen, "%s:0: is a directory, not a trace", path);
         return false;
     }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {  /* /dev/zero would be read forever */
+        close(fd);
+        snprintf(err, errlen, "%s:0: is a device, not a trace", path);
+        return false;
+    }
     unsigned char magic[2] = {0, 0};
     bool gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     bool ok;
