@@ -91,6 +91,28 @@ def test_directory_given_as_a_trace(tmp_path, driver):
     assert r.trace("dir")["outcome"] == "bad_trace" and r.trace("good")["outcome"] == "ok"
 
 
+def test_device_given_as_a_trace(tmp_path, driver):
+    """/dev/zero is endless binary junk: refused at once, not read until memory runs out."""
+    r = run(driver, "-f", "/dev/zero", "-f", good(tmp_path), tmp=tmp_path, timeout=30)
+    assert r.rc == 2
+    assert "mdriver: /dev/zero:0: is a device, not a trace" in r.err
+    assert r.trace("zero")["outcome"] == "bad_trace" and r.trace("good")["outcome"] == "ok"
+
+
+def test_trace_from_a_pipe(tmp_path, driver):
+    """A pipe (as from `-f <(zcat x.rep.gz)`) is read like a file."""
+    import os
+    read_end, write_end = os.pipe()
+    os.write(write_end, good(tmp_path).read_bytes())
+    os.close(write_end)
+    try:
+        r = run(driver, "-f", f"/dev/fd/{read_end}", tmp=tmp_path, pass_fds=(read_end,))
+    finally:
+        os.close(read_end)
+    assert r.rc == 0, r.err
+    assert r.doc["traces"][0]["outcome"] == "ok" and r.doc["traces"][0]["ops"] == 5
+
+
 def test_size_limit_follows_M(tmp_path, driver):
     bad = write_trace(tmp_path, "big", ["a 0 2000000"])
     r = run(driver, "-M", "1M", "-f", bad, tmp=tmp_path)
