@@ -1,0 +1,80 @@
+# bench.mk - a variant as the process malloc (the shim) and the benchmark studies.
+#
+#   make shim VARIANT=best      build/libmm-best.so: LD_PRELOAD it into any program
+#   make bench-sizes            malloc/calloc+free time from 2 B to 1 GiB     -> docs/bench-sizes.md
+#   make bench-threads          threadtest at 1, 2, 4, 8 threads              -> docs/bench-threads.md
+#   make bench-stress           traces/fit-stress.rep replayed for real       -> docs/bench-stress.md
+#   make bench-align            pipe-write throughput by buffer alignment     -> docs/bench-align.md
+#   make bench-programs         python, sort, gcc under each allocator        -> docs/bench-programs.md
+#   make bench                  all five
+#   BENCH_ARGS=--quick          short runs (fewer repetitions and sizes) for development
+#
+# Allocators: glibc, jemalloc, tcmalloc, mimalloc (Debian packages installed here
+# when root; a missing one is reported and skipped) and one shim per variants/*.c
+# that builds (one that does not is reported and skipped).
+
+SHIM_CFLAGS := -std=gnu11 $(WARNINGS) -O2 -g -fPIC -fvisibility=hidden -I. -Ivariants -Ishim \
+               -DMM_ALIGNMENT=16 -DMM_STATS=1 -DMM_DEBUG=0
+SHIM_SRCS   := $(wildcard shim/*.c)
+SHIM_DEPS   := $(SHIM_SRCS) $(wildcard shim/*.h) $(wildcard variants/*.h) mm.h memlib.h config.h mm_stats.h
+SHIM_ALL    := $(notdir $(basename $(wildcard variants/*.c)))
+
+BENCH_BIN   := build/bench
+BENCH_PROGS := $(patsubst bench/c/%.c,$(BENCH_BIN)/%,$(wildcard bench/c/*.c))
+BENCH_ALLOC_PACKAGES := libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
+BENCH_ARGS  ?=
+
+.PHONY: shim shims bench-progs bench-deps bench bench-sizes bench-threads bench-stress bench-align bench-programs
+
+shim: build/libmm-$(ALLOC_NAME).so ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc
+	@echo build/libmm-$(ALLOC_NAME).so
+
+build/libmm-mm.so: mm.c $(SHIM_DEPS)
+	@mkdir -p build
+	$(CC) $(SHIM_CFLAGS) -DMMSHIM_VARIANT='"mm"' -shared -o $@ mm.c $(SHIM_SRCS) -lpthread
+
+build/libmm-%.so: variants/%.c $(SHIM_DEPS)
+	@mkdir -p build
+	$(CC) $(SHIM_CFLAGS) -DMMSHIM_VARIANT='"$*"' -shared -o $@ $< $(SHIM_SRCS) -lpthread
+
+shims: ## build a shim for every variant; one that fails is reported and skipped
+	@for v in $(SHIM_ALL); do \
+	  $(MAKE) -s --no-print-directory build/libmm-$$v.so >/dev/null 2>build/.shim-$$v.log \
+	    || { rm -f build/libmm-$$v.so; echo "bench: the shim for $$v does not build (build/.shim-$$v.log): skipped" >&2; }; \
+	done
+
+bench-progs: $(BENCH_PROGS) ## build the benchmark programs (build/bench/)
+
+$(BENCH_BIN)/%: bench/c/%.c
+	@mkdir -p $(BENCH_BIN)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread -o $@ $< -lm
+
+bench-deps: ## install the optional allocators (jemalloc, tcmalloc, mimalloc); missing ones are skipped later
+	@missing=""; for p in $(BENCH_ALLOC_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq >/dev/null 2>&1 || echo "bench: apt-get update failed" >&2; \
+	    for p in $$missing; do DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null 2>&1 \
+	      || echo "bench: could not install $$p: that allocator is skipped" >&2; done; \
+	  else echo "bench: not root, not installing$$missing: those allocators are skipped" >&2; fi; \
+	fi
+
+BENCH_RUN := $(PYTHON) -m bench
+BENCH_PRE := venv bench-deps shims bench-progs
+
+bench-sizes: $(BENCH_PRE) ## time malloc+free and calloc+free from 2 B to 1 GiB per allocator -> docs/bench-sizes.md
+	$(BENCH_RUN) sizes --out docs $(BENCH_ARGS)
+
+bench-threads: $(BENCH_PRE) ## threadtest at 1, 2, 4, 8 threads: time and heap per allocator -> docs/bench-threads.md
+	$(BENCH_RUN) threads --out docs $(BENCH_ARGS)
+
+bench-stress: $(BENCH_PRE) ## the fit-stress trace run for real, glibc and the four fit policies -> docs/bench-stress.md
+	$(BENCH_RUN) stress --out docs $(BENCH_ARGS)
+
+bench-align: $(BENCH_PRE) ## pipe-write throughput of malloc'd vs page-aligned buffers -> docs/bench-align.md
+	$(BENCH_RUN) align --out docs $(BENCH_ARGS)
+
+bench-programs: $(BENCH_PRE) ## python, sort and gcc under each allocator: wall time, peak RSS -> docs/bench-programs.md
+	$(BENCH_RUN) programs --out docs $(BENCH_ARGS)
+
+bench: bench-sizes bench-threads bench-stress bench-align bench-programs ## run every benchmark study
