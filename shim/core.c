@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "block.h"
@@ -40,15 +41,20 @@ static bool locking;                /* the variant needs `lock` around it */
 static size_t heap_limit;           /* largest request passed to the variant */
 static __thread bool starting __attribute__((tls_model("initial-exec")));
 
-static inline void enter(void)
+/* Lock only when there is someone to exclude: glibc clears __libc_single_threaded
+ * when the process starts its first thread, before that thread exists (glibc's
+ * own malloc makes the same test).  Returns whether it locked, for leave(). */
+static inline bool enter(void)
 {
-    if (locking)
+    bool locked = locking && !__libc_single_threaded;
+    if (locked)
         pthread_mutex_lock(&lock);
+    return locked;
 }
 
-static inline void leave(void)
+static inline void leave(bool locked)
 {
-    if (locking)
+    if (locked)
         pthread_mutex_unlock(&lock);
 }
 
@@ -96,9 +102,9 @@ void *core_alloc(size_t size, size_t alignment)
     if (size > SIZE_MAX - extra)
         return NULL;
     if (variant_takes(size + extra)) {
-        enter();
+        bool locked = enter();
         void *base = mm_malloc(size + extra);
-        leave();
+        leave(locked);
         if (base)
             return stamp(base, size, alignment, TAG_HEAP);
         shim_tally(&shim_count.fallbacks);
@@ -116,9 +122,9 @@ void core_free(void *payload)
     case TAG_HEAP: {
         void *base = base_of(payload);
         h->meta = 0;                     /* a second free of it then fails the tag test */
-        enter();
+        bool locked = enter();
         mm_free(base);
-        leave();
+        leave(locked);
         return;
     }
     default:
@@ -145,9 +151,9 @@ void *core_realloc(void *payload, size_t size)
     if (tag != TAG_HEAP && tag != TAG_MAP)
         die("realloc(): invalid pointer");
     if (offset_of(h) == 0 && tag == TAG_HEAP && size <= SIZE_MAX - HDR && variant_takes(size + HDR)) {
-        enter();
+        bool locked = enter();
         void *base = mm_realloc(base_of(payload), size + HDR);
-        leave();
+        leave(locked);
         if (base)
             return stamp(base, size, HDR, TAG_HEAP);
     }
@@ -168,7 +174,8 @@ size_t core_usable(const void *payload)
 
 static void fork_prepare(void)
 {
-    enter();
+    if (locking)
+        pthread_mutex_lock(&lock);
     if (mm_atfork_prepare)
         mm_atfork_prepare();
     region_fork_prepare();
@@ -179,7 +186,8 @@ static void fork_parent(void)
     region_fork_parent();
     if (mm_atfork_parent)
         mm_atfork_parent();
-    leave();
+    if (locking)
+        pthread_mutex_unlock(&lock);
 }
 
 static void fork_child(void)

@@ -11,7 +11,10 @@
  *   realloc      shrink in place, absorb the next free block, grow at the heap's
  *                end, else allocate-copy-free
  *   threads      every public call takes `lock` once and leaves by one exit;
- *                the shim sees `mm_thread_safe` and adds no lock of its own
+ *                the shim sees `mm_thread_safe` and adds no lock of its own.
+ *                While the process has one thread the lock is skipped, as
+ *                glibc's malloc does: glibc clears __libc_single_threaded before
+ *                a second thread exists, so no call can be mid-way then
  *
  * Block (sizes are multiples of 16; payloads are 16-aligned):
  *
@@ -33,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 
 #include "memlib.h"
 #include "mm.h"
@@ -325,6 +329,20 @@ static void *core_realloc(void *bp, size_t size)
 
 /* ------------------------------------------------------------ the API: lock, call, unlock */
 
+static inline bool enter(void)
+{
+    bool locked = !__libc_single_threaded;
+    if (locked)
+        pthread_mutex_lock(&st.lock);
+    return locked;
+}
+
+static inline void leave(bool locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&st.lock);
+}
+
 int mm_init(void)
 {
     pthread_mutex_lock(&st.lock);
@@ -349,9 +367,9 @@ int mm_init(void)
 
 void *mm_malloc(size_t size)
 {
-    pthread_mutex_lock(&st.lock);
+    bool locked = enter();
     void *p = core_malloc(size);
-    pthread_mutex_unlock(&st.lock);
+    leave(locked);
     return p;
 }
 
@@ -359,9 +377,9 @@ void mm_free(void *ptr)
 {
     if (!ptr)
         return;
-    pthread_mutex_lock(&st.lock);
+    bool locked = enter();
     core_free(ptr);
-    pthread_mutex_unlock(&st.lock);
+    leave(locked);
 }
 
 void *mm_realloc(void *ptr, size_t size)
@@ -372,9 +390,9 @@ void *mm_realloc(void *ptr, size_t size)
         mm_free(ptr);
         return NULL;
     }
-    pthread_mutex_lock(&st.lock);
+    bool locked = enter();
     void *p = core_realloc(ptr, size);
-    pthread_mutex_unlock(&st.lock);
+    leave(locked);
     return p;
 }
 

@@ -62,8 +62,8 @@ int main(int argc, char **argv)
         size_t size = (size_t)1 << e;
         double cap = (use_calloc ? budget : 64 * budget) / (double)size;
         long n = cap < pairs ? (long)cap : pairs;
-        if (n < 8)
-            n = 8;
+        if (n < 3)
+            n = 3;
         double t0 = now_ns();
         if (one_pair(use_calloc, size))
             goto failed;

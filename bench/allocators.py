@@ -1,0 +1,76 @@
+"""Which allocators a study can run: glibc, optional packages, variant shims."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+# name -> (Debian package, library file names to look for)
+OPTIONAL = {
+    "jemalloc": ("libjemalloc2", ("libjemalloc.so.2",)),
+    "tcmalloc": ("libtcmalloc-minimal4", ("libtcmalloc_minimal.so.4",)),
+    "mimalloc": ("libmimalloc2.0", ("libmimalloc.so.2", "libmimalloc.so.2.0")),
+}
+LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib")
+
+
+@dataclass(frozen=True)
+class Allocator:
+    """One allocator: `preload` is the library to LD_PRELOAD (None: the system malloc)."""
+
+    name: str
+    kind: str                 # "system", "package" or "shim"
+    preload: str | None = None
+
+    def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ if base is None else base)
+        env.pop("LD_PRELOAD", None)
+        if self.preload:
+            env["LD_PRELOAD"] = self.preload
+        return env
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "preload": self.preload}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Allocator":
+        return cls(data["name"], data["kind"], data.get("preload"))
+
+
+GLIBC = Allocator("glibc", "system")
+
+
+def find_library(names: tuple[str, ...], dirs: tuple[str, ...] = LIB_DIRS) -> str | None:
+    for d in dirs:
+        for n in names:
+            path = Path(d) / n
+            if path.exists():
+                return str(path)
+    return None
+
+
+def discover(kit: Path, shims: list[str] | None = None, packages: bool = True,
+             lib_dirs: tuple[str, ...] = LIB_DIRS) -> tuple[list[Allocator], list[str]]:
+    """The allocators available, glibc first, and a message per one skipped.
+
+    `shims`: the variant names wanted (None: every variants/*.c).  A shim counts
+    only if its variant source exists and build/libmm-<name>.so was built.
+    """
+    found, skipped = [GLIBC], []
+    if packages:
+        for name, (package, files) in OPTIONAL.items():
+            lib = find_library(files, lib_dirs)
+            if lib:
+                found.append(Allocator(name, "package", lib))
+            else:
+                skipped.append(f"{name}: package {package} not installed, skipped")
+    sources = sorted(p.stem for p in (kit / "variants").glob("*.c"))
+    for name in (sources if shims is None else shims):
+        lib = kit / "build" / f"libmm-{name}.so"
+        if name not in sources:
+            skipped.append(f"{name}: no variants/{name}.c, skipped")
+        elif not lib.exists():
+            skipped.append(f"{name}: build/libmm-{name}.so was not built (make shim VARIANT={name}), skipped")
+        else:
+            found.append(Allocator(name, "shim", str(lib)))
+    return found, skipped

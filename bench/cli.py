@@ -1,0 +1,156 @@
+"""`python -m bench STUDY`: run one benchmark study and write docs/bench-STUDY.md."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench import align, programs, sizes, stress, threads
+from bench.allocators import Allocator, discover
+
+KIT = Path(__file__).resolve().parent.parent
+
+
+def log(message: str) -> None:
+    click.echo(message, err=True)
+
+
+# Shims each study runs by default: the list-scanning variants would take minutes
+# on the thread and program workloads (`--only all` runs every one anyway).
+FAST_SHIMS = ["best", "segregated", "segregated-realloc", "ts-lock", "ts-nolock"]
+
+
+def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
+         packages: bool = True) -> tuple[list[Allocator], list[str]]:
+    """The allocators to run: --only names them (glibc is always first; `all`: every one
+    found), else glibc, the packages and default_shims (None: every variant)."""
+    if only == "all":
+        only, default_shims = None, None
+    wanted = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    shims = None
+    if wanted is not None:
+        shims = [n for n in wanted if n not in ("glibc", "jemalloc", "tcmalloc", "mimalloc")]
+    elif default_shims is not None:
+        shims = default_shims
+    found, skipped = discover(kit, shims, packages=packages)
+    if wanted is not None:
+        known = {"glibc", "jemalloc", "tcmalloc", "mimalloc"} | {p.stem for p in (kit / "variants").glob("*.c")}
+        unknown = [n for n in wanted if n not in known]
+        if unknown:
+            raise click.UsageError(f"--only: no allocator named {', '.join(unknown)}")
+        found = [a for a in found if a.name == "glibc" or a.name in wanted]
+        skipped = [s for s in skipped if s.split(":")[0] in wanted]
+    for s in skipped:
+        log(f"bench: {s}")
+    return found, skipped
+
+
+def program(kit: Path, name: str) -> Path:
+    path = kit / "build" / "bench" / name
+    if not path.exists():
+        raise click.ClickException(f"{path} is missing: run `make bench-progs` first")
+    return path
+
+
+def common(f):
+    f = click.option("--kit", type=click.Path(file_okay=False, path_type=Path), default=KIT, show_default=True,
+                     help="the kit's root (build/ and variants/ are read from it)")(f)
+    f = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"),
+                     show_default=True, help="where the .md, .png and .json go")(f)
+    f = click.option("--only", help="comma-separated allocators to run (glibc always runs), or `all`")(f)
+    f = click.option("--reps", type=click.IntRange(1, 100), help="repetitions (default: study's)")(f)
+    f = click.option("--quick", is_flag=True, help="short runs for development")(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Benchmark studies: allocators side by side in real processes.
+
+    \b
+    Example:
+      python -m bench sizes --quick --only ts-lock,best --out /tmp/b
+      make bench BENCH_ARGS=--quick
+    """
+
+
+@main.command("sizes")
+@common
+@click.option("--max-log2", type=click.IntRange(1, 34), help="largest size 2^N (default 30, quick 24)")
+def sizes_cmd(kit, out, only, reps, quick, max_log2):
+    """malloc+free and calloc+free time per size, 2 B to 1 GiB.
+
+    \b
+    Example: python -m bench sizes --quick --only best
+    """
+    allocs, skipped = pick(kit, only)
+    hi = max_log2 or (24 if quick else 30)
+    pairs, budget = (2000, 16 << 20) if quick else (20000, 256 << 20)
+    res = sizes.collect(program(kit, "sizes"), allocs, reps or (1 if quick else 5), 1, hi, pairs, budget, log)
+    click.echo(sizes.write(res, out, skipped, 1, hi, pairs, budget))
+
+
+@main.command("threads")
+@common
+@click.option("--threads", "counts", default="1,2,4,8", show_default=True, help="thread counts")
+def threads_cmd(kit, out, only, reps, quick, counts):
+    """threadtest at 1, 2, 4, 8 threads: time, heap and peak RSS.
+
+    \b
+    Example: python -m bench threads --quick --only ts-lock,ts-nolock
+    """
+    try:
+        ts = [int(t) for t in counts.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"not a list of numbers: {counts}", param_hint="--threads")
+    if any(t < 1 or t > 256 for t in ts):
+        raise click.BadParameter("thread counts must be 1..256", param_hint="--threads")
+    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS)
+    args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "200", "-b", "1000", "-s", "256"]
+    res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 5), args, log)
+    click.echo(threads.write(res, out, skipped))
+
+
+@main.command("stress")
+@common
+@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), help="default: traces/fit-stress.rep")
+def stress_cmd(kit, out, only, reps, quick, trace):
+    """The fit-stress trace replayed for real: glibc and the four fit policies.
+
+    \b
+    Example: python -m bench stress --reps 3
+    """
+    trace = trace or kit / "traces" / "fit-stress.rep"
+    if not trace.is_file():
+        raise click.ClickException(f"{trace}: no such trace")
+    allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False)
+    res = stress.collect(program(kit, "replay"), trace, allocs, reps or (2 if quick else 15), log)
+    click.echo(stress.write(res, out, skipped))
+
+
+@main.command("align")
+@common
+def align_cmd(kit, out, only, reps, quick):
+    """Pipe-write throughput of malloc'd vs page-aligned 4-32 KiB buffers.
+
+    \b
+    Example: python -m bench align --quick --only best
+    """
+    allocs, skipped = pick(kit, only, default_shims=["best", "segregated", "ts-lock"])
+    mb = 8 if quick else 128
+    res = align.collect(program(kit, "alignpipe"), allocs, align.SIZES, reps or (1 if quick else 5), mb, log)
+    click.echo(align.write(res, out, skipped))
+
+
+@main.command("programs")
+@common
+def programs_cmd(kit, out, only, reps, quick):
+    """python, sort and gcc under each allocator: wall time and peak RSS.
+
+    \b
+    Example: python -m bench programs --quick --only best,ts-lock
+    """
+    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS + ["explicit-lifo"])
+    res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
+                           0.1 if quick else 1.0, log)
+    click.echo(programs.write(res, out, skipped))

@@ -1,0 +1,91 @@
+"""Running one program under one allocator, and summarising repeated figures."""
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.allocators import Allocator
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Median with the range over repetitions."""
+
+    median: float
+    lo: float
+    hi: float
+    n: int
+
+    def to_json(self) -> dict:
+        return {"median": self.median, "lo": self.lo, "hi": self.hi, "n": self.n}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Summary":
+        return cls(data["median"], data["lo"], data["hi"], data["n"])
+
+
+def summarize(values: list[float]) -> Summary | None:
+    if not values:
+        return None
+    return Summary(statistics.median(values), min(values), max(values), len(values))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished process: exit code, wall seconds, peak RSS (KiB), its stdout."""
+
+    returncode: int
+    wall: float
+    maxrss_kb: int
+    stdout: str
+    stderr: str
+    stats: tuple[dict, ...] = ()      # MMSHIM_STATS lines, for shims
+
+
+def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | None = None,
+        cwd: Path | None = None, shim_stats: bool = False) -> Run:
+    """Run argv under alloc; wall time and peak RSS come from wait4 on the child."""
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out, err = Path(tmp) / "out", Path(tmp) / "err"
+        env = alloc.env()
+        stats_path = Path(tmp) / "stats.jsonl"
+        if shim_stats and alloc.kind == "shim":
+            env["MMSHIM_STATS"] = str(stats_path)
+        with open(out, "wb") as fo, open(err, "wb") as fe, \
+                open(stdin or os.devnull, "rb") as fi:
+            start = time.perf_counter()
+            proc = subprocess.Popen(argv, stdin=fi, stdout=fo, stderr=fe, env=env, cwd=cwd,
+                                    start_new_session=True)
+            timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
+            timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            wall = time.perf_counter() - start
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        stats = ()
+        if stats_path.exists():
+            stats = tuple(json.loads(line) for line in stats_path.read_text().splitlines() if line.strip())
+        return Run(proc.returncode, wall, usage.ru_maxrss, out.read_text(errors="replace"),
+                   err.read_text(errors="replace"), stats)
+
+
+def parse_kv(line: str) -> dict[str, str]:
+    """`a=1 b=x` -> {"a": "1", "b": "x"}; words without '=' are ignored."""
+    return dict(word.split("=", 1) for word in line.split() if "=" in word)
+
+
+def ratio(value: float | None, base: float | None) -> float | None:
+    if value is None or not base:
+        return None
+    return value / base

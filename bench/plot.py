@@ -1,0 +1,21 @@
+"""Matplotlib helpers (Agg backend: files only, never a window)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def figure(ncols: int = 1, width: float = 6.4, height: float = 4.2):
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

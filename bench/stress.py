@@ -1,0 +1,135 @@
+"""Study `stress`: the fit-policy stress trace replayed with the real malloc."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from bench import plot, report
+from bench.allocators import Allocator
+from bench.measure import Summary, parse_kv, run, summarize
+
+FIT_POLICIES = ("implicit-first", "implicit-next", "implicit-best", "implicit-worst")
+# (column, mm_stats field) in the order the issue lists them
+COUNTERS = (("mallocs", "mallocs"), ("frees", "frees"), ("reuses", "reuses"), ("grows", "extensions"),
+            ("splits", "splits"), ("coalesces", "coalesces"), ("blocks", "free_blocks"),
+            ("requested bytes", "bytes_requested"), ("max heap", "peak_heap"))
+
+
+@dataclass(frozen=True)
+class Row:
+    allocator: str
+    seconds: Summary | None
+    counters: dict[str, int]
+    failures: int = 0
+
+    def to_json(self) -> dict:
+        return {"allocator": self.allocator, "seconds": self.seconds and self.seconds.to_json(),
+                "counters": self.counters, "failures": self.failures}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Row":
+        return cls(d["allocator"], d["seconds"] and Summary.from_json(d["seconds"]), d["counters"],
+                   d.get("failures", 0))
+
+
+@dataclass(frozen=True)
+class Result:
+    trace: str
+    ops: int
+    reps: int
+    rows: tuple[Row, ...]
+
+    def to_json(self) -> dict:
+        return {"study": "stress", "trace": self.trace, "ops": self.ops, "reps": self.reps,
+                "rows": [r.to_json() for r in self.rows]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Result":
+        return cls(d["trace"], d["ops"], d["reps"], tuple(Row.from_json(r) for r in d["rows"]))
+
+
+def parse(text: str) -> dict[str, float] | None:
+    for line in text.splitlines():
+        kv = parse_kv(line)
+        if "ops" in kv and "seconds" in kv:
+            return {"ops": int(kv["ops"]), "seconds": float(kv["seconds"])}
+    return None
+
+
+def program_counters(stats: tuple[dict, ...]) -> dict[str, int]:
+    """The variant's counters from the replay process's MMSHIM_STATS line."""
+    for line in stats:
+        if line.get("comm") == "replay" and "mm" in line:
+            return {col: int(line["mm"].get(field, 0)) for col, field in COUNTERS}
+    return {}
+
+
+def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
+            log: Callable[[str], None] = lambda s: None) -> Result:
+    times: dict[str, list[float]] = defaultdict(list)
+    counters: dict[str, dict[str, int]] = {}
+    failures: dict[str, int] = defaultdict(int)
+    ops = 0
+    for rep in range(reps):
+        for a in allocs:
+            done = run([str(prog), str(trace)], a, shim_stats=True, timeout=600)
+            row = parse(done.stdout)
+            if done.returncode != 0 or row is None:
+                failures[a.name] += 1
+                log(f"stress: {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+                continue
+            ops = row["ops"]
+            times[a.name].append(row["seconds"])
+            counters.setdefault(a.name, program_counters(done.stats))
+        log(f"stress: repetition {rep + 1}/{reps} done")
+    rows = tuple(Row(a.name, summarize(times[a.name]), counters.get(a.name, {}), failures[a.name]) for a in allocs)
+    return Result(trace.name, ops, reps, rows)
+
+
+def tables(res: Result) -> list[str]:
+    base = next((r.seconds for r in res.rows if r.allocator == "glibc"), None)
+    time_rows = [[r.allocator, report.cell(r.seconds, base, 4), str(r.failures)] for r in res.rows]
+    counter_rows = [[r.allocator] + [f"{r.counters[c]:,}" if c in r.counters else "–" for c, _ in COUNTERS]
+                    for r in res.rows]
+    return [f"### Time for one replay (s), median [min–max] over {res.reps}, ×glibc\n\n"
+            + report.table(["allocator", "seconds", "failed runs"], time_rows),
+            "### The variant's counters (mm_stats) for one replay\n\n"
+            "glibc keeps no such counters.  The shim adds its 16-byte header to every request, so "
+            "the variant sees each size + 16 (requested bytes include it).\n\n"
+            + report.table(["allocator"] + [c for c, _ in COUNTERS], counter_rows)]
+
+
+def plots(res: Result, out: Path) -> Path:
+    fig, axes = plot.figure(1)
+    ax = axes[0]
+    rows = [r for r in res.rows if r.seconds]
+    ax.bar([r.allocator for r in rows], [r.seconds.median for r in rows],
+           yerr=[[r.seconds.median - r.seconds.lo for r in rows], [r.seconds.hi - r.seconds.median for r in rows]],
+           capsize=4)
+    ax.set(yscale="log", ylabel="seconds per replay (median, min–max)", title=f"{res.trace}, {res.ops:,} ops")
+    ax.tick_params(axis="x", labelrotation=20)
+    return plot.save(fig, out / "bench-stress.png")
+
+
+INTRO = """
+`traces/{trace}` (the trace suite's fit-policy stress pattern: a large block freed first, then
+thousands of 1 KiB blocks with small holes punched between them) replayed for real by
+`build/bench/replay` (bench/c/replay.c), which calls malloc/free/realloc as the trace says and
+writes one byte per 4 KiB of each block.  {reps} repetitions per allocator, interleaved.  The four
+fit policies are the implicit-list variants run as the process malloc through the shim.
+Command: `make bench-stress` (`python -m bench stress --help`).
+"""
+
+
+def write(res: Result, out: Path, skipped: list[str]) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    png = plots(res, out)
+    text = report.page("Fit-policy stress, run for real", INTRO.format(trace=res.trace, reps=res.reps),
+                       tables(res) + [f"![stress]({png.name})"], skipped)
+    (out / "bench-stress.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+    path = out / "bench-stress.md"
+    path.write_text(text)
+    return path
