@@ -43,7 +43,7 @@ def schema_validator() -> jsonschema.Draft202012Validator:
 @functools.cache
 def broken(name: str, alignment: int = 16) -> Path:
     """The driver built around tests/c/broken/<name>.c (built once per process)."""
-    return build_driver(alignment=alignment, extra=(f"MM=tests/c/broken/{name}.c",))
+    return build_driver(alignment=alignment, extra=(f"MM=tests/c/broken/{name}.c", "-j2"))
 
 
 @functools.cache
