@@ -207,9 +207,10 @@ def convert(file, order, output, weight):
               help="Cap each request at this many bytes.")
 @click.option("--max-live", type=int, default=DEFAULT_MAX_LIVE, show_default=True,
               help="Leave out blocks that would push live payload past this.")
+@click.option("--skip", type=int, default=0, help="Ignore the first N events (e.g. start-up).")
 @click.option("--timeout", type=float, help="Stop the command after this many seconds.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record(output, process, max_ops, max_size, max_live, timeout, command):
+def record(output, process, max_ops, max_size, max_live, skip, timeout, command):
     """Run COMMAND with the LD_PRELOAD recorder and write what it allocated as a trace.
 
     \b
@@ -221,7 +222,7 @@ def record(output, process, max_ops, max_size, max_live, timeout, command):
     from .record import record as do_record
     try:
         rec = do_record(list(command), process=process, timeout=timeout, max_ops=max_ops,
-                        max_size=max_size, max_live=max_live)
+                        max_size=max_size, max_live=max_live, skip=skip)
     except RecordError as e:
         _fail(f"record: {e}")
     write_trace(Path(output), rec.trace, [f"recorded from: {' '.join(command)}",
@@ -285,7 +286,7 @@ def _record_entry(e, folder: Path) -> None:
     from .record import RecordError, record as do_record
     cmd = [c.replace("{traces}", str(folder.resolve())) for c in e.command]
     try:
-        rec = do_record(cmd, process=e.process, max_ops=e.max_ops)
+        rec = do_record(cmd, process=e.process, max_ops=e.max_ops, skip=e.skip)
     except RecordError as err:
         _fail(f"record {e.name}: {err}")
     out = folder / e.file

@@ -9,7 +9,9 @@ and it makes the recording fit the simulated heap:
   - a free or realloc of an address the log never handed out (memory from before
     the recorder started) is dropped ("unknown");
   - realloc(NULL, 0) is written as malloc(0) (`a ID 0`), which the driver allows;
-  - blocks still live at the end are freed, so the trace is balanced.
+  - blocks still live at the end are freed, so the trace is balanced;
+  - with skip=N the first N events (say, an interpreter's start-up) are ignored, so
+    later frees of what they allocated count as "unknown".
 Everything changed or dropped is counted in the ConvertReport.
 """
 from __future__ import annotations
@@ -64,7 +66,8 @@ def read_raw(path: Path) -> RawLog:
 
 @dataclass(frozen=True)
 class ConvertReport:
-    events: int = 0
+    events: int = 0            # events converted (after the skipped ones)
+    skipped: int = 0
     threads: int = 0
     ops: int = 0
     capped: int = 0            # requests cut to max_size
@@ -85,6 +88,8 @@ class ConvertReport:
 
     def summary(self) -> str:
         parts = [f"{self.events:,} events from {self.threads} thread(s) -> {self.ops:,} ops"]
+        if self.skipped:
+            parts.append(f"first {self.skipped:,} events skipped")
         for label, n in (("capped", self.capped), ("over budget", self.over_budget),
                          ("unknown pointers", self.unknown), ("failed calls", self.failed),
                          ("zero-size", self.zero_sizes), ("missed frees", self.missed_frees),
@@ -192,9 +197,9 @@ class _Converter:
 
 
 def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAULT_MAX_LIVE,
-            max_ops: int = 0, weight: int = 1) -> tuple[Trace, ConvertReport]:
+            max_ops: int = 0, skip: int = 0, weight: int = 1) -> tuple[Trace, ConvertReport]:
     c = _Converter(min(max_size, max_live), max_live)
-    ev = log.events
+    ev = log.events[skip:]
     truncated = False
     for kind, result, size, arg in zip(ev["kind"].tolist(), ev["result"].tolist(),
                                        ev["size"].tolist(), ev["arg"].tolist()):
@@ -214,6 +219,6 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
         c.release(addr)
     n_ids = max(c.ids) + 1 if len(c.ids) else 0
     trace = Trace(Header(LAB64, weight, n_ids, len(c.kinds), c.peak), c.kinds, c.ids, c.sizes)
-    report = ConvertReport(events=len(ev), threads=log.threads, ops=len(c.kinds),
+    report = ConvertReport(events=len(ev), skipped=min(skip, len(log.events)), threads=log.threads, ops=len(c.kinds),
                            freed_at_end=len(freed), truncated=truncated, **c.n)
     return trace, report

@@ -30,6 +30,7 @@ class Entry:
     command: tuple[str, ...] = ()   # recorded traces
     process: str = "largest"
     max_ops: int = 0
+    skip: int = 0                   # recorded events to ignore at the start
 
     @property
     def recorded(self) -> bool:
@@ -68,7 +69,7 @@ class Recipe:
 
 
 _KEYS = {"name", "group", "stresses", "pattern", "seed", "params", "header", "weight",
-         "command", "process", "max_ops", "gzip"}
+         "command", "process", "max_ops", "skip", "gzip"}
 
 
 def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
@@ -102,7 +103,7 @@ def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
                  seed=raw.get("seed", 0), params=dict(raw.get("params", {})),
                  header=raw.get("header", "classic"), weight=raw.get("weight", 1),
                  command=tuple(raw.get("command", ())), process=raw.get("process", "largest"),
-                 max_ops=raw.get("max_ops", 0))
+                 max_ops=raw.get("max_ops", 0), skip=raw.get("skip", 0))
 
 
 def load_recipe(path: Path) -> Recipe:
