@@ -14,16 +14,23 @@
  *   locks        one mutex, `grow`, taken only to move the break, to create an
  *                arena, and to hand arenas between threads
  *
- * Frees from another thread (the policy): the block goes back to its owner.
- * Its header names the owning arena; the freeing thread pushes it onto that
- * arena's `remote` stack with a compare-and-swap (lock-free, push only), and
- * the owner takes the whole stack with one atomic exchange at its next malloc
- * and frees each block locally.  Push-many/take-all has no ABA problem.
+ * Frees from another thread (the policy), a ladder:
+ *   1. a small block (exact class, < 1 KiB) is kept by the freeing thread, up to
+ *      BORROW_MAX blocks, in per-class stacks it reuses whole for a request of
+ *      the same class.  Its header still names the owner, which gets it back
+ *      when the block is freed by the owner itself or returned (rung 2).
+ *      Without this, a thread that frees many of another's blocks while that
+ *      one sleeps must grow its own heap while the freed memory idles
+ *      ("blowup"); keeping them bounds the heap near a single heap's.
+ *   2. otherwise it goes back to its owner: the freeing thread pushes it onto
+ *      the owner's `remote` stack with a compare-and-swap (lock-free, push only),
+ *      and the owner takes the whole stack with one atomic exchange at its next
+ *      malloc and frees each block locally.  Push-many/take-all has no ABA problem.
  *
- * Thread exit (no leaks): a pthread key destructor returns the arena to a pool;
- * the next new thread adopts it, with its free blocks and any remote frees that
- * arrived meanwhile.  Memory is never lost, only parked until a thread reuses
- * it; the heap is bounded by what the most threads alive at once needed.
+ * Thread exit (no leaks): a pthread key destructor returns every kept block to
+ * its owner and the arena to a pool; the next new thread adopts it, with its
+ * free blocks and any remote frees that arrived meanwhile.  Memory is never
+ * lost, only parked until a thread reuses it.
  *
  * Block (sizes are multiples of 16, payloads 16-aligned); the arena id sits in
  * the header's top 16 bits, so any thread can find a block's owner:
@@ -39,7 +46,8 @@
  *   2. every block of a chunk carries the chunk's arena id
  *   3. no two free blocks are adjacent within a chunk
  *   4. a block is in a free list iff it is free, in its arena's list of its class
- *   5. blocks waiting in a remote stack are allocated and belong to that arena
+ *   5. blocks waiting in a remote stack are allocated and belong to that arena;
+ *      blocks an arena keeps are allocated, another arena's, in their class
  *   6. free blocks found by walking the chunks and the lists agree in number
  */
 #include <pthread.h>
@@ -63,9 +71,10 @@ enum {
     MAP_WORDS = (NCLASS + 63) / 64,
     MAX_ARENAS = 4096,
     CHUNK_HEAD = 3 * WORD,              /* next-chunk link, prologue header and footer */
-    CHUNK_MIN = 64 << 10,               /* new chunks once several arenas grow */
+    CHUNK_MIN = 16 << 10,               /* new chunks once several arenas grow */
     ID_SHIFT = 48,
     CACHE_LINE = 64,
+    BORROW_MAX = 1024,                  /* other arenas' blocks a thread may keep */
 };
 
 static const uint64_t SIZE_MASK = ((uint64_t)1 << ID_SHIFT) - ALIGN;
@@ -84,6 +93,8 @@ typedef struct arena {
     uint64_t nonempty[MAP_WORDS];
     struct arena *pool_next;            /* link in the pool of unowned arenas */
     uint64_t id;
+    links_t *borrowed[EXACT_LIMIT / ALIGN];   /* kept blocks of other arenas, by class */
+    unsigned nborrowed;
     mm_stats_t stats;
     _Alignas(CACHE_LINE) _Atomic(links_t *) remote;   /* blocks freed by other threads */
     char pad[CACHE_LINE - sizeof(void *)];
@@ -207,9 +218,18 @@ static void list_remove(arena_t *a, void *bp)
 
 /* ------------------------------------------------------------ arenas */
 
+static void return_to_owner(void *bp);
+
 static void release_arena(void *value)
 {
     arena_t *a = value;
+    for (int c = 0; c < EXACT_LIMIT / ALIGN; c++)      /* give back what we kept */
+        while (a->borrowed[c]) {
+            links_t *l = a->borrowed[c];
+            a->borrowed[c] = l->next;
+            return_to_owner(l);
+        }
+    a->nborrowed = 0;
     pthread_mutex_lock(&g.grow);
     if (mine.generation == g.generation && mine.arena == a) {
         a->pool_next = g.pool;
@@ -397,6 +417,16 @@ static void *arena_malloc(arena_t *a, size_t size)
     size_t asize = adjust(size);
     if (!asize)
         return NULL;
+    int c = class_of(asize);
+    if (c < EXACT_LIMIT / ALIGN && a->borrowed[c]) {  /* a kept block of this very size */
+        links_t *l = a->borrowed[c];
+        a->borrowed[c] = l->next;
+        a->nborrowed--;
+        count(&a->stats.reuses, 1);
+        count(&a->stats.mallocs, 1);
+        count(&a->stats.bytes_requested, size);
+        return l;
+    }
     if (atomic_load_explicit(&a->remote, memory_order_relaxed))
         drain_remote(a);
     void *bp = find_fit(a, asize);
@@ -471,9 +501,22 @@ void mm_free(void *ptr)
         local_free(a, ptr);
         return;
     }
-    /* Another thread's block: push it onto its owner's remote stack. */
-    arena_t *owner = g.table[owner_of(ptr)];
-    links_t *l = ptr;
+    /* Another arena's block: keep it (small, room left) or send it home. */
+    int c = class_of(bsize(ptr));
+    if (a && c < EXACT_LIMIT / ALIGN && a->nborrowed < BORROW_MAX) {
+        links_t *l = ptr;
+        l->next = a->borrowed[c];
+        a->borrowed[c] = l;
+        a->nborrowed++;
+        return;
+    }
+    return_to_owner(ptr);
+}
+
+static void return_to_owner(void *bp)
+{
+    arena_t *owner = g.table[owner_of(bp)];
+    links_t *l = bp;
     l->next = atomic_load_explicit(&owner->remote, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&owner->remote, &l->next, l,
                                                   memory_order_release, memory_order_relaxed))
@@ -611,6 +654,13 @@ static bool check_arena(int line, arena_t *a, size_t *nlisted)
     for (links_t *l = atomic_load(&a->remote); l; l = l->next)
         if (!inside_heap(l) || !is_alloc(l) || owner_of(l) != a->id)
             return complain(line, "bad block in a remote-free stack", l);
+    unsigned kept = 0;
+    for (int c = 0; c < EXACT_LIMIT / ALIGN; c++)
+        for (links_t *l = a->borrowed[c]; l; l = l->next, kept++)
+            if (!inside_heap(l) || !is_alloc(l) || owner_of(l) == a->id || class_of(bsize(l)) != c)
+                return complain(line, "bad block among those kept from other arenas", l);
+    if (kept != a->nborrowed)
+        return complain(line, "count of kept blocks is wrong", a);
     return true;
 }
 
