@@ -26,7 +26,9 @@ BENCH_ARGS  ?=
 
 .PHONY: shim shims bench-progs bench-deps bench bench-sizes bench-threads bench-stress bench-align bench-programs
 
-shim: build/libmm-$(ALLOC_NAME).so ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc
+shim: ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc (path on the last line)
+	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }
+	@$(MAKE) -s --no-print-directory build/libmm-$(ALLOC_NAME).so
 	@echo build/libmm-$(ALLOC_NAME).so
 
 build/libmm-mm.so: mm.c $(SHIM_DEPS)

@@ -16,7 +16,7 @@
  *
  * Frees from another thread (the policy), a ladder:
  *   1. a small block (exact class, < 1 KiB) is kept by the freeing thread, up to
- *      BORROW_MAX blocks, in per-class stacks it reuses whole for a request of
+ *      BORROW_MAX bytes, in per-class stacks it reuses whole for a request of
  *      the same class.  Its header still names the owner, which gets it back
  *      when the block is freed by the owner itself or returned (rung 2).
  *      Without this, a thread that frees many of another's blocks while that
@@ -74,7 +74,7 @@ enum {
     CHUNK_MIN = 16 << 10,               /* new chunks once several arenas grow */
     ID_SHIFT = 48,
     CACHE_LINE = 64,
-    BORROW_MAX = 1024,                  /* other arenas' blocks a thread may keep */
+    BORROW_MAX = 64 << 10,              /* bytes of other arenas' blocks a thread may keep */
 };
 
 static const uint64_t SIZE_MASK = ((uint64_t)1 << ID_SHIFT) - ALIGN;
@@ -94,7 +94,7 @@ typedef struct arena {
     struct arena *pool_next;            /* link in the pool of unowned arenas */
     uint64_t id;
     links_t *borrowed[EXACT_LIMIT / ALIGN];   /* kept blocks of other arenas, by class */
-    unsigned nborrowed;
+    size_t nborrowed;                   /* their bytes */
     mm_stats_t stats;
     _Alignas(CACHE_LINE) _Atomic(links_t *) remote;   /* blocks freed by other threads */
     char pad[CACHE_LINE - sizeof(void *)];
@@ -421,7 +421,7 @@ static void *arena_malloc(arena_t *a, size_t size)
     if (c < EXACT_LIMIT / ALIGN && a->borrowed[c]) {  /* a kept block of this very size */
         links_t *l = a->borrowed[c];
         a->borrowed[c] = l->next;
-        a->nborrowed--;
+        a->nborrowed -= asize;
         count(&a->stats.reuses, 1);
         count(&a->stats.mallocs, 1);
         count(&a->stats.bytes_requested, size);
@@ -503,11 +503,11 @@ void mm_free(void *ptr)
     }
     /* Another arena's block: keep it (small, room left) or send it home. */
     int c = class_of(bsize(ptr));
-    if (a && c < EXACT_LIMIT / ALIGN && a->nborrowed < BORROW_MAX) {
+    if (a && c < EXACT_LIMIT / ALIGN && a->nborrowed + bsize(ptr) <= BORROW_MAX) {
         links_t *l = ptr;
         l->next = a->borrowed[c];
         a->borrowed[c] = l;
-        a->nborrowed++;
+        a->nborrowed += bsize(ptr);
         return;
     }
     return_to_owner(ptr);
@@ -654,13 +654,13 @@ static bool check_arena(int line, arena_t *a, size_t *nlisted)
     for (links_t *l = atomic_load(&a->remote); l; l = l->next)
         if (!inside_heap(l) || !is_alloc(l) || owner_of(l) != a->id)
             return complain(line, "bad block in a remote-free stack", l);
-    unsigned kept = 0;
+    size_t kept = 0;
     for (int c = 0; c < EXACT_LIMIT / ALIGN; c++)
-        for (links_t *l = a->borrowed[c]; l; l = l->next, kept++)
+        for (links_t *l = a->borrowed[c]; l; kept += bsize(l), l = l->next)
             if (!inside_heap(l) || !is_alloc(l) || owner_of(l) == a->id || class_of(bsize(l)) != c)
                 return complain(line, "bad block among those kept from other arenas", l);
     if (kept != a->nborrowed)
-        return complain(line, "count of kept blocks is wrong", a);
+        return complain(line, "byte count of kept blocks is wrong", a);
     return true;
 }
 
