@@ -22,8 +22,8 @@ def batch(tmp_path_factory):
     (subs / "empty").mkdir()
     (subs / "empty" / "mm.c").write_text("")
     # exit is allowed here only so that an allocator can reach the driver and be caught exiting.
-    return by_name(run_batch(KIT, subs, root / "out", '[rules]\nextra_allowed_symbols = ["exit"]\n',
-                             limits={"trace_seconds": 1}))
+    text = '[rules]\nextra_allowed_symbols = ["exit"]\n[timing]\nreference_variants = ["segregated", "nosuch"]\n'
+    return by_name(run_batch(KIT, subs, root / "out", text, limits={"trace_seconds": 1}))
 
 
 def test_the_honest_allocator_is_ok(batch):
@@ -81,6 +81,14 @@ def test_each_trace_outcome(batch, name, outcome):
     assert failed, [t.outcome for t in sub.traces]
     assert all(t.points == 0 and t.explanation and t.message for t in failed)
     assert sub.summary.perf_index == 0                      # classic: any failure, no performance points
+
+
+def test_reference_variants_are_graded_alongside(batch):
+    ref = batch["ref-segregated"]
+    assert ref.reference and ref.verdict == "ok" and ref.summary.utilization > 0
+    assert batch["ref-nosuch"].verdict == "bad_submission" and "no variant nosuch" in batch["ref-nosuch"].reason
+    students = [s for s in batch.values() if not s.reference]
+    assert len(students) == len(VERDICT_CASES) + 1
 
 
 def test_every_record_states_the_sandbox(batch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.grade import Context, grade_batch, prepare
+from grader.grade import Context, grade_batch, prepare, references
 from grader.model import Batch
 from grader.policy import load_policy
 from grader.sandbox import probe
@@ -40,7 +40,7 @@ def run_batch(kit: Path, submissions: Path, outdir: Path, policy_text: str = "",
     policy = load_policy(kit, write_policy(outdir.parent, policy_text, limits, f"{outdir.name}.toml"))
     ctx: Context = prepare(kit, policy, probe(), TRACES)
     try:
-        return grade_batch(ctx, discover(submissions), outdir, jobs=jobs, **kwargs)
+        return grade_batch(ctx, discover(submissions) + references(kit, policy), outdir, jobs=jobs, **kwargs)
     finally:
         shutil.rmtree(ctx.workdir, ignore_errors=True)
 
