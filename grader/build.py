@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .policy import Policy
-from .sandbox import Mount, Sandbox, run
+from .sandbox import Mount, Sandbox, run, sandbox_failed
 
 KIT_FILES = ("Makefile", "mm.h", "memlib.h", "memlib.c", "config.h", "mm_stats.h", "mdriver.c")
 KIT_DIRS = ("driver",)
@@ -116,6 +116,8 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) 
     mount = Mount(folder, INSIDE, writable=True)
     cmd = sandbox.command(_make_args(policy), [mount], mount, policy.limits, slot)
     result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder)
+    if sandbox_failed(result):
+        raise KitError(f"the sandbox failed to start the build: {result.stderr.strip().splitlines()[0]}")
     builds = sorted((folder / "build").glob(f"*-a{policy.build.alignment}*"))
     out_dir = builds[0] if builds else folder / "build"
     alloc = out_dir / "alloc.o"

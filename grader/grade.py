@@ -34,7 +34,7 @@ from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, load_schema, run_driver
-from .sandbox import Sandbox, kill_all
+from .sandbox import Sandbox, kill_all, sandbox_failed
 from .submissions import Candidate, SubmissionError, read_source
 
 TRACE_SUFFIXES = (".rep", ".rep.gz")
@@ -213,6 +213,9 @@ class _Grader:
         ctx = self.ctx
         output = dict(stdout=run.process.stdout, stderr=run.process.stderr, rules=rules)
         if run.result is None:
+            if sandbox_failed(run.process):
+                return self.verdict(cand, sha, "grader_error", "the sandbox failed to start the driver: "
+                                    + run.process.stderr.strip().splitlines()[0], **output)
             if run.process.returncode == 2 and not run.process.timed_out:
                 return self.verdict(cand, sha, "grader_error",
                                     f"the driver refused to run ({run.problem}); see its stderr", **output)

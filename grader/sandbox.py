@@ -4,8 +4,9 @@ Layers, outermost first, each a well-kept tool from Debian:
     setpriv   drop to an unprivileged uid (one per parallel slot), no capabilities,
               no_new_privs: only when the grader runs as root
     prlimit   CPU seconds, address space, file size, process count, no core files
-    bwrap     new user, pid, network, ipc and uts namespaces (no network at all), a
-              private /tmp, everything else read-only and only what the run needs
+    bwrap     new user, pid, network, ipc and uts namespaces (no network at all; no
+              further user namespaces), a private /tmp, everything else read-only
+              and only what the run needs
 and around them a wall clock that kills the whole process tree.
 
 `probe()` tries the layers for real and reports the ones that work; nothing is
@@ -88,7 +89,8 @@ class Sandbox:
                     f"--fsize={limits.file_size_bytes}", f"--nproc={limits.processes}",
                     "--core=0", "--"]
         if self.bwrap:
-            cmd += [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+            cmd += [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+                    "--die-with-parent", "--new-session",
                     "--cap-drop", "ALL", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
                     "--setenv", "LC_ALL", "C", "--setenv", "HOME", "/tmp"]
             for folder in _SYSTEM_DIRS:
@@ -128,6 +130,17 @@ def _text(chunks: list[bytes], keep: int) -> str:
     data = b"".join(chunks)
     text = data.decode("utf-8", errors="replace")
     return text + ("\n[... output truncated ...]" if len(data) >= keep else "")
+
+
+TOOL_PREFIXES = ("bwrap:", "setpriv:", "prlimit:", "taskset:")
+
+
+def sandbox_failed(result: "RunResult") -> bool:
+    """Did the sandbox's own tools fail before running anything (the grader's fault)?
+
+    Only the tools and the driver write to the run's stderr (the driver captures its
+    children's output), so a tool's prefix there is the tool's own message."""
+    return result.returncode not in (0, None) and result.stderr.lstrip().startswith(TOOL_PREFIXES)
 
 
 _RUNNING: set[int] = set()

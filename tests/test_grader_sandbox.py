@@ -58,6 +58,11 @@ def test_no_network_and_private_tmp(sandbox, limits, folder):
     assert "No such file" in done.stdout
 
 
+def test_no_nested_user_namespaces(sandbox, limits, folder):
+    done = _shell(sandbox, limits, folder, "unshare --user --map-root-user true && echo NESTED || echo denied")
+    assert "denied" in done.stdout and "NESTED" not in done.stdout
+
+
 def test_read_only_everywhere_but_tmp(sandbox, limits, folder):
     (folder / "kept").write_text("original")
     done = _shell(sandbox, limits, folder,
@@ -121,3 +126,13 @@ def test_without_tools_it_refuses_unless_unsafe(tmp_path):
     weak = probe(unsafe=True, path=empty)
     assert not any(p in ISOLATING for p in weak.protections) or os.geteuid() != 0
     assert "wall_clock_kill" in unsafe_sandbox().protections
+
+
+def test_a_failing_sandbox_is_recognised_as_such(sandbox, limits, folder):
+    from grader.sandbox import sandbox_failed
+    missing = Mount(folder / "does-not-exist", "/sub")
+    done = run(sandbox.command(["true"], [missing], missing, limits), 20, 4096)
+    assert sandbox_failed(done)
+    # The driver's children write into the driver's capture pipes, never to its stderr, so a
+    # tool prefix there can only come from the tools; an ordinary failure is not theirs.
+    assert not sandbox_failed(_shell(sandbox, limits, folder, "echo 'mm.c: no' >&2; exit 1"))
