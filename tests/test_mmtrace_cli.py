@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmtrace.lint import read_trace
+from mmtrace.linter import read_trace
 
 KIT = Path(__file__).resolve().parent.parent
 COMMANDS = ["gen", "stats", "check", "convert", "record", "suite", "list", "readme"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mmtrace.lint import lint
+from mmtrace.linter import lint
 from mmtrace.readme import measure_suite, table, updated
 from mmtrace.recipe import RecipeError, comments, load_recipe, make_trace
 from mmtrace.stats import measure

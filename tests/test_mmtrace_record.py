@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_driver
-from mmtrace.lint import lint, read_trace
+from mmtrace.linter import lint, read_trace
 from mmtrace.record import record
 
 KNOWN = r"""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmtrace.lint import read_trace
+from mmtrace.linter import read_trace
 from mmtrace.stats import TraceStats, live_series, measure
 
 
