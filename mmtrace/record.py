@@ -36,11 +36,15 @@ def build_recorder(out: Path | None = None) -> Path:
     if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the target and rename, so concurrent recorders never load a half-written file.
+    tmp = out.with_name(f".{out.name}.{os.getpid()}")
     cmd = [os.environ.get("CC", "cc"), "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
-           "-o", str(out), str(SOURCE), "-lpthread"]
+           "-o", str(tmp), str(SOURCE), "-lpthread"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RecordError(f"cannot build the recorder: {done.stderr.strip().splitlines()[-1:]}")
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RecordError(f"cannot build the recorder: {last}")
+    os.replace(tmp, out)
     return out
 
 
