@@ -1,0 +1,318 @@
+"""results.py - measure every allocator in variants/ and write docs/results.md.
+
+Each variant is built (`make driver`) and run by the kit's driver on the trace
+suite, which times libc on every trace in the same run; the JSON results are kept
+under build/results/ and turned into tables, plots and a check of what the
+textbook predicts.  Only main() prints; the rest returns values or text.
+
+    .venv/bin/python tools/results.py                      # everything (slow: the implicit lists)
+    .venv/bin/python tools/results.py --reuse --rerun best # re-measure one, reuse the rest
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import mean
+
+import click
+
+KIT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results_claims import claims_section  # noqa: E402
+from results_plots import plot_all  # noqa: E402
+
+# The progression, in the order a course walks it; other variants follow.
+ORDER = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst",
+         "explicit-lifo", "explicit-fifo", "explicit-addr", "segregated",
+         "segregated-realloc", "best"]
+STAT_SUMS = ["mallocs", "frees", "reallocs", "reallocs_in_place", "reuses", "extensions",
+             "splits", "coalesces"]
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    name: str
+    group: str
+    outcome: str
+    utilization: float | None
+    kops: float | None
+    libc_kops: float | None
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "TraceResult":
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One variant at one alignment on one set of traces."""
+    variant: str
+    alignment: int
+    traces: tuple[TraceResult, ...]
+    utilization: float
+    kops: float | None
+    libc_kops: float | None
+    ratio: float | None
+    perf_index: float
+    failed: int
+    machine: str = ""
+    date: str = ""
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["traces"] = [t.to_json() for t in self.traces]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Run":
+        return cls(**{**d, "traces": tuple(TraceResult.from_json(t) for t in d["traces"])})
+
+    def group_util(self, group: str) -> float | None:
+        us = [t.utilization or 0.0 for t in self.traces if t.group == group]
+        return mean(us) if us else None
+
+    def trace(self, name: str) -> TraceResult | None:
+        return next((t for t in self.traces if t.name == name), None)
+
+
+def trace_groups(traces_dir: Path) -> dict[str, str]:
+    """trace name -> group, from the suite's recipe.toml; by name prefix otherwise."""
+    recipe = traces_dir / "recipe.toml"
+    groups: dict[str, str] = {}
+    if recipe.exists():
+        for t in tomllib.loads(recipe.read_text()).get("trace", []):
+            groups[t["name"]] = t.get("group", "kit")
+    return groups
+
+
+def group_of(name: str, groups: dict[str, str]) -> str:
+    if name in groups:
+        return groups[name]
+    for prefix, group in (("classic-", "classic"), ("lab64-", "lab64"), ("rec-", "recorded")):
+        if name.startswith(prefix):
+            return group
+    return "kit"
+
+
+def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
+    def kops(timing: dict | None) -> float | None:
+        return timing["ops_per_sec"] / 1000 if timing else None
+
+    traces = tuple(TraceResult(name=t["name"], group=group_of(t["name"], groups), outcome=t["outcome"],
+                               utilization=t["utilization"], kops=kops(t["timing"]),
+                               libc_kops=kops(t["libc"]), stats=t["stats"] or {})
+                   for t in d["traces"])
+    s = d["summary"]
+    return Run(variant=variant, alignment=alignment, traces=traces, utilization=s["utilization"],
+               kops=s["throughput_ops_per_sec"] and s["throughput_ops_per_sec"] / 1000,
+               libc_kops=s["libc_ops_per_sec"] and s["libc_ops_per_sec"] / 1000,
+               ratio=s["throughput_ratio"], perf_index=s["perf_index"], failed=s["failed"],
+               machine=d["machine"]["cpu"], date=d["machine"]["date"])
+
+
+# ---------------------------------------------------------------- measuring
+
+def build(variant: str, alignment: int) -> Path:
+    done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}",
+                           f"ALIGNMENT={alignment}"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise click.ClickException(f"variants/{variant}.c does not build at alignment {alignment}: "
+                                   + (done.stderr.strip().splitlines() or ["?"])[-1])
+    return KIT / done.stdout.strip().splitlines()[-1]
+
+
+def measure(variant: str, alignment: int, files: list[Path], time_limit: int, out: Path) -> dict:
+    driver = build(variant, alignment)
+    args = [str(driver), "-T", str(time_limit), "--json", str(out)]
+    for f in files:
+        args += ["-f", str(f)]
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode not in (0, 1) or not out.exists():
+        raise click.ClickException(f"mdriver failed for {variant}: "
+                                   + (done.stderr.strip().splitlines() or ["no output"])[-1])
+    return json.loads(out.read_text())
+
+
+def suite_files(traces_dir: Path, groups: dict[str, str], group: str | None = None) -> list[Path]:
+    files = sorted([*traces_dir.glob("*.rep"), *traces_dir.glob("*.rep.gz")])
+    if group:
+        files = [f for f in files if group_of(f.name.split(".rep")[0], groups) == group]
+    return files
+
+
+# ---------------------------------------------------------------- rendering
+
+def pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def num(x: float | None, digits: int = 0) -> str:
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def summary_table(runs: list[Run], groups: list[str]) -> list[str]:
+    header = ["variant", "util", *[f"{g} util" for g in groups], "Kops", "libc Kops", "ratio to libc",
+              "perf index", "failed traces"]
+    rows = [[f"`{r.variant}`", pct(r.utilization), *[pct(r.group_util(g)) for g in groups],
+             num(r.kops), num(r.libc_kops), num(r.ratio, 2), num(r.perf_index, 1),
+             ", ".join(t.name + " (" + t.outcome + ")" for t in r.traces if t.outcome != "ok") or "0"]
+            for r in runs]
+    return table(header, rows)
+
+
+def per_trace_table(runs: list[Run], value) -> list[str]:
+    names = [t.name for t in runs[0].traces]
+    rows = [[n, *[value(r.trace(n)) if r.trace(n) else "-" for r in runs]] for n in names]
+    return table(["trace", *[f"`{r.variant}`" for r in runs]], rows)
+
+
+def stats_table(runs: list[Run]) -> list[str]:
+    rows = []
+    for r in runs:
+        sums = [sum(t.stats.get(k, 0) for t in r.traces) for k in STAT_SUMS]
+        peak = max((t.stats.get("peak_heap", 0) for t in r.traces), default=0)
+        left = sum(t.stats.get("free_blocks", 0) for t in r.traces)
+        rows.append([f"`{r.variant}`", *[f"{s:,}" for s in sums], f"{left:,}", f"{peak:,}"])
+    return table(["variant", *STAT_SUMS, "free_blocks (end)", "peak_heap (max)"], rows)
+
+
+def targets_section(best16: Run | None, best8: Run | None, seg: Run | None, implicit: Run | None,
+                    others: list[Run]) -> list[str]:
+    out = ["## Targets of `best` (issue 3)", ""]
+    if not best16:
+        return out + ["`best` was not measured.", ""]
+    rows = []
+
+    def row(what: str, measured: str, ok: bool) -> None:
+        rows.append([what, measured, "met" if ok else "**not met**"])
+
+    if best8:
+        row("classic group, 8-byte alignment: utilization >= 97.2%", pct(best8.utilization),
+            best8.utilization >= 0.972)
+        row("classic group, 8-byte alignment: throughput >= 1x libc", num(best8.ratio, 2) + "x",
+            (best8.ratio or 0) >= 1)
+    lab = best16.group_util("lab64")
+    row("whole suite, 16-byte alignment: utilization >= 90%", pct(best16.utilization), best16.utilization >= 0.90)
+    row("lab64 group, 16-byte alignment: utilization >= 75%", pct(lab), (lab or 0) >= 0.75)
+    row("whole suite, 16-byte alignment: throughput >= 1x libc", num(best16.ratio, 2) + "x", (best16.ratio or 0) >= 1)
+    if seg:
+        row("`segregated-realloc` throughput >= 1x libc", num(seg.ratio, 2) + "x", (seg.ratio or 0) >= 1)
+    if implicit and implicit.kops:
+        for r in others:
+            if r.variant.startswith(("explicit", "segregated")) and r.kops:
+                x = r.kops / implicit.kops
+                row(f"`{r.variant}` >= 10x `implicit-first` throughput", f"{x:,.0f}x", x >= 10)
+    return out + table(["target", "measured", ""], rows) + [""]
+
+
+def render(runs16: list[Run], runs8: list[Run], traces_dir: str) -> str:
+    by16 = {r.variant: r for r in runs16}
+    by8 = {r.variant: r for r in runs8}
+    groups = sorted({t.group for r in runs16 for t in r.traces})
+    first = runs16[0] if runs16 else None
+    out = ["# Results: the reference allocators, measured", "",
+           "Generated by `make results` (tools/results.py); do not edit by hand.  Every figure",
+           "comes from the kit's driver, which times libc's malloc on the same traces in the same",
+           "run, so the ratio to libc is measured side by side.",
+           "",
+           f"Machine: {first.machine if first else '?'}; measured {first.date if first else '?'};"
+           f" traces: `{traces_dir}`.  Utilization is peak live payload over the heap's high-water"
+           " mark; Kops is thousands of operations per second over the whole suite (total ops /"
+           " total time); perf index = 100 (0.6 U + 0.4 min(1, T / T_libc)), 0 when a trace fails.",
+           ""]
+    out += ["## The progression at 16-byte alignment (whole suite)", ""]
+    out += summary_table(runs16, groups) + [""]
+    if runs8:
+        out += ["## The classic group at 8-byte alignment (the 2002 lab's setting)", ""]
+        out += summary_table(runs8, ["classic"]) + [""]
+    out += targets_section(by16.get("best"), by8.get("best"), by16.get("segregated-realloc"),
+                           by16.get("implicit-first"), runs16)
+    out += ["![utilization vs throughput](results-util-vs-throughput.png)", "",
+            "![utilization per trace](results-util-per-trace.png)", "",
+            "![throughput per trace](results-kops-per-trace.png)", ""]
+    out += claims_section(by16, by8)
+    out += ["## Utilization per trace (16-byte alignment)", ""]
+    out += per_trace_table(runs16, lambda t: pct(t.utilization) if t.outcome == "ok" else t.outcome) + [""]
+    out += ["## Throughput per trace, Kops (16-byte alignment; libc in the last column)", ""]
+    libc = lambda t: num(t.libc_kops)  # noqa: E731
+    rows = per_trace_table(runs16, lambda t: num(t.kops))
+    if runs16:
+        rows[0] += " libc |"
+        rows[1] += "---|"
+        for i, t in enumerate(runs16[-1].traces):
+            rows[2 + i] += f" {libc(t)} |"
+    out += rows + [""]
+    if runs8:
+        out += ["## Utilization per classic trace (8-byte alignment)", ""]
+        out += per_trace_table(runs8, lambda t: pct(t.utilization) if t.outcome == "ok" else t.outcome) + [""]
+    out += ["## Statistics counters (summed over the suite, 16-byte alignment)", ""]
+    out += stats_table(runs16) + [""]
+    return "\n".join(out)
+
+
+def ordered(names: list[str]) -> list[str]:
+    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+
+
+# ---------------------------------------------------------------- the CLI
+
+@click.command(epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
+@click.option("--traces", "traces_dir", default="traces", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="the trace suite")
+@click.option("--out", "out_dir", default="docs", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="where results.md and the plots go")
+@click.option("--cache", "cache_dir", default="build/results", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="the driver's JSON results are kept here")
+@click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
+@click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
+@click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")
+@click.option("--time-limit", default=900, show_default=True, help="per-trace limit in seconds (-T)")
+def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, ...], reuse: bool,
+         rerun: tuple[str, ...], time_limit: int) -> None:
+    """Measure the variants on the trace suite with libc alongside; write docs/results.md and plots."""
+    traces_dir, out_dir, cache_dir = (p if p.is_absolute() else KIT / p for p in (traces_dir, out_dir, cache_dir))
+    if not traces_dir.is_dir():
+        raise click.ClickException(f"{traces_dir}: no such trace directory")
+    names = ordered(list(variants) or [p.stem for p in (KIT / "variants").glob("*.c")])
+    unknown = [n for n in names if not (KIT / "variants" / f"{n}.c").exists()]
+    if unknown:
+        raise click.ClickException(f"no such variant: {', '.join(unknown)}")
+    groups = trace_groups(traces_dir)
+    if not suite_files(traces_dir, groups):
+        raise click.ClickException(f"{traces_dir}: no .rep traces")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs: dict[int, list[Run]] = {16: [], 8: []}
+    for alignment, group in ((16, None), (8, "classic")):
+        files = suite_files(traces_dir, groups, group)
+        if not files:
+            continue
+        for name in names:
+            cached = cache_dir / f"{name}-a{alignment}.json"
+            if not (reuse and cached.exists() and name not in rerun):
+                click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} traces", err=True)
+                measure(name, alignment, files, time_limit, cached)
+            runs[alignment].append(run_from_driver_json(name, alignment, json.loads(cached.read_text()), groups))
+    rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
+    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel)) + "\n")
+    for path in plot_all(runs[16], out_dir):
+        click.echo(f"wrote {path}", err=True)
+    click.echo(f"wrote {out_dir / 'results.md'}")
+
+
+if __name__ == "__main__":
+    main()

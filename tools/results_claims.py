@@ -1,0 +1,149 @@
+"""results_claims.py - what the textbook predicts, checked against the measurements.
+
+Each claim is a pure function of the runs (variant -> Run) that returns a row:
+the prediction, the measured evidence, and a verdict.  Where the measurement
+contradicts the prediction, the row's explanation says why, rather than the
+allocator being tuned until the table agrees.
+"""
+from __future__ import annotations
+
+from statistics import mean
+from typing import Callable
+
+Row = tuple[str, str, bool, str]   # prediction, evidence, holds, why (when it does not)
+
+
+def _util(run, names: list[str]) -> float:
+    return mean((run.trace(n).utilization or 0.0) for n in names if run.trace(n))
+
+
+def _realloc_traces(run) -> list[str]:
+    return [t.name for t in run.traces if t.stats.get("reallocs", 0) > 0.05 * t.stats.get("mallocs", 1)]
+
+
+def implicit_slow(r: dict) -> Row | None:
+    a, b = r.get("implicit-first"), r.get("explicit-lifo")
+    if not (a and b and a.kops and b.kops):
+        return None
+    x = b.kops / a.kops
+    return ("An explicit free list is much faster than an implicit one (the search visits only free blocks).",
+            f"`explicit-lifo` {b.kops:,.0f} Kops vs `implicit-first` {a.kops:,.0f} Kops: {x:,.0f}x", x > 1,
+            "The suite's traces keep few blocks live, so the implicit walk is short.")
+
+
+def segregated_faster(r: dict) -> Row | None:
+    a, b = r.get("explicit-lifo"), r.get("segregated")
+    if not (a and b and a.kops and b.kops):
+        return None
+    return ("Segregated lists remove the linear search, so they are faster than one explicit list.",
+            f"`segregated` {b.kops:,.0f} Kops vs `explicit-lifo` {a.kops:,.0f} Kops", b.kops > a.kops,
+            "LIFO first fit usually succeeds at the head of the list: the block just freed is reused at "
+            "once, so its search is already short and the segregated lists add only class bookkeeping.")
+
+
+def realloc_in_place(r: dict) -> Row | None:
+    a, b = r.get("segregated"), r.get("segregated-realloc")
+    if not (a and b):
+        return None
+    names = _realloc_traces(a)
+    if not names:
+        return None
+    ua, ub = _util(a, names), _util(b, names)
+    return ("Realloc in place fixes the realloc traces (no copy, no hole left behind).",
+            f"on the {len(names)} realloc-heavy traces: `segregated-realloc` {100 * ub:.1f}% vs "
+            f"`segregated` {100 * ua:.1f}%", ub > ua,
+            "The realloc-heavy traces here shrink as often as they grow, so copying is not the main cost.")
+
+
+def best_fit_utilization(r: dict) -> Row | None:
+    a, b = r.get("implicit-first"), r.get("implicit-best")
+    if not (a and b):
+        return None
+    heavy = [t.name for t in a.traces if t.outcome == "ok" and (t.utilization or 0) < 0.9
+             and b.trace(t.name) and b.trace(t.name).outcome == "ok"]
+    if not heavy:
+        return None
+    wins = [n for n in heavy if (b.trace(n).utilization or 0) >= (a.trace(n).utilization or 0) - 1e-9]
+    losses = [n for n in heavy if n not in wins]
+    return ("Best fit's utilization is at least first fit's on fragmentation-heavy traces.",
+            f"on the {len(heavy)} traces where first fit is below 90%: best fit is as good or better on "
+            f"{len(wins)}, worse on {len(losses)}" + (f" ({', '.join(losses)})" if losses else "")
+            + f"; means {100 * _util(b, heavy):.1f}% vs {100 * _util(a, heavy):.1f}%",
+            len(wins) >= len(losses),
+            "Best fit takes the tightest hole, leaving slivers too small for anything; first fit carves "
+            "the low end of the heap and keeps a large free region near the top, which the next large "
+            "request (or a growing block) can use.  With exact-size heap growth there is no spare top "
+            "chunk for best fit to preserve, so its usual advantage shrinks.")
+
+
+def next_fit(r: dict) -> list[Row]:
+    a, b = r.get("implicit-first"), r.get("implicit-next")
+    if not (a and b and a.kops and b.kops):
+        return []
+    fast = ("Next fit searches less than first fit, so it is faster.",
+            f"`implicit-next` {b.kops:,.0f} Kops vs `implicit-first` {a.kops:,.0f} Kops", b.kops > a.kops,
+            "The rover usually sits near the top of the heap, just past the last block placed, where "
+            "few free blocks are; a search from it often wraps around and walks the whole heap anyway.")
+    ok = [t.name for t in a.traces if t.outcome == "ok" and b.trace(t.name) and b.trace(t.name).outcome == "ok"]
+    frag = ("Next fit fragments more than first fit (worse utilization).",
+            f"mean over the traces both finish: `implicit-next` {100 * _util(b, ok):.1f}% vs "
+            f"`implicit-first` {100 * _util(a, ok):.1f}%"
+            + ("; next fit runs out of heap on " + ", ".join(t.name for t in b.traces if t.outcome != "ok")
+               if b.failed else ""),
+            _util(b, ok) <= _util(a, ok) or b.failed > a.failed,
+            "Here next fit's spreading happened to leave fewer unusable holes than first fit's.")
+    return [fast, frag]
+
+
+def worst_fit(r: dict) -> Row | None:
+    fits = {n: r.get(n) for n in ("implicit-first", "implicit-next", "implicit-best", "implicit-worst")}
+    if not all(fits.values()):
+        return None
+    ok = [t.name for t in fits["implicit-first"].traces
+          if all(f.trace(t.name) and f.trace(t.name).outcome == "ok" for f in fits.values())]
+    utils = {n: _util(f, ok) for n, f in fits.items()}
+    worst = min(utils, key=utils.get)
+    return ("Worst fit has the worst utilization of the four fits.",
+            ", ".join(f"`{n}` {100 * u:.1f}%" for n, u in utils.items()) + " (traces all four finish)",
+            worst == "implicit-worst" or fits["implicit-worst"].failed > 0,
+            f"`{worst}` did worse still on these traces.")
+
+
+def address_order(r: dict) -> Row | None:
+    lifo, addr = r.get("explicit-lifo"), r.get("explicit-addr")
+    if not (lifo and addr):
+        return None
+    return ("An address-ordered free list fragments less than a LIFO one.",
+            f"`explicit-addr` {100 * addr.utilization:.1f}% vs `explicit-lifo` {100 * lifo.utilization:.1f}%",
+            addr.utilization >= lifo.utilization, "LIFO reuse happened to match these traces' lifetimes.")
+
+
+def beats_libc(r: dict) -> Row | None:
+    b = r.get("best")
+    if not (b and b.ratio):
+        return None
+    return ("A careful allocator in a simulated heap can match libc's speed.",
+            f"`best` runs at {b.ratio:.2f}x libc's throughput", b.ratio >= 1,
+            "libc's malloc has per-thread caches and fewer branches on the fast path.")
+
+
+CLAIMS: list[Callable] = [implicit_slow, segregated_faster, realloc_in_place, best_fit_utilization,
+                          next_fit, worst_fit, address_order, beats_libc]
+
+
+def claims_section(by16: dict, by8: dict) -> list[str]:
+    rows: list[Row] = []
+    for claim in CLAIMS:
+        got = claim(by16)
+        rows += got if isinstance(got, list) else ([got] if got else [])
+    out = ["## What the textbook predicts, and what we measured", "",
+           "| prediction | measured | verdict |", "|---|---|---|"]
+    for prediction, evidence, holds, _ in rows:
+        out.append(f"| {prediction} | {evidence} | {'holds' if holds else '**contradicted**'} |")
+    contradicted = [(p, why) for p, _, holds, why in rows if not holds]
+    out.append("")
+    if contradicted:
+        out += ["Where the measurement contradicts the textbook:", ""]
+        out += [f"- *{p}* {why}" for p, why in contradicted]
+        out.append("")
+    return out

@@ -1,0 +1,71 @@
+"""results_plots.py - the plots of docs/results.md (matplotlib, no display needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# The variants drawn per trace: one of each step of the progression.
+PER_TRACE = ["implicit-first", "explicit-lifo", "segregated", "segregated-realloc", "best"]
+
+
+def plot_all(runs: list, out_dir: Path) -> list[Path]:
+    if not runs:
+        return []
+    return [util_vs_throughput(runs, out_dir / "results-util-vs-throughput.png"),
+            per_trace(runs, out_dir / "results-util-per-trace.png", "utilization"),
+            per_trace(runs, out_dir / "results-kops-per-trace.png", "kops")]
+
+
+def util_vs_throughput(runs: list, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for r in runs:
+        if not r.ratio:
+            continue
+        ax.scatter(r.ratio, 100 * r.utilization, s=40)
+        ax.annotate(r.variant, (r.ratio, 100 * r.utilization), textcoords="offset points",
+                    xytext=(5, 4), fontsize=8)
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.text(1.02, ax.get_ylim()[0] + 1, "libc", color="grey", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("throughput / libc's (same run, log scale)")
+    ax.set_ylabel("average utilization, %")
+    ax.set_title("Each variant on the whole suite, 16-byte alignment")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def per_trace(runs: list, path: Path, what: str) -> Path:
+    shown = [r for name in PER_TRACE for r in runs if r.variant == name] or runs[:5]
+    names = [t.name for t in shown[0].traces]
+    width = 0.8 / (len(shown) + (what == "kops"))
+    fig, ax = plt.subplots(figsize=(max(10, 0.45 * len(names)), 5.5))
+    for i, r in enumerate(shown):
+        values = []
+        for n in names:
+            t = r.trace(n)
+            v = None if t is None else (t.utilization if what == "utilization" else t.kops)
+            values.append(0 if v is None else (100 * v if what == "utilization" else v))
+        ax.bar([x + i * width for x in range(len(names))], values, width, label=r.variant)
+    if what == "kops":
+        libc = [(shown[-1].trace(n).libc_kops or 0) for n in names]
+        ax.bar([x + len(shown) * width for x in range(len(names))], libc, width, label="libc", color="black")
+        ax.set_yscale("log")
+        ax.set_ylabel("Kops (log scale)")
+    else:
+        ax.set_ylabel("utilization, %")
+        ax.set_ylim(0, 105)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(names))])
+    ax.set_xticklabels(names, rotation=70, ha="right", fontsize=7)
+    ax.legend(fontsize=8, ncol=3)
+    ax.set_title(("Utilization" if what == "utilization" else "Throughput") + " per trace, 16-byte alignment")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
