@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import build_driver
-from driver_common import broken, describe, kbest, run, variant, write_trace
+from driver_common import broken, describe, kbest, run, schema_validator, variant, write_trace
 
 OPS = ["a 0 100", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
 
@@ -190,6 +190,8 @@ def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
         os.close(fd)
     assert done.returncode == 0 and "Perf index" in done.stdout
     assert json.loads(target.read_text())["traces"][0]["outcome"] == "ok"
+    for doc in (json.loads(dash.stdout), json.loads(one.stdout), json.loads(target.read_text())):
+        schema_validator().validate(doc)
 
 
 def test_secret_fd_is_echoed_in_the_json(tmp_path, driver):
