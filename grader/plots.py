@@ -53,7 +53,7 @@ def scatter(subs: list[Submission], path: Path) -> str:
     ax.set_ylabel("utilization %")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="best")
     return _save(fig, path)
 
 
