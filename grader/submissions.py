@@ -17,6 +17,8 @@ from pathlib import Path, PurePosixPath
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
+MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
+MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
 
 
 class SubmissionError(ValueError):
@@ -131,8 +133,9 @@ def _pick(names: list[str], label: str) -> str:
 def _read_zip(path: Path, label: str, limit: int) -> bytes:
     with zipfile.ZipFile(path) as archive:
         infos = archive.infolist()
-        if len(infos) > MAX_MEMBERS:
-            raise SubmissionError(f"{label}: {len(infos)} entries in the archive; refusing")
+        if len(infos) > MAX_MEMBERS or sum(i.file_size for i in infos) > MAX_TOTAL:
+            raise SubmissionError(f"{label}: the archive unpacks to more than {MAX_MEMBERS} entries "
+                                  f"or {MAX_TOTAL} bytes; refusing")
         for info in infos:
             _check_member_path(info.filename, label)
         chosen = archive.getinfo(_pick([i.filename for i in infos if not i.is_dir()], label))
@@ -145,9 +148,12 @@ def _read_zip(path: Path, label: str, limit: int) -> bytes:
 def _read_tar(path: Path, label: str, limit: int) -> bytes:
     with tarfile.open(path) as archive:
         members = []
+        total = 0
         for count, member in enumerate(archive, 1):
-            if count > MAX_MEMBERS:
-                raise SubmissionError(f"{label}: more than {MAX_MEMBERS} entries in the archive; refusing")
+            total += max(member.size, 0)
+            if count > MAX_MEMBERS or total > MAX_TOTAL:
+                raise SubmissionError(f"{label}: the archive unpacks to more than {MAX_MEMBERS} entries "
+                                      f"or {MAX_TOTAL} bytes; refusing")
             _check_member_path(member.name, label)
             members.append(member)
         files = {m.name: m for m in members if m.isfile()}
@@ -173,6 +179,8 @@ def read_source(cand: Candidate, limit: int) -> str:
     if cand.kind == "file":
         return _check_source(_read_file(cand.origin, label, limit), label, limit)
     try:
+        if cand.origin.stat().st_size > MAX_ARCHIVE:
+            raise SubmissionError(f"{label}: the archive is larger than {MAX_ARCHIVE} bytes; refusing")
         if cand.origin.name.lower().endswith(".zip"):
             data = _read_zip(cand.origin, label, limit)
         else:

@@ -111,3 +111,14 @@ def test_symlinked_mm_c_is_refused(tmp_path):
 def test_nonexistent_root(tmp_path):
     with pytest.raises(SubmissionError, match="no such file"):
         discover(tmp_path / "nope")
+
+
+def test_archives_that_unpack_to_too_much_are_refused(tmp_path, monkeypatch):
+    import grader.submissions as subs
+    monkeypatch.setattr(subs, "MAX_TOTAL", 4096)
+    big = {f"junk{i}.bin": b"\0" * 3000 for i in range(2)}
+    _tar(tmp_path / "t.tar.gz", {**big, "mm.c": GOOD.encode()})
+    _zip(tmp_path / "z.zip", {**{k: v for k, v in big.items()}, "mm.c": GOOD})
+    for cand in discover(tmp_path):
+        with pytest.raises(SubmissionError, match="unpacks to more than"):
+            read_source(cand, LIMIT)
