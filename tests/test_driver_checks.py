@@ -179,6 +179,16 @@ def random_realloc_trace(folder: Path, seed: int, ids: int = 300, ops: int = 200
     return write_trace(folder, f"reallocs-{seed}", out, ids=ids)
 
 
+def test_fill_bytes_at_or_above_0x80_go_through_a_correct_realloc(tmp_path):
+    """high-bytes.c prints how many bytes >= 0x80 each realloc carries: about half."""
+    trace = write_trace(tmp_path, "reallocs", ["a 0 64", "r 0 200", "r 0 100", "a 1 1000", "r 1 3000", "f 0", "f 1"])
+    r = run(broken("high-bytes"), "-f", trace, tmp=tmp_path)
+    assert r.rc == 0 and r.trace("reallocs")["outcome"] == "ok", r.out
+    counts = [tuple(map(int, line.split()[1::2])) for line in r.trace("reallocs")["output"].splitlines()]
+    assert counts[:3] == [(counts[0][0], 64), (counts[1][0], 100), (counts[2][0], 1000)]
+    assert all(keep / 4 < high < 3 * keep / 4 for high, keep in counts[:3])
+
+
 @pytest.mark.parametrize("allocator", ["segregated-realloc", "mm", "touching"])
 def test_correct_realloc_passes_whatever_the_fill_bytes(tmp_path, allocator):
     """Fill bytes are all 256 values, half of them >= 0x80: a driver comparing them as
