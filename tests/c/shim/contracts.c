@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     calloc_contract();
     realloc_contract();
     alignment_contracts();
-    if (argc > 1)
+    if (argc > 1 && strtoull(argv[1], NULL, 10) >= 4096)
         big((size_t)strtoull(argv[1], NULL, 10));
     if (failures)
         return 1;
