@@ -102,3 +102,14 @@ def test_table_renders_and_sorts_in_a_real_browser(outdir, tmp_path):
     assert seen["asc"] == ",".join(sorted(points, key=lambda n: (points[n], n)))
     assert seen["desc"] == ",".join(sorted(points, key=lambda n: (-points[n], n)))
     assert seen["images"] and all(width > 0 for width in seen["images"])
+
+
+def test_student_text_is_escaped(outdir, tmp_path):
+    import dataclasses
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    evil = "<script>document.title='pwned'</script>"
+    subs = [dataclasses.replace(s, stdout=evil, reason=evil) if s.name == "ann" else s for s in batch.submissions]
+    render(dataclasses.replace(batch, submissions=tuple(subs)), tmp_path)
+    for page in (tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"):
+        text = page.read_text()
+        assert evil not in text and "&lt;script&gt;" in text
