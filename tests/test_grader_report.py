@@ -1,6 +1,5 @@
 """The HTML report, rendered and then checked in a real headless browser (Debian's chromium)."""
 import json
-import re
 import shutil
 import subprocess
 import sys

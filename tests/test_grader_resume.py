@@ -1,6 +1,5 @@
 """Resumable and lossless: records written as finished, reused while unchanged, kept on interrupt."""
 import json
-import os
 import signal
 import subprocess
 import sys
