@@ -188,14 +188,58 @@ static bool settled(const timing_t *tm, bool wanted, int min_samples)
     return !wanted || (tm->n >= min_samples && converged);
 }
 
+/* The blocks a timed run left live must lie inside the heap and apart, as in the
+ * checked runs: unchecked, the timed runs could be served by anything (the same
+ * static buffer every time is very fast).  Checked after each run, untimed. */
+typedef struct {
+    uintptr_t p;
+    size_t size;
+} span_t;
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = ((const span_t *)a)->p, y = ((const span_t *)b)->p;
+    return (x > y) - (x < y);
+}
+
+static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t *final, span_t *spans, verdict_t *v)
+{
+    size_t n = 0;
+    for (uint32_t id = 0; id < t->num_ids; id++)
+        if (final[id])
+            spans[n++] = (span_t){(uintptr_t)ptr[id], final[id]};
+    qsort(spans, n, sizeof *spans, by_address);
+    for (size_t i = 0; i < n; i++) {
+        if (!spans[i].p)
+            return verdict_fail(v, OUTCOME_ALLOC_FAILED, -1, "in the timing pass, a %zu-byte block still live at the "
+                                "end was NULL: the timed runs must get what the checked runs got", spans[i].size);
+        if (!heap_contains(spans[i].p, spans[i].size))
+            return verdict_fail(v, OUTCOME_OUT_OF_HEAP, -1, "in the timing pass, a %zu-byte block still live at the "
+                                "end, at %#" PRIxPTR ", is outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
+                                spans[i].size, spans[i].p, heap_lo(), heap_lo() + mem_heapsize());
+        if (i && spans[i - 1].p + spans[i - 1].size > spans[i].p)
+            return verdict_fail(v, OUTCOME_OVERLAP, -1, "in the timing pass, blocks still live at the end overlap: "
+                                "[%#" PRIxPTR ", %#" PRIxPTR ") and [%#" PRIxPTR ", %#" PRIxPTR ")", spans[i - 1].p,
+                                spans[i - 1].p + spans[i - 1].size, spans[i].p, spans[i].p + spans[i].size);
+    }
+    return true;
+}
+
 bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mt, timing_t *lt, verdict_t *v)
 {
     void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
     unsigned char *live = libc ? live_at_end(t) : NULL;
-    if (!ptr || (libc && !live)) {
+    size_t *final = mm ? calloc(t->num_ids ? t->num_ids : 1, sizeof *final) : NULL;
+    span_t *spans = mm ? malloc((t->num_ids ? t->num_ids : 1) * sizeof *spans) : NULL;
+    if (!ptr || (libc && !live) || (mm && (!final || !spans))) {
         free(ptr);
+        free(live);
+        free(final);
+        free(spans);
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     }
+    for (size_t i = 0; final && i < t->num_ops; i++)  /* each id's size at the end, 0 when not live */
+        final[t->ops[i].id] = t->ops[i].kind == OP_FREE ? 0 : t->ops[i].size;
     memset(mt, 0, sizeof *mt);
     memset(lt, 0, sizeof *lt);
     double began = wall_now();
@@ -209,6 +253,8 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
                 break;
             }
             mt->samples[mt->n++] = s;
+            if (!(ok = timed_blocks_sound(t, ptr, final, spans, v)))
+                break;
         }
         if (libc) {
             progress_at(PASS_LIBC, -1);
@@ -226,5 +272,7 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
         lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
     free(ptr);
     free(live);
+    free(final);
+    free(spans);
     return ok;
 }
