@@ -9,6 +9,7 @@ bytes in; the heap starts at HEAP_BASE (driver/heap.h) in every run.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -345,3 +346,18 @@ def test_overlapping_blocks_in_the_utilization_pass(tmp_path):
     assert "10000 bytes were live at once in a heap that never grew past 4096 bytes" in t["message"]
     assert r.row("bad")[1].strip() == t["message"]
     assert r.summary["perf_index"] == 0
+
+
+def test_timing_runs_served_from_outside_the_heap(tmp_path):
+    """timing-cheat.c is honest until the timed runs, which all get one static buffer."""
+    ops = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)]
+    files = ["-f", write_trace(tmp_path, "bad", ops, weight=1), "-f", write_trace(tmp_path, "w0", ops, weight=0)]
+    r = run(broken("timing-cheat"), *files, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert t["outcome"] == "out_of_heap" and t["timing"] is None
+    assert re.match(r"in the timing pass, a \d+-byte block still live at the end, at 0x[0-9a-f]+, ", t["message"])
+    assert t["message"].endswith(f"is outside the heap [{LO:#x}, {LO:#x})")
+    assert r.row("bad")[1].strip() == t["message"]
+    assert r.trace("w0")["outcome"] == "ok"  # never timed, so never caught: the checked runs are honest
+    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
