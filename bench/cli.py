@@ -85,7 +85,7 @@ def sizes_cmd(kit, out, only, reps, quick, max_log2):
     """
     allocs, skipped = pick(kit, only)
     hi = max_log2 or (24 if quick else 30)
-    pairs, budget = (2000, 16 << 20) if quick else (20000, 256 << 20)
+    pairs, budget = (2000, 16 << 20) if quick else (20000, 64 << 20)
     res = sizes.collect(program(kit, "sizes"), allocs, reps or (1 if quick else 5), 1, hi, pairs, budget, log)
     click.echo(sizes.write(res, out, skipped, 1, hi, pairs, budget))
 

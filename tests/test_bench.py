@@ -1,0 +1,213 @@
+"""The benchmark studies: parsers, data model, rendering and tiny end-to-end runs."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shim_common import KIT, bench_program, make, shim
+
+sys.path.insert(0, str(KIT))
+from bench import align, programs, report, sizes, stress, threads  # noqa: E402
+from bench.allocators import discover  # noqa: E402
+from bench.measure import Summary, parse_kv, summarize  # noqa: E402
+
+
+def run_cli(*args: str, cwd=KIT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
+
+
+# ------------------------------------------------------------ pure parts
+
+def test_summarize_gives_median_and_range():
+    s = summarize([3.0, 1.0, 2.0, 10.0])
+    assert (s.median, s.lo, s.hi, s.n) == (2.5, 1.0, 10.0, 4)
+    assert summarize([]) is None
+    assert Summary.from_json(s.to_json()) == s
+
+
+def test_cell_shows_median_range_and_ratio():
+    base, s = Summary(10.0, 9.0, 11.0, 3), Summary(25.0, 20.0, 30.0, 3)
+    assert report.cell(s, base) == "25 [20–30] ×2.50"
+    assert report.cell(None) == "–"
+    assert report.fmt_num(123456.0) == "123,456"
+
+
+def test_parse_kv_ignores_words_without_equals():
+    assert parse_kv("threads=2 noise seconds=0.5") == {"threads": "2", "seconds": "0.5"}
+
+
+def test_machine_note_says_how_many_cores():
+    import os
+    note = report.machine_note()
+    assert f"{os.cpu_count()} cores" in note
+    if (os.cpu_count() or 1) <= 2:
+        assert "oversubscribe" in note
+
+
+def test_discover_reports_what_it_skips(tmp_path):
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "build").mkdir()
+    for name in ("alpha", "beta"):
+        (tmp_path / "variants" / f"{name}.c").write_text("")
+    (tmp_path / "build" / "libmm-alpha.so").write_text("")
+    found, skipped = discover(tmp_path, lib_dirs=(str(tmp_path / "nolibs"),))
+    assert [a.name for a in found] == ["glibc", "alpha"]
+    assert found[1].preload.endswith("libmm-alpha.so")
+    assert any(s.startswith("jemalloc: package libjemalloc2 not installed") for s in skipped)
+    assert any(s.startswith("beta: build/libmm-beta.so was not built") for s in skipped)
+    found, skipped = discover(tmp_path, shims=["gamma"], packages=False)
+    assert [a.name for a in found] == ["glibc"] and skipped == ["gamma: no variants/gamma.c, skipped"]
+
+
+# ------------------------------------------------------------ parsers on the real programs
+
+def test_sizes_program_output_parses():
+    out = subprocess.run([str(bench_program("sizes")), "-k", "calloc", "-a", "3", "-b", "6", "-n", "50"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = sizes.parse(out + "noise line\n")
+    assert [r["size"] for r in rows] == [8, 16, 32, 64]
+    assert all(r["kind"] == "calloc" and r["steady_ns"] > 0 and r["first_ns"] >= 0 for r in rows)
+    assert sizes.parse("kind=malloc size=1024 failed=1\n") == [{"kind": "malloc", "size": 1024, "failed": True}]
+
+
+def test_threadtest_output_parses():
+    out = subprocess.run([str(bench_program("threadtest")), "-t", "2", "-r", "3", "-b", "50"],
+                         capture_output=True, text=True, check=True).stdout
+    row = threads.parse(out)
+    assert row["threads"] == 2 and row["ops"] == 2 * 3 * 50 * 2 and row["errors"] == 0
+    assert row["seconds"] > 0 and row["hwm_kb"] > 0
+    assert threads.parse("nothing here") is None
+
+
+def test_replay_and_align_output_parse(tmp_path):
+    trace = tmp_path / "t.rep"
+    trace.write_text("1\n3\n6\n100\na 0 10\na 1 5000\nr 0 300\nf 1\nn 2 64\nf 0\n")
+    out = subprocess.run([str(bench_program("replay")), str(trace)], capture_output=True, text=True, check=True)
+    assert stress.parse(out.stdout)["ops"] == 6
+    bad = tmp_path / "bad.rep"
+    bad.write_text("1\n3\n2\n100\na 0 10\nx 9 9\n")
+    done = subprocess.run([str(bench_program("replay")), str(bad)], capture_output=True, text=True)
+    assert done.returncode == 2 and f"{bad}:6: bad op" in done.stderr
+    out = subprocess.run([str(bench_program("alignpipe")), "-k", "page", "-s", "8192", "-m", "2"],
+                         capture_output=True, text=True, check=True).stdout
+    row = align.parse(out)
+    assert row["kind"] == "page" and row["size"] == 8192 and row["offset"] == 0 and row["mbps"] > 0
+
+
+def test_stress_counters_come_from_the_replay_process():
+    stats = ({"comm": "bash", "mm": {"mallocs": 1}},
+             {"comm": "replay", "mm": {"mallocs": 7, "extensions": 2, "free_blocks": 1}})
+    got = stress.program_counters(stats)
+    assert got["mallocs"] == 7 and got["grows"] == 2 and got["blocks"] == 1 and got["splits"] == 0
+    assert stress.program_counters(()) == {}
+
+
+# ------------------------------------------------------------ data model round trips
+
+def test_results_round_trip_through_json():
+    s = Summary(1.0, 0.5, 2.0, 3)
+    cases = [
+        sizes.Result(("glibc",), 3, (sizes.Point("glibc", "malloc", 8, s, s), sizes.Point("glibc", "calloc", 8, None, None, True))),
+        threads.Result(("glibc",), (1, 2), 2, ("-r", "5"), (threads.Cell("glibc", 1, {"seconds": s, "heap_kb": None}),)),
+        stress.Result("fit.rep", 10, 15, (stress.Row("glibc", s, {}), stress.Row("implicit-first", s, {"mallocs": 5}, 1))),
+        align.Result(("glibc",), (4096,), 1, 8.0, (align.Point("glibc", "odd", 4096, s, (17,)),)),
+        programs.Result(("glibc",), ("sort",), {"sort": "sorting"}, 1, (programs.Row("glibc", "sort", s, s, 0, 1),)),
+    ]
+    for res in cases:
+        data = json.loads(json.dumps(res.to_json()))
+        assert type(res).from_json(data) == res
+
+
+def test_sizes_tables_and_plots_from_a_result(tmp_path):
+    pts = []
+    for alloc, scale in (("glibc", 1.0), ("best", 2.0)):
+        for kind in sizes.KINDS:
+            for size in (2, 1024, 1 << 20):
+                pts.append(sizes.Point(alloc, kind, size, Summary(100 * scale, 90, 110, 2),
+                                       Summary(10 * scale, 9 * scale, 12 * scale, 2)))
+    res = sizes.Result(("glibc", "best"), 2, tuple(pts))
+    path = sizes.write(res, tmp_path, ["mimalloc: package libmimalloc2.0 not installed, skipped"], 1, 20, 100, 1 << 20)
+    text = path.read_text()
+    assert "| 1 MiB | 10 [9–12] ×1.00 | 20 [18–24] ×2.00 |" in text
+    assert "Skipped: mimalloc" in text
+    assert (tmp_path / "bench-sizes.png").stat().st_size > 1000
+    assert (tmp_path / "bench-sizes-glibc.png").stat().st_size > 1000
+    assert sizes.Result.from_json(json.loads((tmp_path / "bench-sizes.json").read_text())) == res
+
+
+def test_threads_verdict_compares_the_two_thread_safe_variants():
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    cells = (threads.Cell("ts-lock", 4, {"seconds": s(2.0), "region_kb": s(100.0)}),
+             threads.Cell("ts-nolock", 4, {"seconds": s(1.0), "region_kb": s(120.0)}))
+    res = threads.Result(("ts-lock", "ts-nolock"), (4,), 1, (), cells)
+    assert "4 threads: ts-nolock takes 0.50× ts-lock's time with 1.20× its heap" in threads.verdict(res)
+
+
+# ------------------------------------------------------------ the CLI on tiny runs
+
+@pytest.fixture(scope="module")
+def built():
+    make("bench-progs")
+    for v in ("ts-lock", "ts-nolock"):
+        shim(v)
+
+
+def test_cli_sizes_tiny_run(built, tmp_path):
+    done = run_cli("sizes", "--quick", "--only", "ts-lock", "--max-log2", "8", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "bench-sizes.md").read_text()
+    assert "| size | glibc | ts-lock |" in text and "| 256 B |" in text and "| 512 B |" not in text
+    assert "×1.00" in text and "cores" in text
+
+
+def test_cli_threads_tiny_run(built, tmp_path):
+    done = run_cli("threads", "--quick", "--only", "ts-lock,ts-nolock", "--threads", "1,4", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    res = threads.Result.from_json(json.loads((tmp_path / "bench-threads.json").read_text()))
+    assert res.allocators == ("glibc", "ts-lock", "ts-nolock") and res.threads == (1, 4)
+    assert all(c.errors == 0 and c.values["seconds"] for c in res.cells)
+    assert res.value("ts-nolock", 4, "region_kb").median > 0
+    assert "4 threads: ts-nolock takes" in (tmp_path / "bench-threads.md").read_text()
+
+
+def test_cli_stress_tiny_run(built, tmp_path):
+    trace = tmp_path / "tiny.rep"
+    trace.write_text("0\n4\n8\n1\na 0 100\na 1 2000\na 2 100\nf 1\na 3 500\nf 0\nf 2\nf 3\n")
+    done = run_cli("stress", "--only", "ts-lock", "--reps", "2", "--trace", str(trace), "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    res = stress.Result.from_json(json.loads((tmp_path / "bench-stress.json").read_text()))
+    assert res.ops == 8 and res.reps == 2
+    row = next(r for r in res.rows if r.allocator == "ts-lock")
+    assert row.seconds.n == 2 and row.counters["mallocs"] >= 4 and row.counters["frees"] >= 4
+    assert "| ts-lock |" in (tmp_path / "bench-stress.md").read_text()
+
+
+def test_cli_align_tiny_run(built, tmp_path):
+    done = run_cli("align", "--quick", "--only", "ts-lock", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    res = align.Result.from_json(json.loads((tmp_path / "bench-align.json").read_text()))
+    assert res.get("glibc", "page", 4096).offsets == (0,)
+    assert res.get("ts-lock", "odd", 32768).mbps.median > 0
+
+
+def test_cli_programs_tiny_run(built, tmp_path):
+    done = run_cli("programs", "--quick", "--only", "ts-nolock", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    res = programs.Result.from_json(json.loads((tmp_path / "bench-programs.json").read_text()))
+    assert res.workloads == ("python", "sort", "gcc")
+    for r in res.rows:
+        assert r.failures == 0 and r.wrong == 0 and r.wall.median > 0 and r.rss_kb.median > 0
+
+
+def test_cli_rejects_bad_input_in_one_line(tmp_path):
+    done = run_cli("threads", "--only", "no-such-allocator", "--out", str(tmp_path))
+    assert done.returncode == 2 and "no allocator named no-such-allocator" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = run_cli("stress", "--trace", str(tmp_path / "missing.rep"), "--out", str(tmp_path))
+    assert done.returncode == 1 and "missing.rep: no such trace" in done.stderr and "Traceback" not in done.stderr
+    done = run_cli("threads", "--threads", "1,x", "--out", str(tmp_path))
+    assert done.returncode == 2 and "not a list of numbers" in done.stderr
