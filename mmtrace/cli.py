@@ -16,7 +16,8 @@ from .linter import ERROR, TraceError, fixed, lint, read_trace
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace, write_entry
 from .stats import measure, render
-from .trace import CLASSIC, LAB64, MAX_HEAP, ORDERS, Header, Trace, format_trace, write_trace
+from .trace import (CLASSIC, LAB64, MAX_HEAP, ORDERS, SUGGESTED_HEAP, Header, Trace, format_trace,
+                    read_bytes, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
 DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
@@ -191,7 +192,7 @@ def convert(file, order, output, weight):
     h = t.header
     w = h.weight if weight is None else weight
     extra = measure(t).peak_live_bytes if order == LAB64 else (
-        h.extra if h.order == CLASSIC else 20000000)
+        h.extra if h.order == CLASSIC else SUGGESTED_HEAP)
     out = Trace(Header(order, w, h.ids, h.ops, extra), t.kinds, t.ids, t.sizes)
     write_trace(Path(output), out)
     click.echo(f"{output}: {order} header, {len(t):,} ops")
@@ -253,7 +254,6 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
       mmtrace suite traces/recipe.toml
       mmtrace suite --verify --group classic
     """
-    from .trace import format_trace as fmt
     r = _recipe(recipe)
     try:
         chosen = r.select(tuple(groups), tuple(names))
@@ -268,9 +268,8 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
                 _record_entry(e, folder)
             continue
         if verify:
-            have = (r.folder / e.file)
-            want = fmt(make_trace(e), comments(e)).encode()
-            from .trace import read_bytes
+            have = r.folder / e.file
+            want = format_trace(make_trace(e), comments(e)).encode()
             if not have.exists() or read_bytes(have) != want:
                 differ.append(e.file)
             continue
@@ -283,7 +282,8 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
 
 
 def _record_entry(e, folder: Path) -> None:
-    from .record import RecordError, record as do_record
+    from .record import RecordError
+    from .record import record as do_record
     cmd = [c.replace("{traces}", str(folder.resolve())) for c in e.command]
     try:
         rec = do_record(cmd, process=e.process, max_ops=e.max_ops, skip=e.skip)
