@@ -21,6 +21,9 @@ def batch(tmp_path_factory):
     subs = write_all(root / "subs", VERDICT_CASES)
     (subs / "empty").mkdir()
     (subs / "empty" / "mm.c").write_text("")
+    # Builds run in the sandbox too: an endless include meets the memory limit, a host secret is not there.
+    (subs / "dev_zero.c").write_text('#include "/dev/zero"\n')
+    (subs / "etc_shadow.c").write_text('#include "/etc/shadow"\nint mm_init(void) { return 0; }\n')
     # exit is allowed here only so that an allocator can reach the driver and be caught exiting.
     text = '[rules]\nextra_allowed_symbols = ["exit"]\n[timing]\nreference_variants = ["segregated", "nosuch"]\n'
     return by_name(run_batch(KIT, subs, root / "out", text, limits={"trace_seconds": 1}))
@@ -52,6 +55,8 @@ def test_fake_score_lines_change_nothing(batch):
     ("memhog", "rejected", "malloc"),
     ("globals", "rejected", "writable"),
     ("empty", "bad_submission", "empty"),
+    ("dev_zero", "compile_error", "memory"),
+    ("etc_shadow", "compile_error", "No such file"),
 ])
 def test_submissions_stopped_before_running(batch, name, verdict, words):
     sub = batch[name]
@@ -88,7 +93,7 @@ def test_reference_variants_are_graded_alongside(batch):
     assert ref.reference and ref.verdict == "ok" and ref.summary.utilization > 0
     assert batch["ref-nosuch"].verdict == "bad_submission" and "no variant nosuch" in batch["ref-nosuch"].reason
     students = [s for s in batch.values() if not s.reference]
-    assert len(students) == len(VERDICT_CASES) + 1
+    assert len(students) == len(VERDICT_CASES) + 3
 
 
 def test_every_record_states_the_sandbox(batch):
