@@ -5,7 +5,8 @@
  *
  * For each size 2^a .. 2^b, in increasing order, in this one process: time the
  * first pair alone (for glibc it shows the mmap threshold before it adapts),
- * then n pairs in a row (steady state).  calloc pairs are capped at budget /
+ * then n pairs in BATCHES batches (steady state: the median batch's time per
+ * pair, so a batch that the scheduler interrupted does not count).  calloc pairs are capped at budget /
  * size so that clearing memory cannot run for minutes; malloc pairs at
  * 64 * budget / size (at least 8 either way).  One line per size:
  *   kind=malloc size=4096 pairs=20000 first_ns=812 steady_ns=23.4
@@ -16,6 +17,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+enum { BATCHES = 5 };
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 static inline double now_ns(void)
 {
@@ -68,11 +77,18 @@ int main(int argc, char **argv)
         if (one_pair(use_calloc, size))
             goto failed;
         double first = now_ns() - t0;
-        t0 = now_ns();
-        for (long i = 0; i < n; i++)
-            if (one_pair(use_calloc, size))
-                goto failed;
-        double steady = (now_ns() - t0) / (double)n;
+        long per = (n + BATCHES - 1) / BATCHES;
+        double batch[BATCHES];
+        for (int b = 0; b < BATCHES; b++) {
+            t0 = now_ns();
+            for (long i = 0; i < per; i++)
+                if (one_pair(use_calloc, size))
+                    goto failed;
+            batch[b] = (now_ns() - t0) / (double)per;
+        }
+        qsort(batch, BATCHES, sizeof batch[0], by_value);
+        double steady = batch[BATCHES / 2];
+        n = per * BATCHES;
         printf("kind=%s size=%zu pairs=%ld first_ns=%.0f steady_ns=%.2f\n", use_calloc ? "calloc" : "malloc",
                size, n, first, steady);
         fflush(stdout);
