@@ -230,6 +230,15 @@ def test_init_failed(tmp_path):
     assert msg.strip() == t["message"] == "mm_init returned -1 before the first op"
 
 
+def test_mm_init_that_works_only_once(tmp_path):
+    r = run(broken("init-once"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "f 0"]), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"]) == ("init_failed", None)
+    assert r.row("bad")[1].strip() == t["message"] == \
+        "mm_init returned -1 before the second run (does it reset all its state?)"
+
+
 def test_state_not_reset_by_mm_init_is_caught_by_the_second_pass(tmp_path):
     ops = ["a 0 16", "a 1 100", "f 0"]
     t, row, msg = check("stale-state", ops, tmp_path, extra_ok=False)
