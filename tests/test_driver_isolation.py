@@ -115,3 +115,15 @@ def test_outcome_vocabulary_is_the_schema_vocabulary(driver):
     names = [o["name"] for o in describe(driver)["outcomes"]]
     assert {"crashed", "exited", "timeout", "ok"} <= set(names)
     assert all(o["explanation"] for o in describe(driver)["outcomes"])
+
+
+def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
+    """timing-crash.c passes every checked run and aborts once timing starts."""
+    files = ["-f", write_trace(tmp_path, "timed", CLEAN, weight=1), "-f", write_trace(tmp_path, "util", CLEAN, weight=2)]
+    r = run(broken("timing-crash"), *files, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("timed")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("crashed", None, None)
+    assert t["message"].startswith("crashed with SIGABRT (Aborted) in the timing pass")
+    assert r.row("timed")[1].strip() == t["message"]
+    assert r.trace("util")["outcome"] == "ok" and r.trace("util")["utilization"] > 0
