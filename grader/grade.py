@@ -99,7 +99,10 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
         raise BatchError(str(err)) from None
     except OSError as err:
         raise BatchError(f"cannot build the kit's template: {err}") from None
-    _self_check(work, policy, sandbox)
+    try:
+        _self_check(work, policy, sandbox)
+    except KitError as err:
+        raise BatchError(str(err)) from None
     _check_traces(built, private, traces)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",

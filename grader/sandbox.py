@@ -88,6 +88,9 @@ class Sandbox:
             cmd += [self.prlimit, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
                     f"--fsize={limits.file_size_bytes}", f"--nproc={limits.processes}",
                     "--core=0", "--"]
+        if not self.bwrap:
+            # The same clean environment bwrap's --clearenv gives, so tools resolve alike.
+            return cmd + ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=/tmp"] + argv
         if self.bwrap:
             cmd += [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
                     "--die-with-parent", "--new-session",

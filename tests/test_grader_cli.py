@@ -60,12 +60,12 @@ def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
-def _bare_path(tmp_path):
-    """A PATH with the build tools but no sandbox tools (no bwrap, setpriv, prlimit)."""
-    bin_dir = tmp_path / "bin"
+def _bare_path(tmp_path, without=("bwrap", "setpriv", "prlimit", "taskset")):
+    """A PATH with the build tools but without the sandbox tools named in WITHOUT."""
+    bin_dir = tmp_path / f"bin-{len(without)}"
     bin_dir.mkdir()
     for tool in os.listdir("/usr/bin"):
-        if tool not in ("bwrap", "setpriv", "prlimit", "taskset"):
+        if tool not in without:
             (bin_dir / tool).symlink_to(f"/usr/bin/{tool}")
     return {**os.environ, "PATH": str(bin_dir)}
 
@@ -81,4 +81,16 @@ def test_no_sandbox_means_refusal_unless_unsafe(classroom, tmp_path):
     assert unsafe.returncode == 0, unsafe.stderr
     data = json.loads((tmp_path / "o2" / "results.json").read_text())
     assert data["protections"] == ["wall_clock_kill"]
+    assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setpriv is used only when the grader runs as root")
+def test_without_bubblewrap_it_degrades_and_says_so(classroom, tmp_path):
+    kit, subs, config = classroom
+    done = _cli("grade", subs, "-o", tmp_path / "o", "--kit", kit, "--config", config, "--traces", TRACES,
+                "--no-report", env=_bare_path(tmp_path, without=("bwrap",)))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert data["protections"] == ["wall_clock_kill", "resource_limits", "unprivileged_user"]
+    assert "no_network" not in done.stderr and "unprivileged_user" in done.stderr
     assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"

@@ -136,3 +136,10 @@ def test_a_failing_sandbox_is_recognised_as_such(sandbox, limits, folder):
     # The driver's children write into the driver's capture pipes, never to its stderr, so a
     # tool prefix there can only come from the tools; an ordinary failure is not theirs.
     assert not sandbox_failed(_shell(sandbox, limits, folder, "echo 'mm.c: no' >&2; exit 1"))
+
+
+def test_pinned_runs_stay_on_their_cpu(sandbox, limits, folder):
+    mount = Mount(folder, "/sub")
+    sandbox.prepare(folder, 0, writable=False)
+    cmd = sandbox.command(["grep", "Cpus_allowed_list", "/proc/self/status"], [mount], mount, limits, cpu=0)
+    assert run(cmd, 20, 4096).stdout.split()[-1] == "0"
