@@ -56,14 +56,14 @@ def test_death_is_reported_and_the_run_goes_on(tmp_path, name, outcome, fragment
 
 
 def test_hang_times_out(tmp_path):
-    r = run(broken("hangs"), "-T", "1", *three_traces(tmp_path), tmp=tmp_path, timeout=60)
+    r = run(broken("hangs"), "-T", "2", *three_traces(tmp_path), tmp=tmp_path, timeout=60)
     assert r.rc == 1, r.out + r.err
     t = r.trace("bad")
     assert (t["outcome"], t["op_index"], t["op"]) == ("timeout", 1, f"a 1 {TRIGGER}")
     row, msg = r.row("bad")
     assert row.split()[1:3] == ["bad", "timeout"]
-    assert f"did not finish within 1 s; it was at op 1 (a 1 {TRIGGER}) of the correctness pass" in msg
-    assert r.doc["settings"]["time_limit"] == 1
+    assert f"did not finish within 2 s; it was at op 1 (a 1 {TRIGGER}) of the correctness pass" in msg
+    assert r.doc["settings"]["time_limit"] == 2
     assert_others_scored(r)
 
 
