@@ -153,13 +153,18 @@ int options_parse(int argc, char **argv, options_t *o)
     o->max_heap = MDRIVER_DEFAULT_MAX_HEAP;
     o->min_samples = MDRIVER_DEFAULT_MIN_SAMPLES;
     o->secret_fd = -1;
-    const char *dir = NULL;
+    const char *dirs[64];  /* every -t, in order */
+    size_t num_dirs = 0;
     long n;
     opterr = 0;
     int c;  /* int, not char: see the file comment */
     while ((c = getopt_long(argc, argv, ":t:f:clvVgT:M:r:ah", longs, NULL)) != -1) {
         switch (c) {
-        case 't': dir = optarg; break;
+        case 't':
+            if (num_dirs == sizeof dirs / sizeof *dirs)
+                return complain("-t %s: too many trace directories", optarg);
+            dirs[num_dirs++] = optarg;
+            break;
         case 'f': add_file(o, optarg); break;
         case 'c': o->check_heap = true; break;
         case 'l': o->libc_rows = true; break;
@@ -207,9 +212,10 @@ int options_parse(int argc, char **argv, options_t *o)
         return complain("%s", "--baseline and --save-baseline exclude each other");
     if (o->describe)
         return OPTIONS_RUN;
-    if (dir && add_dir(o, dir) != OPTIONS_RUN)
-        return OPTIONS_EXIT_USAGE;
-    if (!dir && o->num_files == 0) {
+    for (size_t i = 0; i < num_dirs; i++)
+        if (add_dir(o, dirs[i]) != OPTIONS_RUN)
+            return OPTIONS_EXIT_USAGE;
+    if (!num_dirs && o->num_files == 0) {
         struct stat st;
         const char *fallback = stat("traces", &st) == 0 && S_ISDIR(st.st_mode) ? "traces" : MDRIVER_KIT_DIR "/traces";
         if (add_dir(o, fallback) != OPTIONS_RUN)
