@@ -173,6 +173,17 @@ def test_t_and_f_together_and_the_default_directory(tmp_path, driver):
     assert [t["name"] for t in default.doc["traces"]] == ["in-dir"]
 
 
+def test_every_t_directory_runs(tmp_path, driver):
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    trace(one, "first", weight=0)
+    trace(two, "second", weight=0)
+    r = run(driver, "-t", one, "-t", two, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert [t["name"] for t in r.doc["traces"]] == ["first", "second"]
+
+
 def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
     t = trace(tmp_path, weight=0)
     dash = subprocess.run([str(driver), "--json", "-", "-f", str(t)], capture_output=True, text=True)
