@@ -125,11 +125,18 @@ def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, 
     with Progress(*columns, console=err_console, transient=False) as bar:
         task = bar.add_task("grading", total=len(candidates))
 
-        def tick(event: str, sub: Submission | None) -> None:
-            line = f"{sub.name if sub else '?'}: {sub.verdict if sub else event}" + (" (unchanged)" if event == "reused" else "")
-            bar.update(task, advance=1, description=line)
-            if not err_console.is_terminal:
-                click.echo(line, err=True)      # a log keeps one line per submission
+        running: set[str] = set()
+
+        def tick(event: str, name: str, sub: Submission | None) -> None:
+            if event == "start":
+                running.add(name)
+            else:
+                running.discard(name)
+                line = f"{name}: {sub.verdict if sub else event}" + (" (unchanged)" if event == "reused" else "")
+                bar.update(task, advance=1)
+                if not err_console.is_terminal:
+                    click.echo(line, err=True)      # a log keeps one line per submission
+            bar.update(task, description="grading " + (", ".join(sorted(running)[:3]) or "..."))
 
         return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick)
 

@@ -38,7 +38,8 @@ from .sandbox import Sandbox, kill_all, sandbox_failed
 from .submissions import Candidate, SubmissionError, read_source
 
 TRACE_SUFFIXES = (".rep", ".rep.gz")
-Progress = Callable[[str, Submission | None], None]
+# progress(event, name, record): "start" (record None; called from a worker), "done" or "reused".
+Progress = Callable[[str, str, Submission | None], None]
 
 
 class BatchError(RuntimeError):
@@ -265,7 +266,7 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
                 force: bool = False, progress: Progress | None = None) -> Batch:
     """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE; returns the batch."""
     grader = _Grader(ctx, jobs)
-    report = progress or (lambda event, sub: None)
+    report = progress or (lambda event, name, sub: None)
     digest = ctx.policy.digest()
     pending: list[tuple[Candidate, str]] = []
     for cand in candidates:
@@ -274,21 +275,21 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
         except SubmissionError as err:
             sub = grader.verdict(cand, None, "bad_submission", str(err))
             store.save(outdir, sub)
-            report("done", sub)
+            report("done", sub.name, sub)
             continue
         sha = hashlib.sha256(source.encode()).hexdigest()
         old = store.load(outdir, cand.name)
         if not force and store.reusable(old, sha, digest, ctx.kit_digest):
-            report("reused", old)
+            report("reused", old.name, old)
             continue
         pending.append((cand, source))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(_timed, grader, cand, source): cand for cand, source in pending}
+        futures = {pool.submit(_timed, grader, cand, source, report): cand for cand, source in pending}
         try:
             for future in as_completed(futures):
                 sub = future.result()
                 store.save(outdir, sub)
-                report("done", sub)
+                report("done", sub.name, sub)
         except BaseException:
             for future in futures:
                 future.cancel()
@@ -297,7 +298,8 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
     return collect(ctx, outdir, [c.name for c in candidates])
 
 
-def _timed(grader: _Grader, cand: Candidate, source: str) -> Submission:
+def _timed(grader: _Grader, cand: Candidate, source: str, report: Progress) -> Submission:
+    report("start", cand.name, None)
     start = time.monotonic()
     sub = grader.grade(cand, source)
     return replace(sub, seconds=round(time.monotonic() - start, 3))
