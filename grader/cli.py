@@ -99,7 +99,8 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
     try:
         policy = load_policy(kit, config)
         sandbox = probe(unsafe=unsafe)
-        candidates = discover(submissions) + references(kit, policy)
+        candidates = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
+        candidates += references(kit, policy)
         click.echo(f"sandbox: {', '.join(sandbox.protections)}", err=True)
         ctx = prepare(kit, policy, sandbox, traces)
     except ERRORS as err:

@@ -47,6 +47,10 @@ def test_grade_end_to_end(classroom, tmp_path):
     assert (out / "report" / "index.html").exists() and (out / "report" / "sub" / "bob.html").exists()
     again = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES)
     assert again.returncode == 0 and "ann: ok (unchanged)" in again.stderr
+    inside = _cli("grade", subs, "-o", subs / "graded", "--kit", kit, "--config", config, "--traces", TRACES,
+                  "--no-report")
+    names = {s["name"] for s in json.loads((subs / "graded" / "results.json").read_text())["submissions"]}
+    assert inside.returncode == 0 and names == {"ann", "bob", "cid"}      # the output folder is no hand-in
 
 
 @pytest.mark.parametrize("args, message", [
