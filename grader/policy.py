@@ -239,7 +239,8 @@ def _validate(policy: Policy, origin: str) -> None:
         if getattr(policy.gradescope, name) not in VISIBILITIES:
             raise PolicyError(f"{origin}: gradescope.{name} must be one of {', '.join(VISIBILITIES)}")
     for field in fields(Limits):
-        if getattr(policy.limits, field.name) <= 0:
+        value = getattr(policy.limits, field.name)
+        if value < 0 or (value == 0 and field.name != "wall_clock"):
             raise PolicyError(f"{origin}: limits.{field.name} must be positive")
 
 

@@ -70,6 +70,11 @@ def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict
     return data
 
 
+def wall_clock(policy: Policy, traces: int) -> float:
+    """The policy's limit for a whole run; 0 means every trace's own limit, plus a minute."""
+    return policy.limits.wall_clock or traces * policy.limits.trace_seconds + 60
+
+
 def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, secret_fd: int) -> list[str]:
     args = [driver, "-l", "-T", f"{policy.limits.trace_seconds:g}", "-M", str(policy.limits.max_heap),
             "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
@@ -96,14 +101,15 @@ def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], 
     try:
         argv = driver_args(inside, [f"{sandbox.path_of(tdir)}/{t}" for t in traces], policy, json_w, secret_r)
         cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot, cpu)
-        process = run(cmd, policy.limits.wall_clock, policy.limits.output_keep,
+        process = run(cmd, wall_clock(policy, len(traces)), policy.limits.output_keep,
                       pass_fds=(json_w, secret_r), cwd=folder)
     finally:
         os.close(json_w)
         os.close(secret_r)
     reader.join(timeout=30)
     if process.timed_out:
-        return DriverRun(None, f"the whole run took longer than {policy.limits.wall_clock:g} s and was killed", process)
+        return DriverRun(None, f"the whole run took longer than {wall_clock(policy, len(traces)):g} s and was killed",
+                         process)
     try:
         return DriverRun(check_result(b"".join(chunks), secret, schema), "", process)
     except ChannelError as err:

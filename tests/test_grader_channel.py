@@ -87,3 +87,14 @@ def test_a_failed_trace_is_named_with_its_explanation(batch):
     assert sub.verdict == "failed" and "tiny: crashed" in sub.reason
     crashed = [t for t in sub.traces if t.outcome == "crashed"][0]
     assert crashed.points == 0 and "crashed" in crashed.explanation and crashed.message
+
+
+def test_default_wall_clock_follows_the_traces(kit):
+    import dataclasses
+    from grader.policy import load_policy
+    from grader.runner import wall_clock
+    policy = load_policy(kit)
+    assert policy.limits.wall_clock == 0
+    assert wall_clock(policy, 3) == 3 * policy.limits.trace_seconds + 60
+    fixed = dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, wall_clock=7))
+    assert wall_clock(fixed, 3) == 7
