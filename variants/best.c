@@ -28,14 +28,34 @@
 #include "mm.h"
 #include "stats.h"
 
+#ifndef BEST_EXACT_BITS
+#define BEST_EXACT_BITS 10
+#endif
+#ifndef BEST_SPLIT_BITS
+#define BEST_SPLIT_BITS 2
+#endif
+
 enum {
-    EXACT_LIMIT = 1024,                                  /* below: one class per size */
+    EXACT_LIMIT = 1 << BEST_EXACT_BITS,                  /* below: one class per size */
     N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CB_ALIGN,
-    RANGE_SPLITS = 4,                                    /* classes per power of two above */
-    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - 10),
+    SPLIT_BITS = BEST_SPLIT_BITS,
+    RANGE_SPLITS = 1 << SPLIT_BITS,                      /* classes per power of two above */
+    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - BEST_EXACT_BITS),
     MAP_WORDS = (N_CLASSES + 63) / 64,
 };
 
+#ifndef BEST_RUN_MAX_OBJ
+#define BEST_RUN_MAX_OBJ 64
+#endif
+#ifndef BEST_RUN_MIN_LIVE
+#define BEST_RUN_MIN_LIVE 64
+#endif
+#ifndef BEST_SLIDE_FIRST
+#define BEST_SLIDE_FIRST 1
+#endif
+#ifndef BEST_RUN_LAZY
+#define BEST_RUN_LAZY 2
+#endif
 #ifndef BEST_ADAPTIVE
 #define BEST_ADAPTIVE 1
 #endif
@@ -54,6 +74,35 @@ enum {
     CHUNK_MAX = BEST_CHUNK_MAX,      /* ... but at most this */
 };
 
+/* Runs: headerless small objects.  A request whose header would cost a whole
+ * alignment unit (e.g. 32 bytes at 16-byte alignment: 36 rounds to 48) goes to
+ * a run instead, a RUN_BYTES-aligned allocated block carved into equal slots
+ * with a bitmap.  free() knows a run's object by its granule's bit in run_map;
+ * runs live only in the first RUN_MAP_LIMIT bytes of the heap (past them small
+ * requests get ordinary blocks). */
+enum {
+    RUN_SHIFT = 10,
+    RUN_BYTES = 1 << RUN_SHIFT,              /* the slots' span; one granule */
+    RUN_META = 24,                           /* run_t, kept after the slots */
+    RUN_BLOCK = RUN_BYTES + 32,              /* header + slots + run_t, aligned */
+    RUN_MIN_OBJ = 16,
+    RUN_MAX_OBJ = BEST_RUN_MAX_OBJ,
+    RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,
+    RUN_MAP_LIMIT = 64 << 20,
+    RUN_MAP_WORDS = (RUN_MAP_LIMIT >> RUN_SHIFT) / 64,
+};
+
+typedef struct run {
+    uint64_t used;                           /* bit i: slot i is allocated */
+    uint32_t next, prev;                     /* runs with a free slot, as offsets of the run */
+    uint16_t obj;                            /* slot size */
+    uint16_t count;                          /* slots in use */
+} run_t;
+
+_Static_assert(sizeof(run_t) <= RUN_META && RUN_BYTES + RUN_META + CB_WSIZE <= RUN_BLOCK,
+               "run_t fits after the slots");
+_Static_assert(RUN_BYTES / RUN_MIN_OBJ <= 64, "one 64-bit word maps a run's slots");
+
 /* Largest request: its block size must fit the 32-bit header. */
 static const size_t MAX_REQUEST = (size_t)UINT32_MAX - 4096;
 
@@ -65,6 +114,9 @@ static struct best {
     uint64_t map[MAP_WORDS];       /* bit k set <=> head[k] != 0 */
     size_t free_count;
     size_t mean;                   /* running mean of recent block sizes, x16 */
+    uint32_t runs[RUN_CLASSES];    /* runs with a free slot, per object size */
+    size_t small_live;             /* about how many small blocks are live */
+    uint64_t run_map[RUN_MAP_WORDS];  /* bit g: granule g is a run's payload */
     mm_stats_t stats;
 } st;
 
@@ -86,7 +138,8 @@ static inline unsigned class_of(size_t size)
     if (size < EXACT_LIMIT)
         return (unsigned)((size - CB_MIN_BLOCK) / CB_ALIGN);
     unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)size);
-    return N_EXACT + RANGE_SPLITS * (lg - 10) + (unsigned)((size >> (lg - 2)) & 3);
+    return N_EXACT + RANGE_SPLITS * (lg - BEST_EXACT_BITS)
+           + (unsigned)((size >> (lg - SPLIT_BITS)) & (RANGE_SPLITS - 1));
 }
 
 /* ------------------------------------------------------------ free lists */
@@ -245,9 +298,9 @@ static void *grow_for(size_t asize)
     return extend_heap(need);
 }
 
-/* Allocate asize bytes of free block bp: small requests at its bottom, large
- * ones at its top; the rest stays free.  Returns the allocated block. */
-static void *place(void *bp, size_t asize)
+/* Allocate asize bytes of free block bp, at its top when `back`, else at its
+ * bottom; the rest stays free.  Returns the allocated block. */
+static void *place_at(void *bp, size_t asize, bool back)
 {
     size_t csize = cb_size(bp), rest = csize - asize;
     bool prev_alloc = cb_prev_alloc(bp);
@@ -259,7 +312,7 @@ static void *place(void *bp, size_t asize)
         return bp;
     }
     stat_add(&st.stats.splits, 1);
-    if (!is_small(asize)) {
+    if (back) {
         cb_set(bp, rest, false, prev_alloc);
         list_insert(bp);
         void *a = (char *)bp + rest;
@@ -274,6 +327,9 @@ static void *place(void *bp, size_t asize)
     return bp;
 }
 
+/* Small requests at the bottom of a free block, large ones at its top. */
+static inline void *place(void *bp, size_t asize) { return place_at(bp, asize, !is_small(asize)); }
+
 /* Return the part of allocated block bp past asize bytes, if it makes a block. */
 static void shrink_to(void *bp, size_t asize)
 {
@@ -287,6 +343,163 @@ static void shrink_to(void *bp, size_t asize)
     st.free_count++;
     stat_add(&st.stats.splits, 1);
     coalesce(rest);
+}
+
+/* ------------------------------------------------------------ runs */
+
+static inline run_t *run_meta(char *p0) { return (run_t *)(p0 + RUN_BYTES); }
+static inline size_t run_slots(const run_t *r) { return RUN_BYTES / r->obj; }
+static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
+static inline bool granule_marked(size_t g) { return st.run_map[g / 64] >> (g % 64) & 1; }
+
+static inline void mark_granule(size_t g, bool on)
+{
+    if (on)
+        st.run_map[g / 64] |= (uint64_t)1 << (g % 64);
+    else
+        st.run_map[g / 64] &= ~((uint64_t)1 << (g % 64));
+}
+
+static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st.base) >> RUN_SHIFT; }
+
+/* The payload of the run holding p, or NULL when p is an ordinary block. */
+static inline char *run_holding(const void *p)
+{
+    size_t g = granule_of(p);
+    if (g >= RUN_MAP_WORDS * 64 || !granule_marked(g))
+        return NULL;
+    return st.base + (g << RUN_SHIFT);
+}
+
+static inline size_t run_obj(size_t size)
+{
+    size_t obj = cb_round_up(size, CB_ALIGN);
+    return obj < RUN_MIN_OBJ ? RUN_MIN_OBJ : obj;
+}
+
+/* A run serves the request when it saves the alignment unit a header would cost. */
+static inline bool wants_run(size_t size)
+{
+    size_t obj = run_obj(size);
+    return RUN_MAX_OBJ > 0 && obj <= RUN_MAX_OBJ && obj < adjust(size);
+}
+
+static inline void run_link(unsigned c, char *p0)
+{
+    run_t *r = run_meta(p0);
+    r->prev = 0;
+    r->next = st.runs[c];
+    if (st.runs[c])
+        run_meta(at(st.runs[c]))->prev = off_of(p0);
+    st.runs[c] = off_of(p0);
+}
+
+static inline void run_unlink(unsigned c, char *p0)
+{
+    run_t *r = run_meta(p0);
+    if (r->prev)
+        run_meta(at(r->prev))->next = r->next;
+    else
+        st.runs[c] = r->next;
+    if (r->next)
+        run_meta(at(r->next))->prev = r->prev;
+}
+
+/* The first granule-aligned address at or above bp that leaves a front part
+ * of 0 or at least CB_MIN_BLOCK bytes. */
+static inline char *aligned_in(const char *bp)
+{
+    size_t off = (size_t)(bp - st.base), a = cb_round_up(off, RUN_BYTES);
+    if (a != off && a - off < CB_MIN_BLOCK)
+        a += RUN_BYTES;
+    return st.base + a;
+}
+
+/* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
+ * from a free block big enough for any alignment, else from the heap's top. */
+static char *carve_run_block(void)
+{
+    void *bp = find_fit(RUN_BLOCK + RUN_BYTES + CB_MIN_BLOCK);
+    char *p0;
+    if (bp) {
+        p0 = aligned_in(bp);
+        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
+            return NULL;
+    } else {
+        void *top = top_free();
+        char *start = top ? top : heap_brk();
+        size_t have = top ? cb_size(top) : 0;
+        p0 = aligned_in(start);
+        size_t need = (size_t)(p0 - start) + RUN_BLOCK;
+        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
+            return NULL;
+        if (need > have && !extend_heap(need - have))
+            return NULL;
+        bp = start;
+    }
+    if (p0 != (char *)bp) {             /* the part below stays a free block */
+        size_t csize = cb_size(bp);
+        bool prev_alloc = cb_prev_alloc(bp);
+        list_remove(bp);
+        cb_set(bp, (size_t)(p0 - (char *)bp), false, prev_alloc);
+        list_insert(bp);
+        cb_set(p0, csize - (size_t)(p0 - (char *)bp), false, false);
+        list_insert(p0);
+        st.free_count++;
+        stat_add(&st.stats.splits, 1);
+    }
+    return place_at(p0, RUN_BLOCK, false);
+}
+
+static void *run_alloc(size_t size)
+{
+    size_t obj = run_obj(size);
+    unsigned c = (unsigned)(obj / CB_ALIGN);
+    char *p0 = at(st.runs[c]);
+    if (p0) {
+        stat_add(&st.stats.reuses, 1);
+    } else {
+        /* no new run when a hole fits the request exactly: it costs nothing,
+         * and a 1 KiB run would take heap that a growing block may want */
+        void *hole = BEST_RUN_LAZY ? find_fit(adjust(size)) : NULL;
+        if (hole && (BEST_RUN_LAZY == 1 || cb_size(hole) == adjust(size)))
+            return NULL;
+        if (!(p0 = carve_run_block()))
+            return NULL;
+        run_t *r = run_meta(p0);
+        r->used = 0;
+        r->count = 0;
+        r->obj = (uint16_t)obj;
+        mark_granule(granule_of(p0), true);
+        run_link(c, p0);
+    }
+    run_t *r = run_meta(p0);
+    unsigned i = (unsigned)__builtin_ctzll(~r->used & slot_mask(run_slots(r)));
+    r->used |= (uint64_t)1 << i;
+    if (++r->count == run_slots(r))
+        run_unlink(c, p0);
+    return p0 + (size_t)i * obj;
+}
+
+static void free_block(void *bp);
+
+/* Free object p of the run at p0; an empty run goes back to the heap. */
+static void run_free(char *p0, void *p)
+{
+    run_t *r = run_meta(p0);
+    unsigned c = r->obj / CB_ALIGN;
+    size_t i = (size_t)((char *)p - p0) / r->obj;
+    bool was_full = r->count == run_slots(r);
+    r->used &= ~((uint64_t)1 << i);
+    r->count--;
+    if (r->count == 0) {
+        if (!was_full)
+            run_unlink(c, p0);
+        mark_granule(granule_of(p0), false);
+        free_block(p0);
+    } else if (was_full) {
+        run_link(c, p0);
+    }
 }
 
 /* ------------------------------------------------------------ the API */
@@ -313,7 +526,6 @@ static void *alloc_block(size_t size)
     if (size == 0 || size > MAX_REQUEST)
         return NULL;
     size_t asize = adjust(size);
-    note_request(asize);
     void *bp = find_fit(asize);
     if (bp)
         stat_add(&st.stats.reuses, 1);
@@ -330,9 +542,24 @@ static void free_block(void *bp)
     coalesce(bp);
 }
 
+/* A run's slot for small sizes that fit one, else an ordinary block. */
+static void *alloc_any(size_t size)
+{
+    void *bp = NULL;
+    if (size == 0 || size > MAX_REQUEST)
+        return NULL;
+    note_request(adjust(size));
+    if (adjust(size) <= RUN_MAX_OBJ + CB_ALIGN)
+        st.small_live++;
+    /* runs pay off once enough small blocks live to fill them */
+    if (wants_run(size) && st.small_live >= BEST_RUN_MIN_LIVE)
+        bp = run_alloc(size);
+    return bp ? bp : alloc_block(size);
+}
+
 void *mm_malloc(size_t size)
 {
-    void *bp = alloc_block(size);
+    void *bp = alloc_any(size);
     if (bp) {
         stat_add(&st.stats.mallocs, 1);
         stat_add(&st.stats.bytes_requested, size);
@@ -345,7 +572,13 @@ void mm_free(void *bp)
     if (!bp)
         return;
     stat_add(&st.stats.frees, 1);
-    free_block(bp);
+    char *p0 = run_holding(bp);
+    if ((p0 || cb_size(bp) <= RUN_MAX_OBJ + CB_ALIGN) && st.small_live)
+        st.small_live--;
+    if (p0)
+        run_free(p0, bp);
+    else
+        free_block(bp);
 }
 
 /* Make allocated block bp span `total` bytes from `to` (bp itself, or the free
@@ -390,6 +623,20 @@ void *mm_realloc(void *ptr, size_t size)
     if (size > MAX_REQUEST)                      /* cannot be met; p stays valid */
         return NULL;
     stat_add(&st.stats.bytes_requested, size);
+    char *p0 = run_holding(ptr);
+    if (p0) {                                    /* a run's slot: keep it or move */
+        size_t obj = run_meta(p0)->obj;
+        if (size <= obj) {
+            stat_add(&st.stats.reallocs_in_place, 1);
+            return ptr;
+        }
+        void *moved = alloc_any(size);
+        if (moved) {
+            memcpy(moved, ptr, obj);
+            run_free(p0, ptr);
+        }
+        return moved;
+    }
     size_t asize = adjust(size), have = cb_size(ptr);
     /* 1. it fits already: give back the tail */
     if (asize <= have) {
@@ -406,11 +653,13 @@ void *mm_realloc(void *ptr, size_t size)
     if (have + above >= asize)
         return widen(ptr, ptr, have + above, asize);
     /* 3. the free block below too: slide the payload down */
-    if (below && under + have + above >= asize)
+    if (BEST_SLIDE_FIRST && below && under + have + above >= asize)
         return widen(ptr, below, under + have + above, asize);
     /* 4. at the top of the heap: grow the heap under it (no copy) */
     if (at_top && extend_heap(asize - (have + above)))
         return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
+    if (!BEST_SLIDE_FIRST && below && under + have + above >= asize)
+        return widen(ptr, below, under + have + above, asize);
     /* 5. allocate, copy, free */
     void *moved = alloc_block(size);
     if (!moved)
@@ -497,10 +746,48 @@ static bool check_lists(int lineno, size_t *listed)
     return true;
 }
 
+/* Layer 3b: the runs.  Each marked granule is an allocated block's payload whose
+ * run_t is sane; each run on a class list has a free slot; counted both ways. */
+static bool check_runs(int lineno)
+{
+    size_t marked = 0, walked = 0, open = 0, listed = 0;
+    for (size_t w = 0; w < RUN_MAP_WORDS; w++)
+        marked += (size_t)__builtin_popcountll(st.run_map[w]);
+    for (char *bp = st.first; !is_epilogue(bp); bp = cb_next(bp)) {
+        if (run_holding(bp) == NULL)
+            continue;
+        run_t *r = run_meta(bp);
+        if (run_holding(bp) != bp || !cb_alloc(bp) || cb_size(bp) < RUN_BLOCK)
+            return fail(lineno, "R1", bp, "a run's granule does not hold an allocated run block");
+        if (r->obj < RUN_MIN_OBJ || r->obj > RUN_MAX_OBJ || r->obj % CB_ALIGN)
+            return fail(lineno, "R1", bp, "run slot size out of range");
+        if (r->count != (size_t)__builtin_popcountll(r->used) || (r->used & ~slot_mask(run_slots(r))) || !r->count)
+            return fail(lineno, "R1", bp, "run's slot count disagrees with its bitmap (or it is empty)");
+        walked++;
+        open += r->count < run_slots(r);
+    }
+    for (unsigned c = 0; c < RUN_CLASSES; c++) {
+        uint32_t prev = 0;
+        for (uint32_t off = st.runs[c]; off; prev = off, off = run_meta(at(off))->next) {
+            char *p0 = at(off);
+            if (!in_heap(p0) || run_holding(p0) != p0)
+                return fail(lineno, "R2", p0, "listed run is not a marked run");
+            run_t *r = run_meta(p0);
+            if (r->obj != c * CB_ALIGN || r->count >= run_slots(r) || r->prev != prev)
+                return fail(lineno, "R2", p0, "listed run in the wrong class, full, or mislinked");
+            if (++listed > walked)
+                return fail(lineno, "R2", p0, "more listed runs than runs (a cycle?)");
+        }
+    }
+    if (marked != walked || listed != open)
+        return fail(lineno, "R3", st.first, "runs counted in the map, the heap and the lists differ");
+    return true;
+}
+
 bool mm_checkheap(int lineno)
 {
     size_t walked, listed;
-    if (!check_walk(lineno, &walked) || !check_lists(lineno, &listed))
+    if (!check_walk(lineno, &walked) || !check_lists(lineno, &listed) || !check_runs(lineno))
         return false;
     /* Layer 4: the counts agree. */
     if (walked != st.free_count || listed != walked)

@@ -136,7 +136,7 @@ static void test_realloc_contract(void)
 static void test_split_threshold(void)
 {
     fresh();
-    unsigned char *p = get(1000, 1), *guard = get(64, 2);
+    unsigned char *p = get(1000, 1), *guard = get(200, 2);
     put(p);
     uint64_t splits = stats().splits, ext = stats().extensions;
     unsigned char *q = get(1000 - 1, 3);   /* the rest is far below any minimum block */
@@ -210,7 +210,7 @@ static void test_coalesce_both(void) { coalesce_case(3); }
 static void test_realloc_shrink(void)
 {
     fresh();
-    unsigned char *p = get(600, 11), *guard = get(64, 12);
+    unsigned char *p = get(600, 11), *guard = get(200, 12);
     unsigned char *q = mm_realloc(p, 100);
     CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
     CHECK(intact(q, 100, 11));
@@ -230,7 +230,7 @@ static void test_realloc_shrink(void)
 static void test_realloc_absorb(void)
 {
     fresh();
-    unsigned char *p = get(200, 21), *next = get(400, 22), *guard = get(64, 23);
+    unsigned char *p = get(200, 21), *next = get(400, 22), *guard = get(200, 23);
     put(next);
     uint64_t ext = stats().extensions;
     unsigned char *q = mm_realloc(p, 500);
@@ -248,7 +248,7 @@ static void test_realloc_absorb(void)
 static void test_realloc_grow_at_end(void)
 {
     fresh();
-    unsigned char *low = get(64, 30), *p = get(300, 31);
+    unsigned char *low = get(200, 30), *p = get(300, 31);
     size_t heap = mem_heapsize();
     unsigned char *q = mm_realloc(p, 5000);
     CHECK(q != NULL && mm_checkheap(__LINE__));
