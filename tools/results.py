@@ -19,6 +19,7 @@ from pathlib import Path
 from statistics import mean
 
 import click
+from filelock import FileLock
 
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -122,8 +123,10 @@ def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str
 # ---------------------------------------------------------------- measuring
 
 def build(variant: str, alignment: int) -> Path:
-    done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}",
-                           f"ALIGNMENT={alignment}"], capture_output=True, text=True)
+    (KIT / "build").mkdir(exist_ok=True)
+    with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
+        done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}",
+                               f"ALIGNMENT={alignment}"], capture_output=True, text=True)
     if done.returncode != 0:
         raise click.ClickException(f"variants/{variant}.c does not build at alignment {alignment}: "
                                    + (done.stderr.strip().splitlines() or ["?"])[-1])
@@ -280,7 +283,8 @@ def ordered(names: list[str]) -> list[str]:
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
 @click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
 @click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")
-@click.option("--time-limit", default=900, show_default=True, help="per-trace limit in seconds (-T)")
+@click.option("--time-limit", default=60, show_default=True,
+              help="per-trace limit in seconds (-T); the implicit lists time out on the big recorded traces")
 def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, ...], reuse: bool,
          rerun: tuple[str, ...], time_limit: int) -> None:
     """Measure the variants on the trace suite with libc alongside; write docs/results.md and plots."""
