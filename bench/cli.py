@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from bench import align, programs, sizes, stress, threads
+from bench import align, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
 
 KIT = Path(__file__).resolve().parent.parent
@@ -154,3 +154,20 @@ def programs_cmd(kit, out, only, reps, quick):
     res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
                            0.1 if quick else 1.0, log)
     click.echo(programs.write(res, out, skipped))
+
+
+@main.command("summary")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"), show_default=True,
+              help="where the studies' .json are and the summary goes")
+def summary_cmd(out):
+    """Headline figures and the kit's targets, from the studies' JSON files.
+
+    \b
+    Example: python -m bench summary --out docs
+    """
+    results = summary.load(out)
+    if not results:
+        raise click.ClickException(f"{out}: no bench-*.json here: run a study first (make bench)")
+    path = out / "bench-summary.md"
+    path.write_text(summary.render(results, report.machine_note()))
+    click.echo(path)

@@ -6,7 +6,7 @@
 #   make bench-stress           traces/fit-stress.rep replayed for real       -> docs/bench-stress.md
 #   make bench-align            pipe-write throughput by buffer alignment     -> docs/bench-align.md
 #   make bench-programs         python, sort, gcc under each allocator        -> docs/bench-programs.md
-#   make bench                  all five
+#   make bench                  all five, then docs/bench-summary.md (the kit's targets checked)
 #   BENCH_ARGS=--quick          short runs (fewer repetitions and sizes) for development
 #
 # Allocators: glibc, jemalloc, tcmalloc, mimalloc (Debian packages installed here
@@ -79,4 +79,5 @@ bench-align: $(BENCH_PRE) ## pipe-write throughput of malloc'd vs page-aligned b
 bench-programs: $(BENCH_PRE) ## python, sort and gcc under each allocator: wall time, peak RSS -> docs/bench-programs.md
 	$(BENCH_RUN) programs --out docs $(BENCH_ARGS)
 
-bench: bench-sizes bench-threads bench-stress bench-align bench-programs ## run every benchmark study
+bench: bench-sizes bench-threads bench-stress bench-align bench-programs ## run every benchmark study, then write docs/bench-summary.md
+	$(BENCH_RUN) summary --out docs

@@ -1,0 +1,117 @@
+"""`bench summary`: the headline figures of every study, read from docs/bench-*.json.
+
+Pure: takes the loaded results, returns Markdown.  Checks the kit's targets
+(best within 2x of glibc on small sizes; ts-nolock faster than ts-lock at 4+
+threads with under 1.5x its heap; best runs every program correctly).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from bench import align, programs, sizes, stress, threads
+
+SMALL = (16, 32, 64, 128, 256, 512)
+
+
+def load(out: Path) -> dict:
+    kinds = {"sizes": sizes.Result, "threads": threads.Result, "stress": stress.Result,
+             "align": align.Result, "programs": programs.Result}
+    got = {}
+    for name, cls in kinds.items():
+        path = out / f"bench-{name}.json"
+        if path.exists():
+            got[name] = cls.from_json(json.loads(path.read_text()))
+    return got
+
+
+def mark(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def sizes_lines(res: sizes.Result) -> list[str]:
+    lines = ["## Sizes ([bench-sizes.md](bench-sizes.md))", "",
+             "Steady-state malloc+free, geometric mean of the ratio to glibc over 16–512 B:", ""]
+    for a in res.allocators:
+        ratios = []
+        for s in SMALL:
+            p, g = res.point(a, "malloc", s), res.point("glibc", "malloc", s)
+            if p and g and p.steady and g.steady:
+                ratios.append(p.steady.median / g.steady.median)
+        if ratios:
+            lines.append(f"- {a}: ×{statistics.geometric_mean(ratios):.2f}")
+    best = [res.point("best", "malloc", s) for s in SMALL]
+    glibc = [res.point("glibc", "malloc", s) for s in SMALL]
+    if all(b and b.steady for b in best) and all(g and g.steady for g in glibc):
+        worst = max(b.steady.median / g.steady.median for b, g in zip(best, glibc))
+        lines += ["", f"Target, best within 2× of glibc at every small size: worst ×{worst:.2f}, {mark(worst <= 2)}."]
+    return lines
+
+
+def threads_lines(res: threads.Result) -> list[str]:
+    lines = ["## Threads ([bench-threads.md](bench-threads.md))", ""]
+    ok = True
+    for t in (t for t in res.threads if t >= 4):
+        lock, nolock = res.value("ts-lock", t, "seconds"), res.value("ts-nolock", t, "seconds")
+        hl, hn = res.value("ts-lock", t, "region_kb"), res.value("ts-nolock", t, "region_kb")
+        if not (lock and nolock and hl and hn):
+            continue
+        speed, heap = nolock.median / lock.median, hn.median / hl.median
+        ok &= speed < 1 and heap < 1.5
+        lines.append(f"- {t} threads: ts-nolock {nolock.median:.3f} s vs ts-lock {lock.median:.3f} s "
+                     f"(×{speed:.2f}); heap ×{heap:.2f}; glibc {res.value('glibc', t, 'seconds').median:.3f} s")
+    lines += ["", f"Target, ts-nolock faster than ts-lock at 4+ threads with under 1.5× its heap: {mark(ok)}."]
+    return lines
+
+
+def stress_lines(res: stress.Result) -> list[str]:
+    lines = ["## Fit-policy stress ([bench-stress.md](bench-stress.md))", ""]
+    base = next((r.seconds for r in res.rows if r.allocator == "glibc" and r.seconds), None)
+    for r in res.rows:
+        if r.seconds:
+            ratio = f" (×{r.seconds.median / base.median:,.0f} glibc)" if base and r.allocator != "glibc" else ""
+            heap = f", max heap {r.counters['max heap'] / 2**20:.1f} MiB" if "max heap" in r.counters else ""
+            lines.append(f"- {r.allocator}: {r.seconds.median:.4g} s{ratio}{heap}")
+    return lines
+
+
+def align_lines(res: align.Result) -> list[str]:
+    lines = ["## Alignment ([bench-align.md](bench-align.md))", "", "glibc, MB/s, malloc'd vs page-aligned buffer:", ""]
+    for s in res.sizes:
+        m, p, o = (res.get("glibc", k, s) for k in align.KINDS)
+        if m and p and o and m.mbps and p.mbps and o.mbps:
+            lines.append(f"- {s >> 10} KiB: malloc {m.mbps.median:,.0f} (offset {m.offsets[0] if m.offsets else '?'}), "
+                         f"page {p.mbps.median:,.0f}, odd {o.mbps.median:,.0f}: malloc/page ×{m.mbps.median / p.mbps.median:.2f}")
+    return lines
+
+
+def programs_lines(res: programs.Result) -> list[str]:
+    lines = ["## Programs ([bench-programs.md](bench-programs.md))", "", "Wall time ×glibc (median):", ""]
+    for a in res.allocators:
+        parts = []
+        for w in res.workloads:
+            r, g = res.get(a, w), res.get("glibc", w)
+            if r and (r.failures or r.wrong):
+                parts.append(f"{w} FAILED")
+            elif r and g and r.wall and g.wall:
+                parts.append(f"{w} ×{r.wall.median / g.wall.median:.2f}")
+        lines.append(f"- {a}: " + ", ".join(parts))
+    best = [res.get("best", w) for w in res.workloads]
+    if all(best):
+        ok = all(r.failures == 0 and r.wrong == 0 for r in best)
+        lines += ["", f"Target, best runs every program correctly: {mark(ok)}."]
+    return lines
+
+
+def render(results: dict, note: str) -> str:
+    parts = ["# Benchmark studies: summary", "",
+             "Headline figures of the five studies, computed from the `docs/bench-*.json` files the "
+             "studies wrote (`python -m bench summary` regenerates this page). " + note, ""]
+    for name, fn in (("sizes", sizes_lines), ("threads", threads_lines), ("stress", stress_lines),
+                     ("align", align_lines), ("programs", programs_lines)):
+        if name in results:
+            parts += fn(results[name]) + [""]
+        else:
+            parts += [f"## {name}", "", f"(not run: `make bench-{name}`)", ""]
+    return "\n".join(parts)
