@@ -57,9 +57,20 @@ mdriver: $(BUILD)/mdriver FORCE
 $(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(BUILD)/%.o: %.c
+# Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,
+# or the classic handout's `void mm_checkheap(int)` (then a declaration of the
+# void form compiles against the allocator's source and the source names it).
+CHECKHEAP_FLAGS := $(BUILD)/checkheap.flags
+$(CHECKHEAP_FLAGS): $(ALLOC_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
+	@if grep -q mm_checkheap $(ALLOC_SRC) && printf '#include <stdbool.h>\nvoid mm_checkheap(int);\n#include "%s"\n' "$(abspath $(ALLOC_SRC))" \
+	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; \
+	then echo -DMDRIVER_CHECKHEAP_VOID > $@.new; else : > $@.new; fi; \
+	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KIT_FLAGS) $$(cat $(CHECKHEAP_FLAGS)) -c -o $@ $<
 
 # The driver learns which allocator it carries and where the kit lives.
 $(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'

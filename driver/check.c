@@ -236,7 +236,7 @@ static bool replay_checked(checker_t *c, pass_t pass, bool run_checker)
         progress_at(pass, c->at);
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
-        if (run_checker && has_checkheap() && !mm_checkheap((int)i))
+        if (run_checker && has_checkheap() && !run_checkheap((int)i))
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
                                 "%s: mm_checkheap(%zu) returned false after this op", here(c), i);
     }

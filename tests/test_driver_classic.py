@@ -79,8 +79,6 @@ def test_8_byte_allocator_in_a_16_byte_build_gets_a_hint(tmp_path):
     assert "build with make ALIGNMENT=8" in t["message"] and "build with make ALIGNMENT=8" in r.out
 
 
-@pytest.mark.xfail(strict=True, reason="driver bug: a classic `void mm_checkheap(int)` is called as `bool`, so -c "
-                                       "reads a garbage return value and reports checker_failed on a sound heap")
 def test_classic_void_checker_under_c(tmp_path):
     r = run(classic("classic_mm"), "-c", "-f", mixed_trace(tmp_path), tmp=tmp_path)
     assert r.doc["traces"][0]["outcome"] == "ok", r.doc["traces"][0]["message"]
