@@ -67,6 +67,7 @@ def kit_digest(kit: Path, traces: list[Path]) -> str:
     """A hash of every kit file a grade depends on (sources, headers, traces)."""
     digest = hashlib.sha256()
     files = [kit / n for n in KIT_FILES] + sorted(p for d in KIT_DIRS for p in (kit / d).rglob("*") if p.is_file())
+    files += sorted((kit / "variants").glob("*.h"))        # copied into every build, so they count
     for path in files + sorted(traces):
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
