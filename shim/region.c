@@ -1,7 +1,8 @@
 /*
  * region.c - memlib.h for a real process: the variant's heap is one large
  * reservation (PROT_NONE, MAP_NORESERVE, so it costs address space only) whose
- * pages become readable and writable in COMMIT_STEP pieces as the break rises.
+ * pages become readable and writable in COMMIT_STEP (64 KiB) pieces as the
+ * break rises, so VmData follows the heap closely.
  *
  * Capacity: MMSHIM_REGION_MB (default 2048 MiB, at most 4095 MiB so a variant
  * keeping 32-bit offsets stays valid).  Past it mem_sbrk fails with ENOMEM like
@@ -19,7 +20,7 @@
 #include "memlib.h"
 #include "shim.h"
 
-enum { COMMIT_STEP = 1 << 20, DEFAULT_REGION_MB = 2048, MAX_REGION_MB = 4095 };
+enum { COMMIT_STEP = 64 << 10, DEFAULT_REGION_MB = 2048, MAX_REGION_MB = 4095 };
 
 static struct {
     pthread_mutex_t lock;
