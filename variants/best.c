@@ -5,16 +5,22 @@
  *               class per block size below 1 KiB, then four classes per power
  *               of two; a bitmap finds the next non-empty class in O(1)
  *   fit         exact classes: the head; range classes: best fit within the
- *               class, then the smallest block of the next non-empty class
+ *               class, then the smallest block of the next non-empty class;
+ *               blocks of 64 KiB and more: address-ordered first fit
+ *   small sizes headerless runs: a size whose 4-byte header would cost a whole
+ *               alignment unit (13-16, 29-32, ... 61-64 bytes at 16) gets a
+ *               slot in a 1 KiB run with a bitmap, once 64 small blocks live
  *   coalescing  immediate; footers only on free blocks (compact.h)
- *   split       when the rest is at least 16 bytes; requests of BACK_PLACE
- *               bytes or more take the top of the free block and small ones
- *               the bottom, so that sizes that live alike stay together and
- *               large holes coalesce into large holes
- *   growth      by what the request lacks beyond the free block at the top
- *   realloc     shrink in place; absorb the free block above; slide down into
- *               a free block below (and above); at the top of the heap, grow
- *               the heap under it; else allocate, copy, free
+ *   split       when the rest is at least 16 bytes; a request smaller than
+ *               the running mean of requests takes the bottom of the free
+ *               block and a larger one its top, so that the two kinds gather
+ *               apart and freed large blocks coalesce into large holes
+ *   growth      by what the request lacks beyond the free block at the top;
+ *               a small request grows the heap by heap/16 (at most 32 KiB)
+ *   realloc     shrink in place (to under half: move to a lower hole if one
+ *               fits); absorb the free block above; slide down into a free
+ *               block below; at the top, grow the heap if no hole fits; else
+ *               allocate, copy, free
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
  *
  * Layout, heap picture and the invariants the checker enforces: compact.h.
@@ -28,50 +34,22 @@
 #include "mm.h"
 #include "stats.h"
 
-#ifndef BEST_EXACT_BITS
-#define BEST_EXACT_BITS 10
-#endif
-#ifndef BEST_SPLIT_BITS
-#define BEST_SPLIT_BITS 2
-#endif
-
+/* The tuning, in one place.  Each figure was chosen by measuring whole trace
+ * groups (docs/results.md), never one trace's sizes. */
 enum {
-    EXACT_LIMIT = 1 << BEST_EXACT_BITS,                  /* below: one class per size */
+    EXACT_BITS = 10,
+    EXACT_LIMIT = 1 << EXACT_BITS,                       /* below: one class per size */
     N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CB_ALIGN,
-    SPLIT_BITS = BEST_SPLIT_BITS,
+    SPLIT_BITS = 2,
     RANGE_SPLITS = 1 << SPLIT_BITS,                      /* classes per power of two above */
-    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - BEST_EXACT_BITS),
+    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - EXACT_BITS),
     MAP_WORDS = (N_CLASSES + 63) / 64,
-};
-
-#ifndef BEST_RUN_MAX_OBJ
-#define BEST_RUN_MAX_OBJ 64
-#endif
-#ifndef BEST_RUN_MIN_LIVE
-#define BEST_RUN_MIN_LIVE 64
-#endif
-#ifndef BEST_SLIDE_FIRST
-#define BEST_SLIDE_FIRST 1
-#endif
-#ifndef BEST_RUN_LAZY
-#define BEST_RUN_LAZY 2
-#endif
-#ifndef BEST_ADAPTIVE
-#define BEST_ADAPTIVE 1
-#endif
-#ifndef BEST_BACK_PLACE
-#define BEST_BACK_PLACE 96
-#endif
-#ifndef BEST_CHUNK_DIV
-#define BEST_CHUNK_DIV 16
-#endif
-#ifndef BEST_CHUNK_MAX
-#define BEST_CHUNK_MAX 32768
-#endif
-enum {
-    BACK_PLACE = BEST_BACK_PLACE,    /* blocks this big split off the top of a free block */
-    CHUNK_DIV = BEST_CHUNK_DIV,      /* small requests grow the heap by heap / CHUNK_DIV ... */
-    CHUNK_MAX = BEST_CHUNK_MAX,      /* ... but at most this */
+    MEAN_SHIFT = 4,            /* the running mean of request sizes weighs the last 1/16 */
+    CHUNK_DIV = 16,            /* a small request grows the heap by heap / CHUNK_DIV ... */
+    CHUNK_MAX = 32768,         /* ... but at most this */
+    HUGE_FIT = 65536,          /* from here on, address-ordered first fit */
+    SHRINK_MOVE_MIN = 16,      /* a realloc to under half moves to a hole from this size */
+    RUN_MIN_LIVE = 64,         /* runs open once this many small blocks are live */
 };
 
 /* Runs: headerless small objects.  A request whose header would cost a whole
@@ -86,7 +64,7 @@ enum {
     RUN_META = 24,                           /* run_t, kept after the slots */
     RUN_BLOCK = RUN_BYTES + 32,              /* header + slots + run_t, aligned */
     RUN_MIN_OBJ = 16,
-    RUN_MAX_OBJ = BEST_RUN_MAX_OBJ,
+    RUN_MAX_OBJ = 64,
     RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,
     RUN_MAP_LIMIT = 64 << 20,
     RUN_MAP_WORDS = (RUN_MAP_LIMIT >> RUN_SHIFT) / 64,
@@ -138,7 +116,7 @@ static inline unsigned class_of(size_t size)
     if (size < EXACT_LIMIT)
         return (unsigned)((size - CB_MIN_BLOCK) / CB_ALIGN);
     unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)size);
-    return N_EXACT + RANGE_SPLITS * (lg - BEST_EXACT_BITS)
+    return N_EXACT + RANGE_SPLITS * (lg - EXACT_BITS)
            + (unsigned)((size >> (lg - SPLIT_BITS)) & (RANGE_SPLITS - 1));
 }
 
@@ -198,9 +176,22 @@ static inline void *best_in(unsigned k, size_t asize)
     return best;
 }
 
+/* Address-ordered first fit over every class from k: the lowest block that fits. */
+static inline void *lowest_fit(unsigned k, size_t asize)
+{
+    char *low = NULL;
+    for (k = next_class(k); k < N_CLASSES; k = next_class(k + 1))
+        for (char *bp = at(st.head[k]); bp; bp = at(cb_links(bp)->next))
+            if (cb_size(bp) >= asize && (!low || bp < low))
+                low = bp;
+    return low;
+}
+
 static void *find_fit(size_t asize)
 {
     unsigned k = class_of(asize);
+    if (asize >= HUGE_FIT)
+        return lowest_fit(k, asize);
     if (k >= N_EXACT) {           /* a range class may hold smaller blocks too */
         void *bp = best_in(k, asize);
         if (bp)
@@ -271,16 +262,12 @@ static inline void *top_free(void)
  * front/back split follows whatever sizes the program uses. */
 static inline bool is_small(size_t asize)
 {
-#if BEST_ADAPTIVE
-    return asize * 16 <= st.mean;
-#else
-    return asize < BACK_PLACE;
-#endif
+    return asize << MEAN_SHIFT <= st.mean;
 }
 
 static inline void note_request(size_t asize)
 {
-    st.mean += asize - st.mean / 16;
+    st.mean += asize - (st.mean >> MEAN_SHIFT);
 }
 
 /* Grow the heap for a request of asize.  A small request grows it by a slice
@@ -290,8 +277,8 @@ static void *grow_for(size_t asize)
 {
     void *top = top_free();
     size_t need = asize - (top ? cb_size(top) : 0);
-    if (is_small(asize) && CHUNK_DIV > 0) {
-        size_t chunk = cb_round_up(mem_heapsize() / (CHUNK_DIV > 0 ? CHUNK_DIV : 1), CB_ALIGN);
+    if (is_small(asize)) {
+        size_t chunk = cb_round_up(mem_heapsize() / CHUNK_DIV, CB_ALIGN);
         chunk = chunk < CHUNK_MAX ? chunk : CHUNK_MAX;
         need = need > chunk ? need : chunk;
     }
@@ -461,8 +448,8 @@ static void *run_alloc(size_t size)
     } else {
         /* no new run when a hole fits the request exactly: it costs nothing,
          * and a 1 KiB run would take heap that a growing block may want */
-        void *hole = BEST_RUN_LAZY ? find_fit(adjust(size)) : NULL;
-        if (hole && (BEST_RUN_LAZY == 1 || cb_size(hole) == adjust(size)))
+        void *hole = find_fit(adjust(size));
+        if (hole && cb_size(hole) == adjust(size))
             return NULL;
         if (!(p0 = carve_run_block()))
             return NULL;
@@ -552,7 +539,7 @@ static void *alloc_any(size_t size)
     if (adjust(size) <= RUN_MAX_OBJ + CB_ALIGN)
         st.small_live++;
     /* runs pay off once enough small blocks live to fill them */
-    if (wants_run(size) && st.small_live >= BEST_RUN_MIN_LIVE)
+    if (wants_run(size) && st.small_live >= RUN_MIN_LIVE)
         bp = run_alloc(size);
     return bp ? bp : alloc_block(size);
 }
@@ -638,7 +625,17 @@ void *mm_realloc(void *ptr, size_t size)
         return moved;
     }
     size_t asize = adjust(size), have = cb_size(ptr);
-    /* 1. it fits already: give back the tail */
+    /* 1. it fits already: give back the tail -- unless it shrank to less than
+     * half and a hole elsewhere fits it: then the whole block goes back */
+    if (asize <= have && asize * 2 < have && asize >= SHRINK_MOVE_MIN) {
+        void *hole = find_fit(asize);
+        if (hole && hole < ptr) {
+            void *moved = place(hole, asize);
+            memcpy(moved, ptr, size);
+            free_block(ptr);
+            return moved;
+        }
+    }
     if (asize <= have) {
         shrink_to(ptr, asize);
         stat_add(&st.stats.reallocs_in_place, 1);
@@ -653,13 +650,12 @@ void *mm_realloc(void *ptr, size_t size)
     if (have + above >= asize)
         return widen(ptr, ptr, have + above, asize);
     /* 3. the free block below too: slide the payload down */
-    if (BEST_SLIDE_FIRST && below && under + have + above >= asize)
+    if (below && under + have + above >= asize)
         return widen(ptr, below, under + have + above, asize);
-    /* 4. at the top of the heap: grow the heap under it (no copy) */
-    if (at_top && extend_heap(asize - (have + above)))
+    /* 4. at the top of the heap: grow the heap under it (no copy), unless a
+     * hole elsewhere already fits: new heap is the last resort */
+    if (at_top && !find_fit(asize) && extend_heap(asize - (have + above)))
         return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
-    if (!BEST_SLIDE_FIRST && below && under + have + above >= asize)
-        return widen(ptr, below, under + have + above, asize);
     /* 5. allocate, copy, free */
     void *moved = alloc_block(size);
     if (!moved)
