@@ -1,0 +1,89 @@
+"""tools/results.py: the data model round-trips, the claims judge the data they
+are given, and the CLI writes docs and plots from real driver runs."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from variants_common import KIT
+
+sys.path.insert(0, str(KIT / "tools"))
+import results  # noqa: E402
+import results_claims  # noqa: E402
+
+
+def _run(variant: str, utils: dict[str, float], kops: float, failed: int = 0) -> results.Run:
+    traces = tuple(results.TraceResult(name=n, group="kit", outcome="ok", utilization=u, kops=kops,
+                                       libc_kops=1000.0, stats={"mallocs": 10, "reallocs": 0})
+                   for n, u in utils.items())
+    return results.Run(variant=variant, alignment=16, traces=traces, utilization=sum(utils.values()) / len(utils),
+                       kops=kops, libc_kops=1000.0, ratio=kops / 1000, perf_index=50.0, failed=failed)
+
+
+def test_run_round_trips_through_json():
+    r = _run("best", {"a": 0.5, "b": 0.75}, 2000.0)
+    assert results.Run.from_json(r.to_json()) == r
+
+
+def test_claims_report_a_contradiction_with_its_reason():
+    first = _run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
+    best = _run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
+    lines = results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {})
+    text = "\n".join(lines)
+    assert "**contradicted**" in text and "worse on 2" in text
+    assert "Where the measurement contradicts the textbook" in text
+
+
+def test_claims_hold_when_the_data_agrees():
+    first = _run("implicit-first", {"frag1": 0.80}, 100.0)
+    best = _run("implicit-best", {"frag1": 0.85}, 90.0)
+    lines = results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {})
+    assert "| holds |" in "\n".join(lines) and "contradicted" not in "\n".join(lines)
+
+
+def test_targets_table_says_met_and_not_met():
+    best16 = _run("best", {"x": 0.95}, 3000.0)
+    seg = _run("segregated-realloc", {"x": 0.9}, 500.0)
+    text = "\n".join(results.targets_section(best16, None, seg, None, []))
+    assert "| met |" in text and "**not met**" in text
+
+
+def _python() -> str:
+    return str(KIT / ".venv" / "bin" / "python") if (KIT / ".venv" / "bin" / "python").exists() else sys.executable
+
+
+def test_cli_measures_and_writes_docs(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name in ("classic-coalescing.rep", "size-sweep.rep"):
+        shutil.copy(KIT / "traces" / name, traces / name)
+    out = tmp_path / "docs"
+    done = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
+                           "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--variant", "best"],
+                          cwd=KIT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    md = (out / "results.md").read_text()
+    for heading in ("## The progression at 16-byte alignment", "## The classic group at 8-byte alignment",
+                    "## Targets of `best`", "## Utilization per trace", "## Statistics counters"):
+        assert heading in md
+    assert "| `best` |" in md and "classic-coalescing" in md
+    for png in ("results-util-vs-throughput.png", "results-util-per-trace.png", "results-kops-per-trace.png"):
+        assert (out / png).read_bytes()[:4] == b"\x89PNG"
+    # --reuse renders again from the cache without measuring
+    again = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
+                            "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--variant", "best",
+                            "--reuse"], cwd=KIT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "measuring" not in again.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--traces", "/nonexistent/dir"], "no such trace directory"),
+    (["--variant", "no-such-variant"], "no such variant"),
+])
+def test_cli_bad_input_is_one_line(args, message):
+    done = subprocess.run([_python(), "tools/results.py", *args], cwd=KIT, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert message in done.stderr and "Traceback" not in done.stderr
