@@ -52,7 +52,8 @@ def test_sort_sorts_on_the_shim(variant, tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("".join(lines))
     stats = tmp_path / "stats.jsonl"
-    done = subprocess.run(["sort", str(src)], capture_output=True, text=True, env=preloaded(shim(variant), stats))
+    done = subprocess.run(["sort", "--parallel=4", "-S", "1M", str(src)], capture_output=True, text=True,
+                          env=preloaded(shim(variant), stats))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "".join(sorted(lines))
     assert any(line["comm"] == "sort" and line["mallocs"] > 0 for line in read_stats(stats))
@@ -81,6 +82,35 @@ def test_threads_keep_their_blocks_intact(variant, tmp_path):
     assert "errors=0" in done.stdout
     line = read_stats(stats)[0]
     assert line["variant"] == variant and line["mm"]["mallocs"] >= 4 * 31 * 300
+
+
+FORKS = """
+import json, os, threading
+stop = False
+def churn():
+    while not stop:
+        json.loads(json.dumps([{"a": str(i) * 20} for i in range(300)]))
+threads = [threading.Thread(target=churn) for _ in range(3)]
+for t in threads: t.start()
+ok = 0
+for i in range(30):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if len([str(j) * 50 for j in range(5000)]) == 5000 else 1)
+    ok += os.waitpid(pid, 0)[1] == 0
+stop = True
+for t in threads: t.join()
+print("forks ok", ok)
+"""
+
+
+@pytest.mark.parametrize("variant", PROGRAM_VARIANTS)
+def test_fork_while_other_threads_allocate(variant):
+    # The fork handlers must leave the child no lock held by a thread it does not have.
+    done = subprocess.run([PYTHON, "-c", FORKS], capture_output=True, text=True, timeout=120,
+                          env=preloaded(shim(variant)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "forks ok 30\n"
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
