@@ -1,6 +1,7 @@
 """Running one program under one allocator, and summarising repeated figures."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import statistics
@@ -51,9 +52,10 @@ class Run:
 
 def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | None = None,
         cwd: Path | None = None, shim_stats: bool = False) -> Run:
-    """Run argv under alloc; wall time and peak RSS come from wait4 on the child."""
-    import json
+    """Run argv under alloc; wall time and peak RSS come from wait4 on the child.
 
+    shim_stats: for a shim, collect the MMSHIM_STATS lines of every process it ran.
+    """
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out, err = Path(tmp) / "out", Path(tmp) / "err"
         env = alloc.env()
