@@ -9,16 +9,16 @@
  *               blocks of 64 KiB and more: address-ordered first fit
  *   small sizes headerless runs: a size whose 4-byte header would cost a whole
  *               alignment unit (13-16, 29-32, ... 61-64 bytes at 16) gets a
- *               slot in a 1 KiB run with a bitmap, once 64 small blocks live
+ *               slot in a 1 KiB run with a bitmap, once 8 small blocks live
  *   coalescing  immediate; footers only on free blocks (compact.h)
  *   split       when the rest is at least 16 bytes; a request smaller than
  *               the running mean of requests takes the bottom of the free
  *               block and a larger one its top, so that the two kinds gather
  *               apart and freed large blocks coalesce into large holes
  *   growth      by what the request lacks beyond the free block at the top;
- *               a small request grows the heap by heap/16 (at most 32 KiB)
- *   realloc     shrink in place (to under half: move to a lower hole if one
- *               fits); absorb the free block above; slide down into a free
+ *               a small request grows the heap by heap/32 (at most 8 KiB)
+ *   realloc     shrink: move to a lower hole if one fits, else in place;
+ *               grow: absorb the free block above; slide down into a free
  *               block below; at the top, grow the heap if no hole fits; else
  *               allocate, copy, free
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
@@ -45,11 +45,11 @@ enum {
     N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - EXACT_BITS),
     MAP_WORDS = (N_CLASSES + 63) / 64,
     MEAN_SHIFT = 4,            /* the running mean of request sizes weighs the last 1/16 */
-    CHUNK_DIV = 16,            /* a small request grows the heap by heap / CHUNK_DIV ... */
-    CHUNK_MAX = 32768,         /* ... but at most this */
+    CHUNK_DIV = 32,            /* a small request grows the heap by heap / CHUNK_DIV ... */
+    CHUNK_MAX = 8192,          /* ... but at most this */
     HUGE_FIT = 65536,          /* from here on, address-ordered first fit */
-    SHRINK_MOVE_MIN = 16,      /* a realloc to under half moves to a hole from this size */
-    RUN_MIN_LIVE = 64,         /* runs open once this many small blocks are live */
+    SHRINK_MOVE_MIN = 16,      /* a shrinking realloc may move to a lower hole from this size */
+    RUN_MIN_LIVE = 8,          /* runs open once this many small blocks are live */
 };
 
 /* Runs: headerless small objects.  A request whose header would cost a whole
@@ -625,9 +625,9 @@ void *mm_realloc(void *ptr, size_t size)
         return moved;
     }
     size_t asize = adjust(size), have = cb_size(ptr);
-    /* 1. it fits already: give back the tail -- unless it shrank to less than
-     * half and a hole elsewhere fits it: then the whole block goes back */
-    if (asize <= have && asize * 2 < have && asize >= SHRINK_MOVE_MIN) {
+    /* 1. it fits already: give back the tail -- unless a hole lower in the
+     * heap fits it: then it moves down and the whole block goes back */
+    if (asize <= have && asize + CB_MIN_BLOCK <= have && asize >= SHRINK_MOVE_MIN) {
         void *hole = find_fit(asize);
         if (hole && hole < ptr) {
             void *moved = place(hole, asize);
