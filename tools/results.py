@@ -133,15 +133,17 @@ def build(variant: str, alignment: int) -> Path:
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
-def measure(variant: str, alignment: int, files: list[Path], time_limit: int, out: Path) -> dict:
+def measure(variant: str, alignment: int, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
     driver = build(variant, alignment)
-    args = [str(driver), "-T", str(time_limit), "--json", str(out)]
+    partial = out.with_suffix(".partial")
+    args = [str(driver), "-T", str(time_limit), "-r", str(samples), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
     done = subprocess.run(args, capture_output=True, text=True)
-    if done.returncode not in (0, 1) or not out.exists():
+    if done.returncode not in (0, 1) or not partial.exists():
         raise click.ClickException(f"mdriver failed for {variant}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
+    partial.replace(out)            # only a finished run lands in the cache
     return json.loads(out.read_text())
 
 
@@ -283,10 +285,12 @@ def ordered(names: list[str]) -> list[str]:
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
 @click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
 @click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")
+@click.option("--samples", default=1, show_default=True,
+              help="minimum timing samples per trace (-r); the driver still takes the best 3 when time allows")
 @click.option("--time-limit", default=60, show_default=True,
               help="per-trace limit in seconds (-T); the implicit lists time out on the big recorded traces")
 def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, ...], reuse: bool,
-         rerun: tuple[str, ...], time_limit: int) -> None:
+         rerun: tuple[str, ...], samples: int, time_limit: int) -> None:
     """Measure the variants on the trace suite with libc alongside; write docs/results.md and plots."""
     traces_dir, out_dir, cache_dir = (p if p.is_absolute() else KIT / p for p in (traces_dir, out_dir, cache_dir))
     if not traces_dir.is_dir():
@@ -309,7 +313,7 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
             cached = cache_dir / f"{name}-a{alignment}.json"
             if not (reuse and cached.exists() and name not in rerun):
                 click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} traces", err=True)
-                measure(name, alignment, files, time_limit, cached)
+                measure(name, alignment, files, time_limit, samples, cached)
             runs[alignment].append(run_from_driver_json(name, alignment, json.loads(cached.read_text()), groups))
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel)) + "\n")
