@@ -106,8 +106,8 @@ def threads_cmd(kit, out, only, reps, quick, counts):
     if any(t < 1 or t > 256 for t in ts):
         raise click.BadParameter("thread counts must be 1..256", param_hint="--threads")
     allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS)
-    args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "200", "-b", "1000", "-s", "256"]
-    res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 5), args, log)
+    args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "300", "-b", "1000", "-s", "256"]
+    res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 7), args, log)
     click.echo(threads.write(res, out, skipped))
 
 
