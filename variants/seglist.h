@@ -2,7 +2,8 @@
  * seglist.h - segregated free lists: one LIFO list per power-of-two size class,
  * and no footer on allocated blocks (the block above keeps BLK_PREV_ALLOC, so a
  * footer is needed only while a block is free).  segregated.c and
- * segregated-realloc.c are this file plus their realloc.
+ * segregated-realloc.c are this file plus their realloc.  A search looks at no
+ * more than CLASS_PROBES blocks of the request's own class.
  *
  *   class k holds free blocks of [32 << k, 64 << k) bytes; the last class holds
  *   everything larger.  Sizes are size_t throughout: 64-bit clean.
@@ -27,12 +28,17 @@ static unsigned class_of(size_t size)
 static void fl_insert(void *bp) { list_link_after(class_of(blk_size(bp)), NULL, bp); }
 static void fl_remove(void *bp) { list_unlink(class_of(blk_size(bp)), bp); }
 
-/* First fit in the request's own class (its blocks may be too small); any
- * block of a larger class fits, so take the first one found. */
+/* Blocks of the request's own class looked at before moving up a class: its
+ * blocks may all be too small (binary2's holes are), and an unbounded walk
+ * over them is the linear search segregation is meant to remove. */
+enum { CLASS_PROBES = 8 };
+
+/* First fit among the first CLASS_PROBES blocks of the request's own class;
+ * any block of a larger class fits, so then take the first one found. */
 static void *find_fit(size_t asize)
 {
-    unsigned k = class_of(asize);
-    for (fl_node_t *n = st.head[k]; n; n = n->next)
+    unsigned k = class_of(asize), probes = 0;
+    for (fl_node_t *n = st.head[k]; n && probes < CLASS_PROBES; n = n->next, probes++)
         if (blk_size(n) >= asize)
             return n;
     for (k++; k < CORE_CLASSES; k++)

@@ -2,8 +2,8 @@
  * segregated-realloc.c - segregated free lists with realloc in place.
  *
  *   free list     one LIFO list per power-of-two size class (seglist.h)
- *   fit           first fit in the request's class, else the first block of
- *                 the next non-empty larger class
+ *   fit           first fit among the first 8 blocks of the request's class,
+ *                 else the first block of the next non-empty larger class
  *   coalescing    immediate; footers only on free blocks
  *   split         when the rest is at least 32 bytes
  *   realloc       the ladder in tags-core.h: shrink in place (the tail goes back

@@ -2,8 +2,8 @@
  * segregated.c - segregated free lists, textbook realloc.
  *
  *   free list     one LIFO list per power-of-two size class (seglist.h)
- *   fit           first fit in the request's class, else the first block of
- *                 the next non-empty larger class
+ *   fit           first fit among the first 8 blocks of the request's class,
+ *                 else the first block of the next non-empty larger class
  *   coalescing    immediate; footers only on free blocks, BLK_PREV_ALLOC in
  *                 each header says whether the block below is free
  *   split         when the rest is at least 32 bytes
