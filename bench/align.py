@@ -115,6 +115,7 @@ def plots(res: Result, out: Path) -> Path:
     ax.set(xscale="log", xlabel="buffer size (bytes)", ylabel="MB/s into a pipe (median)",
            title="write(2) throughput by buffer alignment")
     ax.set_xticks(list(res.sizes), [f"{s >> 10}K" for s in res.sizes])
+    ax.minorticks_off()
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
     return plot.save(fig, out / "bench-align.png")

@@ -117,8 +117,10 @@ def plots(res: Result, out: Path) -> Path:
             pts = [(t, res.value(a, t, m)) for t in res.threads if res.value(a, t, m)]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1].median for p in pts], marker="o", label=a)
-        ax.set(xscale="log", xlabel="threads (2 cores: 4 and 8 oversubscribe)", ylabel=label)
+        ax.set(xscale="log", yscale="log" if m == "seconds" else "linear",
+               xlabel="threads (2 cores: 4 and 8 oversubscribe)", ylabel=label)
         ax.set_xticks(list(res.threads), [str(t) for t in res.threads])
+        ax.minorticks_off()
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize=7)
     return plot.save(fig, out / "bench-threads.png")
