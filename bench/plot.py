@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from cycler import cycler  # noqa: E402
 
 # Up to 20 distinct colours: a study can show 4 system allocators and 12 shims.
-plt.rcParams["axes.prop_cycle"] = cycler(color=plt.cm.tab20.colors)
+plt.rcParams["axes.prop_cycle"] = cycler(color=plt.cm.tab20.colors[0::2] + plt.cm.tab20.colors[1::2])
 
 
 def figure(ncols: int = 1, width: float = 6.4, height: float = 4.2):
