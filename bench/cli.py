@@ -21,7 +21,8 @@ FAST_SHIMS = ["best", "segregated", "segregated-realloc", "ts-lock", "ts-nolock"
 
 
 def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
-         packages: bool = True) -> tuple[list[Allocator], list[str]]:
+         packages: bool = True, why: str = "not in this study's default set (`--only all` runs it)"
+         ) -> tuple[list[Allocator], list[str]]:
     """The allocators to run: --only names them (glibc is always first; `all`: every one
     found), else glibc, the packages and default_shims (None: every variant)."""
     if only == "all":
@@ -42,6 +43,10 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
         skipped = [s for s in skipped if s.split(":")[0] in wanted]
     for s in skipped:
         log(f"bench: {s}")
+    if wanted is None and default_shims is not None:
+        left_out = sorted(p.stem for p in (kit / "variants").glob("*.c") if p.stem not in default_shims)
+        if left_out:
+            skipped = skipped + [f"{', '.join(left_out)}: {why}"]
     return found, skipped
 
 
@@ -105,7 +110,9 @@ def threads_cmd(kit, out, only, reps, quick, counts):
         raise click.BadParameter(f"not a list of numbers: {counts}", param_hint="--threads")
     if any(t < 1 or t > 256 for t in ts):
         raise click.BadParameter("thread counts must be 1..256", param_hint="--threads")
-    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS)
+    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS,
+                           why="a linear search over every thread's blocks takes minutes here "
+                               "(`--only all` runs them)")
     args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "300", "-b", "1000", "-s", "256"]
     res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 7), args, log)
     click.echo(threads.write(res, out, skipped))
@@ -123,7 +130,8 @@ def stress_cmd(kit, out, only, reps, quick, trace):
     trace = trace or kit / "traces" / "fit-stress.rep"
     if not trace.is_file():
         raise click.ClickException(f"{trace}: no such trace")
-    allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False)
+    allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False,
+                           why="not one of the four fit policies")
     res = stress.collect(program(kit, "replay"), trace, allocs, reps or (2 if quick else 15), log)
     click.echo(stress.write(res, out, skipped))
 
@@ -136,7 +144,9 @@ def align_cmd(kit, out, only, reps, quick):
     \b
     Example: python -m bench align --quick --only best
     """
-    allocs, skipped = pick(kit, only, default_shims=["best", "segregated", "ts-lock"])
+    allocs, skipped = pick(kit, only, default_shims=["best", "segregated", "ts-lock"],
+                           why="every shim puts the same 16-byte header in front of the "
+                               "buffer, so these three show the shims' offsets (`--only all` runs them)")
     mb = 8 if quick else 128
     res = align.collect(program(kit, "alignpipe"), allocs, align.SIZES, reps or (1 if quick else 5), mb, log)
     click.echo(align.write(res, out, skipped))
@@ -150,7 +160,9 @@ def programs_cmd(kit, out, only, reps, quick):
     \b
     Example: python -m bench programs --quick --only best,ts-lock
     """
-    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS + ["explicit-lifo"])
+    allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS + ["explicit-lifo"],
+                           why="the list-scanning variants add minutes and show nothing new "
+                               "(`--only all` runs them)")
     res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
                            0.1 if quick else 1.0, log)
     click.echo(programs.write(res, out, skipped))
