@@ -3,9 +3,26 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 from datetime import datetime, timezone
+from pathlib import Path
 
 from bench.measure import Summary
+
+
+def source_note(kit: Path) -> str:
+    """Which commit the allocators were built from, and any of their files edited since."""
+    try:
+        head = subprocess.run(["git", "-C", str(kit), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(kit), "status", "--porcelain", "--", "variants", "shim", "bench"],
+                               capture_output=True, text=True, timeout=10).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if not head:
+        return ""
+    edited = [line[3:] for line in dirty if line.strip()]
+    return f" Allocators built from commit {head}" + (f" with uncommitted edits to {', '.join(edited)}." if edited else ".")
 
 
 def machine_note() -> str:
@@ -24,7 +41,7 @@ def machine_note() -> str:
         note += (f" The machine has {cores} cores and was shared with other work, so runs with more "
                  f"threads than cores oversubscribe it and every figure carries noise: read the "
                  f"medians with their min–max ranges.")
-    return note
+    return note + source_note(Path(__file__).resolve().parent.parent)
 
 
 def fmt_num(x: float | None, digits: int = 3) -> str:
