@@ -51,7 +51,7 @@ class Run:
 
 
 def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | None = None,
-        cwd: Path | None = None, shim_stats: bool = False) -> Run:
+        cwd: Path | None = None, shim_stats: bool = False, extra_env: dict[str, str] | None = None) -> Run:
     """Run argv under alloc; wall time and peak RSS come from wait4 on the child.
 
     shim_stats: for a shim, collect the MMSHIM_STATS lines of every process it ran.
@@ -59,6 +59,7 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out, err = Path(tmp) / "out", Path(tmp) / "err"
         env = alloc.env()
+        env.update(extra_env or {})
         stats_path = Path(tmp) / "stats.jsonl"
         if shim_stats and alloc.kind == "shim":
             env["MMSHIM_STATS"] = str(stats_path)

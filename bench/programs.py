@@ -115,7 +115,6 @@ def fingerprint(w: Workload, stdout: str) -> str:
 def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
             log: Callable[[str], None] = lambda s: None) -> Result:
     workloads, desc = make_inputs(work, scale)
-    os.environ["LC_ALL"] = "C"
     walls: dict[tuple, list[float]] = defaultdict(list)
     rss: dict[tuple, list[float]] = defaultdict(list)
     failures: dict[tuple, int] = defaultdict(int)
@@ -126,7 +125,7 @@ def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
             for a in allocs:                      # glibc first: its output is the reference
                 if w.output:
                     Path(w.output).unlink(missing_ok=True)
-                done = run(list(w.argv), a, timeout=300, cwd=work)
+                done = run(list(w.argv), a, timeout=300, cwd=work, extra_env={"LC_ALL": "C"})
                 key = (a.name, w.name)
                 if done.returncode != 0:
                     failures[key] += 1
