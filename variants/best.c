@@ -65,6 +65,7 @@ enum {
     RUN_BLOCK = RUN_BYTES + 32,              /* header + slots + run_t, aligned */
     RUN_MIN_OBJ = 16,
     RUN_MAX_OBJ = 64,
+    RUN_PROBES = 64,                         /* free blocks looked at for a run's place */
     RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,
     RUN_MAP_LIMIT = 64 << 20,
     RUN_MAP_WORDS = (RUN_MAP_LIMIT >> RUN_SHIFT) / 64,
@@ -403,13 +404,29 @@ static inline char *aligned_in(const char *bp)
 }
 
 /* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
- * from a free block big enough for any alignment, else from the heap's top. */
+ * from a free block with room at an aligned spot, else from the heap's top. */
+/* A free block below the top with room for a run at an aligned spot, looking
+ * at no more than RUN_PROBES blocks; its aligned spot goes to *at. */
+static void *run_hole(char **spot)
+{
+    unsigned probes = 0;
+    void *top = top_free();
+    for (unsigned k = next_class(class_of(RUN_BLOCK)); k < N_CLASSES; k = next_class(k + 1))
+        for (char *bp = at(st.head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++) {
+            char *p0 = aligned_in(bp);
+            if (bp != top && p0 + RUN_BLOCK - CB_WSIZE <= bp + cb_size(bp) - CB_WSIZE) {
+                *spot = p0;
+                return bp;
+            }
+        }
+    return NULL;
+}
+
 static char *carve_run_block(void)
 {
-    void *bp = find_fit(RUN_BLOCK + RUN_BYTES + CB_MIN_BLOCK);
     char *p0;
+    void *bp = run_hole(&p0);
     if (bp) {
-        p0 = aligned_in(bp);
         if (granule_of(p0) >= RUN_MAP_WORDS * 64)
             return NULL;
     } else {
