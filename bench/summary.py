@@ -107,7 +107,13 @@ def programs_lines(res: programs.Result) -> list[str]:
 def render(results: dict, note: str) -> str:
     parts = ["# Benchmark studies: summary", "",
              "Headline figures of the five studies, computed from the `docs/bench-*.json` files the "
-             "studies wrote (`python -m bench summary` regenerates this page). " + note, ""]
+             "studies wrote (`python -m bench summary` regenerates this page). " + note, "",
+             "How to run: `make bench` (all five, then this page), or one of `make bench-sizes`, "
+             "`bench-threads`, `bench-stress`, `bench-align`, `bench-programs`; `BENCH_ARGS=--quick` "
+             "for short runs, `BENCH_ARGS='--only best,ts-lock'` to choose allocators. The targets "
+             "install jemalloc, tcmalloc and mimalloc from Debian packages when they can (a missing one "
+             "is reported and skipped) and build one shim per variant (`make shims`; see "
+             "[bench-shim.md](bench-shim.md) for how a variant becomes the process's malloc).", ""]
     for name, fn in (("sizes", sizes_lines), ("threads", threads_lines), ("stress", stress_lines),
                      ("align", align_lines), ("programs", programs_lines)):
         if name in results:
