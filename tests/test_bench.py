@@ -211,3 +211,25 @@ def test_cli_rejects_bad_input_in_one_line(tmp_path):
     assert done.returncode == 1 and "missing.rep: no such trace" in done.stderr and "Traceback" not in done.stderr
     done = run_cli("threads", "--threads", "1,x", "--out", str(tmp_path))
     assert done.returncode == 2 and "not a list of numbers" in done.stderr
+
+
+def test_summary_checks_the_kits_targets(tmp_path):
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    pts = tuple(sizes.Point(a, "malloc", size, s(100.0), s(f * 10.0))
+                for a, f in (("glibc", 1.0), ("best", 1.8)) for size in summary.SMALL)
+    cells = (threads.Cell("glibc", 4, {"seconds": s(1.0)}),
+             threads.Cell("ts-lock", 4, {"seconds": s(2.0), "region_kb": s(100.0)}),
+             threads.Cell("ts-nolock", 4, {"seconds": s(1.5), "region_kb": s(160.0)}))
+    prog = programs.Result(("glibc", "best"), ("sort",), {"sort": "x"}, 1,
+                           (programs.Row("glibc", "sort", s(1.0), s(9.0)), programs.Row("best", "sort", s(1.2), s(9.0))))
+    for res, name in ((sizes.Result(("glibc", "best"), 1, pts), "sizes"),
+                      (threads.Result(("glibc", "ts-lock", "ts-nolock"), (4,), 1, (), cells), "threads"),
+                      (prog, "programs")):
+        (tmp_path / f"bench-{name}.json").write_text(json.dumps(res.to_json()))
+    text = summary.render(summary.load(tmp_path), "note")
+    assert "best: ×1.80" in text and "worst ×1.80, met" in text
+    # faster (x0.75) but with 1.6x the heap: the target is not met
+    assert "ts-nolock 1.500 s vs ts-lock 2.000 s (×0.75); heap ×1.60" in text and "heap: **not met**" in text
+    assert "best: sort ×1.20" in text and "runs every program correctly: met" in text
+    assert "(not run: `make bench-stress`)" in text
