@@ -50,6 +50,12 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
     return found, skipped
 
 
+def show(page: Path) -> None:
+    """Print the study's page (its tables: medians, min–max, ratios to glibc), then where it went."""
+    click.echo(page.read_text())
+    click.echo(f"written: {page}")
+
+
 def program(kit: Path, name: str) -> Path:
     path = kit / "build" / "bench" / name
     if not path.exists():
@@ -92,7 +98,7 @@ def sizes_cmd(kit, out, only, reps, quick, max_log2):
     hi = max_log2 or (24 if quick else 30)
     pairs, budget = (2000, 16 << 20) if quick else (20000, 64 << 20)
     res = sizes.collect(program(kit, "sizes"), allocs, reps or (1 if quick else 5), 1, hi, pairs, budget, log)
-    click.echo(sizes.write(res, out, skipped, 1, hi, pairs, budget))
+    show(sizes.write(res, out, skipped, 1, hi, pairs, budget))
 
 
 @main.command("threads")
@@ -115,7 +121,7 @@ def threads_cmd(kit, out, only, reps, quick, counts):
                                "(`--only all` runs them)")
     args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "300", "-b", "1000", "-s", "256"]
     res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 7), args, log)
-    click.echo(threads.write(res, out, skipped))
+    show(threads.write(res, out, skipped))
 
 
 @main.command("stress")
@@ -133,7 +139,7 @@ def stress_cmd(kit, out, only, reps, quick, trace):
     allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False,
                            why="not one of the four fit policies")
     res = stress.collect(program(kit, "replay"), trace, allocs, reps or (2 if quick else 15), log)
-    click.echo(stress.write(res, out, skipped))
+    show(stress.write(res, out, skipped))
 
 
 @main.command("align")
@@ -149,7 +155,7 @@ def align_cmd(kit, out, only, reps, quick):
                                "buffer, so these three show the shims' offsets (`--only all` runs them)")
     mb = 8 if quick else 128
     res = align.collect(program(kit, "alignpipe"), allocs, align.SIZES, reps or (1 if quick else 5), mb, log)
-    click.echo(align.write(res, out, skipped))
+    show(align.write(res, out, skipped))
 
 
 @main.command("programs")
@@ -165,7 +171,7 @@ def programs_cmd(kit, out, only, reps, quick):
                                "(`--only all` runs them)")
     res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
                            0.1 if quick else 1.0, log)
-    click.echo(programs.write(res, out, skipped))
+    show(programs.write(res, out, skipped))
 
 
 @main.command("summary")
