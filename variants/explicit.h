@@ -15,7 +15,13 @@ enum {
 
 #include "tags-core.h"
 
-static void fl_remove(void *bp) { list_unlink(0, bp); }
+/* Leaving the list, a block leaves its predecessor as the hint: the block that
+ * replaces it (the rest of a split, a merge of it) belongs right after it. */
+static void fl_remove(void *bp)
+{
+    st.hint = ((fl_node_t *)bp)->prev;
+    list_unlink(0, bp);
+}
 
 /* First fit along the list: its order is the insertion policy's. */
 static void *find_fit(size_t asize)

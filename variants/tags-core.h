@@ -53,6 +53,7 @@ typedef struct fl_node {
 static struct core {
     char *heap;                     /* the prologue's payload */
     char *rover;                    /* next fit: where the next search starts */
+    fl_node_t *hint;                /* explicit lists: a node on the list near the last change */
     fl_node_t *head[CORE_CLASSES];  /* explicit: head[0]; segregated: one per class */
     fl_node_t *tail[CORE_CLASSES];
     size_t free_count;              /* free blocks in the heap, kept as they come and go */
