@@ -87,3 +87,11 @@ def test_cli_bad_input_is_one_line(args, message):
     done = subprocess.run([_python(), "tools/results.py", *args], cwd=KIT, capture_output=True, text=True)
     assert done.returncode != 0
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_claims_explain_exceptions_to_a_claim_that_holds():
+    first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
+    best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)
+    text = "\n".join(results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {}))
+    assert "holds, with exceptions" in text and "worse on 1 (f3)" in text
+    assert "and why:" in text
