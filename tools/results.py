@@ -226,6 +226,26 @@ def targets_section(best16: Run | None, best8: Run | None, seg: Run | None, impl
     return out + table(["target", "measured", ""], rows) + [""]
 
 
+BEST_NOTES = [
+    "## How `best` gets there",
+    "",
+    "`variants/best.c` opens with its card; in short: 4-byte headers and 32-bit offsets (the heap is",
+    "limited to 4 GiB, which the driver's maximum already guarantees), no footer on allocated blocks,",
+    "segregated lists with one exact class per size below 1 KiB and a bitmap over the classes, best",
+    "fit within a class, headerless 1 KiB runs for the sizes whose header would cost a whole alignment",
+    "unit, small requests placed at the bottom of a free block and large ones at its top (small and",
+    "large judged against a running mean of request sizes, not a fixed size), small requests growing",
+    "the heap by a slice of its size so the two kinds gather apart, address-ordered first fit for",
+    "blocks of 64 KiB and more, and a realloc ladder (shrink, or move down to a lower hole; absorb the",
+    "block above; slide into the block below; grow the heap at the top only when no hole fits).",
+    "",
+    "Its constants (in one enum at the top of the file) were chosen by measuring the whole suite and",
+    "the classic group at both alignments, never by looking at a trace's name, op count or sizes;",
+    "each rule is general and most help some traces while costing others a little.",
+    "",
+]
+
+
 def gaps_section(best: Run | None, count: int = 10) -> list[str]:
     """Where `best` is furthest from the driver's ideal (payload rounded to the alignment)."""
     if not best:
@@ -269,6 +289,8 @@ def render(runs16: list[Run], runs8: list[Run], traces_dir: str) -> str:
             "![utilization per trace](results-util-per-trace.png)", "",
             "![throughput per trace](results-kops-per-trace.png)", ""]
     out += claims_section(by16, by8)
+    if "best" in by16:
+        out += BEST_NOTES
     out += gaps_section(by16.get("best"))
     out += ["## Utilization per trace (16-byte alignment)", ""]
     out += per_trace_table(runs16, lambda t: pct(t.utilization) if t.outcome == "ok" else t.outcome) + [""]
