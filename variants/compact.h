@@ -29,7 +29,7 @@
  * HEAP_LIMIT (4 GiB, default 20 MiB) keeps it there, and best.c refuses to grow
  * past CB_HEAP_LIMIT anyway, returning NULL like any failed sbrk.
  *
- * Invariants (mm_checkheap in best.c checks each, quoting the number):
+ * Invariants (mm_checkheap, in best-check.h, checks each, quoting the number):
  *   C1  every payload is aligned and inside the heap; every size is a multiple of
  *       the alignment and >= CB_MIN_BLOCK; blocks tile the heap from the first
  *       header to the epilogue at brk - 4;

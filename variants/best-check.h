@@ -1,0 +1,132 @@
+/*
+ * best-check.h - mm_checkheap for variants/best.c, layer by layer: one block
+ * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R3),
+ * and the counts found each way (C6).  Invariants: compact.h and best-runs.h.
+ *
+ * Part of best.c (it reads best.c's state and helpers) and included by it alone,
+ * at its end.  A problem is printed with the caller's line and the checker
+ * returns false; it never aborts.
+ */
+#ifndef VARIANTS_BEST_CHECK_H
+#define VARIANTS_BEST_CHECK_H
+
+static bool fail(int lineno, const char *invariant, const void *bp, const char *what)
+{
+    fprintf(stderr, "mm_checkheap(line %d): %s violated at block %p: %s\n", lineno, invariant, bp, what);
+    return false;
+}
+
+static inline bool in_heap(const void *p) { return (const char *)p >= st.first && (const char *)p < heap_brk(); }
+
+/* Layer 1: one block on its own. */
+static bool check_block(int lineno, const void *bp)
+{
+    size_t size = cb_size(bp);
+    if (((uintptr_t)bp & (CB_ALIGN - 1)) || !in_heap(bp))
+        return fail(lineno, "C1", bp, "payload misaligned or outside the heap");
+    if (size % CB_ALIGN || size < CB_MIN_BLOCK || (char *)bp + size > heap_brk())
+        return fail(lineno, "C1", bp, "bad size (alignment, minimum, or past the break)");
+    if (!cb_alloc(bp) && *cb_ftr(bp) != *cb_hdr(bp))
+        return fail(lineno, "C2", bp, "free block's footer differs from its header");
+    return true;
+}
+
+/* Layer 2: walk the heap block by block; count the free blocks. */
+static bool check_walk(int lineno, size_t *free_seen)
+{
+    bool prev_alloc = true;
+    char *bp = st.first;
+    *free_seen = 0;
+    for (; in_heap(bp) && !is_epilogue(bp); bp = cb_next(bp)) {
+        if (!check_block(lineno, bp))
+            return false;
+        if (cb_prev_alloc(bp) != prev_alloc)
+            return fail(lineno, "C3", bp, "CB_PREV_ALLOC disagrees with the block below");
+        if (!prev_alloc && !cb_alloc(bp))
+            return fail(lineno, "C4", bp, "two free blocks side by side");
+        prev_alloc = cb_alloc(bp);
+        *free_seen += !prev_alloc;
+    }
+    if (bp != heap_brk() || !cb_alloc(bp))
+        return fail(lineno, "C1", bp, "the walk does not end on the epilogue at the break");
+    if (cb_prev_alloc(bp) != prev_alloc)
+        return fail(lineno, "C3", bp, "the epilogue's CB_PREV_ALLOC bit is wrong");
+    return true;
+}
+
+/* Layer 3: every list, its links, its class, and the bitmap. */
+static bool check_lists(int lineno, size_t *listed)
+{
+    *listed = 0;
+    for (unsigned k = 0; k < N_CLASSES; k++) {
+        bool marked = st.map[k / 64] >> (k % 64) & 1;
+        if (marked != (st.head[k] != 0))
+            return fail(lineno, "C5", at(st.head[k]), "class bitmap disagrees with the list head");
+        uint32_t prev = 0;
+        for (uint32_t off = st.head[k]; off; prev = off, off = cb_links(at(off))->next) {
+            void *bp = at(off);
+            if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)))
+                return fail(lineno, "C5", bp, "list node outside the heap or misaligned");
+            if (cb_alloc(bp))
+                return fail(lineno, "C5", bp, "allocated block on a free list");
+            if (cb_links(bp)->prev != prev)
+                return fail(lineno, "C5", bp, "prev link does not match");
+            if (class_of(cb_size(bp)) != k)
+                return fail(lineno, "C5", bp, "free block in the wrong size class");
+            if (++*listed > st.free_count)
+                return fail(lineno, "C6", bp, "more list nodes than free blocks (a cycle?)");
+        }
+    }
+    return true;
+}
+
+/* Layer 3b: the runs.  Each marked granule is an allocated block's payload whose
+ * run_t is sane; each run on a class list has a free slot; counted both ways. */
+static bool check_runs(int lineno)
+{
+    size_t marked = 0, walked = 0, open = 0, listed = 0;
+    for (size_t w = 0; w < RUN_MAP_WORDS; w++)
+        marked += (size_t)__builtin_popcountll(st.run_map[w]);
+    for (char *bp = st.first; !is_epilogue(bp); bp = cb_next(bp)) {
+        if (run_holding(bp) == NULL)
+            continue;
+        run_t *r = run_meta(bp);
+        if (run_holding(bp) != bp || !cb_alloc(bp) || cb_size(bp) < RUN_BLOCK)
+            return fail(lineno, "R1", bp, "a run's granule does not hold an allocated run block");
+        if (r->obj < RUN_MIN_OBJ || r->obj > RUN_MAX_OBJ || r->obj % CB_ALIGN)
+            return fail(lineno, "R1", bp, "run slot size out of range");
+        if (r->count != (size_t)__builtin_popcountll(r->used) || (r->used & ~slot_mask(run_slots(r))) || !r->count)
+            return fail(lineno, "R1", bp, "run's slot count disagrees with its bitmap (or it is empty)");
+        walked++;
+        open += r->count < run_slots(r);
+    }
+    for (unsigned c = 0; c < RUN_CLASSES; c++) {
+        uint32_t prev = 0;
+        for (uint32_t off = st.runs[c]; off; prev = off, off = run_meta(at(off))->next) {
+            char *p0 = at(off);
+            if (!in_heap(p0) || run_holding(p0) != p0)
+                return fail(lineno, "R2", p0, "listed run is not a marked run");
+            run_t *r = run_meta(p0);
+            if (r->obj != c * CB_ALIGN || r->count >= run_slots(r) || r->prev != prev)
+                return fail(lineno, "R2", p0, "listed run in the wrong class, full, or mislinked");
+            if (++listed > walked)
+                return fail(lineno, "R2", p0, "more listed runs than runs (a cycle?)");
+        }
+    }
+    if (marked != walked || listed != open)
+        return fail(lineno, "R3", st.first, "runs counted in the map, the heap and the lists differ");
+    return true;
+}
+
+bool mm_checkheap(int lineno)
+{
+    size_t walked, listed;
+    if (!check_walk(lineno, &walked) || !check_lists(lineno, &listed) || !check_runs(lineno))
+        return false;
+    /* Layer 4: the counts agree. */
+    if (walked != st.free_count || listed != walked)
+        return fail(lineno, "C6", st.first, "free blocks counted walking, listing and running differ");
+    return true;
+}
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * best-runs.h - the runs of variants/best.c: headerless slots for small sizes.
+ *
+ * Part of best.c, kept apart to keep each file about one idea: it uses best.c's
+ * state (st), its run_t and RUN_* constants, and its block functions, and is
+ * included by best.c alone, after them.
+ *
+ *   run block (an ordinary allocated block; its payload p0 starts a granule)
+ *
+ *   hdr  p0                                            p0 + RUN_BYTES
+ *   | .. | slot 0 | slot 1 | ... | slot n-1 | (rest) | run_t | pad |
+ *
+ *   run_t.used has bit i set while slot i is allocated; run_map has bit g set
+ *   while granule g (RUN_BYTES bytes from the base) is a run's payload, which is
+ *   how free() and realloc() tell a slot from an ordinary block.
+ *
+ * Invariants (checked by best-check.h):
+ *   R1  a marked granule is the payload of an allocated block of at least
+ *       RUN_BLOCK bytes; its slot size is a multiple of the alignment within
+ *       [RUN_MIN_OBJ, RUN_MAX_OBJ]; its count equals the bits set in `used`,
+ *       none past the last slot, and is never 0 (an empty run is released);
+ *   R2  the runs on class list c have slot size c * alignment and a free slot;
+ *   R3  runs counted in the map, in the heap and (with a free slot) on the
+ *       lists agree.
+ */
+#ifndef VARIANTS_BEST_RUNS_H
+#define VARIANTS_BEST_RUNS_H
+
+static inline run_t *run_meta(char *p0) { return (run_t *)(p0 + RUN_BYTES); }
+static inline size_t run_slots(const run_t *r) { return RUN_BYTES / r->obj; }
+static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
+static inline bool granule_marked(size_t g) { return st.run_map[g / 64] >> (g % 64) & 1; }
+
+static inline void mark_granule(size_t g, bool on)
+{
+    if (on)
+        st.run_map[g / 64] |= (uint64_t)1 << (g % 64);
+    else
+        st.run_map[g / 64] &= ~((uint64_t)1 << (g % 64));
+}
+
+static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st.base) >> RUN_SHIFT; }
+
+/* The payload of the run holding p, or NULL when p is an ordinary block. */
+static inline char *run_holding(const void *p)
+{
+    size_t g = granule_of(p);
+    if (g >= RUN_MAP_WORDS * 64 || !granule_marked(g))
+        return NULL;
+    return st.base + (g << RUN_SHIFT);
+}
+
+static inline size_t run_obj(size_t size)
+{
+    size_t obj = cb_round_up(size, CB_ALIGN);
+    return obj < RUN_MIN_OBJ ? RUN_MIN_OBJ : obj;
+}
+
+/* A run serves the request when it saves the alignment unit a header would cost. */
+static inline bool wants_run(size_t size)
+{
+    size_t obj = run_obj(size);
+    return RUN_MAX_OBJ > 0 && obj <= RUN_MAX_OBJ && obj < adjust(size);
+}
+
+static inline void run_link(unsigned c, char *p0)
+{
+    run_t *r = run_meta(p0);
+    r->prev = 0;
+    r->next = st.runs[c];
+    if (st.runs[c])
+        run_meta(at(st.runs[c]))->prev = off_of(p0);
+    st.runs[c] = off_of(p0);
+}
+
+static inline void run_unlink(unsigned c, char *p0)
+{
+    run_t *r = run_meta(p0);
+    if (r->prev)
+        run_meta(at(r->prev))->next = r->next;
+    else
+        st.runs[c] = r->next;
+    if (r->next)
+        run_meta(at(r->next))->prev = r->prev;
+}
+
+/* The first granule-aligned address at or above bp that leaves a front part
+ * of 0 or at least CB_MIN_BLOCK bytes. */
+static inline char *aligned_in(const char *bp)
+{
+    size_t off = (size_t)(bp - st.base), a = cb_round_up(off, RUN_BYTES);
+    if (a != off && a - off < CB_MIN_BLOCK)
+        a += RUN_BYTES;
+    return st.base + a;
+}
+
+/* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
+ * from a free block with room at an aligned spot, else from the heap's top. */
+/* A free block below the top with room for a run at an aligned spot, looking
+ * at no more than RUN_PROBES blocks; its aligned spot goes to *at. */
+static void *run_hole(char **spot)
+{
+    unsigned probes = 0;
+    void *top = top_free();
+    for (unsigned k = next_class(class_of(RUN_BLOCK)); k < N_CLASSES; k = next_class(k + 1))
+        for (char *bp = at(st.head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++) {
+            char *p0 = aligned_in(bp);
+            if (bp != top && p0 + RUN_BLOCK - CB_WSIZE <= bp + cb_size(bp) - CB_WSIZE) {
+                *spot = p0;
+                return bp;
+            }
+        }
+    return NULL;
+}
+
+static char *carve_run_block(void)
+{
+    char *p0;
+    void *bp = run_hole(&p0);
+    if (bp) {
+        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
+            return NULL;
+    } else {
+        void *top = top_free();
+        char *start = top ? top : heap_brk();
+        size_t have = top ? cb_size(top) : 0;
+        p0 = aligned_in(start);
+        size_t need = (size_t)(p0 - start) + RUN_BLOCK;
+        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
+            return NULL;
+        if (need > have && !extend_heap(need - have))
+            return NULL;
+        bp = start;
+    }
+    if (p0 != (char *)bp) {             /* the part below stays a free block */
+        size_t csize = cb_size(bp);
+        bool prev_alloc = cb_prev_alloc(bp);
+        list_remove(bp);
+        cb_set(bp, (size_t)(p0 - (char *)bp), false, prev_alloc);
+        list_insert(bp);
+        cb_set(p0, csize - (size_t)(p0 - (char *)bp), false, false);
+        list_insert(p0);
+        st.free_count++;
+        stat_add(&st.stats.splits, 1);
+    }
+    return place_at(p0, RUN_BLOCK, false);
+}
+
+static void *run_alloc(size_t size)
+{
+    size_t obj = run_obj(size);
+    unsigned c = (unsigned)(obj / CB_ALIGN);
+    char *p0 = at(st.runs[c]);
+    if (p0) {
+        stat_add(&st.stats.reuses, 1);
+    } else {
+        /* no new run when a hole fits the request exactly: it costs nothing,
+         * and a 1 KiB run would take heap that a growing block may want */
+        void *hole = find_fit(adjust(size));
+        if (hole && cb_size(hole) == adjust(size))
+            return NULL;
+        if (!(p0 = carve_run_block()))
+            return NULL;
+        run_t *r = run_meta(p0);
+        r->used = 0;
+        r->count = 0;
+        r->obj = (uint16_t)obj;
+        mark_granule(granule_of(p0), true);
+        run_link(c, p0);
+    }
+    run_t *r = run_meta(p0);
+    unsigned i = (unsigned)__builtin_ctzll(~r->used & slot_mask(run_slots(r)));
+    r->used |= (uint64_t)1 << i;
+    if (++r->count == run_slots(r))
+        run_unlink(c, p0);
+    return p0 + (size_t)i * obj;
+}
+
+static void free_block(void *bp);
+
+/* Free object p of the run at p0; an empty run goes back to the heap. */
+static void run_free(char *p0, void *p)
+{
+    run_t *r = run_meta(p0);
+    unsigned c = r->obj / CB_ALIGN;
+    size_t i = (size_t)((char *)p - p0) / r->obj;
+    bool was_full = r->count == run_slots(r);
+    r->used &= ~((uint64_t)1 << i);
+    r->count--;
+    if (r->count == 0) {
+        if (!was_full)
+            run_unlink(c, p0);
+        mark_granule(granule_of(p0), false);
+        free_block(p0);
+    } else if (was_full) {
+        run_link(c, p0);
+    }
+}
+
+#endif
