@@ -263,7 +263,7 @@ def gaps_section(best: Run | None, count: int = 10) -> list[str]:
     return out + [""]
 
 
-def render(runs16: list[Run], runs8: list[Run], traces_dir: str) -> str:
+def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str = "") -> str:
     by16 = {r.variant: r for r in runs16}
     by8 = {r.variant: r for r in runs8}
     groups = sorted({t.group for r in runs16 for t in r.traces})
@@ -276,7 +276,8 @@ def render(runs16: list[Run], runs8: list[Run], traces_dir: str) -> str:
            f"Machine: {first.machine if first else '?'}; measured {first.date if first else '?'};"
            f" traces: `{traces_dir}`.  Utilization is peak live payload over the heap's high-water"
            " mark; Kops is thousands of operations per second over the whole suite (total ops /"
-           " total time); perf index = 100 (0.6 U + 0.4 min(1, T / T_libc)), 0 when a trace fails.",
+           " total time); perf index = 100 (0.6 U + 0.4 min(1, T / T_libc)), 0 when a trace fails."
+           + (f"  Driver settings: `{settings}`." if settings else ""),
            ""]
     out += ["## The progression at 16-byte alignment (whole suite)", ""]
     out += summary_table(runs16, groups) + [""]
@@ -358,7 +359,9 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
                 measure(name, alignment, files, time_limit, samples, cached)
             runs[alignment].append(run_from_driver_json(name, alignment, json.loads(cached.read_text()), groups))
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
-    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel)) + "\n")
+    settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
+                                                        " (a run over the limit counts as a timeout)")
+    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel), settings) + "\n")
     for path in plot_all(runs[16], out_dir):
         click.echo(f"wrote {path}", err=True)
     click.echo(f"wrote {out_dir / 'results.md'}")
