@@ -4,7 +4,9 @@
  * Timing estimator (K-best, as in the 64-bit lab's driver): sort the samples;
  * the estimate is the mean of the K = MDRIVER_BEST_K fastest.  Sampling stops
  * once the K fastest lie within MDRIVER_BEST_K_TOLERANCE of each other (after at
- * least min_samples), after MDRIVER_MAX_SAMPLES, or when the budget runs out.
+ * least min_samples), after MDRIVER_MAX_SAMPLES, or when MDRIVER_TIMING_BUDGET
+ * seconds have gone, whichever comes first (so a very slow allocator may get
+ * fewer than min_samples: each of its samples is long enough to be steady).
  * Samples use the thread's CPU clock, which a busy neighbour process does not
  * inflate the way it inflates wall time.
  */
@@ -260,9 +262,10 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
             progress_at(PASS_LIBC, -1);
             lt->samples[lt->n++] = sample_libc(t, ptr, live);
         }
-        bool enough = round + 1 >= min_samples;
-        if (enough && ((settled(mt, mm, min_samples) && settled(lt, libc, min_samples)) ||
-                       wall_now() - began > MDRIVER_TIMING_BUDGET))
+        /* A replay so slow that the budget is spent before min_samples is its own
+         * average, and more of them would only eat the trace's time limit. */
+        bool settled_both = settled(mt, mm, min_samples) && settled(lt, libc, min_samples);
+        if ((round + 1 >= min_samples && settled_both) || wall_now() - began > MDRIVER_TIMING_BUDGET)
             break;
     }
     bool unused;
