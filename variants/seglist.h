@@ -2,8 +2,9 @@
  * seglist.h - segregated free lists: one LIFO list per power-of-two size class,
  * and no footer on allocated blocks (the block above keeps BLK_PREV_ALLOC, so a
  * footer is needed only while a block is free).  segregated.c and
- * segregated-realloc.c are this file plus their realloc.  A search looks at no
- * more than CLASS_PROBES blocks of the request's own class.
+ * segregated-realloc.c are this file plus their realloc; ts-lock.c adds best
+ * fit and a lock.  A search looks at no more than CLASS_PROBES blocks of the
+ * request's own class.
  *
  *   class k holds free blocks of [32 << k, 64 << k) bytes; the last class holds
  *   everything larger.  Sizes are size_t throughout: 64-bit clean.
@@ -33,6 +34,10 @@ static void fl_remove(void *bp) { list_unlink(class_of(blk_size(bp)), bp); }
  * over them is the linear search segregation is meant to remove. */
 enum { CLASS_PROBES = 8 };
 
+/* A variant with its own fit policy (ts-lock: best fit) defines SEGLIST_OWN_FIT
+ * and find_fit(); the others get this bounded first fit. */
+#ifndef SEGLIST_OWN_FIT
+
 /* First fit among the first CLASS_PROBES blocks of the request's own class;
  * any block of a larger class fits, so then take the first one found. */
 static void *find_fit(size_t asize)
@@ -46,6 +51,8 @@ static void *find_fit(size_t asize)
             return st.head[k];
     return NULL;
 }
+
+#endif
 
 static bool fl_check(int lineno, size_t *listed)
 {

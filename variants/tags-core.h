@@ -22,6 +22,10 @@
  * or realloc_in_place() (the ladder: shrink, absorb the next block, grow at the
  * heap's end, else copy).
  *
+ * The entry points are core_init, core_malloc, core_free, core_stats and
+ * core_checkheap; the mm_* names forward to them unless the variant defines
+ * CORE_WRAPPED and its own mm_* around them (ts-lock: a lock around each).
+ *
  * Shared policies: immediate coalescing; a free block is split when the rest is
  * at least CORE_MIN_BLOCK; the heap grows by exactly what a request lacks (a
  * free block at the top of the heap counts towards it), never by a fixed chunk.
@@ -92,7 +96,7 @@ static inline void set_block(void *bp, size_t size, bool alloc, bool prev_alloc)
 
 /* ------------------------------------------------------------ the heap */
 
-int mm_init(void)
+static int core_init(void)
 {
     memset(&st, 0, sizeof st);
     /* pad so that the first payload, 24 bytes past the pad, is aligned */
@@ -217,7 +221,7 @@ static void free_block(void *bp)
     coalesce(bp);
 }
 
-void *mm_malloc(size_t size)
+static void *core_malloc(size_t size)
 {
     void *bp = alloc_block(size);
     if (bp) {
@@ -227,7 +231,7 @@ void *mm_malloc(size_t size)
     return bp;
 }
 
-void mm_free(void *bp)
+static void core_free(void *bp)
 {
     if (!bp)
         return;
@@ -240,11 +244,11 @@ static inline bool realloc_edge(void *ptr, size_t size, void **result)
 {
     stat_add(&st.stats.reallocs, 1);
     if (ptr == NULL) {               /* realloc(NULL, n) is malloc(n) */
-        *result = mm_malloc(size);
+        *result = core_malloc(size);
         return true;
     }
     if (size == 0) {                 /* realloc(p, 0) frees p and returns NULL */
-        mm_free(ptr);
+        core_free(ptr);
         *result = NULL;
         return true;
     }
@@ -290,12 +294,10 @@ static inline void shrink_to(void *bp, size_t asize)
     coalesce(rest);
 }
 
-/* The in-place ladder: each rung returns as soon as it can serve the request. */
-static inline void *realloc_in_place(void *ptr, size_t size)
+/* Rungs 1 and 2 of the in-place ladder: ptr resized where it lies, or NULL
+ * when it must move.  Each rung returns as soon as it can serve the request. */
+static inline void *resize_in_place(void *ptr, size_t size)
 {
-    void *result;
-    if (realloc_edge(ptr, size, &result))
-        return result;
     size_t asize = adjust(size), have = blk_size(ptr);
     /* 1. shrinking, or growing within the rounding: stay, return the tail */
     if (asize <= have) {
@@ -323,11 +325,20 @@ static inline void *realloc_in_place(void *ptr, size_t size)
             return ptr;
         }
     }
-    /* 3. nothing beside it: allocate, copy, free */
-    return realloc_move(ptr, size);
+    return NULL;
 }
 
-void mm_stats(mm_stats_t *out)
+static inline void *realloc_in_place(void *ptr, size_t size)
+{
+    void *result;
+    if (realloc_edge(ptr, size, &result))
+        return result;
+    void *kept = resize_in_place(ptr, size);
+    /* 3. nothing beside it: allocate, copy, free */
+    return kept ? kept : realloc_move(ptr, size);
+}
+
+static void core_stats(mm_stats_t *out)
 {
     stat_report(out, &st.stats, st.free_count);
 }
@@ -385,7 +396,7 @@ static bool check_walk(int lineno, size_t *free_seen)
     return true;
 }
 
-bool mm_checkheap(int lineno)
+static bool core_checkheap(int lineno)
 {
     size_t walked, listed;
     if (!check_walk(lineno, &walked))
@@ -400,6 +411,14 @@ bool mm_checkheap(int lineno)
         return check_fail(lineno, "I7", st.heap, "heap walk and free lists hold different numbers of blocks");
     return true;
 }
+
+#ifndef CORE_WRAPPED
+int mm_init(void) { return core_init(); }
+void *mm_malloc(size_t size) { return core_malloc(size); }
+void mm_free(void *bp) { core_free(bp); }
+void mm_stats(mm_stats_t *out) { core_stats(out); }
+bool mm_checkheap(int lineno) { return core_checkheap(lineno); }
+#endif
 
 /* ------------------------------------------------------------ list helpers */
 
