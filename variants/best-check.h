@@ -1,7 +1,8 @@
 /*
  * best-check.h - mm_checkheap for variants/best.c, layer by layer: one block
  * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R3),
- * and the counts found each way (C6).  Invariants: compact.h and best-runs.h.
+ * the quick lists (Q1, Q2: see best.c), and the counts found each way (C6).
+ * Invariants: compact.h, best-runs.h and best.c.
  *
  * Part of best.c (it reads best.c's state and helpers) and included by it alone,
  * at its end.  A problem is printed with the caller's line and the checker
@@ -31,12 +32,12 @@ static bool check_block(int lineno, const void *bp)
     return true;
 }
 
-/* Layer 2: walk the heap block by block; count the free blocks. */
-static bool check_walk(int lineno, size_t *free_seen)
+/* Layer 2: walk the heap block by block; count the free and the kept blocks. */
+static bool check_walk(int lineno, size_t *free_seen, size_t *kept_seen)
 {
     bool prev_alloc = true;
     char *bp = st.first;
-    *free_seen = 0;
+    *free_seen = *kept_seen = 0;
     for (; in_heap(bp) && !is_epilogue(bp); bp = cb_next(bp)) {
         if (!check_block(lineno, bp))
             return false;
@@ -44,8 +45,11 @@ static bool check_walk(int lineno, size_t *free_seen)
             return fail(lineno, "C3", bp, "CB_PREV_ALLOC disagrees with the block below");
         if (!prev_alloc && !cb_alloc(bp))
             return fail(lineno, "C4", bp, "two free blocks side by side");
+        if (is_kept(bp) && (!cb_alloc(bp) || !prev_alloc))
+            return fail(lineno, "Q1", bp, "a kept block is free, or has a free block below it");
         prev_alloc = cb_alloc(bp);
         *free_seen += !prev_alloc;
+        *kept_seen += is_kept(bp);
     }
     if (bp != heap_brk() || !cb_alloc(bp))
         return fail(lineno, "C1", bp, "the walk does not end on the epilogue at the break");
@@ -118,14 +122,45 @@ static bool check_runs(int lineno)
     return true;
 }
 
+/* Layer 3c: the quick lists.  Each kept block is an allocated ordinary block
+ * of its list's exact class, inside the heap; the lengths add up. */
+static bool check_quick(int lineno)
+{
+    size_t total = 0;
+    for (unsigned c = 0; c < N_EXACT; c++) {
+        size_t len = 0;
+        for (uint32_t off = st.quick[c]; off; off = *quick_link(at(off))) {
+            void *bp = at(off);
+            if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)) || run_holding(bp))
+                return fail(lineno, "Q1", bp, "kept block outside the heap, misaligned or in a run");
+            if (!cb_alloc(bp) || !is_kept(bp) || class_of(cb_size(bp)) != c || cb_size(bp) >= EXACT_LIMIT)
+                return fail(lineno, "Q1", bp, "kept block free, unmarked, or not of its list's class");
+            if (!in_heap(cb_next(bp)) && !is_epilogue(cb_next(bp)))
+                return fail(lineno, "Q1", bp, "kept block runs past the heap");
+            if (!cb_prev_alloc(cb_next(bp)) || cb_size_of(*cb_ftr(bp)) != cb_size(bp))
+                return fail(lineno, "Q1", bp, "the block above thinks it is free, or the footer's size is wrong");
+            if (++len > QUICK_DEPTH || ++total > st.quick_count)
+                return fail(lineno, "Q2", bp, "quick list longer than counted (a cycle?)");
+        }
+        if (len != st.quick_len[c])
+            return fail(lineno, "Q2", at(st.quick[c]), "quick list length disagrees with its count");
+    }
+    if (total != st.quick_count)
+        return fail(lineno, "Q2", st.first, "kept blocks counted and listed differ");
+    return true;
+}
+
 bool mm_checkheap(int lineno)
 {
-    size_t walked, listed;
-    if (!check_walk(lineno, &walked) || !check_lists(lineno, &listed) || !check_runs(lineno))
+    size_t walked, listed, kept;
+    if (!check_walk(lineno, &walked, &kept) || !check_lists(lineno, &listed) || !check_runs(lineno)
+        || !check_quick(lineno))
         return false;
     /* Layer 4: the counts agree. */
     if (walked != st.free_count || listed != walked)
         return fail(lineno, "C6", st.first, "free blocks counted walking, listing and running differ");
+    if (kept != st.quick_count)
+        return fail(lineno, "Q2", st.first, "kept blocks counted walking and listing differ");
     return true;
 }
 

@@ -117,6 +117,10 @@ static char *carve_run_block(void)
 {
     char *p0;
     void *bp = run_hole(&p0);
+    if (!bp && st.quick_count) {        /* the kept blocks go back before the heap grows */
+        quick_flush();
+        bp = run_hole(&p0);
+    }
     if (bp) {
         if (granule_of(p0) >= RUN_MAP_WORDS * 64)
             return NULL;
@@ -175,8 +179,6 @@ static void *run_alloc(size_t size)
         run_unlink(c, p0);
     return p0 + (size_t)i * obj;
 }
-
-static void free_block(void *bp);
 
 /* Free object p of the run at p0; an empty run goes back to the heap. */
 static void run_free(char *p0, void *p)
