@@ -10,10 +10,11 @@
  *   small sizes headerless runs: a size whose 4-byte header would cost a whole
  *               alignment unit (13-16, 29-32, ... 61-64 bytes at 16) gets a
  *               slot in a 1 KiB run with a bitmap, once 8 small blocks live
- *   quick lists a freed block below 1 KiB whose neighbour below is not free is
- *               kept whole, still tagged allocated, on a singly linked LIFO
- *               list of its exact size (QUICK_DEPTH per size), and the next
- *               request of that size pops it: no split, no list search
+ *   quick lists a freed block below 1 KiB with no free or kept block below it
+ *               and no kept block above is kept whole, still tagged allocated,
+ *               on a singly linked LIFO list of its exact size (at most
+ *               QUICK_DEPTH per size); the next request of that size pops it:
+ *               no split, no list search, no bitmap scan
  *   coalescing  immediate, except for kept blocks, which are freed for real
  *               when a neighbour is, before the heap grows, and when a growing
  *               realloc meets one above it; footers only on free and kept
