@@ -18,11 +18,14 @@
  *
  *   the heap
  *
- *   lo                                                                    brk
- *   | pad | prologue hdr | prologue ftr | block | block | ... | epilogue hdr |
- *         \__ allocated, size 16 ______/                       size 0, allocated
+ *   lo                                                                             brk
+ *   | state | pad | prologue hdr | prologue ftr | block | block | ... | epilogue hdr |
+ *                 \__ allocated, size 16 ______/                       size 0, allocated
  *
- *   pad = MM_ALIGNMENT - 8 bytes, so that the first payload is aligned.
+ *   state = the variant's `struct core` (tags-core.h): free-list heads, rover,
+ *           counters.  It sits in the heap rather than in a global because the
+ *           lab allows 128 bytes of writable globals; no block is ever below it.
+ *   pad   = 0 to MM_ALIGNMENT - 8 bytes, so that the first payload is aligned.
  *
  * Invariants (numbers are quoted by the checkers' messages):
  *   I1  every payload is MM_ALIGNMENT-aligned and lies inside the heap;
@@ -54,7 +57,6 @@ enum {
     BLK_ALLOC = 1,
     BLK_PREV_ALLOC = 2,
     BLK_FLAGS = 7,
-    BLK_PAD = MM_ALIGNMENT - 8,      /* bytes before the prologue */
 };
 
 /* Largest request any variant accepts: past it, size arithmetic could overflow

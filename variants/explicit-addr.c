@@ -20,12 +20,12 @@ enum { LIST_ADDRESS_ORDERED = 1 };
  * from the head. */
 static void fl_insert(void *bp)
 {
-    fl_node_t *after = st.hint, *next = after ? after->next : st.head[0];
+    fl_node_t *after = core->hint, *next = after ? after->next : core->head[0];
     if ((after && (void *)after > bp) || (next && (void *)next < bp)) {
         after = NULL;
-        for (fl_node_t *n = st.head[0]; n && (void *)n < bp; n = n->next)
+        for (fl_node_t *n = core->head[0]; n && (void *)n < bp; n = n->next)
             after = n;
     }
     list_link_after(0, after, bp);
-    st.hint = bp;
+    core->hint = bp;
 }

@@ -14,4 +14,4 @@
 enum { LIST_ADDRESS_ORDERED = 0 };
 #include "explicit.h"
 
-static void fl_insert(void *bp) { list_link_after(0, st.tail[0], bp); }
+static void fl_insert(void *bp) { list_link_after(0, core->tail[0], bp); }

@@ -19,14 +19,14 @@ enum {
  * replaces it (the rest of a split, a merge of it) belongs right after it. */
 static void fl_remove(void *bp)
 {
-    st.hint = ((fl_node_t *)bp)->prev;
+    core->hint = ((fl_node_t *)bp)->prev;
     list_unlink(0, bp);
 }
 
 /* First fit along the list: its order is the insertion policy's. */
 static void *find_fit(size_t asize)
 {
-    for (fl_node_t *n = st.head[0]; n; n = n->next)
+    for (fl_node_t *n = core->head[0]; n; n = n->next)
         if (blk_size(n) >= asize)
             return n;
     return NULL;
@@ -38,7 +38,7 @@ static bool fl_check(int lineno, size_t *listed)
     if (!list_check(lineno, 0, NULL, listed))
         return false;
     if (LIST_ADDRESS_ORDERED)
-        for (fl_node_t *n = st.head[0]; n && n->next; n = n->next)
+        for (fl_node_t *n = core->head[0]; n && n->next; n = n->next)
             if (n->next <= n)
                 return check_fail(lineno, "I7", n, "address-ordered list out of order");
     return true;

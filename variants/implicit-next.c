@@ -17,10 +17,10 @@
 
 static void *find_fit(size_t asize)
 {
-    for (char *bp = st.rover; !is_epilogue(bp); bp = blk_next(bp))
+    for (char *bp = core->rover; !is_epilogue(bp); bp = blk_next(bp))
         if (fits(bp, asize))
             return bp;
-    for (char *bp = first_block(); bp < st.rover; bp = blk_next(bp))
+    for (char *bp = first_block(); bp < core->rover; bp = blk_next(bp))
         if (fits(bp, asize))
             return bp;
     return NULL;

@@ -43,12 +43,12 @@ enum { CLASS_PROBES = 8 };
 static void *find_fit(size_t asize)
 {
     unsigned k = class_of(asize), probes = 0;
-    for (fl_node_t *n = st.head[k]; n && probes < CLASS_PROBES; n = n->next, probes++)
+    for (fl_node_t *n = core->head[k]; n && probes < CLASS_PROBES; n = n->next, probes++)
         if (blk_size(n) >= asize)
             return n;
     for (k++; k < CORE_CLASSES; k++)
-        if (st.head[k])
-            return st.head[k];
+        if (core->head[k])
+            return core->head[k];
     return NULL;
 }
 

@@ -29,6 +29,11 @@
  * Shared policies: immediate coalescing; a free block is split when the rest is
  * at least CORE_MIN_BLOCK; the heap grows by exactly what a request lacks (a
  * free block at the top of the heap counts towards it), never by a fixed chunk.
+ *
+ * State: everything mutable is one `struct core`, kept in the simulated heap
+ * below the prologue and reached through the global pointer `core` (block.h
+ * draws where); mm_init takes a new one each time, since the driver empties
+ * the heap (mem_reset_brk) before calling it again.
  */
 #ifndef VARIANTS_TAGS_CORE_H
 #define VARIANTS_TAGS_CORE_H
@@ -53,8 +58,11 @@ typedef struct fl_node {
     struct fl_node *next, *prev;
 } fl_node_t;
 
-/* All mutable state: mm_init zeroes it. */
-static struct core {
+/* All mutable state.  It lives at the bottom of the simulated heap, below the
+ * prologue (block.h draws it), so that the only writable global is the pointer
+ * to it: the lab's rule allows 128 bytes of globals, and this struct is over
+ * 400.  mm_init takes a fresh one from mem_sbrk and zeroes it every time. */
+struct core {
     char *heap;                     /* the prologue's payload */
     char *rover;                    /* next fit: where the next search starts */
     fl_node_t *hint;                /* explicit lists: a node on the list near the last change */
@@ -62,7 +70,9 @@ static struct core {
     fl_node_t *tail[CORE_CLASSES];
     size_t free_count;              /* free blocks in the heap, kept as they come and go */
     mm_stats_t stats;
-} st;
+};
+
+static struct core *core;           /* NULL until mm_init succeeds */
 
 static void *find_fit(size_t asize);
 static void fl_insert(void *bp);
@@ -71,7 +81,7 @@ static bool fl_check(int lineno, size_t *listed);
 
 /* ------------------------------------------------------------ small helpers */
 
-static inline void *first_block(void) { return blk_next(st.heap); }
+static inline void *first_block(void) { return blk_next(core->heap); }
 static inline bool is_epilogue(const void *bp) { return blk_size(bp) == 0; }
 static inline char *heap_brk(void) { return (char *)mem_heap_hi() + 1; }
 static inline size_t payload_size(const void *bp) { return blk_size(bp) - CORE_OVERHEAD; }
@@ -85,7 +95,7 @@ static inline size_t adjust(size_t size)
 
 static inline bool in_heap(const void *p)
 {
-    return (const char *)p > st.heap && (const char *)p < heap_brk();
+    return (const char *)p > core->heap && (const char *)p < heap_brk();
 }
 
 /* Write a block's tags; allocated blocks get a footer only when the variant keeps one. */
@@ -96,30 +106,40 @@ static inline void set_block(void *bp, size_t size, bool alloc, bool prev_alloc)
 
 /* ------------------------------------------------------------ the heap */
 
+/* Bytes from `brk` to the start of the state area, so that the struct is aligned. */
+static inline size_t state_lead(const char *brk)
+{
+    return (size_t)(-(uintptr_t)brk) & (_Alignof(struct core) - 1);
+}
+
 static int core_init(void)
 {
-    memset(&st, 0, sizeof st);
-    /* pad so that the first payload, 24 bytes past the pad, is aligned */
+    core = NULL;
     char *brk = mem_sbrk(0);
     if (brk == (void *)-1)
         return -1;
-    size_t pad = (size_t)(-(uintptr_t)(brk + 3 * BLK_WSIZE)) & (BLK_ALIGN - 1);
-    char *p = mem_sbrk((intptr_t)(pad + 3 * BLK_WSIZE));
-    if (p == (void *)-1)
+    /* | lead | struct core | pad | prologue hdr, ftr | epilogue hdr |: pad makes
+     * the first payload, 24 bytes past it, aligned */
+    char *state = brk + state_lead(brk);
+    char *pro = state + sizeof *core;
+    size_t pad = (size_t)(-(uintptr_t)(pro + 3 * BLK_WSIZE)) & (BLK_ALIGN - 1);
+    if (mem_sbrk((intptr_t)(pro + pad + 3 * BLK_WSIZE - brk)) == (void *)-1)
         return -1;
-    st.heap = p + pad + BLK_WSIZE;
-    blk_set(st.heap, 2 * BLK_WSIZE, true, true, true);          /* prologue */
-    *blk_hdr(blk_next(st.heap)) = blk_pack(0, true, true);     /* epilogue */
-    st.rover = st.heap;
-    stat_max(&st.stats.peak_heap, mem_heapsize());
+    core = (struct core *)state;
+    memset(core, 0, sizeof *core);
+    core->heap = pro + pad + BLK_WSIZE;
+    blk_set(core->heap, 2 * BLK_WSIZE, true, true, true);          /* prologue */
+    *blk_hdr(blk_next(core->heap)) = blk_pack(0, true, true);     /* epilogue */
+    core->rover = core->heap;
+    stat_max(&core->stats.peak_heap, mem_heapsize());
     return 0;
 }
 
 /* Keep the next-fit rover on a block boundary when blocks merge under it. */
 static inline void rover_fix(char *merged, size_t size)
 {
-    if (st.rover > merged && st.rover < merged + size)
-        st.rover = merged;
+    if (core->rover > merged && core->rover < merged + size)
+        core->rover = merged;
 }
 
 /* bp is free, tagged, and on no list: merge it with free neighbours and list the result. */
@@ -142,8 +162,8 @@ static void *coalesce(void *bp)
     }
     if (merges) {
         set_block(bp, size, false, blk_prev_alloc(bp));
-        st.free_count -= merges;
-        stat_add(&st.stats.coalesces, merges);
+        core->free_count -= merges;
+        stat_add(&core->stats.coalesces, merges);
         rover_fix(bp, size);
     }
     blk_set_prev_alloc(blk_next(bp), false);
@@ -163,9 +183,9 @@ static void *extend_heap(size_t bytes)
     /* bp is the old break: the old epilogue's header becomes this block's */
     set_block(bp, bytes, false, blk_prev_alloc(bp));
     *blk_hdr(blk_next(bp)) = blk_pack(0, true, false);
-    st.free_count++;
-    stat_add(&st.stats.extensions, 1);
-    stat_max(&st.stats.peak_heap, mem_heapsize());
+    core->free_count++;
+    stat_add(&core->stats.extensions, 1);
+    stat_max(&core->stats.peak_heap, mem_heapsize());
     return coalesce(bp);
 }
 
@@ -183,13 +203,13 @@ static void place(void *bp, size_t asize)
     size_t csize = blk_size(bp);
     bool prev_alloc = blk_prev_alloc(bp);
     fl_remove(bp);
-    st.free_count--;
+    core->free_count--;
     if (csize - asize >= CORE_MIN_BLOCK) {
         set_block(bp, asize, true, prev_alloc);
         void *rest = blk_next(bp);
         set_block(rest, csize - asize, false, true);
-        st.free_count++;
-        stat_add(&st.stats.splits, 1);
+        core->free_count++;
+        stat_add(&core->stats.splits, 1);
         fl_insert(rest);
     } else {
         set_block(bp, csize, true, prev_alloc);
@@ -206,18 +226,18 @@ static void *alloc_block(size_t size)
     size_t asize = adjust(size);
     void *bp = find_fit(asize);
     if (bp)
-        stat_add(&st.stats.reuses, 1);
+        stat_add(&core->stats.reuses, 1);
     else if (!(bp = grow_for(asize)))
         return NULL;
     place(bp, asize);
-    st.rover = bp;
+    core->rover = bp;
     return bp;
 }
 
 static void free_block(void *bp)
 {
     set_block(bp, blk_size(bp), false, blk_prev_alloc(bp));
-    st.free_count++;
+    core->free_count++;
     coalesce(bp);
 }
 
@@ -225,8 +245,8 @@ static void *core_malloc(size_t size)
 {
     void *bp = alloc_block(size);
     if (bp) {
-        stat_add(&st.stats.mallocs, 1);
-        stat_add(&st.stats.bytes_requested, size);
+        stat_add(&core->stats.mallocs, 1);
+        stat_add(&core->stats.bytes_requested, size);
     }
     return bp;
 }
@@ -235,14 +255,14 @@ static void core_free(void *bp)
 {
     if (!bp)
         return;
-    stat_add(&st.stats.frees, 1);
+    stat_add(&core->stats.frees, 1);
     free_block(bp);
 }
 
 /* realloc's edge cases, the same for every policy: true when *result is the answer. */
 static inline bool realloc_edge(void *ptr, size_t size, void **result)
 {
-    stat_add(&st.stats.reallocs, 1);
+    stat_add(&core->stats.reallocs, 1);
     if (ptr == NULL) {               /* realloc(NULL, n) is malloc(n) */
         *result = core_malloc(size);
         return true;
@@ -256,7 +276,7 @@ static inline bool realloc_edge(void *ptr, size_t size, void **result)
         *result = NULL;
         return true;
     }
-    stat_add(&st.stats.bytes_requested, size);
+    stat_add(&core->stats.bytes_requested, size);
     return false;
 }
 
@@ -289,8 +309,8 @@ static inline void shrink_to(void *bp, size_t asize)
     set_block(bp, asize, true, blk_prev_alloc(bp));
     void *rest = blk_next(bp);
     set_block(rest, size - asize, false, true);
-    st.free_count++;
-    stat_add(&st.stats.splits, 1);
+    core->free_count++;
+    stat_add(&core->stats.splits, 1);
     coalesce(rest);
 }
 
@@ -302,7 +322,7 @@ static inline void *resize_in_place(void *ptr, size_t size)
     /* 1. shrinking, or growing within the rounding: stay, return the tail */
     if (asize <= have) {
         shrink_to(ptr, asize);
-        stat_add(&st.stats.reallocs_in_place, 1);
+        stat_add(&core->stats.reallocs_in_place, 1);
         return ptr;
     }
     void *next = blk_next(ptr);
@@ -315,13 +335,13 @@ static inline void *resize_in_place(void *ptr, size_t size)
         avail = have + blk_size(next);
         if (avail >= asize) {
             fl_remove(next);
-            st.free_count--;
-            stat_add(&st.stats.coalesces, 1);
+            core->free_count--;
+            stat_add(&core->stats.coalesces, 1);
             set_block(ptr, avail, true, blk_prev_alloc(ptr));
             blk_set_prev_alloc(blk_next(ptr), true);
             rover_fix(ptr, avail);
             shrink_to(ptr, asize);
-            stat_add(&st.stats.reallocs_in_place, 1);
+            stat_add(&core->stats.reallocs_in_place, 1);
             return ptr;
         }
     }
@@ -338,9 +358,13 @@ static inline void *realloc_in_place(void *ptr, size_t size)
     return kept ? kept : realloc_move(ptr, size);
 }
 
+/* Zeros before mm_init (the shim may report a process that never allocated). */
 static void core_stats(mm_stats_t *out)
 {
-    stat_report(out, &st.stats, st.free_count);
+    if (core)
+        stat_report(out, &core->stats, core->free_count);
+    else
+        stat_report(out, &(mm_stats_t){0}, 0);
 }
 
 /* ------------------------------------------------------------ the checker */
@@ -370,10 +394,10 @@ static bool check_block(int lineno, const void *bp)
 /* Layer 2: walk the heap by sizes (I4, I5, I6); count the free blocks. */
 static bool check_walk(int lineno, size_t *free_seen)
 {
-    if (blk_size(st.heap) != 2 * BLK_WSIZE || !blk_alloc(st.heap) || !blk_footer_ok(st.heap))
-        return check_fail(lineno, "I4", st.heap, "prologue damaged");
+    if (blk_size(core->heap) != 2 * BLK_WSIZE || !blk_alloc(core->heap) || !blk_footer_ok(core->heap))
+        return check_fail(lineno, "I4", core->heap, "prologue damaged");
     bool prev_alloc = true;
-    bool rover_seen = st.rover == st.heap;
+    bool rover_seen = core->rover == core->heap;
     *free_seen = 0;
     char *bp = first_block();
     for (; in_heap(bp) && !is_epilogue(bp); bp = blk_next(bp)) {
@@ -383,7 +407,7 @@ static bool check_walk(int lineno, size_t *free_seen)
             return check_fail(lineno, "I6", bp, "BLK_PREV_ALLOC bit disagrees with the block below");
         if (!prev_alloc && !blk_alloc(bp))
             return check_fail(lineno, "I5", bp, "two free blocks side by side");
-        rover_seen |= bp == st.rover;
+        rover_seen |= bp == core->rover;
         prev_alloc = blk_alloc(bp);
         *free_seen += !prev_alloc;
     }
@@ -391,8 +415,8 @@ static bool check_walk(int lineno, size_t *free_seen)
         return check_fail(lineno, "I4", bp, "walk does not end on the epilogue at the break");
     if (blk_prev_alloc(bp) != prev_alloc)
         return check_fail(lineno, "I6", bp, "epilogue's BLK_PREV_ALLOC bit is wrong");
-    if (!rover_seen && st.rover != bp)
-        return check_fail(lineno, "I4", st.rover, "next-fit rover is not on a block boundary");
+    if (!rover_seen && core->rover != bp)
+        return check_fail(lineno, "I4", core->rover, "next-fit rover is not on a block boundary");
     return true;
 }
 
@@ -405,10 +429,10 @@ static bool core_checkheap(int lineno)
     if (!fl_check(lineno, &listed))
         return false;
     /* Layer 4: the free-block counts found each way agree (I7). */
-    if (walked != st.free_count)
-        return check_fail(lineno, "I7", st.heap, "heap walk and running count of free blocks differ");
+    if (walked != core->free_count)
+        return check_fail(lineno, "I7", core->heap, "heap walk and running count of free blocks differ");
     if (listed != FL_NO_LISTS && listed != walked)
-        return check_fail(lineno, "I7", st.heap, "heap walk and free lists hold different numbers of blocks");
+        return check_fail(lineno, "I7", core->heap, "heap walk and free lists hold different numbers of blocks");
     return true;
 }
 
@@ -427,15 +451,15 @@ static inline void list_link_after(unsigned i, fl_node_t *after, void *bp)
 {
     fl_node_t *n = bp;
     n->prev = after;
-    n->next = after ? after->next : st.head[i];
+    n->next = after ? after->next : core->head[i];
     if (n->next)
         n->next->prev = n;
     else
-        st.tail[i] = n;
+        core->tail[i] = n;
     if (after)
         after->next = n;
     else
-        st.head[i] = n;
+        core->head[i] = n;
 }
 
 static inline void list_unlink(unsigned i, void *bp)
@@ -444,11 +468,11 @@ static inline void list_unlink(unsigned i, void *bp)
     if (n->prev)
         n->prev->next = n->next;
     else
-        st.head[i] = n->next;
+        core->head[i] = n->next;
     if (n->next)
         n->next->prev = n->prev;
     else
-        st.tail[i] = n->prev;
+        core->tail[i] = n->prev;
 }
 
 /* Layer 3 for list variants: each node is a free block in the heap, the links
@@ -456,7 +480,7 @@ static inline void list_unlink(unsigned i, void *bp)
 static inline bool list_check(int lineno, unsigned i, unsigned (*class_of)(size_t), size_t *count)
 {
     fl_node_t *prev = NULL;
-    for (fl_node_t *n = st.head[i]; n; prev = n, n = n->next) {
+    for (fl_node_t *n = core->head[i]; n; prev = n, n = n->next) {
         if (!in_heap(n) || !blk_aligned(n))
             return check_fail(lineno, "I7", n, "free-list node outside the heap or misaligned");
         if (blk_alloc(n))
@@ -465,11 +489,11 @@ static inline bool list_check(int lineno, unsigned i, unsigned (*class_of)(size_
             return check_fail(lineno, "I7", n, "free-list prev link does not match");
         if (class_of && class_of(blk_size(n)) != i)
             return check_fail(lineno, "I7", n, "free block in the wrong size class");
-        if (++*count > st.free_count)
+        if (++*count > core->free_count)
             return check_fail(lineno, "I7", n, "more list nodes than free blocks (a cycle?)");
     }
-    if (st.tail[i] != prev)
-        return check_fail(lineno, "I7", st.tail[i], "list tail is not the last node");
+    if (core->tail[i] != prev)
+        return check_fail(lineno, "I7", core->tail[i], "list tail is not the last node");
     return true;
 }
 
