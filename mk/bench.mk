@@ -40,7 +40,7 @@ build/libmm-%.so: variants/%.c $(SHIM_DEPS)
 	$(CC) $(SHIM_CFLAGS) -DMMSHIM_VARIANT='"$*"' -shared -o $@ $< $(SHIM_SRCS) -lpthread
 
 shims: ## build a shim for every variant; one that fails is reported and skipped
-	@for v in $(SHIM_ALL); do \
+	@mkdir -p build; for v in $(SHIM_ALL); do \
 	  $(MAKE) -s --no-print-directory build/libmm-$$v.so >/dev/null 2>build/.shim-$$v.log \
 	    || { rm -f build/libmm-$$v.so; echo "bench: the shim for $$v does not build (build/.shim-$$v.log): skipped" >&2; }; \
 	done
