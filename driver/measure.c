@@ -143,13 +143,18 @@ static __attribute__((noinline)) double sample_mm(const trace_t *t, void **ptr)
     return cpu_now() - start;
 }
 
-/* Which ids are live at the end: libc's blocks must be given back between samples. */
-static unsigned char *live_at_end(const trace_t *t)
+/* How the trace leaves each id: live[id] when a block is still allocated (libc's
+ * must be given back between samples), size[id] its size (0 when not live). */
+static void trace_end(const trace_t *t, unsigned char *live, size_t *size)
 {
-    unsigned char *live = calloc(t->num_ids ? t->num_ids : 1, 1);
-    for (size_t i = 0; live && i < t->num_ops; i++)
-        live[t->ops[i].id] = t->ops[i].kind != OP_FREE && !(t->ops[i].kind == OP_REALLOC && t->ops[i].size == 0);
-    return live;
+    for (size_t i = 0; i < t->num_ops; i++) {
+        const op_t *op = &t->ops[i];
+        bool alive = op->kind != OP_FREE && !(op->kind == OP_REALLOC && op->size == 0);
+        if (live)
+            live[op->id] = alive;
+        if (size)
+            size[op->id] = alive ? op->size : 0;
+    }
 }
 
 static __attribute__((noinline)) double sample_libc(const trace_t *t, void **ptr, const unsigned char *live)
@@ -230,7 +235,7 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
 bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mt, timing_t *lt, verdict_t *v)
 {
     void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
-    unsigned char *live = libc ? live_at_end(t) : NULL;
+    unsigned char *live = libc ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
     size_t *final = mm ? calloc(t->num_ids ? t->num_ids : 1, sizeof *final) : NULL;
     span_t *spans = mm ? malloc((t->num_ids ? t->num_ids : 1) * sizeof *spans) : NULL;
     if (!ptr || (libc && !live) || (mm && (!final || !spans))) {
@@ -240,8 +245,7 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
         free(spans);
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     }
-    for (size_t i = 0; final && i < t->num_ops; i++)  /* each id's size at the end, 0 when not live */
-        final[t->ops[i].id] = t->ops[i].kind == OP_FREE ? 0 : t->ops[i].size;
+    trace_end(t, live, final);
     memset(mt, 0, sizeof *mt);
     memset(lt, 0, sizeof *lt);
     double began = wall_now();
