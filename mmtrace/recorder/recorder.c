@@ -306,29 +306,21 @@ int posix_memalign(void **out, size_t alignment, size_t size)
     return 0;
 }
 
-void *valloc(size_t size)
+/* valloc and pvalloc: page-aligned, recorded with the page size as their alignment. */
+static void *page_aligned(uint32_t kind, void *(*real)(size_t), size_t size)
 {
     if (!enter())
-        return __libc_valloc(size);
-    void *p = __libc_valloc(size);
+        return real(size);
+    void *p = real(size);
     int saved = errno;
-    append(EV_VALLOC, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
+    append(kind, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
     leave();
     errno = saved;
     return p;
 }
 
-void *pvalloc(size_t size)
-{
-    if (!enter())
-        return __libc_pvalloc(size);
-    void *p = __libc_pvalloc(size);
-    int saved = errno;
-    append(EV_PVALLOC, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
-    leave();
-    errno = saved;
-    return p;
-}
+void *valloc(size_t size) { return page_aligned(EV_VALLOC, __libc_valloc, size); }
+void *pvalloc(size_t size) { return page_aligned(EV_PVALLOC, __libc_pvalloc, size); }
 
 /* fork(): hold the lock across it so the child never inherits it held. */
 static void before_fork(void)
