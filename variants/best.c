@@ -26,9 +26,10 @@
  *   growth      by what the request lacks beyond the free block at the top;
  *               a small request grows the heap by heap/32 (at most 8 KiB)
  *   realloc     shrink: move to a lower hole if one fits, else in place;
- *               grow: absorb the free block above; slide down into a free
- *               block below; at the top, grow the heap if no hole fits; else
- *               allocate, copy, free
+ *               grow (best fit over the places it could go): a hole elsewhere
+ *               that fits tighter than the neighbours would; absorb the free
+ *               block above; slide down into a free block below; at the top,
+ *               grow the heap if no hole fits; else allocate, copy, free
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
  *
  * Layout, heap picture and invariants: compact.h; the runs: best-runs.h; the
@@ -607,6 +608,15 @@ static void *widen(void *bp, void *to, size_t total, size_t asize)
     return to;
 }
 
+/* Copy what ptr holds (at most size bytes) to block `to`, free ptr; returns to. */
+static void *move_block(void *ptr, void *to, size_t size)
+{
+    size_t keep = cb_size(ptr) - CB_WSIZE;
+    memcpy(to, ptr, keep < size ? keep : size);
+    free_block(ptr);
+    return to;
+}
+
 void *mm_realloc(void *ptr, size_t size)
 {
     stat_add(&st.stats.reallocs, 1);
@@ -638,20 +648,16 @@ void *mm_realloc(void *ptr, size_t size)
      * heap fits it: then it moves down and the whole block goes back */
     if (asize <= have && asize + CB_MIN_BLOCK <= have && asize >= SHRINK_MOVE_MIN) {
         void *hole = find_fit(asize);
-        if (hole && hole < ptr) {
-            void *moved = place(hole, asize);
-            memcpy(moved, ptr, size);
-            free_block(ptr);
-            return moved;
-        }
+        if (hole && hole < ptr)
+            return move_block(ptr, place(hole, asize), size);
     }
     if (asize <= have) {
         shrink_to(ptr, asize);
         stat_add(&st.stats.reallocs_in_place, 1);
         return ptr;
     }
-    /* 2. the free block above (and, at the top of the heap, new heap); a kept
-     * block above is freed for real first, so that the block can take it */
+    /* Growing.  A kept block above is freed for real first, so that the block
+     * can take it. */
     void *next = cb_next(ptr);
     if (is_kept(next)) {
         quick_release(next);
@@ -661,22 +667,32 @@ void *mm_realloc(void *ptr, size_t size)
     bool at_top = is_epilogue(next) || (above && is_epilogue(cb_next(next)));
     void *below = cb_prev_alloc(ptr) ? NULL : cb_prev(ptr);
     size_t under = below ? cb_size(below) : 0;
+    /* 2. best fit over the places the block could go: below the top of the
+     * heap, a hole elsewhere that it fills more tightly than its neighbours
+     * would wins (move, copy, free).  Widening into a roomy neighbour leaves a
+     * sliver nobody fits; a string built by appends moves hole to hole
+     * instead, each hole it leaves serving the next, shorter string */
+    if (!at_top) {
+        size_t rest = have + above >= asize ? have + above - asize
+                    : below && under + have + above >= asize ? under + have + above - asize
+                    : (size_t)-1;
+        void *hole = find_fit(asize);
+        if (hole && hole != next && hole != below && cb_size(hole) - asize < rest)
+            return move_block(ptr, place(hole, asize), size);
+    }
+    /* 3. the free block above */
     if (have + above >= asize)
         return widen(ptr, ptr, have + above, asize);
-    /* 3. the free block below too: slide the payload down */
+    /* 4. the free block below too: slide the payload down */
     if (below && under + have + above >= asize)
         return widen(ptr, below, under + have + above, asize);
-    /* 4. at the top of the heap: grow the heap under it (no copy), unless a
+    /* 5. at the top of the heap: grow the heap under it (no copy), unless a
      * hole elsewhere already fits: new heap is the last resort */
     if (at_top && !find_fit(asize) && extend_heap(asize - (have + above)))
         return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
-    /* 5. allocate, copy, free */
+    /* 6. allocate, copy, free */
     void *moved = alloc_block(size);
-    if (!moved)
-        return NULL;
-    memcpy(moved, ptr, have - CB_WSIZE < size ? have - CB_WSIZE : size);
-    free_block(ptr);
-    return moved;
+    return moved ? move_block(ptr, moved, size) : NULL;
 }
 
 void mm_stats(mm_stats_t *out)
