@@ -16,8 +16,6 @@ from variants_common import KIT, VARIANTS, make, present
 KNOWN_OVER = {
     "best": "its whole state struct (class heads, run and quick lists, about 9 KiB) "
             "is a static global; best.c is another engineer's to move into the heap",
-    "ts-nolock": "its shared arena table and the checker's per-arena counts (about "
-                 "64 KiB) are static globals; ts-nolock.c is another engineer's to change",
 }
 
 

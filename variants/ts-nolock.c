@@ -13,6 +13,9 @@
  *                end; anyone else (or no room): allocate-copy-free
  *   locks        one mutex, `grow`, taken only to move the break, to create an
  *                arena, and to hand arenas between threads
+ *   state        in the heap, not in globals (the lab allows 128 bytes of
+ *                those): mm_init carves the shared state at the heap's bottom,
+ *                and arenas and pages of the arena table are carved as needed
  *
  * Frees from another thread (the policy), a ladder:
  *   1. a small block (exact class, < 1 KiB) is kept by the freeing thread, up to
@@ -41,6 +44,12 @@
  * Chunk: | next chunk | prologue hdr | prologue ftr | blocks ... | epilogue |
  * A chunk grows in place while its arena was the last to move the break.
  *
+ * Heap: | shared state | table page | arena | chunk ... | arena | chunk ... |
+ * The arena table maps an id to its arena.  Its pages double in size (8, 8,
+ * 16, ... 2048 ids), so one thread pays for 8 slots, not 4096; a page and its
+ * slots are written once under `grow` and never move, so a thread freeing
+ * another's block reads them without the lock (release stores, acquire loads).
+ *
  * Invariants (mm_checkheap checks each; it must run with no other thread busy):
  *   1. payloads aligned; sizes multiples of 16, >= MIN_BLOCK; header == footer
  *   2. every block of a chunk carries the chunk's arena id
@@ -49,6 +58,7 @@
  *   5. blocks waiting in a remote stack are allocated and belong to that arena;
  *      blocks an arena keeps are allocated, another arena's, in their class
  *   6. free blocks found by walking the chunks and the lists agree in number
+ *   7. the table names each arena under its own id
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -75,7 +85,13 @@ enum {
     ID_SHIFT = 48,
     CACHE_LINE = 64,
     BORROW_MAX = 64 << 10,              /* bytes of other arenas' blocks a thread may keep */
+    FIRST_PAGE = 8,                     /* arena-table slots in pages 0 and 1; page p > 1 has 8 << (p - 1) */
+    LOG_FIRST_PAGE = 3,
+    NPAGES = 10,
 };
+
+_Static_assert(FIRST_PAGE == 1 << LOG_FIRST_PAGE && FIRST_PAGE << (NPAGES - 1) == MAX_ARENAS,
+               "the table's last page ends at MAX_ARENAS");
 
 static const uint64_t SIZE_MASK = ((uint64_t)1 << ID_SHIFT) - ALIGN;
 
@@ -96,22 +112,28 @@ typedef struct arena {
     links_t *borrowed[EXACT_LIMIT / ALIGN];   /* kept blocks of other arenas, by class */
     size_t nborrowed;                   /* their bytes */
     mm_stats_t stats;
+    size_t checked_free;                /* free blocks mm_checkheap found in its chunks */
     _Alignas(CACHE_LINE) _Atomic(links_t *) remote;   /* blocks freed by other threads */
     char pad[CACHE_LINE - sizeof(void *)];
 } arena_t;
 
-/* Shared state: written under `grow`, except `table` slots which are written once. */
-static struct {
+typedef _Atomic(arena_t *) slot_t;
+
+/* Shared state, in the heap: written under `grow`, except the table's pages and
+ * slots, which are written once (under `grow`) and read by anyone. */
+typedef struct heap {
     pthread_mutex_t grow;
-    unsigned generation;                /* bumped by mm_init: thread-local arenas go stale */
     unsigned narenas;
-    arena_t *table[MAX_ARENAS];
     arena_t *pool;
     arena_t *last_grower;               /* its last chunk ends at the break */
-    char *last_chunk;                   /* that chunk */
     char *chunks;                       /* every chunk, newest first */
     uint64_t peak_heap;
-} g = {.grow = PTHREAD_MUTEX_INITIALIZER};
+    _Atomic(slot_t *) table[NPAGES];    /* page p holds the ids from page_base(p) */
+} heap_t;
+
+/* The only globals: both written by mm_init alone, with no other thread active. */
+static heap_t *g;
+static unsigned generation;             /* bumped by mm_init: thread-local arenas go stale */
 
 static __thread struct {
     arena_t *arena;
@@ -153,6 +175,8 @@ static inline size_t adjust(size_t size)
     size_t a = (size + 2 * WORD + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     return a < MIN_BLOCK ? MIN_BLOCK : a;
 }
+
+static inline size_t round_up(size_t n) { return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1); }
 
 /* Chunk layout helpers: the first block's payload, and the chunk's link. */
 static inline char *chunk_first(char *chunk) { return chunk + CHUNK_HEAD + WORD; }
@@ -216,6 +240,54 @@ static void list_remove(arena_t *a, void *bp)
         mark(a, c, false);
 }
 
+/* ------------------------------------------------------------ the arena table */
+
+static inline unsigned page_of(unsigned id)
+{
+    return id < FIRST_PAGE ? 0 : 32 - (unsigned)__builtin_clz(id) - LOG_FIRST_PAGE;
+}
+
+static inline unsigned page_base(unsigned page) { return page ? FIRST_PAGE << (page - 1) : 0; }
+static inline unsigned page_slots(unsigned page) { return page ? FIRST_PAGE << (page - 1) : FIRST_PAGE; }
+
+/* The arena with this id, which was handed out (a block's owner); no lock needed. */
+static inline arena_t *arena_at(unsigned id)
+{
+    unsigned p = page_of(id);
+    slot_t *page = atomic_load_explicit(&g->table[p], memory_order_acquire);
+    return atomic_load_explicit(&page[id - page_base(p)], memory_order_acquire);
+}
+
+static void note_heap(void)
+{
+    if (mem_heapsize() > g->peak_heap)
+        g->peak_heap = mem_heapsize();
+}
+
+/* Zeroed new heap for the allocator's own state (`grow` held); NULL when full. */
+static void *carve(size_t bytes)
+{
+    char *at = mem_sbrk((intptr_t)round_up(bytes));
+    if (at == (void *)-1)
+        return NULL;
+    g->last_grower = NULL;              /* the break moved past every chunk */
+    note_heap();
+    return memset(at, 0, bytes);
+}
+
+/* The slot for id, carving its page on first use (`grow` held); NULL when full. */
+static slot_t *table_slot(unsigned id)
+{
+    unsigned p = page_of(id);
+    slot_t *page = atomic_load_explicit(&g->table[p], memory_order_relaxed);
+    if (!page) {
+        if (!(page = carve(page_slots(p) * sizeof *page)))
+            return NULL;
+        atomic_store_explicit(&g->table[p], page, memory_order_release);
+    }
+    return &page[id - page_base(p)];
+}
+
 /* ------------------------------------------------------------ arenas */
 
 static void return_to_owner(void *bp);
@@ -223,19 +295,19 @@ static void return_to_owner(void *bp);
 static void release_arena(void *value)
 {
     arena_t *a = value;
-    for (int c = 0; c < EXACT_LIMIT / ALIGN; c++)      /* give back what we kept */
-        while (a->borrowed[c]) {
-            links_t *l = a->borrowed[c];
-            a->borrowed[c] = l->next;
-            return_to_owner(l);
-        }
-    a->nborrowed = 0;
-    pthread_mutex_lock(&g.grow);
-    if (mine.generation == g.generation && mine.arena == a) {
-        a->pool_next = g.pool;
-        g.pool = a;
+    if (mine.generation == generation && mine.arena == a) {   /* else mm_init dropped its heap */
+        for (int c = 0; c < EXACT_LIMIT / ALIGN; c++)      /* give back what we kept */
+            while (a->borrowed[c]) {
+                links_t *l = a->borrowed[c];
+                a->borrowed[c] = l->next;
+                return_to_owner(l);
+            }
+        a->nborrowed = 0;
+        pthread_mutex_lock(&g->grow);
+        a->pool_next = g->pool;
+        g->pool = a;
+        pthread_mutex_unlock(&g->grow);
     }
-    pthread_mutex_unlock(&g.grow);
     mine.arena = NULL;
 }
 
@@ -244,34 +316,26 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, release_arena);
 }
 
-static void note_heap(void)
-{
-    if (mem_heapsize() > g.peak_heap)
-        g.peak_heap = mem_heapsize();
-}
-
 /* A pooled arena, or a new one carved from the heap; NULL when out of memory. */
 static arena_t *acquire_arena(void)
 {
-    pthread_mutex_lock(&g.grow);
-    arena_t *a = g.pool;
+    pthread_mutex_lock(&g->grow);
+    arena_t *a = g->pool;
     if (a) {
-        g.pool = a->pool_next;
-    } else if (g.narenas < MAX_ARENAS) {
-        char *at = mem_sbrk((intptr_t)(sizeof(arena_t) + CACHE_LINE));
-        a = at == (void *)-1 ? NULL : (arena_t *)(((uintptr_t)at + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1));
+        g->pool = a->pool_next;
+    } else if (g->narenas < MAX_ARENAS) {         /* past it, fail: NULL from malloc */
+        slot_t *slot = table_slot(g->narenas);
+        char *at = slot ? carve(sizeof(arena_t) + CACHE_LINE) : NULL;
+        a = at ? (arena_t *)(((uintptr_t)at + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1)) : NULL;
         if (a) {
-            memset(a, 0, sizeof *a);
-            a->id = g.narenas;
-            g.table[g.narenas++] = a;
-            g.last_grower = NULL;       /* the break moved past every chunk */
-            note_heap();
+            a->id = g->narenas++;
+            atomic_store_explicit(slot, a, memory_order_release);
         }
     }
-    pthread_mutex_unlock(&g.grow);
+    pthread_mutex_unlock(&g->grow);
     if (a) {
         mine.arena = a;
-        mine.generation = g.generation;
+        mine.generation = generation;
         pthread_setspecific(exit_key, a);
     }
     return a;
@@ -279,7 +343,7 @@ static arena_t *acquire_arena(void)
 
 static inline arena_t *my_arena(void)
 {
-    if (__builtin_expect(mine.arena && mine.generation == g.generation, 1))
+    if (__builtin_expect(mine.arena && mine.generation == generation, 1))
         return mine.arena;
     return acquire_arena();
 }
@@ -328,14 +392,13 @@ static void drain_remote(arena_t *a)
 static void *start_chunk(arena_t *a, char *at, size_t bytes)
 {
     uint64_t *w = (uint64_t *)at;
-    *chunk_link(at) = g.chunks;
-    g.chunks = at;
+    *chunk_link(at) = g->chunks;
+    g->chunks = at;
     w[1] = a->id << ID_SHIFT | 2 * WORD | 1;          /* prologue */
     w[2] = w[1];
     void *bp = chunk_first(at);
     set_block(a, bp, bytes - CHUNK_HEAD - WORD, false);   /* the rest: epilogue */
     *hdr(next_blk(bp)) = a->id << ID_SHIFT | 1;       /* epilogue */
-    g.last_chunk = at;
     list_insert(a, bp);
     return bp;
 }
@@ -346,9 +409,9 @@ static void *grow(arena_t *a, size_t asize)
     void *bp = NULL;
     if (asize < MIN_BLOCK)
         asize = MIN_BLOCK;
-    pthread_mutex_lock(&g.grow);
-    size_t floor = g.narenas > 1 ? CHUNK_MIN : 0;
-    if (g.last_grower == a) {
+    pthread_mutex_lock(&g->grow);
+    size_t floor = g->narenas > 1 ? CHUNK_MIN : 0;
+    if (g->last_grower == a) {
         /* The break is right after our chunk: extend it, minus its free tail. */
         char *end = (char *)mem_heap_hi() + 1;
         size_t tail = (prev_word(end) & 1) ? 0 : size_of_word(prev_word(end));
@@ -367,14 +430,14 @@ static void *grow(arena_t *a, size_t asize)
         char *at = mem_sbrk((intptr_t)bytes);
         if (at != (void *)-1) {
             bp = start_chunk(a, at, bytes);
-            g.last_grower = a;
+            g->last_grower = a;
         }
     }
     if (bp) {
         count(&a->stats.extensions, 1);
         note_heap();
     }
-    pthread_mutex_unlock(&g.grow);
+    pthread_mutex_unlock(&g->grow);
     return bp;
 }
 
@@ -452,7 +515,7 @@ static void *resize_in_place(arena_t *a, void *bp, size_t asize)
     void *next = next_blk(bp);
     size_t room = size + (is_alloc(next) ? 0 : bsize(next));
     void *after = is_alloc(next) ? next : next_blk(next);
-    if (room < asize && bsize(after) == 0 && g.last_grower == a
+    if (room < asize && bsize(after) == 0 && g->last_grower == a
         && (char *)after == (char *)mem_heap_hi() + 1) {    /* 3. grow the heap under it */
         if (!grow(a, asize - size))          /* grow() counts the free tail itself */
             return NULL;
@@ -471,18 +534,21 @@ static void *resize_in_place(arena_t *a, void *bp, size_t asize)
 
 /* ------------------------------------------------------------ the API */
 
+/* Runs with no other thread active (mm.h): the old state went with the old heap. */
 int mm_init(void)
 {
     pthread_once(&exit_key_once, make_exit_key);
-    pthread_mutex_lock(&g.grow);
-    g.generation++;
-    g.narenas = 0;
-    g.pool = NULL;
-    g.last_grower = NULL;
-    g.last_chunk = g.chunks = NULL;
-    g.peak_heap = mem_heapsize();
-    pthread_mutex_unlock(&g.grow);
+    generation++;
     mine.arena = NULL;
+    heap_t *h = mem_sbrk((intptr_t)round_up(sizeof *h));      /* keeps chunks 16-aligned */
+    if (h == (void *)-1) {
+        g = NULL;
+        return -1;
+    }
+    memset(h, 0, sizeof *h);
+    pthread_mutex_init(&h->grow, NULL);
+    h->peak_heap = mem_heapsize();
+    g = h;
     return 0;
 }
 
@@ -496,7 +562,7 @@ void mm_free(void *ptr)
 {
     if (!ptr)
         return;
-    arena_t *a = mine.generation == g.generation ? mine.arena : NULL;
+    arena_t *a = mine.generation == generation ? mine.arena : NULL;
     if (a && owner_of(ptr) == a->id) {
         local_free(a, ptr);
         return;
@@ -515,7 +581,7 @@ void mm_free(void *ptr)
 
 static void return_to_owner(void *bp)
 {
-    arena_t *owner = g.table[owner_of(bp)];
+    arena_t *owner = arena_at(owner_of(bp));
     links_t *l = bp;
     l->next = atomic_load_explicit(&owner->remote, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&owner->remote, &l->next, l,
@@ -551,9 +617,9 @@ void *mm_realloc(void *ptr, size_t size)
 }
 
 /* Fork: the child keeps only the forking thread; other arenas stay parked. */
-void mm_atfork_prepare(void) { pthread_mutex_lock(&g.grow); }
-void mm_atfork_parent(void) { pthread_mutex_unlock(&g.grow); }
-void mm_atfork_child(void) { pthread_mutex_init(&g.grow, NULL); }
+void mm_atfork_prepare(void) { if (g) pthread_mutex_lock(&g->grow); }
+void mm_atfork_parent(void) { if (g) pthread_mutex_unlock(&g->grow); }
+void mm_atfork_child(void) { if (g) pthread_mutex_init(&g->grow, NULL); }
 
 /* ------------------------------------------------------------ statistics and checker */
 
@@ -569,16 +635,18 @@ static size_t listed_in(arena_t *a)
 void mm_stats(mm_stats_t *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&g.grow);
-    for (unsigned i = 0; i < g.narenas; i++) {
-        mm_stats_t *s = &g.table[i]->stats;
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->grow);
+    for (unsigned i = 0; i < g->narenas; i++) {
+        mm_stats_t *s = &arena_at(i)->stats;
 #define ADD_FIELD(name, what) out->name += s->name;
         MM_STATS_FIELDS(ADD_FIELD)
 #undef ADD_FIELD
-        out->free_blocks += listed_in(g.table[i]);
+        out->free_blocks += listed_in(arena_at(i));
     }
-    out->peak_heap = g.peak_heap;
-    pthread_mutex_unlock(&g.grow);
+    out->peak_heap = g->peak_heap;
+    pthread_mutex_unlock(&g->grow);
 }
 
 static bool complain(int line, const char *what, const void *bp)
@@ -608,16 +676,17 @@ static bool check_block(int line, void *bp, unsigned owner)
     return true;
 }
 
-/* Layer 2: walk one chunk (invariant 3), counting free blocks per arena. */
-static bool check_chunk(int line, char *chunk, size_t *nfree)
+/* Layer 2: walk one chunk (invariant 3), counting its arena's free blocks. */
+static bool check_chunk(int line, char *chunk)
 {
     if (!inside_heap(chunk))
         return complain(line, "chunk outside the heap", chunk);
     uint64_t prologue = ((uint64_t *)chunk)[1];
     unsigned owner = (unsigned)(prologue >> ID_SHIFT);
-    if (owner >= g.narenas || size_of_word(prologue) != 2 * WORD || !(prologue & 1)
+    if (owner >= g->narenas || size_of_word(prologue) != 2 * WORD || !(prologue & 1)
         || prologue != ((uint64_t *)chunk)[2])
         return complain(line, "chunk prologue damaged", chunk);
+    arena_t *a = arena_at(owner);
     bool prev_free = false;
     void *bp = chunk_first(chunk);
     for (; inside_heap(hdr(bp)) && bsize(bp) > 0; bp = next_blk(bp)) {
@@ -626,7 +695,7 @@ static bool check_chunk(int line, char *chunk, size_t *nfree)
         if (!is_alloc(bp) && prev_free)
             return complain(line, "two adjacent free blocks", bp);
         prev_free = !is_alloc(bp);
-        nfree[owner] += prev_free;
+        a->checked_free += prev_free;
     }
     if (!inside_heap(hdr(bp)) || *hdr(bp) != ((uint64_t)owner << ID_SHIFT | 1))
         return complain(line, "chunk epilogue missing", bp);
@@ -664,23 +733,41 @@ static bool check_arena(int line, arena_t *a, size_t *nlisted)
     return true;
 }
 
+/* Layer 0: the table (invariant 7), before anything looks an arena up in it;
+ * zeroes each arena's count of free blocks for layer 2. */
+static bool check_table(int line)
+{
+    for (unsigned i = 0; i < g->narenas; i++) {
+        unsigned p = page_of(i);
+        slot_t *page = atomic_load(&g->table[p]);
+        if (!page || !inside_heap(page))
+            return complain(line, "arena table page missing", page);
+        arena_t *a = atomic_load(&page[i - page_base(p)]);
+        if (!a || !inside_heap(a) || a->id != i)
+            return complain(line, "arena table slot names the wrong arena", a);
+        a->checked_free = 0;
+    }
+    return true;
+}
+
 bool mm_checkheap(int lineno)
 {
-    static size_t nfree[MAX_ARENAS];
-    bool ok = true;
-    pthread_mutex_lock(&g.grow);
-    memset(nfree, 0, sizeof nfree[0] * g.narenas);
-    for (char *chunk = g.chunks; ok && chunk; chunk = *chunk_link(chunk))
-        ok = check_chunk(lineno, chunk, nfree);
-    for (unsigned i = 0; ok && i < g.narenas; i++) {
+    if (!g)
+        return true;                    /* no heap yet: nothing to check */
+    pthread_mutex_lock(&g->grow);
+    bool ok = check_table(lineno);
+    for (char *chunk = g->chunks; ok && chunk; chunk = *chunk_link(chunk))
+        ok = check_chunk(lineno, chunk);
+    for (unsigned i = 0; ok && i < g->narenas; i++) {
+        arena_t *a = arena_at(i);
         size_t nlisted = 0;
-        ok = check_arena(lineno, g.table[i], &nlisted);
-        if (ok && nlisted != nfree[i]) {                   /* layer 4: invariant 6 */
+        ok = check_arena(lineno, a, &nlisted);
+        if (ok && nlisted != a->checked_free) {            /* layer 4: invariant 6 */
             printf("ts-nolock checkheap (line %d): arena %u has %zu free blocks in its chunks, %zu in its lists\n",
-                   lineno, i, nfree[i], nlisted);
+                   lineno, i, a->checked_free, nlisted);
             ok = false;
         }
     }
-    pthread_mutex_unlock(&g.grow);
+    pthread_mutex_unlock(&g->grow);
     return ok;
 }
