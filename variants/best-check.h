@@ -1,6 +1,6 @@
 /*
  * best-check.h - mm_checkheap for variants/best.c, layer by layer: one block
- * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R3),
+ * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R4),
  * the quick lists (Q1, Q2: see best.c), and the counts found each way (C6).
  * Invariants: compact.h, best-runs.h and best.c.
  *
@@ -17,7 +17,7 @@ static bool fail(int lineno, const char *invariant, const void *bp, const char *
     return false;
 }
 
-static inline bool in_heap(const void *p) { return (const char *)p >= st.first && (const char *)p < heap_brk(); }
+static inline bool in_heap(const void *p) { return (const char *)p >= st->first && (const char *)p < heap_brk(); }
 
 /* Layer 1: one block on its own. */
 static bool check_block(int lineno, const void *bp)
@@ -36,7 +36,7 @@ static bool check_block(int lineno, const void *bp)
 static bool check_walk(int lineno, size_t *free_seen, size_t *kept_seen)
 {
     bool prev_alloc = true;
-    char *bp = st.first;
+    char *bp = st->first;
     *free_seen = *kept_seen = 0;
     for (; in_heap(bp) && !is_epilogue(bp); bp = cb_next(bp)) {
         if (!check_block(lineno, bp))
@@ -58,16 +58,24 @@ static bool check_walk(int lineno, size_t *free_seen, size_t *kept_seen)
     return true;
 }
 
+/* An allocated block of metadata (class table, run index) holding `bytes`. */
+static bool holds_metadata(const void *bp, size_t bytes)
+{
+    return in_heap(bp) && cb_alloc(bp) && !is_kept(bp) && !run_holding(bp) && cb_size(bp) - CB_WSIZE >= bytes;
+}
+
 /* Layer 3: every list, its links, its class, and the bitmap. */
 static bool check_lists(int lineno, size_t *listed)
 {
     *listed = 0;
+    const uint32_t *head = st->head;
+    const uint64_t *map = st->map;
     for (unsigned k = 0; k < N_CLASSES; k++) {
-        bool marked = st.map[k / 64] >> (k % 64) & 1;
-        if (marked != (st.head[k] != 0))
-            return fail(lineno, "C5", at(st.head[k]), "class bitmap disagrees with the list head");
+        bool marked = map[k / 64] >> (k % 64) & 1;
+        if (marked != (head[k] != 0))
+            return fail(lineno, "C5", at(head[k]), "class bitmap disagrees with the list head");
         uint32_t prev = 0;
-        for (uint32_t off = st.head[k]; off; prev = off, off = cb_links(at(off))->next) {
+        for (uint32_t off = head[k]; off; prev = off, off = cb_links(at(off))->next) {
             void *bp = at(off);
             if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)))
                 return fail(lineno, "C5", bp, "list node outside the heap or misaligned");
@@ -77,7 +85,7 @@ static bool check_lists(int lineno, size_t *listed)
                 return fail(lineno, "C5", bp, "prev link does not match");
             if (class_of(cb_size(bp)) != k)
                 return fail(lineno, "C5", bp, "free block in the wrong size class");
-            if (++*listed > st.free_count)
+            if (++*listed > st->free_count)
                 return fail(lineno, "C6", bp, "more list nodes than free blocks (a cycle?)");
         }
     }
@@ -89,9 +97,12 @@ static bool check_lists(int lineno, size_t *listed)
 static bool check_runs(int lineno)
 {
     size_t marked = 0, walked = 0, open = 0, listed = 0;
-    for (size_t w = 0; w < RUN_MAP_WORDS; w++)
-        marked += (size_t)__builtin_popcountll(st.run_map[w]);
-    for (char *bp = st.first; !is_epilogue(bp); bp = cb_next(bp)) {
+    run_index_t *idx = st->runs ? run_index() : NULL;
+    if (idx && !holds_metadata(idx, sizeof *idx + idx->words * sizeof idx->map[0]))
+        return fail(lineno, "R4", idx, "the run index is not an allocated block of its length");
+    for (size_t w = 0; idx && w < idx->words; w++)
+        marked += (size_t)__builtin_popcountll(idx->map[w]);
+    for (char *bp = st->first; !is_epilogue(bp); bp = cb_next(bp)) {
         if (run_holding(bp) == NULL)
             continue;
         run_t *r = run_meta(bp);
@@ -104,9 +115,9 @@ static bool check_runs(int lineno)
         walked++;
         open += r->count < run_slots(r);
     }
-    for (unsigned c = 0; c < RUN_CLASSES; c++) {
+    for (unsigned c = 0; idx && c < RUN_CLASSES; c++) {
         uint32_t prev = 0;
-        for (uint32_t off = st.runs[c]; off; prev = off, off = run_meta(at(off))->next) {
+        for (uint32_t off = idx->open[c]; off; prev = off, off = run_meta(at(off))->next) {
             char *p0 = at(off);
             if (!in_heap(p0) || run_holding(p0) != p0)
                 return fail(lineno, "R2", p0, "listed run is not a marked run");
@@ -117,8 +128,8 @@ static bool check_runs(int lineno)
                 return fail(lineno, "R2", p0, "more listed runs than runs (a cycle?)");
         }
     }
-    if (marked != walked || listed != open)
-        return fail(lineno, "R3", st.first, "runs counted in the map, the heap and the lists differ");
+    if (marked != walked || listed != open || (idx ? idx->live : 0) != walked)
+        return fail(lineno, "R3", st->first, "runs counted in the map, the heap, the index and the lists differ");
     return true;
 }
 
@@ -127,26 +138,26 @@ static bool check_runs(int lineno)
 static bool check_quick(int lineno)
 {
     size_t total = 0;
-    for (unsigned c = 0; c < N_EXACT; c++) {
+    for (unsigned c = 0; c < N_QUICK; c++) {
         size_t len = 0;
-        for (uint32_t off = st.quick[c]; off; off = *quick_link(at(off))) {
+        for (uint32_t off = st->quick[c]; off; off = *quick_link(at(off))) {
             void *bp = at(off);
             if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)) || run_holding(bp))
                 return fail(lineno, "Q1", bp, "kept block outside the heap, misaligned or in a run");
-            if (!cb_alloc(bp) || !is_kept(bp) || class_of(cb_size(bp)) != c || cb_size(bp) >= EXACT_LIMIT)
+            if (!cb_alloc(bp) || !is_kept(bp) || class_of(cb_size(bp)) != c || cb_size(bp) >= QUICK_LIMIT)
                 return fail(lineno, "Q1", bp, "kept block free, unmarked, or not of its list's class");
             if (!in_heap(cb_next(bp)) && !is_epilogue(cb_next(bp)))
                 return fail(lineno, "Q1", bp, "kept block runs past the heap");
             if (!cb_prev_alloc(cb_next(bp)) || cb_size_of(*cb_ftr(bp)) != cb_size(bp))
                 return fail(lineno, "Q1", bp, "the block above thinks it is free, or the footer's size is wrong");
-            if (++len > QUICK_DEPTH || ++total > st.quick_count)
+            if (++len > QUICK_DEPTH || ++total > st->quick_count)
                 return fail(lineno, "Q2", bp, "quick list longer than counted (a cycle?)");
         }
-        if (len != st.quick_len[c])
-            return fail(lineno, "Q2", at(st.quick[c]), "quick list length disagrees with its count");
+        if (len != st->quick_len[c])
+            return fail(lineno, "Q2", at(st->quick[c]), "quick list length disagrees with its count");
     }
-    if (total != st.quick_count)
-        return fail(lineno, "Q2", st.first, "kept blocks counted and listed differ");
+    if (total != st->quick_count)
+        return fail(lineno, "Q2", st->first, "kept blocks counted and listed differ");
     return true;
 }
 
@@ -157,10 +168,10 @@ bool mm_checkheap(int lineno)
         || !check_quick(lineno))
         return false;
     /* Layer 4: the counts agree. */
-    if (walked != st.free_count || listed != walked)
-        return fail(lineno, "C6", st.first, "free blocks counted walking, listing and running differ");
-    if (kept != st.quick_count)
-        return fail(lineno, "Q2", st.first, "kept blocks counted walking and listing differ");
+    if (walked != st->free_count || listed != walked)
+        return fail(lineno, "C6", st->first, "free blocks counted walking, listing and running differ");
+    if (kept != st->quick_count)
+        return fail(lineno, "Q2", st->first, "kept blocks counted walking and listing differ");
     return true;
 }
 

@@ -10,18 +10,28 @@
  *   hdr  p0                                            p0 + RUN_BYTES
  *   | .. | slot 0 | slot 1 | ... | slot n-1 | (rest) | run_t | pad |
  *
- *   run_t.used has bit i set while slot i is allocated; run_map has bit g set
- *   while granule g (RUN_BYTES bytes from the base) is a run's payload, which is
- *   how free() and realloc() tell a slot from an ordinary block.
+ *   run_t.used has bit i set while slot i is allocated.
+ *
+ *   run index (an ordinary allocated block, st->runs)
+ *
+ *   | words | live | open[RUN_CLASSES] | map[words] |
+ *
+ *   map bit g is set while granule g (RUN_BYTES bytes from the base) is a
+ *   run's payload, which is how free() and realloc() tell a slot from an
+ *   ordinary block; open[c] lists the runs of slot size c * alignment with a
+ *   free slot; live counts the runs.  The index is about heap / 8192 bytes.
+ *   Before a run is placed it is replaced by one twice as long if the heap
+ *   has outgrown it, and it goes back with the last run (drop_index).
  *
  * Invariants (checked by best-check.h):
  *   R1  a marked granule is the payload of an allocated block of at least
  *       RUN_BLOCK bytes; its slot size is a multiple of the alignment within
  *       [RUN_MIN_OBJ, RUN_MAX_OBJ]; its count equals the bits set in `used`,
  *       none past the last slot, and is never 0 (an empty run is released);
- *   R2  the runs on class list c have slot size c * alignment and a free slot;
- *   R3  runs counted in the map, in the heap and (with a free slot) on the
- *       lists agree.
+ *   R2  the runs on list open[c] have slot size c * alignment and a free slot;
+ *   R3  runs counted in the map, in the heap, by `live` and (with a free slot)
+ *       on the lists agree;
+ *   R4  the index is an allocated block (not a run) that holds its words.
  */
 #ifndef VARIANTS_BEST_RUNS_H
 #define VARIANTS_BEST_RUNS_H
@@ -29,25 +39,40 @@
 static inline run_t *run_meta(char *p0) { return (run_t *)(p0 + RUN_BYTES); }
 static inline size_t run_slots(const run_t *r) { return RUN_BYTES / r->obj; }
 static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
-static inline bool granule_marked(size_t g) { return st.run_map[g / 64] >> (g % 64) & 1; }
+typedef struct run_index {
+    uint32_t words;                 /* map length, in 64-bit words */
+    uint32_t live;                  /* runs in the heap */
+    uint32_t open[RUN_CLASSES];     /* runs with a free slot, per slot size */
+    uint64_t map[];                 /* bit g: granule g is a run's payload */
+} run_index_t;
 
-static inline void mark_granule(size_t g, bool on)
+static inline run_index_t *run_index(void) { return st->runs; }
+static inline size_t map_granules(void) { return st->run_granules; }
+
+static inline bool granule_marked(size_t g)
 {
-    if (on)
-        st.run_map[g / 64] |= (uint64_t)1 << (g % 64);
-    else
-        st.run_map[g / 64] &= ~((uint64_t)1 << (g % 64));
+    return g < st->run_granules && run_index()->map[g / 64] >> (g % 64) & 1;
 }
 
-static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st.base) >> RUN_SHIFT; }
+/* Only for a granule the index covers (index_covers_heap has run). */
+static inline void mark_granule(size_t g, bool on)
+{
+    uint64_t *word = &run_index()->map[g / 64];
+    if (on)
+        *word |= (uint64_t)1 << (g % 64);
+    else
+        *word &= ~((uint64_t)1 << (g % 64));
+}
+
+static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st->base) >> RUN_SHIFT; }
 
 /* The payload of the run holding p, or NULL when p is an ordinary block. */
 static inline char *run_holding(const void *p)
 {
     size_t g = granule_of(p);
-    if (g >= RUN_MAP_WORDS * 64 || !granule_marked(g))
+    if (!granule_marked(g))
         return NULL;
-    return st.base + (g << RUN_SHIFT);
+    return st->base + (g << RUN_SHIFT);
 }
 
 static inline size_t run_obj(size_t size)
@@ -65,12 +90,13 @@ static inline bool wants_run(size_t size)
 
 static inline void run_link(unsigned c, char *p0)
 {
+    uint32_t *open = &run_index()->open[c];
     run_t *r = run_meta(p0);
     r->prev = 0;
-    r->next = st.runs[c];
-    if (st.runs[c])
-        run_meta(at(st.runs[c]))->prev = off_of(p0);
-    st.runs[c] = off_of(p0);
+    r->next = *open;
+    if (*open)
+        run_meta(at(*open))->prev = off_of(p0);
+    *open = off_of(p0);
 }
 
 static inline void run_unlink(unsigned c, char *p0)
@@ -79,7 +105,7 @@ static inline void run_unlink(unsigned c, char *p0)
     if (r->prev)
         run_meta(at(r->prev))->next = r->next;
     else
-        st.runs[c] = r->next;
+        run_index()->open[c] = r->next;
     if (r->next)
         run_meta(at(r->next))->prev = r->prev;
 }
@@ -88,14 +114,12 @@ static inline void run_unlink(unsigned c, char *p0)
  * of 0 or at least CB_MIN_BLOCK bytes. */
 static inline char *aligned_in(const char *bp)
 {
-    size_t off = (size_t)(bp - st.base), a = cb_round_up(off, RUN_BYTES);
+    size_t off = (size_t)(bp - st->base), a = cb_round_up(off, RUN_BYTES);
     if (a != off && a - off < CB_MIN_BLOCK)
         a += RUN_BYTES;
-    return st.base + a;
+    return st->base + a;
 }
 
-/* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
- * from a free block with room at an aligned spot, else from the heap's top. */
 /* A free block below the top with room for a run at an aligned spot, looking
  * at no more than RUN_PROBES blocks; its aligned spot goes to *at. */
 static void *run_hole(char **spot)
@@ -103,7 +127,7 @@ static void *run_hole(char **spot)
     unsigned probes = 0;
     void *top = top_free();
     for (unsigned k = next_class(class_of(RUN_BLOCK)); k < N_CLASSES; k = next_class(k + 1))
-        for (char *bp = at(st.head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++) {
+        for (char *bp = at(st->head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++) {
             char *p0 = aligned_in(bp);
             if (bp != top && p0 + RUN_BLOCK - CB_WSIZE <= bp + cb_size(bp) - CB_WSIZE) {
                 *spot = p0;
@@ -113,25 +137,61 @@ static void *run_hole(char **spot)
     return NULL;
 }
 
+/* Make the run index cover every granule a new run could start in: the heap
+ * and two granules past the break.  Allocating the index may grow the heap,
+ * hence the loop. */
+static bool index_covers_heap(void)
+{
+    while (map_granules() <= granule_of(heap_brk()) + 2) {
+        run_index_t *old = st->runs ? run_index() : NULL;
+        size_t kept = old ? old->words : 0;
+        size_t need = (granule_of(heap_brk()) + 3 + 63) / 64;
+        size_t words = 2 * kept > need ? 2 * kept : need;
+        run_index_t *idx = alloc_meta(sizeof *idx + words * sizeof idx->map[0]);
+        if (!idx)
+            return false;
+        if (old)
+            memcpy(idx, old, sizeof *old + kept * sizeof old->map[0]);
+        else
+            memset(idx, 0, sizeof *idx);
+        memset(idx->map + kept, 0, (words - kept) * sizeof idx->map[0]);
+        idx->words = (uint32_t)words;
+        if (old)
+            free_block(old);
+        st->runs = idx;
+        st->run_granules = words * 64;
+    }
+    return true;
+}
+
+/* The last run is gone: so is the index, so that it never pins the space a
+ * large block may want (a 2 KiB index left in the middle of an empty heap
+ * once cost a 16 MiB request 2 MiB of new heap). */
+static void drop_index(void)
+{
+    free_block(run_index());
+    st->runs = NULL;
+    st->run_granules = 0;
+}
+
+/* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
+ * from a free block with room at an aligned spot, else from the heap's top. */
 static char *carve_run_block(void)
 {
     char *p0;
+    if (!index_covers_heap())
+        return NULL;
     void *bp = run_hole(&p0);
-    if (!bp && st.quick_count) {        /* the kept blocks go back before the heap grows */
+    if (!bp && st->quick_count) {        /* the kept blocks go back before the heap grows */
         quick_flush();
         bp = run_hole(&p0);
     }
-    if (bp) {
-        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
-            return NULL;
-    } else {
+    if (!bp) {
         void *top = top_free();
         char *start = top ? top : heap_brk();
         size_t have = top ? cb_size(top) : 0;
         p0 = aligned_in(start);
         size_t need = (size_t)(p0 - start) + RUN_BLOCK;
-        if (granule_of(p0) >= RUN_MAP_WORDS * 64)
-            return NULL;
         if (need > have && !extend_heap(need - have))
             return NULL;
         bp = start;
@@ -144,8 +204,8 @@ static char *carve_run_block(void)
         list_insert(bp);
         cb_set(p0, csize - (size_t)(p0 - (char *)bp), false, false);
         list_insert(p0);
-        st.free_count++;
-        stat_add(&st.stats.splits, 1);
+        st->free_count++;
+        stat_add(&stats.splits, 1);
     }
     return place_at(p0, RUN_BLOCK, false);
 }
@@ -154,9 +214,9 @@ static void *run_alloc(size_t size)
 {
     size_t obj = run_obj(size);
     unsigned c = (unsigned)(obj / CB_ALIGN);
-    char *p0 = at(st.runs[c]);
+    char *p0 = st->runs ? at(run_index()->open[c]) : NULL;
     if (p0) {
-        stat_add(&st.stats.reuses, 1);
+        stat_add(&stats.reuses, 1);
     } else {
         /* no new run when a hole fits the request exactly: it costs nothing,
          * and a 1 KiB run would take heap that a growing block may want */
@@ -170,6 +230,7 @@ static void *run_alloc(size_t size)
         r->count = 0;
         r->obj = (uint16_t)obj;
         mark_granule(granule_of(p0), true);
+        run_index()->live++;
         run_link(c, p0);
     }
     run_t *r = run_meta(p0);
@@ -194,6 +255,8 @@ static void run_free(char *p0, void *p)
             run_unlink(c, p0);
         mark_granule(granule_of(p0), false);
         free_block(p0);
+        if (!--run_index()->live)
+            drop_index();
     } else if (was_full) {
         run_link(c, p0);
     }

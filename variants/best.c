@@ -1,19 +1,23 @@
 /*
  * best.c - the kit's strongest general-purpose allocator.
  *
- *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one exact
- *               class per block size below 1 KiB, then four classes per power
- *               of two; a bitmap finds the next non-empty class in O(1)
- *   fit         exact classes: the head; range classes: best fit within the
+ *   state       in the heap, like a student's must be (see struct best):
+ *               about 500 bytes at its bottom, plus a run index while runs
+ *               live; the globals are a pointer and the statistics
+ *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one class
+ *               per 16 bytes below 1 KiB (one block size at 16-byte
+ *               alignment, two at 8), four per power of two up to 64 KiB,
+ *               one above; a bitmap finds the next non-empty class in O(1)
+ *   fit         exact classes: the head; the others: best fit within the
  *               class, then the smallest block of the next non-empty class;
  *               blocks of 64 KiB and more: address-ordered first fit
  *   small sizes headerless runs: a size whose 4-byte header would cost a whole
  *               alignment unit (13-16, 29-32, ... 61-64 bytes at 16) gets a
  *               slot in a 1 KiB run with a bitmap, once 8 small blocks live
- *   quick lists a freed block below 1 KiB with no free or kept block below it
- *               and no kept block above is kept whole, still tagged allocated,
- *               on a singly linked LIFO list of its exact size (at most
- *               QUICK_DEPTH per size); the next request of that size pops it:
+ *   quick lists a freed block below 256 bytes with no free or kept block below
+ *               it and no kept block above is kept whole, still tagged
+ *               allocated, on a singly linked LIFO list of its size (at most
+ *               QUICK_DEPTH per list); the next request of that size pops it:
  *               no split, no list search, no bitmap scan
  *   coalescing  immediate, except for kept blocks, which are freed for real
  *               when a neighbour is, before the heap grows, and when a growing
@@ -45,31 +49,38 @@
 #include "stats.h"
 
 /* The tuning, in one place.  Each figure was chosen by measuring whole trace
- * groups (docs/results.md), never one trace's sizes. */
+ * groups (docs/results.md), never one trace's sizes.  The class and quick-list
+ * limits also set the state's size, which every trace pays in utilization:
+ * exact classes up to 1 KiB and quick lists up to 256 bytes were the best
+ * trade measured (quick lists up to 1 KiB: about 1% faster, 0.3 points less on the
+ * classic traces, whose heaps are the smallest). */
 enum {
     EXACT_BITS = 10,
-    EXACT_LIMIT = 1 << EXACT_BITS,                       /* below: one class per size */
-    N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CB_ALIGN,
+    EXACT_LIMIT = 1 << EXACT_BITS,                       /* below: one class per 16 bytes */
+    CLASS_STEP = 16,
+    N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CLASS_STEP,
+    QUICK_LIMIT = 256,                                   /* quick lists below this size */
+    N_QUICK = (QUICK_LIMIT - CB_MIN_BLOCK) / CLASS_STEP,
     SPLIT_BITS = 2,
     RANGE_SPLITS = 1 << SPLIT_BITS,                      /* classes per power of two above */
-    N_CLASSES = N_EXACT + RANGE_SPLITS * (32 - EXACT_BITS),
+    HUGE_BITS = 16,
+    HUGE_FIT = 1 << HUGE_BITS,  /* from here on one class, address-ordered first fit */
+    N_CLASSES = N_EXACT + RANGE_SPLITS * (HUGE_BITS - EXACT_BITS) + 1,
     MAP_WORDS = (N_CLASSES + 63) / 64,
     MEAN_SHIFT = 4,            /* the running mean of request sizes weighs the last 1/16 */
     CHUNK_DIV = 32,            /* a small request grows the heap by heap / CHUNK_DIV ... */
     CHUNK_MAX = 8192,          /* ... but at most this */
-    HUGE_FIT = 65536,          /* from here on, address-ordered first fit */
     SHRINK_MOVE_MIN = 16,      /* a shrinking realloc may move to a lower hole from this size */
     RUN_MIN_LIVE = 8,          /* runs open once this many small blocks are live */
-    QUICK_DEPTH = 4,           /* freed blocks a quick list keeps, per exact class:
+    QUICK_DEPTH = 4,           /* freed blocks a quick list keeps:
                                   measured: 1 and 4 give the same utilization, 4 is faster */
 };
 
 /* Runs: headerless small objects.  A request whose header would cost a whole
  * alignment unit (e.g. 32 bytes at 16-byte alignment: 36 rounds to 48) goes to
  * a run instead, a RUN_BYTES-aligned allocated block carved into equal slots
- * with a bitmap.  free() knows a run's object by its granule's bit in run_map;
- * runs live only in the first RUN_MAP_LIMIT bytes of the heap (past them small
- * requests get ordinary blocks). */
+ * with a bitmap.  free() knows a run's object by its granule's bit in the run
+ * map, itself an allocated block in the heap (best-runs.h). */
 enum {
     RUN_SHIFT = 10,
     RUN_BYTES = 1 << RUN_SHIFT,              /* the slots' span; one granule */
@@ -79,8 +90,6 @@ enum {
     RUN_MAX_OBJ = 64,
     RUN_PROBES = 64,                         /* free blocks looked at for a run's place */
     RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,
-    RUN_MAP_LIMIT = 64 << 20,
-    RUN_MAP_WORDS = (RUN_MAP_LIMIT >> RUN_SHIFT) / 64,
 };
 
 typedef struct run {
@@ -97,27 +106,35 @@ _Static_assert(RUN_BYTES / RUN_MIN_OBJ <= 64, "one 64-bit word maps a run's slot
 /* Largest request: its block size must fit the 32-bit header. */
 static const size_t MAX_REQUEST = (size_t)UINT32_MAX - 4096;
 
-/* All mutable state: mm_init zeroes it. */
-static struct best {
+/* All mutable state, in one struct that mm_init places at the bottom of the
+ * heap and zeroes.  The lab's rule on globals (the grader enforces it on
+ * students: at most 128 writable bytes) holds here too, so that best's
+ * figures compare with theirs: its metadata lives in the heap and counts
+ * against utilization like any block.  The run index (best-runs.h) is an
+ * allocated block of its own that exists while runs may be needed.  The
+ * globals are the pointer to the state and the statistics (96 bytes). */
+struct best {
     char *base;                    /* offsets count from here */
     char *first;                   /* the first block's payload */
+    struct run_index *runs;        /* the run index, while there is one */
+    size_t run_granules;           /* granules its map covers (0 without one) */
+    size_t mean;                   /* running mean of recent block sizes, x16 */
+    uint32_t free_count;
+    uint32_t small_live;           /* about how many small blocks are live */
+    uint32_t quick_count;          /* blocks on all the quick lists */
     uint32_t head[N_CLASSES];      /* list heads, as offsets */
     uint64_t map[MAP_WORDS];       /* bit k set <=> head[k] != 0 */
-    size_t free_count;
-    size_t mean;                   /* running mean of recent block sizes, x16 */
-    uint32_t runs[RUN_CLASSES];    /* runs with a free slot, per object size */
-    size_t small_live;             /* about how many small blocks are live */
-    uint64_t run_map[RUN_MAP_WORDS];  /* bit g: granule g is a run's payload */
-    uint32_t quick[N_EXACT];       /* quick lists: freed blocks kept allocated, LIFO */
-    uint8_t quick_len[N_EXACT];
-    size_t quick_count;            /* blocks on all the quick lists */
-    mm_stats_t stats;
-} st;
+    uint32_t quick[N_QUICK];       /* quick lists: freed blocks kept allocated, LIFO */
+    uint8_t quick_len[N_QUICK];
+};
+
+static struct best *st;
+static mm_stats_t stats;
 
 /* ------------------------------------------------------------ helpers */
 
-static inline void *at(uint32_t off) { return off ? st.base + off : NULL; }
-static inline uint32_t off_of(const void *bp) { return (uint32_t)((const char *)bp - st.base); }
+static inline void *at(uint32_t off) { return off ? st->base + off : NULL; }
+static inline uint32_t off_of(const void *bp) { return (uint32_t)((const char *)bp - st->base); }
 static inline char *heap_brk(void) { return (char *)mem_heap_hi() + 1; }
 static inline bool is_epilogue(const void *bp) { return cb_size(bp) == 0; }
 
@@ -130,11 +147,16 @@ static inline size_t adjust(size_t size)
 static inline unsigned class_of(size_t size)
 {
     if (size < EXACT_LIMIT)
-        return (unsigned)((size - CB_MIN_BLOCK) / CB_ALIGN);
+        return (unsigned)((size - CB_MIN_BLOCK) / CLASS_STEP);
+    if (size >= HUGE_FIT)
+        return N_CLASSES - 1;
     unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)size);
     return N_EXACT + RANGE_SPLITS * (lg - EXACT_BITS)
            + (unsigned)((size >> (lg - SPLIT_BITS)) & (RANGE_SPLITS - 1));
 }
+
+/* An exact class holds blocks of one size: its head fits, no search. */
+static inline bool is_exact(unsigned k) { return (int)CLASS_STEP == (int)CB_ALIGN && k < N_EXACT; }
 
 /* ------------------------------------------------------------ free lists */
 
@@ -142,12 +164,12 @@ static inline void list_insert(void *bp)
 {
     unsigned k = class_of(cb_size(bp));
     cb_links_t *n = cb_links(bp);
-    n->next = st.head[k];
+    n->next = st->head[k];
     n->prev = 0;
-    if (st.head[k])
-        cb_links(at(st.head[k]))->prev = off_of(bp);
-    st.head[k] = off_of(bp);
-    st.map[k / 64] |= (uint64_t)1 << (k % 64);
+    if (st->head[k])
+        cb_links(at(st->head[k]))->prev = off_of(bp);
+    st->head[k] = off_of(bp);
+    st->map[k / 64] |= (uint64_t)1 << (k % 64);
 }
 
 static inline void list_remove(void *bp)
@@ -156,8 +178,8 @@ static inline void list_remove(void *bp)
     cb_links_t *n = cb_links(bp);
     if (n->prev)
         cb_links(at(n->prev))->next = n->next;
-    else if (!(st.head[k] = n->next))
-        st.map[k / 64] &= ~((uint64_t)1 << (k % 64));
+    else if (!(st->head[k] = n->next))
+        st->map[k / 64] &= ~((uint64_t)1 << (k % 64));
     if (n->next)
         cb_links(at(n->next))->prev = n->prev;
 }
@@ -166,7 +188,7 @@ static inline void list_remove(void *bp)
 static inline unsigned next_class(unsigned k)
 {
     for (unsigned w = k / 64; w < MAP_WORDS; w++) {
-        uint64_t m = st.map[w];
+        uint64_t m = st->map[w];
         if (w == k / 64)
             m &= ~(uint64_t)0 << (k % 64);
         if (m)
@@ -180,7 +202,7 @@ static inline void *best_in(unsigned k, size_t asize)
 {
     void *best = NULL;
     size_t best_size = (size_t)-1;
-    for (void *bp = at(st.head[k]); bp; bp = at(cb_links(bp)->next)) {
+    for (void *bp = at(st->head[k]); bp; bp = at(cb_links(bp)->next)) {
         size_t size = cb_size(bp);
         if (size >= asize && size < best_size) {
             best = bp;
@@ -197,7 +219,7 @@ static inline void *lowest_fit(unsigned k, size_t asize)
 {
     char *low = NULL;
     for (k = next_class(k); k < N_CLASSES; k = next_class(k + 1))
-        for (char *bp = at(st.head[k]); bp; bp = at(cb_links(bp)->next))
+        for (char *bp = at(st->head[k]); bp; bp = at(cb_links(bp)->next))
             if (cb_size(bp) >= asize && (!low || bp < low))
                 low = bp;
     return low;
@@ -208,7 +230,7 @@ static void *find_fit(size_t asize)
     unsigned k = class_of(asize);
     if (asize >= HUGE_FIT)
         return lowest_fit(k, asize);
-    if (k >= N_EXACT) {           /* a range class may hold smaller blocks too */
+    if (!is_exact(k)) {           /* a range class may hold smaller blocks too */
         void *bp = best_in(k, asize);
         if (bp)
             return bp;
@@ -217,7 +239,7 @@ static void *find_fit(size_t asize)
     k = next_class(k);
     if (k == N_CLASSES)
         return NULL;
-    return k < N_EXACT ? at(st.head[k]) : best_in(k, asize);
+    return is_exact(k) ? at(st->head[k]) : best_in(k, asize);
 }
 
 /* ------------------------------------------------------------ quick lists */
@@ -256,7 +278,7 @@ static inline bool is_kept(const void *bp) { return *cb_hdr(bp) & QUICK_KEPT; }
 /* Is bp, of size bytes, on its quick list?  (At most QUICK_DEPTH looked at.) */
 static inline bool on_quick_list(const void *bp, size_t size)
 {
-    for (uint32_t off = st.quick[class_of(size)]; off; off = *quick_link(at(off)))
+    for (uint32_t off = st->quick[class_of(size)]; off; off = *quick_link(at(off)))
         if (off == off_of(bp))
             return true;
     return false;
@@ -268,8 +290,8 @@ static inline bool on_quick_list(const void *bp, size_t size)
 static inline void *kept_below(void *bp)
 {
     size_t size = cb_size_of(*(cb_word_t *)((char *)bp - 2 * CB_WSIZE));
-    if (size < CB_MIN_BLOCK || size >= EXACT_LIMIT || size % CB_ALIGN
-        || (size_t)((char *)bp - st.first) < size)
+    if (size < CB_MIN_BLOCK || size >= QUICK_LIMIT || size % CB_ALIGN
+        || (size_t)((char *)bp - st->first) < size)
         return NULL;
     void *below = (char *)bp - size;
     return is_kept(below) && on_quick_list(below, size) ? below : NULL;   /* the bit first: cheap */
@@ -278,37 +300,38 @@ static inline void *kept_below(void *bp)
 static inline bool quick_push(void *bp)
 {
     size_t size = cb_size(bp);
-    if (size >= EXACT_LIMIT || !cb_prev_alloc(bp) || is_kept(cb_next(bp)))
+    if (size >= QUICK_LIMIT || !cb_prev_alloc(bp) || is_kept(cb_next(bp)))
         return false;
     unsigned c = class_of(size);
-    if (st.quick_len[c] >= QUICK_DEPTH || (st.quick_count && kept_below(bp)))
+    if (st->quick_len[c] >= QUICK_DEPTH || (st->quick_count && kept_below(bp)))
         return false;
     *cb_hdr(bp) |= QUICK_KEPT;
     *cb_ftr(bp) = *cb_hdr(bp);          /* so that the block above can find it */
-    *quick_link(bp) = st.quick[c];
-    st.quick[c] = off_of(bp);
-    st.quick_len[c]++;
-    st.quick_count++;
+    *quick_link(bp) = st->quick[c];
+    st->quick[c] = off_of(bp);
+    st->quick_len[c]++;
+    st->quick_count++;
     return true;
 }
 
 static inline void quick_unkeep(unsigned c, void *bp)
 {
     *cb_hdr(bp) &= ~(cb_word_t)QUICK_KEPT;
-    st.quick_len[c]--;
-    st.quick_count--;
+    st->quick_len[c]--;
+    st->quick_count--;
 }
 
 static inline void *quick_pop(size_t asize)
 {
-    if (asize >= EXACT_LIMIT)
+    if (!st->quick_count || asize >= QUICK_LIMIT)
         return NULL;
     unsigned c = class_of(asize);
-    void *bp = at(st.quick[c]);
-    if (bp) {
-        st.quick[c] = *quick_link(bp);
-        quick_unkeep(c, bp);
-    }
+    uint32_t *head = &st->quick[c];
+    void *bp = at(*head);
+    if (!bp || cb_size(bp) != asize)      /* at 8-byte alignment a class holds two sizes */
+        return NULL;
+    *head = *quick_link(bp);
+    quick_unkeep(c, bp);
     return bp;
 }
 
@@ -318,7 +341,7 @@ static void free_block(void *bp);
 static void quick_take(void *bp)
 {
     unsigned c = class_of(cb_size(bp));
-    uint32_t *link = &st.quick[c];
+    uint32_t *link = &st->quick[c];
     while (*link != off_of(bp))
         link = quick_link(at(*link));
     *link = *quick_link(bp);
@@ -328,10 +351,10 @@ static void quick_take(void *bp)
 /* Free every kept block for real (they coalesce now). */
 static void quick_flush(void)
 {
-    for (unsigned c = 0; st.quick_count && c < N_EXACT; c++)
-        while (st.quick[c]) {
-            void *bp = at(st.quick[c]);
-            st.quick[c] = *quick_link(bp);
+    for (unsigned c = 0; st->quick_count && c < N_QUICK; c++)
+        while (st->quick[c]) {
+            void *bp = at(st->quick[c]);
+            st->quick[c] = *quick_link(bp);
             quick_unkeep(c, bp);
             free_block(bp);
         }
@@ -370,7 +393,7 @@ static void *coalesce(void *bp)
         void *below;
         if (!cb_prev_alloc(bp))
             list_remove(below = cb_prev(bp)), free_merges++;
-        else if (!st.quick_count || !(below = kept_below(bp)))
+        else if (!st->quick_count || !(below = kept_below(bp)))
             break;
         else
             quick_take(below);
@@ -381,8 +404,8 @@ static void *coalesce(void *bp)
     if (merges) {
         cb_set(bp, size, false, cb_prev_alloc(bp));
         cb_set_prev_alloc(cb_next(bp), false);
-        st.free_count -= free_merges;
-        stat_add(&st.stats.coalesces, merges);
+        st->free_count -= free_merges;
+        stat_add(&stats.coalesces, merges);
     }
     list_insert(bp);
     return bp;
@@ -393,16 +416,16 @@ static void *extend_heap(size_t bytes)
 {
     if (bytes < CB_MIN_BLOCK)
         bytes = CB_MIN_BLOCK;
-    if (bytes > CB_HEAP_LIMIT - (size_t)(heap_brk() - st.base))
+    if (bytes > CB_HEAP_LIMIT - (size_t)(heap_brk() - st->base))
         return NULL;                      /* past what 32-bit offsets can name */
     char *bp = mem_sbrk((intptr_t)bytes);
     if (bp == (void *)-1)
         return NULL;
     cb_set(bp, bytes, false, cb_prev_alloc(bp));     /* the old epilogue's header */
     *cb_hdr(cb_next(bp)) = cb_pack(0, true, false);
-    st.free_count++;
-    stat_add(&st.stats.extensions, 1);
-    stat_max(&st.stats.peak_heap, mem_heapsize());
+    st->free_count++;
+    stat_add(&stats.extensions, 1);
+    stat_max(&stats.peak_heap, mem_heapsize());
     return coalesce(bp);
 }
 
@@ -418,12 +441,12 @@ static inline void *top_free(void)
  * front/back split follows whatever sizes the program uses. */
 static inline bool is_small(size_t asize)
 {
-    return asize << MEAN_SHIFT <= st.mean;
+    return asize << MEAN_SHIFT <= st->mean;
 }
 
 static inline void note_request(size_t asize)
 {
-    st.mean += asize - (st.mean >> MEAN_SHIFT);
+    st->mean += asize - (st->mean >> MEAN_SHIFT);
 }
 
 /* Grow the heap for a request of asize.  A small request grows it by a slice
@@ -449,12 +472,12 @@ static void *place_at(void *bp, size_t asize, bool back)
     bool prev_alloc = cb_prev_alloc(bp);
     list_remove(bp);
     if (rest < CB_MIN_BLOCK) {
-        st.free_count--;
+        st->free_count--;
         cb_set(bp, csize, true, prev_alloc);
         cb_set_prev_alloc(cb_next(bp), true);
         return bp;
     }
-    stat_add(&st.stats.splits, 1);
+    stat_add(&stats.splits, 1);
     if (back) {
         cb_set(bp, rest, false, prev_alloc);
         list_insert(bp);
@@ -483,9 +506,28 @@ static void shrink_to(void *bp, size_t asize)
     void *rest = cb_next(bp);
     cb_set(rest, size - asize, false, true);
     cb_set_prev_alloc(cb_next(rest), false);
-    st.free_count++;
-    stat_add(&st.stats.splits, 1);
+    st->free_count++;
+    stat_add(&stats.splits, 1);
     coalesce(rest);
+}
+
+/* A block for the run index: best fit, at the bottom of the hole (the index
+ * lives as long as runs do, and small blocks gather at the bottom), and never
+ * a kept block of the quick lists. */
+static void *alloc_meta(size_t size)
+{
+    size_t asize = adjust(size);
+    void *bp = find_fit(asize);
+    if (!bp && st->quick_count) {
+        quick_flush();
+        bp = find_fit(asize);
+    }
+    if (!bp) {
+        void *top = top_free();
+        if (!(bp = extend_heap(asize - (top ? cb_size(top) : 0))))
+            return NULL;
+    }
+    return place_at(bp, asize, false);
 }
 
 #include "best-runs.h"
@@ -494,18 +536,24 @@ static void shrink_to(void *bp, size_t asize)
 
 int mm_init(void)
 {
-    memset(&st, 0, sizeof st);
+    st = NULL;
     char *brk = mem_sbrk(0);
     if (brk == (void *)-1)
         return -1;
-    /* pad so that the first payload, just past a 4-byte header, is aligned */
-    size_t pad = (size_t)(-(uintptr_t)(brk + CB_WSIZE)) & (CB_ALIGN - 1);
-    if (mem_sbrk((intptr_t)(pad + CB_WSIZE)) == (void *)-1)
+    /* the state, aligned for its 8-byte fields; then pad so that the first
+     * payload, just past a 4-byte header, is aligned */
+    size_t lead = (size_t)(-(uintptr_t)brk) & (_Alignof(struct best) - 1);
+    size_t state_end = lead + sizeof(struct best);
+    size_t pad = (size_t)(-(uintptr_t)(brk + state_end + CB_WSIZE)) & (CB_ALIGN - 1);
+    if (mem_sbrk((intptr_t)(state_end + pad + CB_WSIZE)) == (void *)-1)
         return -1;
-    st.base = brk;
-    st.first = brk + pad + CB_WSIZE;
-    *cb_hdr(st.first) = cb_pack(0, true, true);     /* the epilogue, for now */
-    stat_max(&st.stats.peak_heap, mem_heapsize());
+    st = (struct best *)(brk + lead);
+    memset(st, 0, sizeof *st);
+    memset(&stats, 0, sizeof stats);
+    st->base = brk;
+    st->first = brk + state_end + pad + CB_WSIZE;
+    *cb_hdr(st->first) = cb_pack(0, true, true);     /* the epilogue, for now */
+    stat_max(&stats.peak_heap, mem_heapsize());
     return 0;
 }
 
@@ -516,16 +564,16 @@ static void *alloc_block(size_t size)
     size_t asize = adjust(size);
     void *bp = quick_pop(asize);
     if (bp) {
-        stat_add(&st.stats.reuses, 1);
+        stat_add(&stats.reuses, 1);
         return bp;
     }
     bp = find_fit(asize);
-    if (!bp && st.quick_count) {        /* the kept blocks go back before the heap grows */
+    if (!bp && st->quick_count) {        /* the kept blocks go back before the heap grows */
         quick_flush();
         bp = find_fit(asize);
     }
     if (bp)
-        stat_add(&st.stats.reuses, 1);
+        stat_add(&stats.reuses, 1);
     else if (!(bp = grow_for(asize)))
         return NULL;
     return place(bp, asize);
@@ -535,7 +583,7 @@ static void free_block(void *bp)
 {
     cb_set(bp, cb_size(bp), false, cb_prev_alloc(bp));
     cb_set_prev_alloc(cb_next(bp), false);
-    st.free_count++;
+    st->free_count++;
     coalesce(bp);
 }
 
@@ -547,9 +595,9 @@ static void *alloc_any(size_t size)
         return NULL;
     note_request(adjust(size));
     if (adjust(size) <= RUN_MAX_OBJ + CB_ALIGN)
-        st.small_live++;
+        st->small_live++;
     /* runs pay off once enough small blocks live to fill them */
-    if (wants_run(size) && st.small_live >= RUN_MIN_LIVE)
+    if (wants_run(size) && st->small_live >= RUN_MIN_LIVE)
         bp = run_alloc(size);
     return bp ? bp : alloc_block(size);
 }
@@ -558,8 +606,8 @@ void *mm_malloc(size_t size)
 {
     void *bp = alloc_any(size);
     if (bp) {
-        stat_add(&st.stats.mallocs, 1);
-        stat_add(&st.stats.bytes_requested, size);
+        stat_add(&stats.mallocs, 1);
+        stat_add(&stats.bytes_requested, size);
     }
     return bp;
 }
@@ -568,10 +616,10 @@ void mm_free(void *bp)
 {
     if (!bp)
         return;
-    stat_add(&st.stats.frees, 1);
+    stat_add(&stats.frees, 1);
     char *p0 = run_holding(bp);
-    if ((p0 || cb_size(bp) <= RUN_MAX_OBJ + CB_ALIGN) && st.small_live)
-        st.small_live--;
+    if ((p0 || cb_size(bp) <= RUN_MAX_OBJ + CB_ALIGN) && st->small_live)
+        st->small_live--;
     if (p0)
         run_free(p0, bp);
     else if (!quick_push(bp))
@@ -588,23 +636,23 @@ static void *widen(void *bp, void *to, size_t total, size_t asize)
     bool prev_alloc;
     if (to != bp) {
         list_remove(to);
-        st.free_count--;
-        stat_add(&st.stats.coalesces, 1);
+        st->free_count--;
+        stat_add(&stats.coalesces, 1);
         prev_alloc = cb_prev_alloc(to);
     } else {
         prev_alloc = cb_prev_alloc(bp);
     }
     if ((char *)to + total > (char *)next) {
         list_remove(next);
-        st.free_count--;
-        stat_add(&st.stats.coalesces, 1);
+        st->free_count--;
+        stat_add(&stats.coalesces, 1);
     }
     if (to != bp)
         memmove(to, bp, keep);
     cb_set(to, total, true, prev_alloc);
     cb_set_prev_alloc(cb_next(to), true);
     shrink_to(to, asize);
-    stat_add(&st.stats.reallocs_in_place, 1);
+    stat_add(&stats.reallocs_in_place, 1);
     return to;
 }
 
@@ -619,7 +667,7 @@ static void *move_block(void *ptr, void *to, size_t size)
 
 void *mm_realloc(void *ptr, size_t size)
 {
-    stat_add(&st.stats.reallocs, 1);
+    stat_add(&stats.reallocs, 1);
     if (!ptr)                                    /* realloc(NULL, n) is malloc(n) */
         return mm_malloc(size);
     if (size == 0) {                             /* realloc(p, 0) frees p */
@@ -628,12 +676,12 @@ void *mm_realloc(void *ptr, size_t size)
     }
     if (size > MAX_REQUEST)                      /* cannot be met; p stays valid */
         return NULL;
-    stat_add(&st.stats.bytes_requested, size);
+    stat_add(&stats.bytes_requested, size);
     char *p0 = run_holding(ptr);
     if (p0) {                                    /* a run's slot: keep it or move */
         size_t obj = run_meta(p0)->obj;
         if (size <= obj) {
-            stat_add(&st.stats.reallocs_in_place, 1);
+            stat_add(&stats.reallocs_in_place, 1);
             return ptr;
         }
         void *moved = alloc_any(size);
@@ -653,7 +701,7 @@ void *mm_realloc(void *ptr, size_t size)
     }
     if (asize <= have) {
         shrink_to(ptr, asize);
-        stat_add(&st.stats.reallocs_in_place, 1);
+        stat_add(&stats.reallocs_in_place, 1);
         return ptr;
     }
     /* Growing.  A kept block above is freed for real first, so that the block
@@ -697,7 +745,9 @@ void *mm_realloc(void *ptr, size_t size)
 
 void mm_stats(mm_stats_t *out)
 {
-    stat_report(out, &st.stats, st.free_count + st.quick_count);
+    if (!st)
+        return;
+    stat_report(out, &stats, st->free_count + st->quick_count);
 }
 
 #include "best-check.h"

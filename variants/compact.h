@@ -17,9 +17,10 @@
  *
  *   the heap (base = the first byte the allocator got from mem_sbrk)
  *
- *   base                                                         brk
- *   | pad (MM_ALIGNMENT - 4) | block | block | ... | block | epilogue hdr |
- *                           ^ first header; first payload at base + MM_ALIGNMENT
+ *   base                                                                 brk
+ *   | state (best.c's struct) | pad | block | block | ... | block | epilogue hdr |
+ *                                  ^ first header, placed so the first payload
+ *                                    is aligned
  *
  *   The first block has CB_PREV_ALLOC set (nothing below it to merge with); the
  *   epilogue is a header of size 0 with CB_ALLOC set.  A block is named by its
