@@ -134,8 +134,11 @@ def beats_libc(r: dict) -> Row | None:
     if not (b and b.ratio):
         return None
     return ("A careful allocator in a simulated heap can match libc's speed.",
-            f"`best` runs at {b.ratio:.2f}x libc's throughput", b.ratio >= 1,
-            "libc's malloc has per-thread caches and fewer branches on the fast path.")
+            f"`best` runs at {b.ratio:.3f}x libc's throughput", b.ratio >= 1,
+            "libc's fast path is a per-thread cache that never merges small blocks, while `best` "
+            "merges a freed block with its free neighbours unless a quick list keeps it; and `best` "
+            "keeps its metadata in the heap, as the lab's rules demand of students, which cost it "
+            "about 4% of its speed (measured against the same allocator with global metadata).")
 
 
 CLAIMS: list[Callable] = [implicit_slow, segregated_faster, realloc_in_place, best_fit_utilization,
