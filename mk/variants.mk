@@ -29,3 +29,22 @@ variant-corrupt: $(BUILD)/variant-corrupt ## build the damaged-heap check of var
 
 $(BUILD)/variant-corrupt: $(VARIANT_CORRUPT_OBJS) $(ALLOC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+# The full check the variants promise: every trace, the allocator's own heap checker after every
+# op, at both alignments.  Slow (minutes per variant, the implicit lists most), so not part of
+# `make test`, which runs the checker on each trace's first 2,000 ops instead.
+VARIANT_NAMES    := $(sort $(basename $(notdir $(wildcard variants/*.c))))
+CHECK_ALIGNMENTS ?= 16 8
+CHECK_VARIANTS   ?= $(VARIANT_NAMES)
+.PHONY: variants-checked
+variants-checked: ## every variant on every trace with mm_checkheap after every op (slow); CHECK_VARIANTS=..., CHECK_ALIGNMENTS=...
+	@mkdir -p build; failed=0; \
+	for a in $(CHECK_ALIGNMENTS); do for v in $(CHECK_VARIANTS); do \
+	  d=$$($(MAKE) -s driver VARIANT=$$v ALIGNMENT=$$a | tail -1) || exit 2; \
+	  log=build/checked-$$v-a$$a.log; start=$$(date +%s); \
+	  if $$d -c -T 900 -t $(RESULTS_TRACES) > $$log 2>&1; then \
+	    echo "ok      $$v at $$a bytes: every trace, checker after every op ($$(( $$(date +%s) - start )) s)"; \
+	  else \
+	    echo "FAILED  $$v at $$a bytes: see $$log"; failed=1; \
+	  fi; \
+	done; done; exit $$failed
