@@ -78,8 +78,8 @@ def main() -> None:
     if not any(traces.glob("*.rep*")):
         print("3. perf index spread: skipped, traces/ is empty (run make traces)")
         return
-    # best's throughput term is capped (it beats libc), so its index moves only with
-    # utilization; segregated sits near half of libc, where timing noise shows.
+    # best runs at about libc's speed, where timing noise moves its throughput term across
+    # the cap; segregated sits near half of libc, where the term is never capped.
     for name in dict.fromkeys((variant, "segregated")):
         driver = real if name == variant else build(f"VARIANT={name}")
         spread(name, driver, traces)
