@@ -257,8 +257,8 @@ static void *find_fit(size_t asize)
  * with a free block above it is kept: that is usually the top of the heap,
  * which the next request of the same size would split again at the same
  * place.  Kept blocks may lie side by side: refusing to keep a block next to
- * a kept one made small frees 4% slower over the suite and saved no space
- * (measured on seven seeds of each realloc trace).
+ * a kept one made the suite 4% slower and saved no space on average over six
+ * other seeds of each realloc trace (docs/results.md).
  *
  * Invariants (checked by best-check.h):
  *   Q1  a kept block is an allocated block of its list's exact class, carries
