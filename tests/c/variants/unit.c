@@ -171,11 +171,11 @@ static void test_split_threshold(void)
 
 /* Freeing a block coalesces with no, the lower, the upper, or both neighbours.
  * The blocks are above the sizes any variant keeps unmerged (best's quick
- * lists stop at 256 bytes); coalesce_small_later covers those. */
+ * lists stop at 576-byte blocks); coalesce_small_later covers those. */
 static void coalesce_case(int which)
 {
     fresh();
-    const size_t n = 300;
+    const size_t n = 700;
     unsigned char *b[5];
     for (int i = 0; i < 5; i++)
         b[i] = get(n, (unsigned)i);
@@ -223,7 +223,7 @@ static void test_coalesce_next(void) { coalesce_case(2); }
 static void test_coalesce_both(void) { coalesce_case(3); }
 
 /* Small blocks too: whatever a variant defers (best keeps freed blocks below
- * 256 bytes whole for reuse), three freed neighbours serve a request as large
+ * 576 bytes whole for reuse), three freed neighbours serve a request as large
  * as all three before the heap grows. */
 static void test_coalesce_small_later(void)
 {
