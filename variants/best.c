@@ -36,8 +36,8 @@
  *               grow the heap if no hole fits; else allocate, copy, free
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
  *
- * Layout, heap picture and invariants: compact.h; the runs: best-runs.h; the
- * layered heap checker: best-check.h.
+ * Layout, heap picture and invariants: compact.h; the quick lists:
+ * best-quick.h; the runs: best-runs.h; the layered heap checker: best-check.h.
  * The 32-bit offsets limit the heap to 4 GiB; growth past it fails cleanly.
  */
 #include <stdio.h>
@@ -245,131 +245,7 @@ static void *find_fit(size_t asize)
     return is_exact(k) ? at(st->head[k]) : best_in(k, asize);
 }
 
-/* ------------------------------------------------------------ quick lists */
-
-/* Quick lists (Weinstock and Wulf's QuickFit; dlmalloc's fastbins, glibc's
- * tcache): a freed block of an exact-class size is kept as it is, still tagged
- * allocated, on a singly linked LIFO list of its class, up to QUICK_DEPTH per
- * class, and the next request of that size takes it back without splitting,
- * coalescing or touching the class lists.  Its link is the first 4 bytes of the
- * payload.  Coalescing is only deferred: before the heap grows, every kept
- * block is freed for real (quick_flush), so the heap never grows while a kept
- * block could have served the request.  A block just above a free one is not
- * kept: merging it there makes that hole bigger, which is what coalescing is
- * for (keeping such blocks cost 12 points on a growing-buffer trace).  A block
- * with a free block above it is kept: that is usually the top of the heap,
- * which the next request of the same size would split again at the same
- * place.  Kept blocks may lie side by side: refusing to keep a block next to
- * a kept one made the suite 4% slower and saved no space on average over six
- * other seeds of each realloc trace (docs/results.md).
- *
- * Invariants (checked by best-check.h):
- *   Q1  a kept block is an allocated block of its list's exact class, carries
- *       QUICK_KEPT and a footer of its size, and no free block lies below it;
- *       no other block carries QUICK_KEPT;
- *   Q2  each list is at most QUICK_DEPTH long and quick_len / quick_count
- *       count what the lists and the heap walk find. */
-static inline uint32_t *quick_link(void *bp) { return bp; }
-
-/* A kept block carries QUICK_KEPT, a header bit compact.h leaves unused (sizes
- * are multiples of 8), so that a growing realloc can tell its neighbour above
- * is kept rather than live, and take it. */
-enum { QUICK_KEPT = 4 };
-_Static_assert((QUICK_KEPT & ((int)CB_ALLOC | (int)CB_PREV_ALLOC)) == 0 && QUICK_KEPT <= (int)CB_FLAGS,
-               "the kept bit is a spare flag bit");
-static inline bool is_kept(const void *bp) { return *cb_hdr(bp) & QUICK_KEPT; }
-
-/* Is bp, of size bytes, on its quick list?  (At most QUICK_DEPTH looked at.) */
-static inline bool on_quick_list(const void *bp, size_t size)
-{
-    for (uint32_t off = st->quick[class_of(size)]; off; off = *quick_link(at(off)))
-        if (off == off_of(bp))
-            return true;
-    return false;
-}
-
-/* The kept block just below bp, or NULL.  The word below bp's header is a kept
- * block's footer or a live block's payload; either way it can only name a kept
- * block that ends exactly at bp, which is then the block below. */
-static inline void *kept_below(void *bp)
-{
-    size_t size = cb_size_of(*(cb_word_t *)((char *)bp - 2 * CB_WSIZE));
-    if (size < CB_MIN_BLOCK || size >= QUICK_LIMIT || size % CB_ALIGN
-        || (size_t)((char *)bp - st->first) < size)
-        return NULL;
-    void *below = (char *)bp - size;
-    return is_kept(below) && on_quick_list(below, size) ? below : NULL;   /* the bit first: cheap */
-}
-
-static inline bool quick_push(void *bp)
-{
-    size_t size = cb_size(bp);
-    if (size >= QUICK_LIMIT || !cb_prev_alloc(bp))
-        return false;
-    unsigned c = class_of(size);
-    if (st->quick_len[c] >= QUICK_DEPTH)
-        return false;
-    *cb_hdr(bp) |= QUICK_KEPT;
-    *cb_ftr(bp) = *cb_hdr(bp);          /* so that the block above can find it */
-    *quick_link(bp) = st->quick[c];
-    st->quick[c] = off_of(bp);
-    st->quick_len[c]++;
-    st->quick_count++;
-    return true;
-}
-
-static inline void quick_unkeep(unsigned c, void *bp)
-{
-    *cb_hdr(bp) &= ~(cb_word_t)QUICK_KEPT;
-    st->quick_len[c]--;
-    st->quick_count--;
-}
-
-static inline void *quick_pop(size_t asize)
-{
-    if (!st->quick_count || asize >= QUICK_LIMIT)
-        return NULL;
-    unsigned c = class_of(asize);
-    uint32_t *head = &st->quick[c];
-    void *bp = at(*head);
-    if (!bp || cb_size(bp) != asize)      /* at 8-byte alignment a class holds two sizes */
-        return NULL;
-    *head = *quick_link(bp);
-    quick_unkeep(c, bp);
-    return bp;
-}
-
-static void free_block(void *bp);
-
-/* Take kept block bp off its list (at most QUICK_DEPTH looked at). */
-static void quick_take(void *bp)
-{
-    unsigned c = class_of(cb_size(bp));
-    uint32_t *link = &st->quick[c];
-    while (*link != off_of(bp))
-        link = quick_link(at(*link));
-    *link = *quick_link(bp);
-    quick_unkeep(c, bp);
-}
-
-/* Free every kept block for real (they coalesce now). */
-static void quick_flush(void)
-{
-    for (unsigned c = 0; st->quick_count && c < N_QUICK; c++)
-        while (st->quick[c]) {
-            void *bp = at(st->quick[c]);
-            st->quick[c] = *quick_link(bp);
-            quick_unkeep(c, bp);
-            free_block(bp);
-        }
-}
-
-/* Free kept block bp for real. */
-static void quick_release(void *bp)
-{
-    quick_take(bp);
-    free_block(bp);
-}
+#include "best-quick.h"
 
 /* ------------------------------------------------------------ blocks */
 
