@@ -47,7 +47,6 @@ typedef struct run_index {
 } run_index_t;
 
 static inline run_index_t *run_index(void) { return st->runs; }
-static inline size_t map_granules(void) { return st->run_granules; }
 
 static inline bool granule_marked(size_t g)
 {
@@ -142,7 +141,7 @@ static void *run_hole(char **spot)
  * hence the loop. */
 static bool index_covers_heap(void)
 {
-    while (map_granules() <= granule_of(heap_brk()) + 2) {
+    while (st->run_granules <= granule_of(heap_brk()) + 2) {
         run_index_t *old = st->runs ? run_index() : NULL;
         size_t kept = old ? old->words : 0;
         size_t need = (granule_of(heap_brk()) + 3 + 63) / 64;
