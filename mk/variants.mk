@@ -3,11 +3,13 @@
 #   make variant-unit VARIANT=segregated   build the C unit tests against one variant
 #   make results                           rebuild every variant, run the suite with
 #                                          the libc baseline, write docs/results.md
+#   make results-seeds                     best and segregated-realloc on 4 other seeds
+#                                          of each generated trace -> docs/results-seeds.md
 
 VARIANT_UNIT_SRCS := tests/c/variants/unit.c memlib.c
 VARIANT_UNIT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(VARIANT_UNIT_SRCS))
 
-.PHONY: variant-unit results
+.PHONY: variant-unit results results-seeds
 
 variant-unit: $(BUILD)/variant-unit ## build the C unit tests of variants/$(VARIANT).c (path on the last line)
 	@echo $(BUILD)/variant-unit
@@ -21,6 +23,10 @@ RESULTS_TRACES ?= traces
 RESULTS_ARGS   ?=
 results: venv ## rebuild every variant, run the trace suite with libc alongside, write docs/results.md and plots
 	$(PYTHON) tools/results.py --traces $(RESULTS_TRACES) --out docs $(RESULTS_ARGS)
+
+RESULTS_SEEDS_ARGS ?=
+results-seeds: venv ## utilization of best and segregated-realloc on 4 other seeds of each generated trace -> docs/results-seeds.md; RESULTS_SEEDS_ARGS=...
+	$(PYTHON) tools/results_seeds.py $(RESULTS_SEEDS_ARGS)
 
 VARIANT_CORRUPT_OBJS := $(patsubst %.c,$(BUILD)/%.o,tests/c/variants/corrupt.c memlib.c)
 .PHONY: variant-corrupt

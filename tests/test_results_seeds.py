@@ -1,0 +1,130 @@
+"""tools/results_seeds.py: the seed traces are what `mmtrace gen` writes, the page's
+figures are the driver's, and bad input or a failed variant is one line, not a
+traceback."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from statistics import mean
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from conftest import build_driver
+from variants_common import KIT
+
+sys.path.insert(0, str(KIT / "tools"))
+import results_seeds  # noqa: E402
+from mmtrace.recipe import load_recipe  # noqa: E402
+
+# Small and quick (5,431 ops), with a parameter, and its utilization moves with the seed.
+TRACE = "realloc-vectors"
+VARIANT = "segregated"
+K = 2
+
+
+def _python() -> str:
+    return str(KIT / ".venv" / "bin" / "python") if (KIT / ".venv" / "bin" / "python").exists() else sys.executable
+
+
+def _tool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([_python(), "tools/results_seeds.py", *args], cwd=KIT, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def entry():
+    return next(e for e in load_recipe(KIT / "traces" / "recipe.toml").entries if e.name == TRACE)
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """One run of the tool: one trace, K other seeds, one variant."""
+    tmp = tmp_path_factory.mktemp("seeds")
+    done = _tool("--trace", TRACE, "--variant", VARIANT, "--seeds", str(K),
+                 "--seeds-dir", str(tmp / "seeds"), "--out", str(tmp / "results-seeds.md"))
+    assert done.returncode == 0, done.stderr
+    return tmp
+
+
+def _utilization(path) -> float:
+    """What the driver's JSON says, run here by hand."""
+    driver = build_driver(VARIANT, 16)
+    out = path.with_suffix(".json")
+    subprocess.run([str(driver), "-f", str(path), "-r", "1", "--json", str(out)], check=True,
+                   capture_output=True)
+    return json.loads(out.read_text())["traces"][0]["utilization"]
+
+
+def _row(md: str, name: str) -> list[str]:
+    line = next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |"))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_seed_rule():
+    assert results_seeds.other_seeds(3003, 3) == [300301, 300302, 300303]
+
+
+def test_seed_files_are_what_mmtrace_gen_writes(seeded, entry, tmp_path):
+    params = [a for k, v in sorted(entry.params.items()) for a in ("-p", f"{k}={v}")]
+    for seed in [entry.seed, *results_seeds.other_seeds(entry.seed, K)]:
+        want = tmp_path / f"{seed}.rep"
+        subprocess.run([str(KIT / ".venv" / "bin" / "mmtrace"), "gen", entry.pattern, "--seed", str(seed),
+                        *params, "--header", entry.header, "--weight", str(entry.weight), "-o", str(want)],
+                       check=True, capture_output=True)
+        assert (seeded / "seeds" / f"{TRACE}-s{seed}.rep").read_bytes() == want.read_bytes()
+
+
+def test_table_figures_are_the_drivers(seeded, entry):
+    md = (seeded / "results-seeds.md").read_text()
+    assert f"## `{VARIANT}`" in md and "S*100 + j" in md and f"K = {K}" in md
+    suite = _utilization(seeded / "seeds" / f"{TRACE}-s{entry.seed}.rep")
+    others = [_utilization(seeded / "seeds" / f"{TRACE}-s{s}.rep") for s in results_seeds.other_seeds(entry.seed, K)]
+    pct = results_seeds.pct
+    assert _row(md, TRACE) == [TRACE, pct(suite), pct(mean(others)), pct(min(others)), pct(max(others))]
+    assert f"suite seeds: **{pct(suite)}**" in md
+    assert f"mean of {K} other seeds: **{pct(mean(others))}**" in md
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--variant", "no-such-variant"], "no such variant: no-such-variant"),
+    (["--trace", "no-such-trace"], "no trace 'no-such-trace'"),
+    (["--recipe", "/nonexistent/recipe.toml"], "/nonexistent/recipe.toml: cannot read"),
+    (["--trace", "rec-perl"], "rec-perl is recorded"),
+])
+def test_bad_input_is_one_line(args, message):
+    done = _tool(*args)
+    assert done.returncode != 0
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_failed_variant_keeps_the_others_results(tmp_path, monkeypatch):
+    real = results_seeds.run_variant
+
+    def run_variant(variant, *args):
+        if variant == "best":
+            raise click.ClickException("mdriver failed for best: simulated")
+        return real(variant, *args)
+
+    monkeypatch.setattr(results_seeds, "run_variant", run_variant)
+    out = tmp_path / "out.md"
+    done = CliRunner().invoke(results_seeds.main, ["--trace", TRACE, "--variant", "best", "--variant", VARIANT,
+                                                   "--seeds", "1", "--seeds-dir", str(tmp_path / "s"),
+                                                   "--out", str(out)])
+    assert done.exit_code == 1 and "Error: mdriver failed for best: simulated" in done.output
+    md = out.read_text()
+    assert f"## `{VARIANT}`" in md and f"| {TRACE} |" in md and "Not measured: `best`" in md
+
+
+def test_a_failed_trace_counts_zero_and_is_named():
+    ok = results_seeds.SeedResult(seed=3003, path="a.rep", outcome="ok", utilization=0.8)
+    bad = results_seeds.SeedResult(seed=300301, path="b.rep", outcome="out_of_heap", utilization=None,
+                                   message="op 12: no room\nmore")
+    good = results_seeds.SeedResult(seed=300302, path="c.rep", outcome="ok", utilization=0.6)
+    row = results_seeds.TraceSeeds(name="t", suite=ok, others=(bad, good))
+    assert row.row() == ["t", "80.0%", "30.0% (1 failed: out_of_heap)", "0.0%", "60.0%"]
+    assert results_seeds.failures("best", [row]) == [
+        "best failed on t seed 300301 (b.rep): out_of_heap: op 12: no room"]
