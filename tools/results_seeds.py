@@ -16,7 +16,6 @@ Seed rule: the other seeds of a trace with recipe seed S are S*100 + j, j = 1..K
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from dataclasses import dataclass, replace
