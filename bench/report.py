@@ -10,12 +10,13 @@ from pathlib import Path
 from bench.measure import Summary
 
 
-def source_note(kit: Path) -> str:
-    """Which commit the allocators were built from, and any of their files edited since."""
+def source_note(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "bench")) -> str:
+    """Which commit the allocators were built from, and any of their files (under `sources`)
+    edited since."""
     try:
         head = subprocess.run(["git", "-C", str(kit), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(kit), "status", "--porcelain", "--", "variants", "shim", "bench"],
+        dirty = subprocess.run(["git", "-C", str(kit), "status", "--porcelain", "--", *sources],
                                capture_output=True, text=True, timeout=10).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return ""

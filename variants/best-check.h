@@ -58,7 +58,7 @@ static bool check_walk(int lineno, size_t *free_seen, size_t *kept_seen)
     return true;
 }
 
-/* An allocated block of metadata (class table, run index) holding `bytes`. */
+/* An allocated block of metadata (the run index) holding `bytes`. */
 static bool holds_metadata(const void *bp, size_t bytes)
 {
     return in_heap(bp) && cb_alloc(bp) && !is_kept(bp) && !run_holding(bp) && cb_size(bp) - CB_WSIZE >= bytes;
