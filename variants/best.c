@@ -525,6 +525,14 @@ static inline bool keeps_slack(size_t asize, size_t total)
     return total - asize < asize >> SLACK_SHIFT && is_big(asize);
 }
 
+/* The hole a realloc'd block of asize bytes would move to: the lowest that
+ * fits for a large block (packed low, large blocks leave the heap's top free
+ * for the next one's growth), else the tightest. */
+static inline void *realloc_hole(size_t asize)
+{
+    return is_big(asize) ? lowest_fit(class_of(asize), asize) : find_fit(asize);
+}
+
 /* Make allocated block bp span `total` bytes from `to` (bp itself, or the free
  * block below it), taking in the free block above if `to` + total reaches past
  * it; the payload moves down when `to` is below bp. */
@@ -595,13 +603,11 @@ void *mm_realloc(void *ptr, size_t size)
     /* 1. it fits already: give back the tail -- unless a hole lower in the
      * heap fits it: then it moves down, to the bottom of the hole, and the
      * whole block goes back.  At the bottom, the hole's rest stays in one
-     * piece above it, room if it grows again.  A large block takes the
-     * lowest hole that fits, as when it grows (below), not the tightest;
-     * a small one the tightest (address order for every shrink was 0.7
-     * points better on realloc-many but made it 1.5x slower: lowest_fit
-     * looks at every free block) */
+     * piece above it, room if it grows again.  (The lowest hole for small
+     * blocks too saved a little more space but looks at every free block:
+     * 1.5x slower on realloc-many.) */
     if (asize <= have && asize + CB_MIN_BLOCK <= have && asize >= SHRINK_MOVE_MIN) {
-        void *hole = is_big(asize) ? lowest_fit(class_of(asize), asize) : find_fit(asize);
+        void *hole = realloc_hole(asize);
         if (hole && hole < ptr)
             return move_block(ptr, place_at(hole, asize, false), size);
     }
@@ -626,15 +632,13 @@ void *mm_realloc(void *ptr, size_t size)
      * would wins (move, copy, free).  Widening into a roomy neighbour leaves a
      * sliver nobody fits; a string built by appends moves hole to hole
      * instead, each hole it leaves serving the next, shorter string.  A
-     * large block takes the lowest hole that fits instead (address-ordered
-     * first fit, as for blocks of 64 KiB): packed low, the large blocks leave
-     * the heap's top free for the next one's growth; with a rest under 1/8
-     * of its size it takes the whole hole (keeps_slack) */
+     * large block takes the lowest hole that fits (realloc_hole), and the
+     * whole of it when the rest would be under 1/8 of its size (keeps_slack) */
     if (!at_top) {
         size_t rest = have + above >= asize ? have + above - asize
                     : below && under + have + above >= asize ? under + have + above - asize
                     : (size_t)-1;
-        void *hole = is_big(asize) ? lowest_fit(class_of(asize), asize) : find_fit(asize);
+        void *hole = realloc_hole(asize);
         if (hole && hole != next && hole != below && cb_size(hole) - asize < rest)
             return move_block(ptr, keeps_slack(asize, cb_size(hole)) ? place_at(hole, cb_size(hole), false)
                                                                       : place(hole, asize), size);
