@@ -34,7 +34,7 @@ from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, load_schema, run_driver
-from .sandbox import Sandbox, kill_all, sandbox_failed
+from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
 from .submissions import Candidate, SubmissionError, read_source
 
 TRACE_SUFFIXES = (".rep", ".rep.gz")
@@ -283,18 +283,21 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
             report("reused", old.name, old)
             continue
         pending.append((cand, source))
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(_timed, grader, cand, source, report): cand for cand, source in pending}
-        try:
-            for future in as_completed(futures):
-                sub = future.result()
-                store.save(outdir, sub)
-                report("done", sub.name, sub)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            kill_all()
-            raise
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(_timed, grader, cand, source, report): cand for cand, source in pending}
+            try:
+                for future in as_completed(futures):
+                    sub = future.result()
+                    store.save(outdir, sub)
+                    report("done", sub.name, sub)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                kill_all()        # also what a running worker starts next, so the pool's exit is quick
+                raise
+    finally:
+        allow_runs()              # every worker has stopped: runs may start again
     return collect(ctx, outdir, [c.name for c in candidates])
 
 

@@ -148,14 +148,25 @@ def sandbox_failed(result: "RunResult") -> bool:
 
 _RUNNING: set[int] = set()
 _RUNNING_LOCK = threading.Lock()
+_STOPPED = False      # set by kill_all: runs started after it are killed at once
 
 
 def kill_all() -> None:
-    """Kill every sandboxed process tree still running (on an interrupt)."""
+    """Kill every sandboxed process tree still running (on an interrupt), and every
+    one a worker thread starts after this, until allow_runs()."""
+    global _STOPPED
     with _RUNNING_LOCK:
+        _STOPPED = True
         groups = list(_RUNNING)
     for pgid in groups:
         _kill_group(pgid)
+
+
+def allow_runs() -> None:
+    """Undo kill_all, once the workers it stopped have returned."""
+    global _STOPPED
+    with _RUNNING_LOCK:
+        _STOPPED = False
 
 
 def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] = (),
@@ -167,6 +178,9 @@ def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] 
                             start_new_session=True)
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
+        stopped = _STOPPED
+    if stopped:                       # started by a worker after an interrupt
+        _kill_group(proc.pid)
     out: list[bytes] = []
     err: list[bytes] = []
     readers = [threading.Thread(target=_drain, args=(proc.stdout, keep, out), daemon=True),

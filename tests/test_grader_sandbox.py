@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.policy import load_policy
-from grader.sandbox import ISOLATING, Mount, SandboxError, probe, run, unsafe_sandbox
+from grader.sandbox import ISOLATING, Mount, SandboxError, allow_runs, kill_all, probe, run, unsafe_sandbox
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +89,21 @@ def test_wall_clock_kills_the_whole_tree(sandbox, limits, folder):
     assert done.timed_out and done.returncode is None
     assert time.monotonic() - start < 10
     assert "late" not in done.stdout
+
+
+def test_a_run_started_after_an_interrupt_is_killed_at_once():
+    """kill_all() on Ctrl-C also stops what a worker thread starts just after it (its next
+    step), so the grader exits without waiting out that step's wall clock."""
+    kill_all()
+    try:
+        start = time.monotonic()
+        done = run(["sh", "-c", "sleep 30; echo late"], wall_clock=60, keep=1000)
+        assert time.monotonic() - start < 10 and "late" not in done.stdout
+        assert done.returncode == -9
+    finally:
+        allow_runs()
+    done = run(["sh", "-c", "echo on time"], wall_clock=60, keep=1000)
+    assert done.returncode == 0 and "on time" in done.stdout
 
 
 FORK_BOMB = """
