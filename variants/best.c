@@ -639,9 +639,9 @@ void *mm_realloc(void *ptr, size_t size)
                     : below && under + have + above >= asize ? under + have + above - asize
                     : (size_t)-1;
         void *hole = realloc_hole(asize);
-        if (hole && hole != next && hole != below && cb_size(hole) - asize < rest)
-            return move_block(ptr, keeps_slack(asize, cb_size(hole)) ? place_at(hole, cb_size(hole), false)
-                                                                      : place(hole, asize), size);
+        size_t hsize = hole ? cb_size(hole) : 0;
+        if (hole && hole != next && hole != below && hsize - asize < rest)
+            return move_block(ptr, place(hole, keeps_slack(asize, hsize) ? hsize : asize), size);
     }
     /* 3. the free block above */
     if (have + above >= asize)
