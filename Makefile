@@ -61,12 +61,20 @@ $(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
 # or the classic handout's `void mm_checkheap(int)` (then a declaration of the
 # void form compiles against the allocator's source and the source names it).
 CHECKHEAP_FLAGS := $(BUILD)/checkheap.flags
-$(CHECKHEAP_FLAGS): $(ALLOC_SRC)
+$(CHECKHEAP_FLAGS): $(ALLOC_SRC) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)
 	@if grep -q mm_checkheap $(ALLOC_SRC) && printf '#include <stdbool.h>\nvoid mm_checkheap(int);\n#include "%s"\n' "$(abspath $(ALLOC_SRC))" \
 	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; \
 	then echo -DMDRIVER_CHECKHEAP_VOID > $@.new; else : > $@.new; fi; \
 	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+# The folder is named after the allocator file's basename, so two files of one
+# name (MM=alice/mm.c, then MM=bob/mm.c) share it: this stamp records which file
+# built it, so that changing files rebuilds instead of reusing the other's object.
+ALLOC_STAMP := $(BUILD)/alloc.src
+$(ALLOC_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(abspath $(ALLOC_SRC))' > $@.new; cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 $(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
 	@mkdir -p $(dir $@)
@@ -74,9 +82,10 @@ $(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
 
 # The driver learns which allocator it carries and where the kit lives.
 $(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
+$(BUILD)/mdriver.o: $(ALLOC_STAMP)
 $(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 
-$(ALLOC_OBJ): $(ALLOC_SRC)
+$(ALLOC_OBJ): $(ALLOC_SRC) $(ALLOC_STAMP)
 	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
