@@ -74,7 +74,7 @@ $(CHECKHEAP_FLAGS): $(ALLOC_SRC) $(ALLOC_STAMP)
 ALLOC_STAMP := $(BUILD)/alloc.src
 $(ALLOC_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(abspath $(ALLOC_SRC))' > $@.new; cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+	@echo '$(ALLOC_SRC)' > $@.new; cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 $(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
 	@mkdir -p $(dir $@)

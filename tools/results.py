@@ -124,29 +124,38 @@ def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str
 
 # ---------------------------------------------------------------- measuring
 
-def build(variant: str, alignment: int) -> Path:
+def make_driver(alloc_args: list[str], alignment: int, what: str) -> Path:
+    """`make driver` with ALLOC_ARGS (VARIANT=... or MM=...); WHAT names the allocator in errors."""
     (KIT / "build").mkdir(exist_ok=True)
     with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
-        done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}",
+        done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", *alloc_args,
                                f"ALIGNMENT={alignment}"], capture_output=True, text=True)
     if done.returncode != 0:
-        raise click.ClickException(f"variants/{variant}.c does not build at alignment {alignment}: "
+        raise click.ClickException(f"{what} does not build at alignment {alignment}: "
                                    + (done.stderr.strip().splitlines() or ["?"])[-1])
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
-def measure(variant: str, alignment: int, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
-    driver = build(variant, alignment)
+def build(variant: str, alignment: int) -> Path:
+    return make_driver([f"VARIANT={variant}"], alignment, f"variants/{variant}.c")
+
+
+def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
+    """Run DRIVER on FILES into OUT (JSON); LABEL names the allocator in errors."""
     partial = out.with_suffix(".partial")
     args = [str(driver), "-T", str(time_limit), "-r", str(samples), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode not in (0, 1) or not partial.exists():
-        raise click.ClickException(f"mdriver failed for {variant}: "
+        raise click.ClickException(f"mdriver failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
     partial.replace(out)            # only a finished run lands in the cache
     return json.loads(out.read_text())
+
+
+def measure(variant: str, alignment: int, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
+    return run_driver(build(variant, alignment), variant, files, time_limit, samples, out)
 
 
 def suite_files(traces_dir: Path, groups: dict[str, str], group: str | None = None) -> list[Path]:

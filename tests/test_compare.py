@@ -1,0 +1,150 @@
+"""tools/compare.py (make compare): its figures are the drivers', two files of one
+basename stay two allocators, failures show per trace and count 0, and bad input is
+one line, not a traceback."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from statistics import mean
+
+import pytest
+
+from conftest import build_driver
+from variants_common import KIT
+
+SUITE = ("classic-random.rep", "realloc-vectors.rep")   # small and quick
+HELD = "realloc-vectors"                                 # its seeds move utilization
+K = 2
+
+
+def _python() -> str:
+    return str(KIT / ".venv" / "bin" / "python") if (KIT / ".venv" / "bin" / "python").exists() else sys.executable
+
+
+def _compare(tmp, a: str, b: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([_python(), "tools/compare.py", "--traces", str(tmp / "suite"), "--trace", HELD,
+                           "--seeds", str(K), "--work-dir", str(tmp / "work"), "--json", str(tmp / "out.json"),
+                           *extra, a, b], cwd=KIT, capture_output=True, text=True, timeout=300)
+
+
+def _suite(tmp):
+    (tmp / "suite").mkdir(exist_ok=True)
+    for name in SUITE:
+        shutil.copy(KIT / "traces" / name, tmp / "suite" / name)
+
+
+def _by_hand(variant: str, files) -> dict[str, float | None]:
+    """Each trace's utilization as the variant's own driver reports it."""
+    out = {}
+    for f in files:
+        done = subprocess.run([str(build_driver(variant)), "-f", str(f), "-r", "1", "--json", "-"],
+                              capture_output=True, text=True)
+        t = json.loads(done.stdout)["traces"][0]
+        out[f.name.split(".rep")[0]] = t["utilization"] if t["outcome"] == "ok" else None
+    return out
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("compare")
+    _suite(tmp)
+    done = _compare(tmp, "segregated", "segregated-realloc", "--speed-runs", "1")
+    assert done.returncode == 0, done.stderr
+    return tmp, done.stdout, json.loads((tmp / "out.json").read_text())
+
+
+def test_figures_are_the_drivers(compared):
+    tmp, _, got = compared
+    files = sorted((tmp / "suite").iterdir()) + sorted((tmp / "work" / "seeds").glob("*.rep"))
+    assert len(files) == len(SUITE) + K
+    want_a, want_b = _by_hand("segregated", files), _by_hand("segregated-realloc", files)
+    rows = got["suite"]["traces"] + got["held_out"]["traces"]
+    assert {r["trace"] for r in rows} == set(want_a)
+    for r in rows:
+        assert r["a"]["utilization"] == want_a[r["trace"]]
+        assert r["b"]["utilization"] == want_b[r["trace"]]
+    for part in ("suite", "held_out"):
+        s, t = got[part]["summary"], got[part]["traces"]
+        assert s["a"] == pytest.approx(mean(r["a"]["utilization"] for r in t))
+        assert s["b"] == pytest.approx(mean(r["b"]["utilization"] for r in t))
+        assert s["diff"] == pytest.approx(s["b"] - s["a"])
+
+
+def test_report_shows_averages_speed_and_a_verdict(compared):
+    _, text, got = compared
+    s = got["suite"]["summary"]
+    assert f"A {s['a'] * 100:.2f}%   B {s['b'] * 100:.2f}%" in text
+    assert "held-out average" in text and f"{K} other seeds of 1 generated traces" in text
+    assert got["speed"]["runs"] == 1 and got["speed"]["ratio_a"] > 0 and got["speed"]["ratio_b"] > 0
+    assert "alternating runs" in text
+    assert text.strip().splitlines()[-1] == "Verdict: " + got["verdict"]
+
+
+def test_same_allocator_twice_shows_no_difference(tmp_path):
+    _suite(tmp_path)
+    done = _compare(tmp_path, "segregated", "segregated", "--speed-runs", "0")
+    assert done.returncode == 0, done.stderr
+    got = json.loads((tmp_path / "out.json").read_text())
+    assert got["suite"]["summary"]["diff"] == 0 and got["held_out"]["summary"]["diff"] == 0
+    assert "traces within 0.05 points" in done.stdout and got["speed"] is None
+
+
+def test_two_files_of_one_basename_stay_two_allocators(tmp_path):
+    _suite(tmp_path)
+    for who, variant in (("alice", "implicit-first"), ("bob", "explicit-lifo")):
+        (tmp_path / who).mkdir()
+        shutil.copy(KIT / "variants" / f"{variant}.c", tmp_path / who / "cmpsame.c")
+    done = _compare(tmp_path, str(tmp_path / "alice" / "cmpsame.c"), str(tmp_path / "bob" / "cmpsame.c"),
+                    "--seeds", "0", "--speed-runs", "0")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "out.json").read_text())["suite"]["traces"]
+    files = sorted((tmp_path / "suite").iterdir())
+    want_a, want_b = _by_hand("implicit-first", files), _by_hand("explicit-lifo", files)
+    assert {r["trace"]: r["a"]["utilization"] for r in rows} == want_a
+    assert {r["trace"]: r["b"]["utilization"] for r in rows} == want_b
+    assert want_a != want_b
+    assert "cannot tell" in done.stdout       # no held-out traces: no verdict on policy
+
+
+def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
+    _suite(tmp_path)
+    done = _compare(tmp_path, "segregated", "tests/c/broken/segv.c", "--speed-runs", "0")
+    assert done.returncode == 0, done.stderr
+    got = json.loads((tmp_path / "out.json").read_text())
+    failed = {r["b"]["outcome"] for r in got["suite"]["traces"]}
+    assert "ok" not in failed                 # a bump allocator: out of heap on these traces
+    assert got["suite"]["summary"]["b"] == 0
+    assert all(f in done.stdout for f in failed) and "B is worse" in done.stdout
+
+
+@pytest.mark.parametrize("a, b, extra, fragment", [
+    ("nosuch.c", "best", (), "no such allocator file: nosuch.c"),
+    ("segregated", "no-such-variant", (), "no-such-variant: neither a .c file nor a variant"),
+    ("segregated", "tests/c/classic/does-not-build.c", (), "does not build"),
+    ("segregated", "best", ("--trace", "rec-perl"), "rec-perl is recorded, not generated"),
+    ("segregated", "best", ("--seeds", "100"), "--seeds"),
+])
+def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
+    _suite(tmp_path)
+    if "does-not-build" in b:
+        bad = tmp_path / "does-not-build.c"
+        bad.write_text("#include \"mm.h\"\nint mm_init(void) { return syntax error; }\n")
+        b = str(bad)
+    done = _compare(tmp_path, a, b, *extra)
+    assert done.returncode != 0
+    assert fragment in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_empty_suite_folder_is_one_line(tmp_path):
+    (tmp_path / "suite").mkdir()
+    done = _compare(tmp_path, "segregated", "best")
+    assert done.returncode != 0 and "no .rep or .rep.gz traces" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_make_compare_needs_both(tmp_path):
+    done = subprocess.run(["make", "-s", "-C", str(KIT), "compare", "A=segregated"], capture_output=True, text=True)
+    assert done.returncode == 2 and "name two allocators" in done.stderr

@@ -1,0 +1,307 @@
+"""compare.py - did a change to an allocator help, or did it only move the dice?
+
+Builds two allocators (variant names or .c files), runs both on the trace suite
+and on K other seeds of every generated trace (held-out traces, made as
+results_seeds.py makes them), and prints per-trace utilization changes, the
+suite's and the held-out traces' averages with a paired standard error, and
+throughput from runs of A and B that alternate, as medians.
+
+Why the held-out traces: a generated trace is one draw of its pattern, and an
+allocator's figure on it moves with the addresses its blocks happen to get.
+Moving every address by a few bytes moves best's suite average by 0.3 points
+with no rule changed (docs/results.md), so a suite gain that the held-out traces
+do not repeat is layout, not policy.  Only main() prints.
+
+    .venv/bin/python tools/compare.py mm-old.c mm.c
+    .venv/bin/python tools/compare.py segregated best --seeds 8 --speed-runs 5
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean, median, stdev
+
+import click
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import KIT, make_driver, run_driver  # noqa: E402
+from results_seeds import SCORES_UTILIZATION, chosen_entries, other_seeds, seed_file  # noqa: E402
+
+sys.path.insert(0, str(KIT))
+from mmtrace.recipe import RecipeError  # noqa: E402
+
+SPEED_SAMPLES = 5                 # -r for the timed runs: each trace's median of at least 5
+SHOWN_CHANGE = 0.0005             # per-trace changes below 0.05 points are listed as unchanged
+
+
+# ---------------------------------------------------------------- the two allocators
+
+@dataclass(frozen=True)
+class Allocator:
+    label: str                    # as the user named it
+    make_args: tuple[str, ...]    # VARIANT=... or MM=/abs/file.c
+    source: str                   # the file, for messages
+
+
+def allocator(spec: str) -> Allocator:
+    """A variant name (variants/NAME.c) or a path to a .c file; else a one-line error."""
+    if spec.endswith(".c") or "/" in spec:
+        path = Path(spec).expanduser().resolve()
+        if not path.is_file():
+            raise click.ClickException(f"no such allocator file: {spec}")
+        return Allocator(spec, (f"MM={path}",), str(path))
+    if (KIT / "variants" / f"{spec}.c").is_file():
+        return Allocator(spec, (f"VARIANT={spec}",), f"variants/{spec}.c")
+    known = ", ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))
+    raise click.ClickException(f"{spec}: neither a .c file nor a variant (variants: {known})")
+
+
+def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path) -> tuple[Path, Path]:
+    """Build A and B, each driver copied to FOLDER: two files of one basename share a build
+    folder, so the second build would replace the first's driver."""
+    folder.mkdir(parents=True, exist_ok=True)
+    drivers = []
+    for tag, alloc in (("a", a), ("b", b)):
+        built = make_driver(list(alloc.make_args), alignment, alloc.source)
+        copy = folder / f"mdriver-{tag}"
+        shutil.copy2(built, copy)
+        drivers.append(copy)
+    return drivers[0], drivers[1]
+
+
+# ---------------------------------------------------------------- the traces
+
+def suite_traces(traces_dir: Path) -> list[Path]:
+    files = sorted([*traces_dir.glob("*.rep"), *traces_dir.glob("*.rep.gz")])
+    if not files:
+        raise click.ClickException(f"{traces_dir}: no .rep or .rep.gz traces")
+    return files
+
+
+def held_out_traces(recipe: Path, names: tuple[str, ...], k: int, folder: Path) -> list[Path]:
+    """K other seeds of each generated trace of RECIPE (or of the named ones)."""
+    if k == 0:
+        return []
+    try:
+        entries = chosen_entries(recipe, names)
+    except RecipeError as e:
+        raise click.ClickException(str(e)) from None
+    folder.mkdir(parents=True, exist_ok=True)
+    return [seed_file(e, s, folder) for e in entries for s in other_seeds(e.seed, k)]
+
+
+# ---------------------------------------------------------------- the figures
+
+@dataclass(frozen=True)
+class Outcome:
+    outcome: str
+    utilization: float | None
+    scored: bool                  # does the driver's score count its utilization?
+
+    @property
+    def score(self) -> float:
+        """What the driver's score counts: a failed run counts 0."""
+        return (self.utilization or 0.0) if self.outcome == "ok" else 0.0
+
+    def cell(self) -> str:
+        return f"{100 * self.utilization:.1f}%" if self.outcome == "ok" else self.outcome
+
+
+def outcomes(driver_json: dict) -> dict[str, Outcome]:
+    """trace path -> its outcome, from the driver's JSON."""
+    return {t["path"]: Outcome(t["outcome"], t["utilization"], t["weight"] in SCORES_UTILIZATION)
+            for t in driver_json["traces"]}
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One set of traces run by both: per trace (name, A, B)."""
+    rows: list[tuple[str, Outcome, Outcome]]
+
+    @property
+    def scored(self) -> list[tuple[str, Outcome, Outcome]]:
+        return [r for r in self.rows if r[1].scored]
+
+    def averages(self) -> tuple[float, float]:
+        rows = self.scored
+        return mean(a.score for _, a, _ in rows), mean(b.score for _, _, b in rows)
+
+    def diff(self) -> tuple[float, float | None]:
+        """Mean of B - A over the traces, and its standard error (None below 2 traces)."""
+        d = [b.score - a.score for _, a, b in self.scored]
+        return mean(d), (stdev(d) / len(d) ** 0.5 if len(d) > 1 else None)
+
+
+def paired(files: list[Path], got_a: dict[str, Outcome], got_b: dict[str, Outcome]) -> Paired:
+    return Paired([(trace_name(f), got_a[str(f)], got_b[str(f)]) for f in files])
+
+
+def trace_name(path: Path) -> str:
+    return path.name.split(".rep")[0]
+
+
+def pattern_of(name: str) -> str:
+    """realloc-many-s300101 -> realloc-many (the held-out file names of seed_file)."""
+    return name.rsplit("-s", 1)[0]
+
+
+@dataclass(frozen=True)
+class Speed:
+    ratio_a: float                # median over runs of A's throughput / libc's
+    ratio_b: float
+    b_over_a: float               # median over runs of B's ops/s / A's ops/s, adjacent runs
+    runs: int
+
+
+def speed(driver_a: Path, driver_b: Path, files: list[Path], runs: int, time_limit: int,
+          folder: Path) -> Speed:
+    """RUNS rounds of A then B on the suite, each timed against libc in its own run."""
+    ra, rb, rel = [], [], []
+    for i in range(runs):
+        sa = run_driver(driver_a, "A", files, time_limit, SPEED_SAMPLES, folder / f"speed-a{i}.json")["summary"]
+        sb = run_driver(driver_b, "B", files, time_limit, SPEED_SAMPLES, folder / f"speed-b{i}.json")["summary"]
+        ra.append(sa["throughput_ratio"])
+        rb.append(sb["throughput_ratio"])
+        if sa["throughput_ops_per_sec"]:
+            rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
+    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs)
+
+
+# ---------------------------------------------------------------- the verdict
+
+def verdict(suite: Paired, held: Paired | None) -> str:
+    """One sentence: does the held-out set confirm what the suite says?"""
+    d_suite, _ = suite.diff()
+    if held is None or not held.scored:
+        return (f"suite: {d_suite * 100:+.2f} points; no held-out traces were run, so this cannot tell "
+                "a better policy from a luckier layout")
+    d, se = held.diff()
+    if se is None or se == 0:
+        return f"suite {d_suite * 100:+.2f} points, held-out {d * 100:+.2f} points"
+    if abs(d) < 2 * se:
+        return (f"no measurable difference: held-out {d * 100:+.2f} ± {se * 100:.2f} points (within 2 standard "
+                f"errors); the suite's {d_suite * 100:+.2f} is what layout alone can move")
+    better = "better" if d > 0 else "worse"
+    agree = "the suite agrees" if d_suite * d > 0 else "the suite says otherwise, which is layout"
+    return f"B is {better}: held-out {d * 100:+.2f} ± {se * 100:.2f} points; {agree} ({d_suite * 100:+.2f})"
+
+
+# ---------------------------------------------------------------- rendering
+
+def pts(x: float) -> str:
+    return f"{x * 100:+.2f}"
+
+
+def suite_lines(suite: Paired) -> list[str]:
+    changed = [(n, a, b) for n, a, b in suite.rows
+               if a.outcome != b.outcome or abs(b.score - a.score) >= SHOWN_CHANGE]
+    width = max([len(n) for n, _, _ in suite.rows] + [5])
+    out = [f"  {'trace':<{width}}  {'A':>9}  {'B':>9}  {'B - A':>7}"]
+    for n, a, b in changed:
+        note = "" if a.scored else "   (not scored for utilization)"
+        out.append(f"  {n:<{width}}  {a.cell():>9}  {b.cell():>9}  {pts(b.score - a.score):>7}{note}")
+    if len(changed) < len(suite.rows):
+        out.append(f"  ({len(suite.rows) - len(changed)} other traces within 0.05 points)")
+    return out
+
+
+def held_lines(held: Paired) -> list[str]:
+    groups: dict[str, list[float]] = {}
+    for n, a, b in held.scored:
+        groups.setdefault(pattern_of(n), []).append(b.score - a.score)
+    moved = [(p, d) for p, d in groups.items() if abs(mean(d)) >= SHOWN_CHANGE]
+    width = max([len(p) for p in groups] + [5])
+    out = []
+    for p, d in sorted(moved, key=lambda x: mean(x[1])):
+        se = f" ± {stdev(d) / len(d) ** 0.5 * 100:.2f}" if len(d) > 1 else ""
+        out.append(f"  {p:<{width}}  {pts(mean(d))}{se} over {len(d)} seeds")
+    if len(moved) < len(groups):
+        out.append(f"  ({len(groups) - len(moved)} other patterns within 0.05 points on average)")
+    return out
+
+
+def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Paired | None, k: int,
+           fast: Speed | None) -> str:
+    sa, sb = suite.averages()
+    out = [f"A = {a.label}   B = {b.label}   ({alignment}-byte alignment)", "",
+           f"Utilization on the suite ({len(suite.rows)} traces), traces that changed:", *suite_lines(suite), "",
+           f"  suite average        A {sa * 100:.2f}%   B {sb * 100:.2f}%   B - A {pts(sb - sa)} points"]
+    if held is not None and held.scored:
+        ha, hb = held.averages()
+        d, se = held.diff()
+        patterns = len({pattern_of(n) for n, _, _ in held.rows})
+        out += [f"  held-out average     A {ha * 100:.2f}%   B {hb * 100:.2f}%   B - A {pts(d)} "
+                f"± {(se or 0) * 100:.2f} points (paired, {k} other seeds of {patterns} generated traces)", "",
+                "Held-out traces by pattern, mean B - A:", *held_lines(held)]
+    if fast is not None:
+        out += ["", f"Throughput ({fast.runs} alternating runs of the suite, medians): A {fast.ratio_a:.2f}x libc, "
+                f"B {fast.ratio_b:.2f}x libc, B's ops/s / A's {fast.b_over_a:.3f}"]
+    return "\n".join(out + ["", "Verdict: " + verdict(suite, held)])
+
+
+def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Paired | None,
+            fast: Speed | None) -> dict:
+    def rows(p: Paired) -> list[dict]:
+        return [{"trace": n, "a": {"outcome": x.outcome, "utilization": x.utilization},
+                 "b": {"outcome": y.outcome, "utilization": y.utilization}, "scored": x.scored}
+                for n, x, y in p.rows]
+
+    def summary(p: Paired) -> dict:
+        (ua, ub), (d, se) = p.averages(), p.diff()
+        return {"a": ua, "b": ub, "diff": d, "stderr": se}
+
+    return {"a": a.label, "b": b.label, "alignment": alignment,
+            "suite": {"summary": summary(suite), "traces": rows(suite)},
+            "held_out": ({"summary": summary(held), "traces": rows(held)} if held and held.scored else None),
+            "speed": (fast.__dict__ if fast else None), "verdict": verdict(suite, held)}
+
+
+# ---------------------------------------------------------------- the CLI
+
+@click.command(epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
+@click.argument("a_spec", metavar="A")
+@click.argument("b_spec", metavar="B")
+@click.option("--traces", "traces_dir", default="traces", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="the suite")
+@click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
+              type=click.Path(dir_okay=False, path_type=Path), help="where the held-out traces' patterns come from")
+@click.option("--seeds", "k", default=4, show_default=True, type=click.IntRange(0, 99),
+              help="K other seeds of each generated trace (0: the suite only)")
+@click.option("--trace", "names", multiple=True, help="held-out seeds of this generated trace only (repeatable)")
+@click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
+@click.option("--speed-runs", default=3, show_default=True, type=click.IntRange(0, 99),
+              help="alternating timed runs of the suite (0: utilization only)")
+@click.option("--time-limit", default=60, show_default=True, help="per-trace limit in seconds (-T)")
+@click.option("--work-dir", default="build/compare", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="also write the comparison as JSON here")
+def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],
+         alignment: str, speed_runs: int, time_limit: int, work_dir: Path, json_out: Path | None) -> None:
+    """Compare allocators A and B (variant names or .c files) on the suite and on held-out seeds."""
+    traces_dir, recipe_path, work_dir = (p if p.is_absolute() else Path.cwd() / p
+                                         for p in (traces_dir, recipe_path, work_dir))
+    a, b = allocator(a_spec), allocator(b_spec)
+    suite = suite_traces(traces_dir)
+    held = held_out_traces(recipe_path, names, k, work_dir / "seeds")
+    driver_a, driver_b = build_both(a, b, int(alignment), work_dir)
+    click.echo(f"{len(suite)} suite traces and {len(held)} held-out traces, A then B", err=True)
+    got_a = outcomes(run_driver(driver_a, a.label, suite + held, time_limit, 1, work_dir / "util-a.json"))
+    got_b = outcomes(run_driver(driver_b, b.label, suite + held, time_limit, 1, work_dir / "util-b.json"))
+    suite_p = paired(suite, got_a, got_b)
+    held_p = paired(held, got_a, got_b) if held else None
+    fast = None
+    if speed_runs:
+        click.echo(f"timing: {speed_runs} rounds of A then B on the suite", err=True)
+        fast = speed(driver_a, driver_b, suite, speed_runs, time_limit, work_dir)
+    click.echo(report(a, b, int(alignment), suite_p, held_p, k, fast))
+    if json_out:
+        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, fast), indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
