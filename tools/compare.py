@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import mean, median, stdev
 
@@ -157,13 +157,13 @@ class Speed:
     runs: int
 
 
-def speed(driver_a: Path, driver_b: Path, files: list[Path], runs: int, time_limit: int,
-          folder: Path) -> Speed:
+def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path], runs: int,
+          time_limit: int, folder: Path) -> Speed:
     """RUNS rounds of A then B on the suite, each timed against libc in its own run."""
     ra, rb, rel = [], [], []
     for i in range(runs):
-        sa = run_driver(driver_a, "A", files, time_limit, SPEED_SAMPLES, folder / f"speed-a{i}.json")["summary"]
-        sb = run_driver(driver_b, "B", files, time_limit, SPEED_SAMPLES, folder / f"speed-b{i}.json")["summary"]
+        sa, sb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")["summary"]
+                  for d, label, tag in zip(drivers, labels, "ab"))
         ra.append(sa["throughput_ratio"])
         rb.append(sb["throughput_ratio"])
         if sa["throughput_ops_per_sec"]:
@@ -257,7 +257,7 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
     return {"a": a.label, "b": b.label, "alignment": alignment,
             "suite": {"summary": summary(suite), "traces": rows(suite)},
             "held_out": ({"summary": summary(held), "traces": rows(held)} if held and held.scored else None),
-            "speed": (fast.__dict__ if fast else None), "verdict": verdict(suite, held)}
+            "speed": (asdict(fast) if fast else None), "verdict": verdict(suite, held)}
 
 
 # ---------------------------------------------------------------- the CLI
@@ -297,7 +297,7 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
     fast = None
     if speed_runs:
         click.echo(f"timing: {speed_runs} rounds of A then B on the suite", err=True)
-        fast = speed(driver_a, driver_b, suite, speed_runs, time_limit, work_dir)
+        fast = speed((driver_a, driver_b), (a.label, b.label), suite, speed_runs, time_limit, work_dir)
     click.echo(report(a, b, int(alignment), suite_p, held_p, k, fast))
     if json_out:
         json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, fast), indent=1) + "\n")
