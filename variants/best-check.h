@@ -110,6 +110,8 @@ static bool check_runs(int lineno)
             return fail(lineno, "R1", bp, "a run's granule does not hold an allocated run block");
         if (r->obj < RUN_MIN_OBJ || r->obj > RUN_MAX_OBJ || r->obj % CB_ALIGN)
             return fail(lineno, "R1", bp, "run slot size out of range");
+        if (r->slots != RUN_BYTES / r->obj || r->inv != ((1u << 16) + r->obj - 1) / r->obj)
+            return fail(lineno, "R1", bp, "run's slot count or slot divisor disagrees with its slot size");
         if (r->count != (size_t)__builtin_popcountll(r->used) || (r->used & ~slot_mask(run_slots(r))) || !r->count)
             return fail(lineno, "R1", bp, "run's slot count disagrees with its bitmap (or it is empty)");
         walked++;
@@ -150,6 +152,8 @@ static bool check_quick(int lineno)
                 return fail(lineno, "Q1", bp, "kept block runs past the heap");
             if (!cb_prev_alloc(cb_next(bp)) || cb_size_of(*cb_ftr(bp)) != cb_size(bp))
                 return fail(lineno, "Q1", bp, "the block above thinks it is free, or the footer's size is wrong");
+            if ((*cb_ftr(bp) & CB_FLAGS) != (CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT))
+                return fail(lineno, "Q1", bp, "the footer lacks the flags kept_below looks for");
             if (++len > QUICK_DEPTH || ++total > st->quick_count)
                 return fail(lineno, "Q2", bp, "quick list longer than counted (a cycle?)");
         }

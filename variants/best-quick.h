@@ -27,7 +27,8 @@
  *
  * Invariants (checked by best-check.h):
  *   Q1  a kept block is an allocated block of its list's exact class, carries
- *       QUICK_KEPT and a footer of its size, and no free block lies below it;
+ *       QUICK_KEPT and a footer of its size with the flags allocated, kept and
+ *       allocated below, and no free block lies below it;
  *       no other block carries QUICK_KEPT;
  *   Q2  each list is at most QUICK_DEPTH long and quick_len / quick_count
  *       count what the lists and the heap walk find. */
@@ -55,7 +56,13 @@ static inline bool on_quick_list(const void *bp, size_t size)
  * block that ends exactly at bp, which is then the block below. */
 static inline void *kept_below(void *bp)
 {
-    size_t size = cb_size_of(*(cb_word_t *)((char *)bp - 2 * CB_WSIZE));
+    cb_word_t w = *(cb_word_t *)((char *)bp - 2 * CB_WSIZE);
+    /* A kept block's footer is its header when it was pushed: allocated, kept,
+     * and (quick_push demands it) with an allocated block below.  Testing those
+     * bits first spares most calls a read of a header elsewhere in the heap. */
+    if ((w & CB_FLAGS) != (CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT))
+        return NULL;
+    size_t size = cb_size_of(w);
     if (size < CB_MIN_BLOCK || size >= QUICK_LIMIT || size % CB_ALIGN
         || (size_t)((char *)bp - st->first) < size)
         return NULL;
@@ -87,14 +94,17 @@ static inline void quick_unkeep(unsigned c, void *bp)
     st->quick_count--;
 }
 
+/* (No test of quick_count first: with no kept block every list is empty.) */
 static inline void *quick_pop(size_t asize)
 {
-    if (!st->quick_count || asize >= QUICK_LIMIT)
+    if (asize >= QUICK_LIMIT)
         return NULL;
     unsigned c = class_of(asize);
     uint32_t *head = &st->quick[c];
-    void *bp = at(*head);
-    if (!bp || cb_size(bp) != asize)      /* at 8-byte alignment a class holds two sizes */
+    if (!*head)
+        return NULL;
+    void *bp = st->base + *head;
+    if (!is_exact(c) && cb_size(bp) != asize)   /* at 8-byte alignment a class holds two sizes */
         return NULL;
     *head = *quick_link(bp);
     quick_unkeep(c, bp);

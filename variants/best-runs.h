@@ -26,7 +26,8 @@
  * Invariants (checked by best-check.h):
  *   R1  a marked granule is the payload of an allocated block of at least
  *       RUN_BLOCK bytes; its slot size is a multiple of the alignment within
- *       [RUN_MIN_OBJ, RUN_MAX_OBJ]; its count equals the bits set in `used`,
+ *       [RUN_MIN_OBJ, RUN_MAX_OBJ], and its slots and inv are RUN_BYTES / obj
+ *       and ceil(2^16 / obj); its count equals the bits set in `used`,
  *       none past the last slot, and is never 0 (an empty run is released);
  *   R2  the runs on list open[c] have slot size c * alignment and a free slot;
  *   R3  runs counted in the map, in the heap, by `live` and (with a free slot)
@@ -37,7 +38,7 @@
 #define VARIANTS_BEST_RUNS_H
 
 static inline run_t *run_meta(char *p0) { return (run_t *)(p0 + RUN_BYTES); }
-static inline size_t run_slots(const run_t *r) { return RUN_BYTES / r->obj; }
+static inline size_t run_slots(const run_t *r) { return r->slots; }
 static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
 typedef struct run_index {
     uint32_t words;                 /* map length, in 64-bit words */
@@ -47,6 +48,11 @@ typedef struct run_index {
 } run_index_t;
 
 static inline run_index_t *run_index(void) { return st->runs; }
+
+/* The slot at offset `off` of its run: off * ceil(2^16 / obj) / 2^16 is
+ * off / obj for every slot start (off = j * obj, j < 64: the rounding adds
+ * j * (inv * obj - 2^16) < 64 * 64 to j * 2^16), without a division. */
+static inline size_t slot_index(const run_t *r, size_t off) { return off * r->inv >> 16; }
 
 static inline bool granule_marked(size_t g)
 {
@@ -209,35 +215,57 @@ static char *carve_run_block(void)
     return place_at(p0, RUN_BLOCK, false);
 }
 
-static void *run_alloc(size_t size)
+/* A new run for slot size obj (class c), or NULL: not when a hole fits the
+ * request exactly, since it costs nothing, and a 1 KiB run would take heap
+ * that a growing block may want.  Apart from run_alloc, which is inline. */
+static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigned c)
 {
-    size_t obj = run_obj(size);
-    unsigned c = (unsigned)(obj / CB_ALIGN);
-    char *p0 = st->runs ? at(run_index()->open[c]) : NULL;
-    if (p0) {
-        stat_add(&stats.reuses, 1);
-    } else {
-        /* no new run when a hole fits the request exactly: it costs nothing,
-         * and a 1 KiB run would take heap that a growing block may want */
-        void *hole = find_fit(adjust(size));
-        if (hole && cb_size(hole) == adjust(size))
-            return NULL;
-        if (!(p0 = carve_run_block()))
-            return NULL;
-        run_t *r = run_meta(p0);
-        r->used = 0;
-        r->count = 0;
-        r->obj = (uint16_t)obj;
-        mark_granule(granule_of(p0), true);
-        run_index()->live++;
-        run_link(c, p0);
-    }
+    void *hole = find_fit(adjust(size));
+    if (hole && cb_size(hole) == adjust(size))
+        return NULL;
+    char *p0 = carve_run_block();
+    if (!p0)
+        return NULL;
     run_t *r = run_meta(p0);
-    unsigned i = (unsigned)__builtin_ctzll(~r->used & slot_mask(run_slots(r)));
+    r->used = 0;
+    r->count = 0;
+    r->obj = (uint16_t)obj;
+    r->slots = (uint16_t)(RUN_BYTES / obj);
+    r->inv = (uint16_t)((((size_t)1 << 16) + obj - 1) / obj);
+    mark_granule(granule_of(p0), true);
+    run_index()->live++;
+    run_link(c, p0);
+    return p0;
+}
+
+/* A run of slot class c with a free slot, or NULL. */
+static inline char *open_run(unsigned c)
+{
+    return st->runs ? at(run_index()->open[c]) : NULL;
+}
+
+/* A slot of run p0 (class c, slot size obj), which has a free one. */
+static inline void *run_take(char *p0, unsigned c, size_t obj)
+{
+    run_t *r = run_meta(p0);
+    /* no bit past the last slot is set: the lowest clear bit is a slot */
+    unsigned i = (unsigned)__builtin_ctzll(~r->used);
     r->used |= (uint64_t)1 << i;
     if (++r->count == run_slots(r))
         run_unlink(c, p0);
     return p0 + (size_t)i * obj;
+}
+
+static inline void *run_alloc(size_t size)
+{
+    size_t obj = run_obj(size);
+    unsigned c = (unsigned)(obj / CB_ALIGN);
+    char *p0 = open_run(c);
+    if (p0)
+        stat_add(&stats.reuses, 1);
+    else if (!(p0 = run_open(size, obj, c)))
+        return NULL;
+    return run_take(p0, c, obj);
 }
 
 /* Free object p of the run at p0; an empty run goes back to the heap. */
@@ -245,7 +273,7 @@ static void run_free(char *p0, void *p)
 {
     run_t *r = run_meta(p0);
     unsigned c = r->obj / CB_ALIGN;
-    size_t i = (size_t)((char *)p - p0) / r->obj;
+    size_t i = slot_index(r, (size_t)((char *)p - p0));
     bool was_full = r->count == run_slots(r);
     r->used &= ~((uint64_t)1 << i);
     r->count--;

@@ -106,6 +106,8 @@ typedef struct run {
     uint32_t next, prev;                     /* runs with a free slot, as offsets of the run */
     uint16_t obj;                            /* slot size */
     uint16_t count;                          /* slots in use */
+    uint16_t slots;                          /* RUN_BYTES / obj, kept: a division costs ~15 cycles */
+    uint16_t inv;                            /* ceil(2^16 / obj): slot index by a multiply */
 } run_t;
 
 _Static_assert(sizeof(run_t) <= RUN_META && RUN_BYTES + RUN_META + CB_WSIZE <= RUN_BLOCK,
@@ -169,21 +171,23 @@ static inline bool is_exact(unsigned k) { return (int)CLASS_STEP == (int)CB_ALIG
 
 /* ------------------------------------------------------------ free lists */
 
-static inline void list_insert(void *bp)
+/* Push bp on the list of class k (its class). */
+static inline void list_push(void *bp, unsigned k)
 {
-    unsigned k = class_of(cb_size(bp));
     cb_links_t *n = cb_links(bp);
-    n->next = st->head[k];
+    uint32_t head = st->head[k];
+    n->next = head;
     n->prev = 0;
-    if (st->head[k])
-        cb_links(at(st->head[k]))->prev = off_of(bp);
+    if (head)
+        cb_links(st->base + head)->prev = off_of(bp);
+    else                                /* only an empty list's bit is clear */
+        st->map[k / 64] |= (uint64_t)1 << (k % 64);
     st->head[k] = off_of(bp);
-    st->map[k / 64] |= (uint64_t)1 << (k % 64);
 }
 
-static inline void list_remove(void *bp)
+/* Unlink bp from the list of class k (its class). */
+static inline void list_unlink(void *bp, unsigned k)
 {
-    unsigned k = class_of(cb_size(bp));
     cb_links_t *n = cb_links(bp);
     if (n->prev)
         cb_links(at(n->prev))->next = n->next;
@@ -193,17 +197,22 @@ static inline void list_remove(void *bp)
         cb_links(at(n->next))->prev = n->prev;
 }
 
+static inline void list_insert(void *bp) { list_push(bp, class_of(cb_size(bp))); }
+static inline void list_remove(void *bp) { list_unlink(bp, class_of(cb_size(bp))); }
+
 /* The first non-empty class at or above k, or N_CLASSES. */
 static inline unsigned next_class(unsigned k)
 {
-    for (unsigned w = k / 64; w < MAP_WORDS; w++) {
-        uint64_t m = st->map[w];
-        if (w == k / 64)
-            m &= ~(uint64_t)0 << (k % 64);
-        if (m)
-            return w * 64 + (unsigned)__builtin_ctzll(m);
+    unsigned w = k / 64;
+    if (N_CLASSES % 64 == 0 && k >= N_CLASSES)      /* past the map (k <= N_CLASSES) */
+        return N_CLASSES;
+    uint64_t m = st->map[w] & ~(uint64_t)0 << (k % 64);
+    while (!m) {
+        if (++w == MAP_WORDS)
+            return N_CLASSES;
+        m = st->map[w];
     }
-    return N_CLASSES;
+    return w * 64 + (unsigned)__builtin_ctzll(m);
 }
 
 /* The smallest block of class k that holds asize bytes, or NULL. */
@@ -223,43 +232,59 @@ static inline void *best_in(unsigned k, size_t asize)
     return best;
 }
 
-/* Address-ordered first fit over every class from k: the lowest block that fits. */
-static inline void *lowest_fit(unsigned k, size_t asize)
+/* Address-ordered first fit over every class from k: the lowest block that
+ * fits; its class goes to *kp. */
+static inline void *lowest_fit(unsigned k, size_t asize, unsigned *kp)
 {
     char *low = NULL;
     for (k = next_class(k); k < N_CLASSES; k = next_class(k + 1))
         for (char *bp = at(st->head[k]); bp; bp = at(cb_links(bp)->next))
             if (cb_size(bp) >= asize && (!low || bp < low))
-                low = bp;
+                low = bp, *kp = k;
     return low;
 }
 
-static void *find_fit(size_t asize)
+/* The block to place asize bytes in, or NULL; its class goes to *kp, so that
+ * place_in need not work it out again.  (find_fit_in is inlined in the malloc
+ * path; the other callers share find_fit.) */
+static inline __attribute__((always_inline)) void *find_fit_in(size_t asize, unsigned *kp)
 {
     unsigned k = class_of(asize);
     if (asize >= HUGE_FIT)
-        return lowest_fit(k, asize);
+        return lowest_fit(k, asize, kp);
     if (!is_exact(k)) {           /* a range class may hold smaller blocks too */
         void *bp = best_in(k, asize);
+        *kp = k;
         if (bp)
             return bp;
         k++;
     }
     k = next_class(k);
+    *kp = k;
     if (k == N_CLASSES)
         return NULL;
     return is_exact(k) ? at(st->head[k]) : best_in(k, asize);
+}
+
+static __attribute__((noinline)) void *find_fit(size_t asize)
+{
+    unsigned k;
+    return find_fit_in(asize, &k);
 }
 
 #include "best-quick.h"
 
 /* ------------------------------------------------------------ blocks */
 
-/* bp is free and tagged, on no list: merge it with its free and kept
- * neighbours, list it.  Merging kept blocks too means keeping a block never
- * stops a merge that immediate coalescing would make.  Kept blocks may lie in
- * a row; above a free block lies no free or kept block, and below a kept
- * block no free one, so each walk ends after a free block or at a live one. */
+/* bp is free, on no list, and its header holds its size and the allocated
+ * bit of the block below (its other flags and footer may be stale): merge it
+ * with its free and kept neighbours, tag the result, list it.  Merging kept
+ * blocks too means keeping a block never stops a merge that immediate
+ * coalescing would make.  Kept blocks may lie in a row; above a free block
+ * lies no free or kept block, and below a kept block no free one, so each
+ * walk ends after a free block or at a live one.  The tags are written once,
+ * at the end: a block that merges leaves its own header and footer inside
+ * the merged block, where nothing reads them. */
 static void *coalesce(void *bp)
 {
     size_t size = cb_size(bp);
@@ -287,9 +312,9 @@ static void *coalesce(void *bp)
         bp = below;
         merges++;
     }
+    cb_set(bp, size, false, cb_prev_alloc(bp));
+    cb_set_prev_alloc((char *)bp + size, false);
     if (merges) {
-        cb_set(bp, size, false, cb_prev_alloc(bp));
-        cb_set_prev_alloc(cb_next(bp), false);
         st->free_count -= free_merges;
         stat_add(&stats.coalesces, merges);
     }
@@ -350,23 +375,33 @@ static void *grow_for(size_t asize)
     return extend_heap(need);
 }
 
-/* Allocate asize bytes of free block bp, at its top when `back`, else at its
- * bottom; the rest stays free.  Returns the allocated block. */
-static void *place_at(void *bp, size_t asize, bool back)
+/* Allocate asize bytes of free block bp (of class k), at its top when `back`,
+ * else at its bottom; the rest stays free.  Returns the allocated block. */
+static inline __attribute__((always_inline)) void *place_in(void *bp, size_t asize, bool back, unsigned k)
 {
     size_t csize = cb_size(bp), rest = csize - asize;
     bool prev_alloc = cb_prev_alloc(bp);
-    list_remove(bp);
     if (rest < CB_MIN_BLOCK) {
+        list_unlink(bp, k);
         st->free_count--;
         cb_set(bp, csize, true, prev_alloc);
         cb_set_prev_alloc(cb_next(bp), true);
         return bp;
     }
     stat_add(&stats.splits, 1);
+    /* The rest goes to the head of its class's list.  When bp heads that very
+     * list (a third of all places: the top of the heap, a large hole cut
+     * again and again), the rest just takes bp's place there: the lists end
+     * up as list_unlink + list_push would leave them, with fewer stores. */
+    cb_links_t *n = cb_links(bp);
+    unsigned kr = class_of(rest);
+    bool in_place = kr == k && !n->prev;
+    if (!in_place)
+        list_unlink(bp, k);
     if (back) {
         cb_set(bp, rest, false, prev_alloc);
-        list_insert(bp);
+        if (!in_place)
+            list_push(bp, kr);
         void *a = (char *)bp + rest;
         cb_set(a, asize, true, false);
         cb_set_prev_alloc(cb_next(a), true);
@@ -375,8 +410,23 @@ static void *place_at(void *bp, size_t asize, bool back)
     cb_set(bp, asize, true, prev_alloc);
     void *r = cb_next(bp);
     cb_set(r, rest, false, true);
-    list_insert(r);
+    if (in_place) {
+        cb_links_t *m = cb_links(r);
+        m->next = n->next;
+        m->prev = 0;
+        if (n->next)
+            cb_links(at(n->next))->prev = off_of(r);
+        st->head[k] = off_of(r);
+    } else {
+        list_push(r, kr);
+    }
     return bp;
+}
+
+/* (place_in is inlined in the malloc path; the other callers share place_at.) */
+static __attribute__((noinline)) void *place_at(void *bp, size_t asize, bool back)
+{
+    return place_in(bp, asize, back, class_of(cb_size(bp)));
 }
 
 /* Small requests at the bottom of a free block, large ones at its top. */
@@ -443,58 +493,131 @@ int mm_init(void)
     return 0;
 }
 
-static void *alloc_block(size_t size)
+/* No free block fits asize: the kept blocks go back (they coalesce) and the
+ * lists are searched again, else the heap grows. */
+static __attribute__((noinline)) void *fit_or_grow(size_t asize)
 {
-    if (size == 0 || size > MAX_REQUEST)
-        return NULL;
-    size_t asize = adjust(size);
-    void *bp = quick_pop(asize);
-    if (bp) {
-        stat_add(&stats.reuses, 1);
-        return bp;
-    }
-    bp = find_fit(asize);
-    if (!bp && st->quick_count) {        /* the kept blocks go back before the heap grows */
+    void *bp = NULL;
+    if (st->quick_count) {
         quick_flush();
         bp = find_fit(asize);
     }
     if (bp)
         stat_add(&stats.reuses, 1);
-    else if (!(bp = grow_for(asize)))
-        return NULL;
-    return place(bp, asize);
+    else
+        bp = grow_for(asize);
+    return bp;
 }
 
+/* The slow part of a malloc: no quick-list block fits.  Best fit from the
+ * free lists, else fit_or_grow.  Its search and split are inlined here, the
+ * path of every malloc that the quick lists do not serve. */
+static inline __attribute__((always_inline)) void *alloc_fit_in(size_t asize)
+{
+    unsigned k;
+    void *bp = find_fit_in(asize, &k);
+    if (bp)
+        stat_add(&stats.reuses, 1);
+    else if ((bp = fit_or_grow(asize)))
+        k = class_of(cb_size(bp));
+    else
+        return NULL;
+    return place_in(bp, asize, !is_small(asize), k);
+}
+
+/* The same, out of line, for the rarer callers (a run that declined, realloc). */
+static __attribute__((noinline)) void *alloc_fit(size_t asize) { return alloc_fit_in(asize); }
+
+/* A block of asize bytes: a kept one of that size if there is one (inline:
+ * the common case of a small malloc is a pop and a few stores), else the
+ * slow path. */
+static inline __attribute__((always_inline)) void *alloc_block(size_t asize)
+{
+    void *bp = quick_pop(asize);
+    if (bp) {
+        stat_add(&stats.reuses, 1);
+        return bp;
+    }
+    return alloc_fit(asize);
+}
+
+/* Free allocated (or no longer kept) block bp; coalesce tags it. */
 static void free_block(void *bp)
 {
-    cb_set(bp, cb_size(bp), false, cb_prev_alloc(bp));
-    cb_set_prev_alloc(cb_next(bp), false);
     st->free_count++;
     coalesce(bp);
 }
 
-/* A run's slot for small sizes that fit one, else an ordinary block. */
-static void *alloc_any(size_t size)
+/* Note a request of size bytes (asize as a block); does it go to a run? */
+static inline bool takes_run(size_t size, size_t asize)
 {
-    void *bp = NULL;
-    if (size == 0 || size > MAX_REQUEST)
-        return NULL;
-    note_request(adjust(size));
-    if (adjust(size) <= RUN_MAX_OBJ + CB_ALIGN)
-        st->small_live++;
+    note_request(asize);
+    if (asize > RUN_MAX_OBJ + CB_ALIGN)             /* every size a run serves is below */
+        return false;
+    st->small_live++;
     /* runs pay off once enough small blocks live to fill them */
-    if (wants_run(size) && st->small_live >= RUN_MIN_LIVE)
-        bp = run_alloc(size);
-    return bp ? bp : alloc_block(size);
+    return wants_run(size) && st->small_live >= RUN_MIN_LIVE;
 }
 
+/* A run's slot for small sizes that fit one, else an ordinary block (for
+ * realloc; mm_malloc spells out its fast paths). */
+static void *alloc_any(size_t size)
+{
+    if (size == 0 || size > MAX_REQUEST)
+        return NULL;
+    size_t asize = adjust(size);
+    void *bp = takes_run(size, asize) ? run_alloc(size) : NULL;
+    return bp ? bp : alloc_block(asize);
+}
+
+static inline void count_malloc(size_t size)
+{
+    stat_add(&stats.mallocs, 1);
+    stat_add(&stats.bytes_requested, size);
+}
+
+/* mm_malloc's paths other than a pop from a quick list or an open run, apart
+ * so that those need no stack frame (both are tail calls). */
+static __attribute__((noinline)) void *malloc_run(size_t size, size_t asize)
+{
+    void *bp = run_alloc(size);
+    if (!bp)
+        bp = alloc_block(asize);
+    if (bp)
+        count_malloc(size);
+    return bp;
+}
+
+static __attribute__((noinline)) void *malloc_fit(size_t size, size_t asize)
+{
+    void *bp = alloc_fit_in(asize);
+    if (bp)
+        count_malloc(size);
+    return bp;
+}
+
+/* alloc_any(size), spelled out so that its common cases, a slot of an open
+ * run and a pop from a quick list, run without a call. */
 void *mm_malloc(size_t size)
 {
-    void *bp = alloc_any(size);
-    if (bp) {
-        stat_add(&stats.mallocs, 1);
-        stat_add(&stats.bytes_requested, size);
+    if (size == 0 || size > MAX_REQUEST)
+        return NULL;
+    size_t asize = adjust(size);
+    if (takes_run(size, asize)) {
+        size_t obj = run_obj(size);
+        unsigned c = (unsigned)(obj / CB_ALIGN);
+        char *p0 = open_run(c);
+        if (!p0)
+            return malloc_run(size, asize);
+        stat_add(&stats.reuses, 1);
+        count_malloc(size);
+        return run_take(p0, c, obj);
     }
+    void *bp = quick_pop(asize);
+    if (!bp)
+        return malloc_fit(size, asize);
+    stat_add(&stats.reuses, 1);
+    count_malloc(size);
     return bp;
 }
 
@@ -530,7 +653,8 @@ static inline bool keeps_slack(size_t asize, size_t total)
  * for the next one's growth), else the tightest. */
 static inline void *realloc_hole(size_t asize)
 {
-    return is_big(asize) ? lowest_fit(class_of(asize), asize) : find_fit(asize);
+    unsigned k;
+    return is_big(asize) ? lowest_fit(class_of(asize), asize, &k) : find_fit(asize);
 }
 
 /* Make allocated block bp span `total` bytes from `to` (bp itself, or the free
@@ -654,7 +778,7 @@ void *mm_realloc(void *ptr, size_t size)
     if (at_top && !find_fit(asize) && extend_heap(asize - (have + above)))
         return widen(ptr, ptr, have + cb_size(cb_next(ptr)), asize);
     /* 6. allocate, copy, free */
-    void *moved = alloc_block(size);
+    void *moved = alloc_block(asize);
     return moved ? move_block(ptr, moved, size) : NULL;
 }
 
