@@ -17,7 +17,7 @@ static bool fail(int lineno, const char *invariant, const void *bp, const char *
     return false;
 }
 
-static inline bool in_heap(const void *p) { return (const char *)p >= st->first && (const char *)p < heap_brk(); }
+static inline bool in_heap(const void *p) { return (const char *)p >= first_block() && (const char *)p < heap_brk(); }
 
 /* Layer 1: one block on its own. */
 static bool check_block(int lineno, const void *bp)
@@ -36,7 +36,7 @@ static bool check_block(int lineno, const void *bp)
 static bool check_walk(int lineno, size_t *free_seen, size_t *kept_seen)
 {
     bool prev_alloc = true;
-    char *bp = st->first;
+    char *bp = first_block();
     *free_seen = *kept_seen = 0;
     for (; in_heap(bp) && !is_epilogue(bp); bp = cb_next(bp)) {
         if (!check_block(lineno, bp))
@@ -102,7 +102,7 @@ static bool check_runs(int lineno)
         return fail(lineno, "R4", idx, "the run index is not an allocated block of its length");
     for (size_t w = 0; idx && w < idx->words; w++)
         marked += (size_t)__builtin_popcountll(idx->map[w]);
-    for (char *bp = st->first; !is_epilogue(bp); bp = cb_next(bp)) {
+    for (char *bp = first_block(); !is_epilogue(bp); bp = cb_next(bp)) {
         if (run_holding(bp) == NULL)
             continue;
         run_t *r = run_meta(bp);
@@ -131,7 +131,7 @@ static bool check_runs(int lineno)
         }
     }
     if (marked != walked || listed != open || (idx ? idx->live : 0) != walked)
-        return fail(lineno, "R3", st->first, "runs counted in the map, the heap, the index and the lists differ");
+        return fail(lineno, "R3", first_block(), "runs counted in the map, the heap, the index and the lists differ");
     return true;
 }
 
@@ -161,7 +161,7 @@ static bool check_quick(int lineno)
             return fail(lineno, "Q2", at(st->quick[c]), "quick list length disagrees with its count");
     }
     if (total != st->quick_count)
-        return fail(lineno, "Q2", st->first, "kept blocks counted and listed differ");
+        return fail(lineno, "Q2", first_block(), "kept blocks counted and listed differ");
     return true;
 }
 
@@ -173,9 +173,9 @@ bool mm_checkheap(int lineno)
         return false;
     /* Layer 4: the counts agree. */
     if (walked != st->free_count || listed != walked)
-        return fail(lineno, "C6", st->first, "free blocks counted walking, listing and running differ");
+        return fail(lineno, "C6", first_block(), "free blocks counted walking, listing and running differ");
     if (kept != st->quick_count)
-        return fail(lineno, "Q2", st->first, "kept blocks counted walking and listing differ");
+        return fail(lineno, "Q2", first_block(), "kept blocks counted walking and listing differ");
     return true;
 }
 

@@ -64,7 +64,7 @@ static inline void *kept_below(void *bp)
         return NULL;
     size_t size = cb_size_of(w);
     if (size < CB_MIN_BLOCK || size >= QUICK_LIMIT || size % CB_ALIGN
-        || (size_t)((char *)bp - st->first) < size)
+        || (size_t)((char *)bp - first_block()) < size)
         return NULL;
     void *below = (char *)bp - size;
     return is_kept(below) && on_quick_list(below, size) ? below : NULL;   /* the bit first: cheap */

@@ -2,12 +2,13 @@
  * best.c - the kit's strongest general-purpose allocator.
  *
  *   state       in the heap, like a student's must be (see struct best):
- *               about 600 bytes at its bottom, plus a run index while runs
+ *               about 490 bytes at its bottom, plus a run index while runs
  *               live; the globals are a pointer and the statistics
  *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one class
- *               per 16 bytes below 1 KiB (one block size at 16-byte
- *               alignment, two at 8), four per power of two up to 64 KiB,
- *               one above; a bitmap finds the next non-empty class in O(1)
+ *               per 16 bytes below 576 bytes, the quick lists' sizes (one
+ *               block size at 16-byte alignment, two at 8), four per power
+ *               of two up to 64 KiB, one above: 64 classes, so that one
+ *               64-bit word of bitmap finds the next non-empty class
  *   fit         exact classes: the head; the others: best fit within the
  *               class, then the smallest block of the next non-empty class;
  *               blocks of 64 KiB and more: address-ordered first fit
@@ -55,24 +56,29 @@
 /* The tuning, in one place.  Each figure was chosen by measuring whole trace
  * groups (docs/results.md), never one trace's sizes.  The class and quick-list
  * limits also set the state's size, which every trace pays in utilization:
- * exact classes up to 1 KiB and quick lists for requests up to 512 bytes were
- * the best trade measured: quick lists only below 256 bytes made 256- and
- * 512-byte malloc+free pairs as the process malloc 2.3x glibc's time instead
- * of 1.4x; up to 1 KiB they cost the classic traces, whose heaps are the
- * smallest, 0.2 points more. */
+ * quick lists for requests up to 512 bytes were the best trade measured:
+ * quick lists only below 256 bytes made 256- and 512-byte malloc+free pairs
+ * as the process malloc 2.3x glibc's time instead of 1.4x; up to 1 KiB they
+ * cost the classic traces, whose heaps are the smallest, 0.2 points more.
+ * Exact classes stop where the quick lists do: above, best fit within a class
+ * of four sizes finds the same block exact classes would (the smallest that
+ * fits, the most recently freed of its size), the bitmap is one word, and
+ * the state 104 bytes smaller.  (Exact classes only below 256 bytes save 64
+ * bytes more, but the searches cost realloc-strings 8% more instructions.) */
 enum {
-    EXACT_BITS = 10,
-    EXACT_LIMIT = 1 << EXACT_BITS,                       /* below: one class per 16 bytes */
-    CLASS_STEP = 16,
-    N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CLASS_STEP,
     QUICK_LIMIT = 576,         /* quick lists below this block size: requests up to 512 bytes
                                   and a little over (the shim adds 16 to each) */
+    EXACT_LIMIT = QUICK_LIMIT,                           /* below: one class per 16 bytes */
+    RANGE_BITS = 9,            /* above: four classes per power of two from 512 (the first
+                                  starts at EXACT_LIMIT), so that the classes number 64 */
+    CLASS_STEP = 16,
+    N_EXACT = (EXACT_LIMIT - CB_MIN_BLOCK) / CLASS_STEP,
     N_QUICK = (QUICK_LIMIT - CB_MIN_BLOCK) / CLASS_STEP,
     SPLIT_BITS = 2,
     RANGE_SPLITS = 1 << SPLIT_BITS,                      /* classes per power of two above */
     HUGE_BITS = 16,
     HUGE_FIT = 1 << HUGE_BITS,  /* from here on one class, address-ordered first fit */
-    N_CLASSES = N_EXACT + RANGE_SPLITS * (HUGE_BITS - EXACT_BITS) + 1,
+    N_CLASSES = N_EXACT + RANGE_SPLITS * (HUGE_BITS - RANGE_BITS) + 1,
     MAP_WORDS = (N_CLASSES + 63) / 64,
     MEAN_SHIFT = 4,            /* the running mean of request sizes weighs the last 1/16 */
     CHUNK_DIV = 32,            /* a small request grows the heap by heap / CHUNK_DIV ... */
@@ -114,6 +120,17 @@ _Static_assert(sizeof(run_t) <= RUN_META && RUN_BYTES + RUN_META + CB_WSIZE <= R
                "run_t fits after the slots");
 _Static_assert(RUN_BYTES / RUN_MIN_OBJ <= 64, "one 64-bit word maps a run's slots");
 
+_Static_assert(EXACT_LIMIT >> RANGE_BITS == 1 && (EXACT_LIMIT - (1 << RANGE_BITS)) >> (RANGE_BITS - SPLIT_BITS) == 0,
+               "the first range class starts at EXACT_LIMIT");
+
+/* Placement reckons addresses from an origin ORIGIN_GAP bytes below the first
+ * block, not from the heap's start: runs' granules and the heap's size as
+ * the rules see it (heap_span) count from there.  Every placement is then
+ * independent of the state's size, so the state can shrink without moving
+ * any block relative to the granules (such shifts alone move the suite's
+ * average by +-0.2 points: docs/results.md). */
+enum { ORIGIN_GAP = 608 };
+
 /* Largest request: its block size must fit the 32-bit header. */
 static const size_t MAX_REQUEST = (size_t)UINT32_MAX - 4096;
 
@@ -125,8 +142,7 @@ static const size_t MAX_REQUEST = (size_t)UINT32_MAX - 4096;
  * allocated block of its own that exists while runs may be needed.  The
  * globals are the pointer to the state and the statistics (96 bytes). */
 struct best {
-    char *base;                    /* offsets count from here */
-    char *first;                   /* the first block's payload */
+    char *base;                    /* the origin: offsets count from here */
     struct run_index *runs;        /* the run index, while there is one */
     size_t run_granules;           /* granules its map covers (0 without one) */
     size_t mean;                   /* running mean of recent block sizes, x16 */
@@ -148,6 +164,9 @@ static inline void *at(uint32_t off) { return off ? st->base + off : NULL; }
 static inline uint32_t off_of(const void *bp) { return (uint32_t)((const char *)bp - st->base); }
 static inline char *heap_brk(void) { return (char *)mem_heap_hi() + 1; }
 static inline bool is_epilogue(const void *bp) { return cb_size(bp) == 0; }
+static inline char *first_block(void) { return st->base + ORIGIN_GAP; }
+/* The heap's size as placement sees it: from the origin to the break. */
+static inline size_t heap_span(void) { return (size_t)(heap_brk() - st->base); }
 
 static inline size_t adjust(size_t size)
 {
@@ -162,7 +181,7 @@ static inline unsigned class_of(size_t size)
     if (size >= HUGE_FIT)
         return N_CLASSES - 1;
     unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)size);
-    return N_EXACT + RANGE_SPLITS * (lg - EXACT_BITS)
+    return N_EXACT + RANGE_SPLITS * (lg - RANGE_BITS)
            + (unsigned)((size >> (lg - SPLIT_BITS)) & (RANGE_SPLITS - 1));
 }
 
@@ -368,7 +387,7 @@ static void *grow_for(size_t asize)
     void *top = top_free();
     size_t need = asize - (top ? cb_size(top) : 0);
     if (is_small(asize)) {
-        size_t chunk = cb_round_up(mem_heapsize() / CHUNK_DIV, CB_ALIGN);
+        size_t chunk = cb_round_up(heap_span() / CHUNK_DIV, CB_ALIGN);
         chunk = chunk < CHUNK_MAX ? chunk : CHUNK_MAX;
         need = need > chunk ? need : chunk;
     }
@@ -486,9 +505,8 @@ int mm_init(void)
     st = (struct best *)(brk + lead);
     memset(st, 0, sizeof *st);
     memset(&stats, 0, sizeof stats);
-    st->base = brk;
-    st->first = brk + state_end + pad + CB_WSIZE;
-    *cb_hdr(st->first) = cb_pack(0, true, true);     /* the epilogue, for now */
+    st->base = brk + state_end + pad + CB_WSIZE - ORIGIN_GAP;
+    *cb_hdr(first_block()) = cb_pack(0, true, true);     /* the epilogue, for now */
     stat_max(&stats.peak_heap, mem_heapsize());
     return 0;
 }
@@ -637,7 +655,7 @@ void mm_free(void *bp)
 
 /* Is a realloc'd block of asize bytes large for this heap?  Its moves decide
  * the heap's peak: a copy of it needs room for both. */
-static inline bool is_big(size_t asize) { return asize >= mem_heapsize() / BIG_DIV; }
+static inline bool is_big(size_t asize) { return asize >= heap_span() / BIG_DIV; }
 
 /* Does a large growing block of asize bytes, given `total` bytes, keep them
  * all?  A rest under 1/8 of its size, split off, is a sliver just above it
