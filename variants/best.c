@@ -32,13 +32,14 @@
  *               a small request grows the heap by heap/32 (at most 8 KiB)
  *   realloc     shrink: move down to the bottom of a lower hole that fits
  *               (the lowest for a large block, one of heap/256 or more; else
- *               the tightest), else in place; grow (best fit over the places
- *               it could go): a hole elsewhere that fits tighter than the
- *               neighbours would (for a large block, the lowest such hole);
- *               absorb the free block above; slide down into a free block
- *               below; at the top, grow the heap if no hole fits; else
- *               allocate, copy, free.  A large growing block keeps a rest
- *               under 1/8 of its size as room to grow
+ *               the tightest), else in place (a large block first slides
+ *               down into a free block just below it); grow (best fit over
+ *               the places it could go): a hole elsewhere that fits tighter
+ *               than the neighbours would (for a large block, the bottom of
+ *               the lowest such hole); absorb the free block above; slide
+ *               down into a free block below; at the top, grow the heap if no
+ *               hole fits; else allocate, copy, free.  A large growing block
+ *               keeps a rest under 1/8 of its size as room to grow
  *   min block   16 bytes: a 4-byte header and 12 bytes of payload
  *
  * Layout, heap picture and invariants: compact.h; the quick lists:
@@ -754,6 +755,18 @@ void *mm_realloc(void *ptr, size_t size)
             return move_block(ptr, place_at(hole, asize, false), size);
     }
     if (asize <= have) {
+        /* A large block with a free block just below slides down into it (the
+         * copy overlaps): the hole below closes, and the tail given back joins
+         * whatever is free above, one piece instead of two. */
+        if (!cb_prev_alloc(ptr) && is_big(asize)) {
+            void *to = cb_prev(ptr);
+            list_remove(to);
+            st->free_count--;
+            stat_add(&stats.coalesces, 1);
+            memmove(to, ptr, size);              /* only what the block keeps */
+            cb_set(to, cb_size(to) + have, true, cb_prev_alloc(to));
+            ptr = to;
+        }
         shrink_to(ptr, asize);
         stat_add(&stats.reallocs_in_place, 1);
         return ptr;
@@ -775,15 +788,19 @@ void *mm_realloc(void *ptr, size_t size)
      * sliver nobody fits; a string built by appends moves hole to hole
      * instead, each hole it leaves serving the next, shorter string.  A
      * large block takes the lowest hole that fits (realloc_hole), and the
-     * whole of it when the rest would be under 1/8 of its size (keeps_slack) */
+     * whole of it when the rest would be under 1/8 of its size (keeps_slack),
+     * at its bottom as a shrinking one does: the rest stays just above it,
+     * room to grow in place next time. */
     if (!at_top) {
         size_t rest = have + above >= asize ? have + above - asize
                     : below && under + have + above >= asize ? under + have + above - asize
                     : (size_t)-1;
         void *hole = realloc_hole(asize);
         size_t hsize = hole ? cb_size(hole) : 0;
-        if (hole && hole != next && hole != below && hsize - asize < rest)
-            return move_block(ptr, place(hole, keeps_slack(asize, hsize) ? hsize : asize), size);
+        if (hole && hole != next && hole != below && hsize - asize < rest) {
+            size_t take = keeps_slack(asize, hsize) ? hsize : asize;
+            return move_block(ptr, is_big(asize) ? place_at(hole, take, false) : place(hole, take), size);
+        }
     }
     /* 3. the free block above */
     if (have + above >= asize)
