@@ -1,7 +1,8 @@
 /*
  * best-check.h - mm_checkheap for variants/best.c, layer by layer: one block
  * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R4),
- * the quick lists (Q1, Q2: see best.c), and the counts found each way (C6).
+ * the quick lists (Q1, Q2: see best.c), the state at the heap's top (S1:
+ * best.c), and the counts found each way (C6).
  * Invariants: compact.h, best-runs.h and best.c.
  *
  * Part of best.c (it reads best.c's state and helpers) and included by it alone,
@@ -64,30 +65,41 @@ static bool holds_metadata(const void *bp, size_t bytes)
     return in_heap(bp) && cb_alloc(bp) && !is_kept(bp) && !run_holding(bp) && cb_size(bp) - CB_WSIZE >= bytes;
 }
 
+/* One free list: its nodes, their links, their class (k, or any when k is
+ * N_CLASSES: the one list of a heap without classes). */
+static bool check_list(int lineno, uint32_t head, unsigned k, size_t *listed)
+{
+    uint32_t prev = 0;
+    for (uint32_t off = head; off; prev = off, off = cb_links(at(off))->next) {
+        void *bp = at(off);
+        if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)))
+            return fail(lineno, "C5", bp, "list node outside the heap or misaligned");
+        if (cb_alloc(bp))
+            return fail(lineno, "C5", bp, "allocated block on a free list");
+        if (cb_links(bp)->prev != prev)
+            return fail(lineno, "C5", bp, "prev link does not match");
+        if (k < N_CLASSES && class_of(cb_size(bp)) != k)
+            return fail(lineno, "C5", bp, "free block in the wrong size class");
+        if (++*listed > st->free_count)
+            return fail(lineno, "C6", bp, "more list nodes than free blocks (a cycle?)");
+    }
+    return true;
+}
+
 /* Layer 3: every list, its links, its class, and the bitmap. */
 static bool check_lists(int lineno, size_t *listed)
 {
     *listed = 0;
+    if (few())
+        return check_list(lineno, st->one, N_CLASSES, listed);
     const uint32_t *head = st->head;
     const uint64_t *map = st->map;
     for (unsigned k = 0; k < N_CLASSES; k++) {
         bool marked = map[k / 64] >> (k % 64) & 1;
         if (marked != (head[k] != 0))
             return fail(lineno, "C5", at(head[k]), "class bitmap disagrees with the list head");
-        uint32_t prev = 0;
-        for (uint32_t off = head[k]; off; prev = off, off = cb_links(at(off))->next) {
-            void *bp = at(off);
-            if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)))
-                return fail(lineno, "C5", bp, "list node outside the heap or misaligned");
-            if (cb_alloc(bp))
-                return fail(lineno, "C5", bp, "allocated block on a free list");
-            if (cb_links(bp)->prev != prev)
-                return fail(lineno, "C5", bp, "prev link does not match");
-            if (class_of(cb_size(bp)) != k)
-                return fail(lineno, "C5", bp, "free block in the wrong size class");
-            if (++*listed > st->free_count)
-                return fail(lineno, "C6", bp, "more list nodes than free blocks (a cycle?)");
-        }
+        if (!check_list(lineno, head[k], k, listed))
+            return false;
     }
     return true;
 }
@@ -136,14 +148,15 @@ static bool check_runs(int lineno)
 }
 
 /* Layer 3c: the quick lists.  Each kept block is an allocated ordinary block
- * of its list's exact class, inside the heap; the lengths add up. */
+ * of its list's exact class, inside the heap; the lengths add up.  Without
+ * the class tables, one list holds every class (class_of() says which). */
 static bool check_quick(int lineno)
 {
-    size_t total = 0;
-    for (unsigned c = 0; c < N_QUICK; c++) {
-        size_t len = 0;
-        for (uint32_t off = st->quick[c]; off; off = *quick_link(at(off))) {
+    size_t total = 0, len[N_QUICK] = {0};
+    for (unsigned l = 0; l < (few() ? 1 : N_QUICK); l++) {
+        for (uint32_t off = few() ? st->kept : st->quick[l]; off; off = *quick_link(at(off))) {
             void *bp = at(off);
+            unsigned c = few() ? class_of(cb_size(bp)) : l;
             if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)) || run_holding(bp))
                 return fail(lineno, "Q1", bp, "kept block outside the heap, misaligned or in a run");
             if (!cb_alloc(bp) || !is_kept(bp) || class_of(cb_size(bp)) != c || cb_size(bp) >= QUICK_LIMIT)
@@ -154,20 +167,34 @@ static bool check_quick(int lineno)
                 return fail(lineno, "Q1", bp, "the block above thinks it is free, or the footer's size is wrong");
             if ((*cb_ftr(bp) & CB_FLAGS) != (CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT))
                 return fail(lineno, "Q1", bp, "the footer lacks the flags kept_below looks for");
-            if (++len > QUICK_DEPTH || ++total > st->quick_count)
+            if (++len[c] > QUICK_DEPTH || ++total > st->quick_count)
                 return fail(lineno, "Q2", bp, "quick list longer than counted (a cycle?)");
         }
-        if (len != st->quick_len[c])
-            return fail(lineno, "Q2", at(st->quick[c]), "quick list length disagrees with its count");
     }
+    for (unsigned c = 0; c < N_QUICK && !few(); c++)
+        if (len[c] != st->quick_len[c])
+            return fail(lineno, "Q2", at(st->quick[c]), "quick list length disagrees with its count");
     if (total != st->quick_count)
         return fail(lineno, "Q2", first_block(), "kept blocks counted and listed differ");
+    return true;
+}
+
+/* Layer 0: the state lies at the top of the heap, just above the epilogue,
+ * and is as long as its mode says (S1). */
+static bool check_state(int lineno)
+{
+    if ((char *)st + state_bytes() != (char *)mem_heap_hi() + 1 || (uintptr_t)st % _Alignof(struct best))
+        return fail(lineno, "S1", st, "the state does not end at the break (or is misaligned)");
+    if (first_block() < (char *)mem_heap_lo() + CB_WSIZE || first_block() > (char *)st)
+        return fail(lineno, "S1", st, "the first block is outside the heap");
     return true;
 }
 
 bool mm_checkheap(int lineno)
 {
     size_t walked, listed, kept;
+    if (!check_state(lineno))
+        return false;
     if (!check_walk(lineno, &walked, &kept) || !check_lists(lineno, &listed) || !check_runs(lineno)
         || !check_quick(lineno))
         return false;

@@ -25,13 +25,18 @@
  * a kept one made the suite 4% slower and saved no space on average over six
  * other seeds of each realloc trace (docs/results.md).
  *
+ * Until the class tables exist (best.c: struct best), the kept blocks of all
+ * classes are on one list, st->kept, which holds each class's blocks in the
+ * order its own list would: the searches below find the block the classes'
+ * lists would give.
+ *
  * Invariants (checked by best-check.h):
  *   Q1  a kept block is an allocated block of its list's exact class, carries
  *       QUICK_KEPT and a footer of its size with the flags allocated, kept and
  *       allocated below, and no free block lies below it;
  *       no other block carries QUICK_KEPT;
- *   Q2  each list is at most QUICK_DEPTH long and quick_len / quick_count
- *       count what the lists and the heap walk find. */
+ *   Q2  each list (each class on st->kept) is at most QUICK_DEPTH long and
+ *       quick_len / quick_count count what the lists and the heap walk find. */
 static inline uint32_t *quick_link(void *bp) { return bp; }
 
 /* A kept block carries QUICK_KEPT, a header bit compact.h leaves unused (sizes
@@ -45,7 +50,9 @@ static inline bool is_kept(const void *bp) { return *cb_hdr(bp) & QUICK_KEPT; }
 /* Is bp, of size bytes, on its quick list?  (At most QUICK_DEPTH looked at.) */
 static inline bool on_quick_list(const void *bp, size_t size)
 {
-    for (uint32_t off = st->quick[class_of(size)]; off; off = *quick_link(at(off)))
+    if (few() && cb_size(bp) != size)     /* the one list holds every class */
+        return false;
+    for (uint32_t off = few() ? st->kept : st->quick[class_of(size)]; off; off = *quick_link(at(off)))
         if (off == off_of(bp))
             return true;
     return false;
@@ -70,12 +77,41 @@ static inline void *kept_below(void *bp)
     return is_kept(below) && on_quick_list(below, size) ? below : NULL;   /* the bit first: cheap */
 }
 
+/* The link that names the first kept block of class c on st->kept. */
+static uint32_t *few_first(unsigned c)
+{
+    uint32_t *link = &st->kept;
+    while (*link && class_of(cb_size(at(*link))) != c)
+        link = quick_link(at(*link));
+    return link;
+}
+
+static void few_check(void);
+
+FEW_PATH static bool few_push(void *bp, unsigned c)
+{
+    unsigned len = 0;
+    for (uint32_t off = st->kept; off; off = *quick_link(at(off)))
+        len += class_of(cb_size(at(off))) == c;
+    if (len >= QUICK_DEPTH)
+        return false;
+    *cb_hdr(bp) |= QUICK_KEPT;
+    *cb_ftr(bp) = *cb_hdr(bp);
+    *quick_link(bp) = st->kept;
+    st->kept = off_of(bp);
+    st->quick_count++;
+    few_check();
+    return true;
+}
+
 static inline bool quick_push(void *bp)
 {
     size_t size = cb_size(bp);
     if (size >= QUICK_LIMIT || !cb_prev_alloc(bp))
         return false;
     unsigned c = class_of(size);
+    if (few())
+        return few_push(bp, c);
     if (st->quick_len[c] >= QUICK_DEPTH)
         return false;
     *cb_hdr(bp) |= QUICK_KEPT;
@@ -87,15 +123,31 @@ static inline bool quick_push(void *bp)
     return true;
 }
 
-static inline void quick_unkeep(unsigned c, void *bp)
+/* (`one_list`: few(), as the caller found it: the stores before may alias it.) */
+static inline void quick_unkeep(unsigned c, void *bp, bool one_list)
 {
     *cb_hdr(bp) &= ~(cb_word_t)QUICK_KEPT;
-    st->quick_len[c]--;
+    if (!one_list)
+        st->quick_len[c]--;
     st->quick_count--;
 }
 
+FEW_PATH static void *few_pop(size_t asize)
+{
+    unsigned c = class_of(asize);
+    uint32_t *link = few_first(c);
+    void *bp = at(*link);
+    if (!bp || cb_size(bp) != asize)
+        return NULL;
+    *link = *quick_link(bp);
+    quick_unkeep(c, bp, true);
+    return bp;
+}
+
 /* (No test of quick_count first: with no kept block every list is empty.) */
-static inline void *quick_pop(size_t asize)
+/* quick_pop for a heap with the class tables (mm_malloc's inline path, which
+ * has sent a heap without them elsewhere). */
+static inline void *quick_pop_classed(size_t asize)
 {
     if (asize >= QUICK_LIMIT)
         return NULL;
@@ -107,8 +159,15 @@ static inline void *quick_pop(size_t asize)
     if (!is_exact(c) && cb_size(bp) != asize)   /* at 8-byte alignment a class holds two sizes */
         return NULL;
     *head = *quick_link(bp);
-    quick_unkeep(c, bp);
+    quick_unkeep(c, bp, false);
     return bp;
+}
+
+static inline void *quick_pop(size_t asize)
+{
+    if (few())
+        return asize < QUICK_LIMIT ? few_pop(asize) : NULL;
+    return quick_pop_classed(asize);
 }
 
 static void free_block(void *bp);
@@ -117,21 +176,22 @@ static void free_block(void *bp);
 static void quick_take(void *bp)
 {
     unsigned c = class_of(cb_size(bp));
-    uint32_t *link = &st->quick[c];
+    bool one_list = few();
+    uint32_t *link = one_list ? &st->kept : &st->quick[c];
     while (*link != off_of(bp))
         link = quick_link(at(*link));
     *link = *quick_link(bp);
-    quick_unkeep(c, bp);
+    quick_unkeep(c, bp, one_list);
 }
 
-/* Free every kept block for real (they coalesce now). */
+/* Free every kept block for real (they coalesce now), class by class, each
+ * list from its head.  (Freeing one may take others off, or add the class
+ * tables: hence the search for the next from the start each time.) */
 static void quick_flush(void)
 {
     for (unsigned c = 0; st->quick_count && c < N_QUICK; c++)
-        while (st->quick[c]) {
-            void *bp = at(st->quick[c]);
-            st->quick[c] = *quick_link(bp);
-            quick_unkeep(c, bp);
+        for (void *bp; (bp = at(few() ? *few_first(c) : st->quick[c]));) {
+            quick_take(bp);
             free_block(bp);
         }
 }

@@ -47,7 +47,7 @@ typedef struct run_index {
     uint64_t map[];                 /* bit g: granule g is a run's payload */
 } run_index_t;
 
-static inline run_index_t *run_index(void) { return st->runs; }
+static inline run_index_t *run_index(void) { return (run_index_t *)(st->base + st->runs); }
 
 /* The slot at offset `off` of its run: off * ceil(2^16 / obj) / 2^16 is
  * off / obj for every slot start (off = j * obj, j < 64: the rounding adds
@@ -125,20 +125,49 @@ static inline char *aligned_in(const char *bp)
     return st->base + a;
 }
 
+/* Does free block bp (not the top one) have room for a run at an aligned spot? */
+static inline bool run_fits(char *bp, void *top, char **spot)
+{
+    char *p0 = aligned_in(bp);
+    if (bp == top || p0 + RUN_BLOCK - CB_WSIZE > bp + cb_size(bp) - CB_WSIZE)
+        return false;
+    *spot = p0;
+    return true;
+}
+
+/* run_hole() on the one list of a heap without classes: the same blocks
+ * looked at in the same order, class by class. */
+FEW_PATH static void *few_run_hole(char **spot, void *top)
+{
+    unsigned probes = 0;
+    for (unsigned k = class_of(RUN_BLOCK), next; k < N_CLASSES && probes < RUN_PROBES; k = next) {
+        next = N_CLASSES;
+        for (char *bp = at(st->one); bp; bp = at(cb_links(bp)->next)) {
+            unsigned kb = class_of(cb_size(bp));
+            if (kb == k && probes < RUN_PROBES) {
+                if (run_fits(bp, top, spot))
+                    return bp;
+                probes++;
+            } else if (kb > k && kb < next) {
+                next = kb;
+            }
+        }
+    }
+    return NULL;
+}
+
 /* A free block below the top with room for a run at an aligned spot, looking
  * at no more than RUN_PROBES blocks; its aligned spot goes to *at. */
 static void *run_hole(char **spot)
 {
     unsigned probes = 0;
     void *top = top_free();
+    if (few())
+        return few_run_hole(spot, top);
     for (unsigned k = next_class(class_of(RUN_BLOCK)); k < N_CLASSES; k = next_class(k + 1))
-        for (char *bp = at(st->head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++) {
-            char *p0 = aligned_in(bp);
-            if (bp != top && p0 + RUN_BLOCK - CB_WSIZE <= bp + cb_size(bp) - CB_WSIZE) {
-                *spot = p0;
+        for (char *bp = at(st->head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++)
+            if (run_fits(bp, top, spot))
                 return bp;
-            }
-        }
     return NULL;
 }
 
@@ -163,8 +192,8 @@ static bool index_covers_heap(void)
         idx->words = (uint32_t)words;
         if (old)
             free_block(old);
-        st->runs = idx;
-        st->run_granules = words * 64;
+        st->runs = off_of(idx);
+        st->run_granules = (uint32_t)(words * 64);
     }
     return true;
 }
@@ -175,7 +204,7 @@ static bool index_covers_heap(void)
 static void drop_index(void)
 {
     free_block(run_index());
-    st->runs = NULL;
+    st->runs = 0;
     st->run_granules = 0;
 }
 
