@@ -104,45 +104,61 @@ static bool check_lists(int lineno, size_t *listed)
     return true;
 }
 
-/* Layer 3b: the runs.  Each marked granule is an allocated block's payload whose
- * run_t is sane; each run on a class list has a free slot; counted both ways. */
+/* Layer 3b: the runs.  Each run granule of the map is an allocated block's
+ * payload (or, GR_MORE, the rest of a medium run) whose run_t is sane; each
+ * run on a class list has a free slot; counted every way. */
 static bool check_runs(int lineno)
 {
-    size_t marked = 0, walked = 0, open = 0, listed = 0;
+    size_t marked = 0, more = 0, walked = 0, spans = 0, open = 0, listed = 0;
     run_index_t *idx = st->runs ? run_index() : NULL;
-    if (idx && !holds_metadata(idx, sizeof *idx + idx->words * sizeof idx->map[0]))
+    if (idx && !holds_metadata(idx, index_bytes(idx->words, map_wide())))
         return fail(lineno, "R4", idx, "the run index is not an allocated block of its length");
-    for (size_t w = 0; idx && w < idx->words; w++)
-        marked += (size_t)__builtin_popcountll(idx->map[w]);
+    for (size_t g = 0; idx && g < st->run_granules; g++) {
+        unsigned s = granule_state(g);
+        marked += s == GR_TAIL || s == GR_HEAD;
+        more += s == GR_MORE;
+    }
     for (char *bp = first_block(); !is_epilogue(bp); bp = cb_next(bp)) {
-        if (run_holding(bp) == NULL)
+        size_t g = granule_of(bp);
+        unsigned s = granule_state(g);
+        if (s == GR_NONE)
             continue;
+        if (s == GR_MORE || granule_at(g) != bp || !cb_alloc(bp) || is_kept(bp))
+            return fail(lineno, "R1", bp, "a block's payload lies in a run, off its first granule");
         run_t *r = run_meta(bp);
-        if (run_holding(bp) != bp || !cb_alloc(bp) || cb_size(bp) < RUN_BLOCK)
-            return fail(lineno, "R1", bp, "a run's granule does not hold an allocated run block");
         if (r->obj < RUN_MIN_OBJ || r->obj > RUN_MAX_OBJ || r->obj % CB_ALIGN)
             return fail(lineno, "R1", bp, "run slot size out of range");
-        if (r->slots != RUN_BYTES / r->obj || r->inv != ((1u << 16) + r->obj - 1) / r->obj)
-            return fail(lineno, "R1", bp, "run's slot count or slot divisor disagrees with its slot size");
-        if (r->count != (size_t)__builtin_popcountll(r->used) || (r->used & ~slot_mask(run_slots(r))) || !r->count)
+        geom_t geom = run_geom(r->obj);
+        size_t span = geom.span;
+        if (!span || geom.head != (s == GR_HEAD))
+            return fail(lineno, "R1", bp, "a run of a slot size that has no run, or of the wrong layout");
+        if (cb_size(bp) < run_block_of(geom) || r->slots != geom.slots || r->inv != slot_inverse(r->obj))
+            return fail(lineno, "R1", bp, "a run's block is shorter than its geometry, or its slot count or divisor wrong");
+        for (size_t k = 1; k < span; k++)
+            if (granule_state(g + k) != GR_MORE)
+                return fail(lineno, "R1", bp, "a medium run's later granule is not marked GR_MORE");
+        if (granule_state(g + span) == GR_MORE)
+            return fail(lineno, "R1", bp, "a GR_MORE granule past a medium run's span");
+        if (r->count != (size_t)__builtin_popcountll(r->used) || (r->used & ~slot_mask(r->slots)) || !r->count)
             return fail(lineno, "R1", bp, "run's slot count disagrees with its bitmap (or it is empty)");
         walked++;
-        open += r->count < run_slots(r);
+        spans += span - 1;
+        open += r->count < r->slots;
     }
     for (unsigned c = 0; idx && c < RUN_CLASSES; c++) {
         uint32_t prev = 0;
-        for (uint32_t off = idx->open[c]; off; prev = off, off = run_meta(at(off))->next) {
+        for (uint32_t off = open_head(c) ? *open_head(c) : 0; off; prev = off, off = run_meta(at(off))->next) {
             char *p0 = at(off);
             if (!in_heap(p0) || run_holding(p0) != p0)
                 return fail(lineno, "R2", p0, "listed run is not a marked run");
             run_t *r = run_meta(p0);
-            if (r->obj != c * CB_ALIGN || r->count >= run_slots(r) || r->prev != prev)
+            if (r->obj != c * CB_ALIGN || r->count >= r->slots || r->prev != prev)
                 return fail(lineno, "R2", p0, "listed run in the wrong class, full, or mislinked");
             if (++listed > walked)
                 return fail(lineno, "R2", p0, "more listed runs than runs (a cycle?)");
         }
     }
-    if (marked != walked || listed != open || (idx ? idx->live : 0) != walked)
+    if (marked != walked || more != spans || listed != open || (idx ? idx->live : 0) != walked)
         return fail(lineno, "R3", first_block(), "runs counted in the map, the heap, the index and the lists differ");
     return true;
 }

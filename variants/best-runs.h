@@ -1,83 +1,234 @@
 /*
- * best-runs.h - the runs of variants/best.c: headerless slots for small sizes.
+ * best-runs.h - the runs of variants/best.c: headerless slots for the sizes
+ * whose 4-byte header would cost a whole alignment unit.
  *
  * Part of best.c, kept apart to keep each file about one idea: it uses best.c's
  * state (st), its run_t and RUN_* constants, and its block functions, and is
  * included by best.c alone, after them.
  *
- *   run block (an ordinary allocated block; its payload p0 starts a granule)
+ *   small run (slots up to RUN_SMALL_MAX bytes): an ordinary allocated block
+ *   of RUN_BYTES + RUN_TAIL bytes whose payload p0 starts a granule
  *
  *   hdr  p0                                            p0 + RUN_BYTES
  *   | .. | slot 0 | slot 1 | ... | slot n-1 | (rest) | run_t | pad |
+ *
+ *   medium run (slots up to RUN_MAX_OBJ bytes): an ordinary allocated block of
+ *   exactly `span` granules, packed: its header is the last word of the
+ *   granule below and the next block's header its own last word, so that
+ *   runs lie side by side with no gap (geometry: run_geom)
+ *
+ *   hdr  p0                                                 p0 + span * RUN_BYTES
+ *   | .. | run_t pad | slot 0 | ... | slot n-1 | (rest) | next hdr |
  *
  *   run_t.used has bit i set while slot i is allocated.
  *
  *   run index (an ordinary allocated block, st->runs)
  *
- *   | words | live | open[RUN_CLASSES] | map[words] |
+ *   | words | live | open[SMALL_CLASSES] | MAP_RUN | (wide: MAP_MORE | medium open heads) |
  *
- *   map bit g is set while granule g (RUN_BYTES bytes from the base) is a
- *   run's payload, which is how free() and realloc() tell a slot from an
- *   ordinary block; open[c] lists the runs of slot size c * alignment with a
- *   free slot; live counts the runs.  The index is about heap / 8192 bytes.
- *   Before a run is placed it is replaced by one twice as long if the heap
- *   has outgrown it, and it goes back with the last run (drop_index).
+ *   Bitmap MAP_RUN has bit g set while granule g (RUN_BYTES bytes from the
+ *   base) belongs to a run, which is how free() and realloc() tell a slot
+ *   from an ordinary block with one bit test, as before medium runs.  Once a
+ *   medium run opens, the index is rebuilt wide: MAP_MORE marks the granules
+ *   of a medium run but its first, and the heads of the medium open lists
+ *   follow.  Until then it is the index small runs always had, so workloads
+ *   without medium runs see the same heap.  Each granule's state (GR_*): none;
+ *   GR_TAIL, a small run's payload; GR_HEAD, a medium run's first granule (the
+ *   next one is GR_MORE, as a medium run spans two granules or more); GR_MORE.
+ *   open lists the runs of each slot size with a free slot; live counts the
+ *   runs.  The index is about heap / 8192 bytes (twice that when wide).  Before
+ *   a run is placed it is replaced by one twice as long if the heap has
+ *   outgrown it, and it goes back with the last run (drop_index).
  *
  * Invariants (checked by best-check.h):
- *   R1  a marked granule is the payload of an allocated block of at least
- *       RUN_BLOCK bytes; its slot size is a multiple of the alignment within
- *       [RUN_MIN_OBJ, RUN_MAX_OBJ], and its slots and inv are RUN_BYTES / obj
- *       and ceil(2^16 / obj); its count equals the bits set in `used`,
- *       none past the last slot, and is never 0 (an empty run is released);
- *   R2  the runs on list open[c] have slot size c * alignment and a free slot;
- *   R3  runs counted in the map, in the heap, by `live` and (with a free slot)
- *       on the lists agree;
- *   R4  the index is an allocated block (not a run) that holds its words.
+ *   R1  a GR_TAIL or GR_HEAD granule is the payload of an allocated block at
+ *       least as long as its run's geometry, whose slot size is a multiple of
+ *       the alignment within [RUN_MIN_OBJ, RUN_MAX_OBJ] and has a run of that
+ *       layout (small: GR_TAIL, medium: GR_HEAD); the span - 1 granules above
+ *       a GR_HEAD are GR_MORE and the one past them is not; no block's payload
+ *       lies in a run's granules but the run's own; a run's slot count is its
+ *       geometry's and inv is ceil(2^16 / obj); its count equals the bits set
+ *       in `used`, none past the last slot, and is never 0 (an empty run is
+ *       released);
+ *   R2  the runs on open list c have slot size c * alignment and a free slot;
+ *   R3  runs counted in the map (and GR_MORE granules), in the heap, by `live`
+ *       and (with a free slot) on the lists agree;
+ *   R4  the index is an allocated block (not a run) that holds its words
+ *       (and, when wide, the medium heads).
  */
 #ifndef VARIANTS_BEST_RUNS_H
 #define VARIANTS_BEST_RUNS_H
 
-static inline run_t *run_meta(char *p0) { return (run_t *)(p0 + RUN_BYTES); }
-static inline size_t run_slots(const run_t *r) { return r->slots; }
-static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
+enum { GR_NONE, GR_TAIL, GR_HEAD, GR_MORE };
+
 typedef struct run_index {
     uint32_t words;                 /* map length, in 64-bit words */
     uint32_t live;                  /* runs in the heap */
-    uint32_t open[RUN_CLASSES];     /* runs with a free slot, per slot size */
-    uint64_t map[];                 /* bit g: granule g is a run's payload */
+    uint32_t open[SMALL_CLASSES];   /* small runs with a free slot, per slot size */
+    uint64_t map[];                 /* bitmaps of `words` words: MAP_RUN, then, when
+                                       wide, MAP_MORE; see above */
 } run_index_t;
 
 static inline run_index_t *run_index(void) { return (run_index_t *)(st->base + st->runs); }
 
-/* The slot at offset `off` of its run: off * ceil(2^16 / obj) / 2^16 is
- * off / obj for every slot start (off = j * obj, j < 64: the rounding adds
- * j * (inv * obj - 2^16) < 64 * 64 to j * 2^16), without a division. */
-static inline size_t slot_index(const run_t *r, size_t off) { return off * r->inv >> 16; }
+enum { MAP_RUN, MAP_MORE, MAPS_WIDE };
 
-static inline bool granule_marked(size_t g)
+/* Bytes of an index with bitmaps of `words` words: a wide one has two and
+ * keeps the heads of its medium runs' open lists after them. */
+static inline size_t index_bytes(size_t words, unsigned wide)
 {
-    return g < st->run_granules && run_index()->map[g / 64] >> (g % 64) & 1;
+    return sizeof(run_index_t) + words * (wide ? MAPS_WIDE : 1) * sizeof(uint64_t)
+           + (wide ? (RUN_CLASSES - SMALL_CLASSES) * sizeof(uint32_t) : 0);
 }
 
-/* Only for a granule the index covers (index_covers_heap has run). */
-static inline void mark_granule(size_t g, bool on)
+/* The head of the open list of slot size c * alignment, or NULL (no medium
+ * runs yet). */
+static inline uint32_t *open_head(unsigned c)
 {
-    uint64_t *word = &run_index()->map[g / 64];
+    run_index_t *idx = run_index();
+    if (c < SMALL_CLASSES)
+        return &idx->open[c];
+    return map_wide() ? (uint32_t *)(idx->map + MAPS_WIDE * idx->words) + (c - SMALL_CLASSES) : NULL;
+}
+
+static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
+
+/* A run's geometry: `span` granules; run_t after the slots (`head` false:
+ * small runs, one granule, the block ending RUN_TAIL bytes into the next one,
+ * which ordinary blocks fill) or before them (`head`: medium runs, whose block
+ * is exactly the granules, so that runs pack side by side).  A medium run
+ * takes the fewest granules (at most RUN_MAX_SPAN) holding RUN_MIN_SLOTS slots
+ * (at most 64, one bitmap word) that waste less than alignment / RUN_WASTE_DIV
+ * a slot, the header a slot saves; span 0: no run for that size.  (Sizes that
+ * divide a granule, e.g. 512, lose a slot to run_t and the next header, so
+ * they get none: with run_t after their slots instead, classic-binary's 512s
+ * fell from 93.7% to 89.9%, as those runs fit no hole packed runs leave.) */
+typedef struct geom {
+    size_t span, slots;
+    bool head;
+} geom_t;
+
+static inline bool is_medium(size_t obj) { return obj > RUN_SMALL_MAX; }
+
+static geom_t run_geom(size_t obj)
+{
+    if (!is_medium(obj))
+        return (geom_t){1, RUN_BYTES / obj, false};
+    for (size_t span = 1; span <= RUN_MAX_SPAN; span++) {
+        size_t bytes = span * RUN_BYTES, n = (bytes - CB_WSIZE - RUN_HEAD) / obj;
+        if (n >= RUN_MIN_SLOTS && n <= 64 && (bytes - n * obj) * RUN_WASTE_DIV < n * CB_ALIGN)
+            return (geom_t){span, n, true};
+    }
+    return (geom_t){0, 0, true};
+}
+
+static inline size_t run_block_of(geom_t g) { return g.span * RUN_BYTES + (g.head ? 0 : RUN_TAIL); }
+static inline char *slot0(char *p0, bool medium) { return medium ? p0 + RUN_HEAD : p0; }
+
+/* ceil(2^16 / obj): off * inv >> 16 is off / obj for every slot start off =
+ * j * obj: the rounding adds j * (inv * obj - 2^16) < 64 * RUN_MAX_OBJ <= 2^16
+ * to j * 2^16 (j < 64 slots), so no division on free. */
+static inline uint16_t slot_inverse(size_t obj) { return (uint16_t)((((size_t)1 << 16) + obj - 1) / obj); }
+static inline size_t slot_index(const run_t *r, size_t off) { return off * r->inv >> 16; }
+_Static_assert(64 * RUN_MAX_OBJ <= 1 << 16 && ((1 << 16) + RUN_MIN_OBJ - 1) / RUN_MIN_OBJ <= UINT16_MAX,
+               "slot_index is exact and the inverse fits 16 bits");
+
+/* Bit g of bitmap m of index idx. */
+static inline bool map_bit(const run_index_t *idx, unsigned m, size_t g)
+{
+    return idx->map[m * idx->words + g / 64] >> (g % 64) & 1;
+}
+
+static inline void map_set(run_index_t *idx, unsigned m, size_t g, bool on)
+{
+    uint64_t *word = &idx->map[m * idx->words + g / 64];
     if (on)
         *word |= (uint64_t)1 << (g % 64);
     else
         *word &= ~((uint64_t)1 << (g % 64));
 }
 
-static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st->base) >> RUN_SHIFT; }
+/* Granule g's state: GR_NONE, GR_TAIL, GR_HEAD or GR_MORE.  A medium run
+ * spans two granules or more (static assertion below), so its first granule
+ * is the one whose next granule is GR_MORE; a small run's next granule holds
+ * its run_t and is no run's. */
+static inline unsigned granule_state(size_t g)
+{
+    run_index_t *idx = run_index();
+    if (g >= st->run_granules || !map_bit(idx, MAP_RUN, g))
+        return GR_NONE;
+    if (!map_wide())
+        return GR_TAIL;
+    if (map_bit(idx, MAP_MORE, g))
+        return GR_MORE;
+    return g + 1 < st->run_granules && map_bit(idx, MAP_MORE, g + 1) ? GR_HEAD : GR_TAIL;
+}
 
-/* The payload of the run holding p, or NULL when p is an ordinary block. */
-static inline char *run_holding(const void *p)
+_Static_assert(RUN_MIN_SLOTS * (RUN_SMALL_MAX + CB_ALIGN) > RUN_BYTES - CB_WSIZE - RUN_HEAD,
+               "a medium run spans two granules or more");
+
+/* Only for a granule the index covers (index_covers_heap has run); a wide
+ * index for GR_HEAD and GR_MORE. */
+static inline void set_granule(size_t g, unsigned state)
+{
+    run_index_t *idx = run_index();
+    map_set(idx, MAP_RUN, g, state != GR_NONE);
+    if (map_wide())
+        map_set(idx, MAP_MORE, g, state == GR_MORE);
+}
+
+static inline size_t granule_of(const void *p) { return (size_t)((const char *)p - st->base) >> RUN_SHIFT; }
+static inline char *granule_at(size_t g) { return st->base + (g << RUN_SHIFT); }
+
+/* A run's run_t: before a medium run's slots, after a small run's. */
+static inline run_t *meta_at(char *p0, bool medium) { return (run_t *)(medium ? p0 : p0 + RUN_BYTES); }
+
+/* The same, from the map (the checker's way). */
+static inline run_t *run_meta(char *p0)
+{
+    return meta_at(p0, map_wide() && granule_state(granule_of(p0)) == GR_HEAD);
+}
+
+/* The same for a run of slot size c * alignment, without reading the map. */
+static inline run_t *class_meta(unsigned c, char *p0) { return meta_at(p0, is_medium((size_t)c * CB_ALIGN)); }
+
+/* Is p in a run?  The one bit test free() makes, as before medium runs. */
+static inline bool in_run(const void *p)
 {
     size_t g = granule_of(p);
-    if (!granule_marked(g))
-        return NULL;
-    return st->base + (g << RUN_SHIFT);
+    return g < st->run_granules && map_bit(run_index(), MAP_RUN, g);
+}
+
+/* Is run granule g a medium run's?  (Only with a wide index.) */
+static inline bool mid_granule(size_t g)
+{
+    return map_bit(run_index(), MAP_MORE, g) || (g + 1 < st->run_granules && map_bit(run_index(), MAP_MORE, g + 1));
+}
+
+/* The first granule of the run holding p, which is in one; *medium tells a
+ * medium run's (only a wide index has them). */
+static inline char *run_start(const void *p, bool *medium)
+{
+    size_t g = granule_of(p);
+    *medium = map_wide() && mid_granule(g);
+    if (*medium)                         /* down to a medium run's first granule */
+        while (map_bit(run_index(), MAP_MORE, g))
+            g--;
+    return granule_at(g);
+}
+
+/* The payload of the run holding p, or NULL when p is an ordinary block;
+ * *medium tells a medium run's slot. */
+static inline char *run_of(const void *p, bool *medium)
+{
+    *medium = false;
+    return in_run(p) ? run_start(p, medium) : NULL;
+}
+
+static inline char *run_holding(const void *p)
+{
+    bool medium;
+    return run_of(p, &medium);
 }
 
 static inline size_t run_obj(size_t size)
@@ -86,33 +237,34 @@ static inline size_t run_obj(size_t size)
     return obj < RUN_MIN_OBJ ? RUN_MIN_OBJ : obj;
 }
 
-/* A run serves the request when it saves the alignment unit a header would cost. */
+/* A run may serve the request when it saves the alignment unit a header
+ * would cost (whether a run of that size wastes less is run_alloc's call). */
 static inline bool wants_run(size_t size)
 {
     size_t obj = run_obj(size);
-    return RUN_MAX_OBJ > 0 && obj <= RUN_MAX_OBJ && obj < adjust(size);
+    return obj <= RUN_MAX_OBJ && obj < adjust(size);
 }
 
 static inline void run_link(unsigned c, char *p0)
 {
-    uint32_t *open = &run_index()->open[c];
-    run_t *r = run_meta(p0);
+    uint32_t *open = open_head(c);
+    run_t *r = class_meta(c, p0);
     r->prev = 0;
     r->next = *open;
     if (*open)
-        run_meta(at(*open))->prev = off_of(p0);
+        class_meta(c, at(*open))->prev = off_of(p0);
     *open = off_of(p0);
 }
 
 static inline void run_unlink(unsigned c, char *p0)
 {
-    run_t *r = run_meta(p0);
+    run_t *r = class_meta(c, p0);
     if (r->prev)
-        run_meta(at(r->prev))->next = r->next;
+        class_meta(c, at(r->prev))->next = r->next;
     else
-        run_index()->open[c] = r->next;
+        *open_head(c) = r->next;
     if (r->next)
-        run_meta(at(r->next))->prev = r->prev;
+        class_meta(c, at(r->next))->prev = r->prev;
 }
 
 /* The first granule-aligned address at or above bp that leaves a front part
@@ -125,11 +277,12 @@ static inline char *aligned_in(const char *bp)
     return st->base + a;
 }
 
-/* Does free block bp (not the top one) have room for a run at an aligned spot? */
-static inline bool run_fits(char *bp, void *top, char **spot)
+/* Does free block bp (not the top one) have room for a run block of `bytes`
+ * at an aligned spot? */
+static inline bool run_fits(char *bp, void *top, size_t bytes, char **spot)
 {
     char *p0 = aligned_in(bp);
-    if (bp == top || p0 + RUN_BLOCK - CB_WSIZE > bp + cb_size(bp) - CB_WSIZE)
+    if (bp == top || p0 + bytes - CB_WSIZE > bp + cb_size(bp) - CB_WSIZE)
         return false;
     *spot = p0;
     return true;
@@ -137,15 +290,15 @@ static inline bool run_fits(char *bp, void *top, char **spot)
 
 /* run_hole() on the one list of a heap without classes: the same blocks
  * looked at in the same order, class by class. */
-FEW_PATH static void *few_run_hole(char **spot, void *top)
+FEW_PATH static void *few_run_hole(size_t bytes, char **spot, void *top)
 {
     unsigned probes = 0;
-    for (unsigned k = class_of(RUN_BLOCK), next; k < N_CLASSES && probes < RUN_PROBES; k = next) {
+    for (unsigned k = class_of(bytes), next; k < N_CLASSES && probes < RUN_PROBES; k = next) {
         next = N_CLASSES;
         for (char *bp = at(st->one); bp; bp = at(cb_links(bp)->next)) {
             unsigned kb = class_of(cb_size(bp));
             if (kb == k && probes < RUN_PROBES) {
-                if (run_fits(bp, top, spot))
+                if (run_fits(bp, top, bytes, spot))
                     return bp;
                 probes++;
             } else if (kb > k && kb < next) {
@@ -156,43 +309,53 @@ FEW_PATH static void *few_run_hole(char **spot, void *top)
     return NULL;
 }
 
-/* A free block below the top with room for a run at an aligned spot, looking
- * at no more than RUN_PROBES blocks; its aligned spot goes to *at. */
-static void *run_hole(char **spot)
+/* A free block below the top with room for a run block of `bytes` at an
+ * aligned spot, looking at no more than RUN_PROBES blocks; its aligned spot
+ * goes to *at. */
+static void *run_hole(size_t bytes, char **spot)
 {
     unsigned probes = 0;
     void *top = top_free();
     if (few())
-        return few_run_hole(spot, top);
-    for (unsigned k = next_class(class_of(RUN_BLOCK)); k < N_CLASSES; k = next_class(k + 1))
+        return few_run_hole(bytes, spot, top);
+    for (unsigned k = next_class(class_of(bytes)); k < N_CLASSES; k = next_class(k + 1))
         for (char *bp = at(st->head[k]); bp && probes < RUN_PROBES; bp = at(cb_links(bp)->next), probes++)
-            if (run_fits(bp, top, spot))
+            if (run_fits(bp, top, bytes, spot))
                 return bp;
     return NULL;
 }
 
-/* Make the run index cover every granule a new run could start in: the heap
- * and two granules past the break.  Allocating the index may grow the heap,
- * hence the loop. */
-static bool index_covers_heap(void)
+/* Make the run index cover every granule a new run of `span` granules could
+ * occupy, the heap and span + 1 granules past the break, and make it wide if
+ * `wide` (a medium run).  Allocating the index may grow the heap, hence the
+ * loop.  Until a medium run opens the index stays as small runs always had
+ * it, so that workloads without medium runs see the same heap. */
+static bool index_covers_heap(size_t span, bool wide)
 {
-    while (st->run_granules <= granule_of(heap_brk()) + 2) {
+    unsigned w = map_wide() | wide;
+    while (st->run_granules <= granule_of(heap_brk()) + span + 1 || w != map_wide()) {
         run_index_t *old = st->runs ? run_index() : NULL;
         size_t kept = old ? old->words : 0;
-        size_t need = (granule_of(heap_brk()) + 3 + 63) / 64;
+        size_t need = (granule_of(heap_brk()) + span + 2 + 63) / 64;
         size_t words = 2 * kept > need ? 2 * kept : need;
-        run_index_t *idx = alloc_meta(sizeof *idx + words * sizeof idx->map[0]);
+        run_index_t *idx = alloc_meta(index_bytes(words, w));
         if (!idx)
             return false;
         if (old)
-            memcpy(idx, old, sizeof *old + kept * sizeof old->map[0]);
+            memcpy(idx, old, sizeof *old);
         else
             memset(idx, 0, sizeof *idx);
-        memset(idx->map + kept, 0, (words - kept) * sizeof idx->map[0]);
+        memset(idx->map, 0, index_bytes(words, w) - sizeof *idx);
+        for (unsigned m = 0; old && m < (map_wide() ? MAPS_WIDE : 1); m++)
+            memcpy(idx->map + m * words, old->map + m * kept, kept * sizeof idx->map[0]);
+        if (map_wide())                 /* the medium open lists, after the maps */
+            memcpy(idx->map + MAPS_WIDE * words, old->map + MAPS_WIDE * kept,
+                   (RUN_CLASSES - SMALL_CLASSES) * sizeof(uint32_t));
         idx->words = (uint32_t)words;
         if (old)
             free_block(old);
         st->runs = off_of(idx);
+        set_map_wide(w);
         st->run_granules = (uint32_t)(words * 64);
     }
     return true;
@@ -206,26 +369,37 @@ static void drop_index(void)
     free_block(run_index());
     st->runs = 0;
     st->run_granules = 0;
+    set_map_wide(false);
 }
 
-/* An allocated block of RUN_BLOCK bytes whose payload starts a granule, taken
- * from a free block with room at an aligned spot, else from the heap's top. */
-static char *carve_run_block(void)
+/* An allocated block of `bytes` whose payload starts a granule, taken from a
+ * free block with room at an aligned spot, else from the heap's top -- but a
+ * medium run never grows the heap while a free block could take the request
+ * as an ordinary block (asize bytes): the run saves a header a slot, new heap
+ * it may not fill costs more (without this rule classic-binary2's 128-byte
+ * runs, 5 KiB, fitted few of the holes its freed 112-byte runs left: 72%). */
+static char *carve_run_block(size_t bytes, size_t asize, bool medium)
 {
     char *p0;
-    if (!index_covers_heap())
+    if (medium && RUN_HOLE_FIRST && !run_hole(bytes, &p0) && find_fit(asize))
+        return NULL;                     /* (before the index grows or widens for nothing) */
+    if (!index_covers_heap(bytes / RUN_BYTES, medium))
         return NULL;
-    void *bp = run_hole(&p0);
+    void *bp = run_hole(bytes, &p0);
+    if (!bp && medium && RUN_HOLE_FIRST && find_fit(asize))
+        return NULL;                     /* (before the kept blocks go back: that is slow) */
     if (!bp && st->quick_count) {        /* the kept blocks go back before the heap grows */
         quick_flush();
-        bp = run_hole(&p0);
+        bp = run_hole(bytes, &p0);
+        if (!bp && medium && RUN_HOLE_FIRST && find_fit(asize))
+            return NULL;
     }
     if (!bp) {
         void *top = top_free();
         char *start = top ? top : heap_brk();
         size_t have = top ? cb_size(top) : 0;
         p0 = aligned_in(start);
-        size_t need = (size_t)(p0 - start) + RUN_BLOCK;
+        size_t need = (size_t)(p0 - start) + bytes;
         if (need > have && !extend_heap(need - have))
             return NULL;
         bp = start;
@@ -241,75 +415,93 @@ static char *carve_run_block(void)
         st->free_count++;
         stat_add(&stats.splits, 1);
     }
-    return place_at(p0, RUN_BLOCK, false);
+    return place_at(p0, bytes, false);
 }
 
-/* A new run for slot size obj (class c), or NULL: not when a hole fits the
- * request exactly, since it costs nothing, and a 1 KiB run would take heap
- * that a growing block may want.  Apart from run_alloc, which is inline. */
+/* A new run for slots of obj bytes (class c), linked on its open list, or
+ * NULL.  Out of line: it is rare, and keeps run_alloc's fast path short. */
 static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigned c)
 {
+    if (c == no_run_class())           /* (run_geom's loop, spared) */
+        return NULL;
+    geom_t geom = run_geom(obj);
+    if (!geom.span) {                    /* no run of this size wastes less than headers */
+        set_no_run_class(c);
+        return NULL;
+    }
+    /* no new run when a hole fits the request exactly: it costs nothing,
+     * and a run would take heap that a growing block may want */
     void *hole = find_fit(adjust(size));
     if (hole && cb_size(hole) == adjust(size))
         return NULL;
-    char *p0 = carve_run_block();
+    char *p0 = carve_run_block(run_block_of(geom), adjust(size), is_medium(obj));
     if (!p0)
         return NULL;
-    run_t *r = run_meta(p0);
+    size_t g = granule_of(p0);
+    set_granule(g, geom.head ? GR_HEAD : GR_TAIL);
+    for (size_t i = 1; i < geom.span; i++)
+        set_granule(g + i, GR_MORE);
+    run_t *r = meta_at(p0, geom.head);
     r->used = 0;
     r->count = 0;
     r->obj = (uint16_t)obj;
-    r->slots = (uint16_t)(RUN_BYTES / obj);
-    r->inv = (uint16_t)((((size_t)1 << 16) + obj - 1) / obj);
-    mark_granule(granule_of(p0), true);
+    r->slots = (uint16_t)geom.slots;
+    r->inv = slot_inverse(obj);
     run_index()->live++;
     run_link(c, p0);
     return p0;
 }
 
-/* A run of slot class c with a free slot, or NULL. */
-static inline char *open_run(unsigned c)
+/* The open run of slot class c (a medium one when `medium`, a constant at
+ * each call: the small runs' list is at a fixed place), or NULL. */
+static inline char *open_run(unsigned c, bool medium)
 {
+    if (medium)
+        return map_wide() ? at(*open_head(c)) : NULL;
     return st->runs ? at(run_index()->open[c]) : NULL;
 }
 
 /* A slot of run p0 (class c, slot size obj), which has a free one. */
-static inline void *run_take(char *p0, unsigned c, size_t obj)
+static inline void *run_take(char *p0, unsigned c, size_t obj, bool medium)
 {
-    run_t *r = run_meta(p0);
+    run_t *r = meta_at(p0, medium);
     /* no bit past the last slot is set: the lowest clear bit is a slot */
     unsigned i = (unsigned)__builtin_ctzll(~r->used);
     r->used |= (uint64_t)1 << i;
-    if (++r->count == run_slots(r))
+    if (++r->count == r->slots)
         run_unlink(c, p0);
-    return p0 + (size_t)i * obj;
+    return slot0(p0, medium) + (size_t)i * obj;
 }
 
-static inline void *run_alloc(size_t size)
+/* A slot for a request of `size`: of an open run, else of a new one, or NULL. */
+static inline void *run_alloc(size_t size, bool medium)
 {
     size_t obj = run_obj(size);
     unsigned c = (unsigned)(obj / CB_ALIGN);
-    char *p0 = open_run(c);
+    char *p0 = open_run(c, medium);
     if (p0)
         stat_add(&stats.reuses, 1);
     else if (!(p0 = run_open(size, obj, c)))
         return NULL;
-    return run_take(p0, c, obj);
+    return run_take(p0, c, obj, medium);
 }
 
-/* Free object p of the run at p0; an empty run goes back to the heap. */
-static void run_free(char *p0, void *p)
+/* Free object p of the run at p0 (a medium run's when `medium`, a constant
+ * at each call, hence inlined); an empty run goes back to the heap. */
+static inline __attribute__((always_inline)) void run_free(char *p0, void *p, bool medium)
 {
-    run_t *r = run_meta(p0);
+    run_t *r = meta_at(p0, medium);
     unsigned c = r->obj / CB_ALIGN;
-    size_t i = slot_index(r, (size_t)((char *)p - p0));
-    bool was_full = r->count == run_slots(r);
+    size_t i = slot_index(r, (size_t)((char *)p - slot0(p0, medium)));
+    bool was_full = r->count == r->slots;
     r->used &= ~((uint64_t)1 << i);
     r->count--;
     if (r->count == 0) {
         if (!was_full)
             run_unlink(c, p0);
-        mark_granule(granule_of(p0), false);
+        size_t g = granule_of(p0), span = medium ? run_geom(r->obj).span : 1;
+        for (size_t k = 0; k < span; k++)
+            set_granule(g + k, GR_NONE);
         free_block(p0);
         if (!--run_index()->live)
             drop_index();
