@@ -706,11 +706,15 @@ static void free_block(void *bp)
     coalesce(bp);
 }
 
+/* A small block: one a small run's slot may stand for (every size such a run
+ * serves is at most this). */
+static inline bool is_small_block(size_t bsize) { return bsize <= RUN_SMALL_MAX + CB_ALIGN; }
+
 /* Note a request of size bytes (asize as a block); does it go to a small run? */
 static inline bool takes_run(size_t size, size_t asize)
 {
     note_request(asize);
-    if (asize > RUN_SMALL_MAX + CB_ALIGN)           /* every size a small run serves is below */
+    if (!is_small_block(asize))
         return false;
     st->small_live++;
     /* runs pay off once enough small blocks live to fill them */
@@ -720,14 +724,13 @@ static inline bool takes_run(size_t size, size_t asize)
 /* A medium block: one a medium run's slot may stand for. */
 static inline bool is_mid_block(size_t bsize)
 {
-    return bsize > RUN_SMALL_MAX + CB_ALIGN && bsize <= RUN_MAX_OBJ + CB_ALIGN;
+    return !is_small_block(bsize) && bsize <= RUN_MAX_OBJ + CB_ALIGN;
 }
 
-/* Has a medium run of this request's slot size a free slot?  (Only asked for
- * blocks above small runs' sizes.) */
+/* Has a medium run of this request's slot size a free slot? */
 static inline bool mid_open(size_t size, size_t asize)
 {
-    return map_wide() && asize <= RUN_MAX_OBJ + CB_ALIGN && wants_run(size)
+    return is_mid_block(asize) && map_wide() && wants_run(size)
            && open_run((unsigned)(run_obj(size) / CB_ALIGN), true);
 }
 
@@ -785,7 +788,7 @@ static void *alloc_any(size_t size)
     void *bp = NULL;
     if (takes_run(size, asize))
         bp = run_alloc(size, false);
-    else if (asize > RUN_SMALL_MAX + CB_ALIGN && mid_open(size, asize))
+    else if (mid_open(size, asize))
         bp = run_alloc(size, true);
     if (!bp)
         bp = quick_pop(asize);
@@ -851,7 +854,7 @@ void *mm_malloc(size_t size)
         count_malloc(size);
         return run_take(p0, c, obj, false);
     }
-    if (asize > RUN_SMALL_MAX + CB_ALIGN && mid_open(size, asize))
+    if (mid_open(size, asize))
         return malloc_run(size, asize, true);
     void *bp = quick_pop_classed(asize);
     if (!bp)
@@ -895,7 +898,7 @@ void mm_free(void *bp)
         return;
     }
     size_t bsize = cb_size(bp);
-    if (bsize <= RUN_SMALL_MAX + CB_ALIGN && st->small_live)
+    if (is_small_block(bsize) && st->small_live)
         st->small_live--;
     if (!quick_push(bp)) {
         mid_freed(cb_size(bp));          /* (read again: bsize kept across quick_push's
