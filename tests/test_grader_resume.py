@@ -82,7 +82,7 @@ def test_sigint_on_the_cli_keeps_results(setup):
     from grader_fixtures.helpers import TRACES
     proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
                              "--config", str(config), "--traces", str(TRACES)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible)
     deadline = time.monotonic() + 60
     while not (out / "submissions" / "ann.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -92,6 +92,12 @@ def test_sigint_on_the_cli_keeps_results(setup):
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
     assert by_name(store_batch(out))["ann"].verdict == "ok"
     assert not (out / "submissions" / "ben.json").exists()
+
+
+def _interruptible():
+    """Give the grader Ctrl-C's default action even when these tests run as a background job
+    (a shell starts those with SIGINT ignored, and Python keeps an ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def store_batch(out):
