@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
+from contextlib import contextmanager
 from collections import Counter
 from pathlib import Path
 
@@ -107,11 +109,13 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         _fail(str(err))
     outdir.mkdir(parents=True, exist_ok=True)
     try:
-        batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
-    except KeyboardInterrupt:
+        with _terminate_as_interrupt():
+            batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
+    except KeyboardInterrupt as stop:
         batch = collect(ctx, outdir, [c.name for c in candidates])
         _write_outputs(batch, outdir, report=False)
-        _fail(f"interrupted: {len(batch.submissions)} results kept in {outdir}; rerun to resume", 130)
+        how, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+        _fail(f"{how}: {len(batch.submissions)} results kept in {outdir}; rerun to resume", code)
     finally:
         shutil.rmtree(ctx.workdir, ignore_errors=True)
     index = _write_outputs(batch, outdir, not no_report)
@@ -119,6 +123,27 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
                + (f"\nreport:  {index}" if index else ""))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's cancel, `kill`) while grading."""
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    """Let SIGTERM stop a batch the way Ctrl-C does: the sandboxed runs are killed (they live in
+    their own sessions, so they would outlive the grader) and the finished results are kept."""
+    def stop(signum, frame):
+        raise Terminated()
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool) -> Batch:

@@ -68,7 +68,8 @@ def test_records_are_atomic_and_valid(setup, kit):
     assert len(batch.submissions) == 3
 
 
-def test_sigint_on_the_cli_keeps_results(setup):
+@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     kit, subs, out = setup
     for name in ("ben", "cat"):
         (subs / name / "mm.c").write_text(source("good") + "/* FAKE:hang */\n")
@@ -87,9 +88,9 @@ def test_sigint_on_the_cli_keeps_results(setup):
     while not (out / "submissions" / "ann.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    assert proc.returncode == code and said in err and "Traceback" not in err
     assert by_name(store_batch(out))["ann"].verdict == "ok"
     assert not (out / "submissions" / "ben.json").exists()
 
