@@ -129,6 +129,10 @@ static bool check_runs(int lineno)
         if (r->obj < RUN_MIN_OBJ || r->obj > RUN_MAX_OBJ || r->obj % CB_ALIGN)
             return fail(lineno, "R1", bp, "run slot size out of range");
         geom_t geom = run_geom(r->obj);
+        if (s == GR_HEAD && !is_medium(r->obj) && r->obj / CB_ALIGN >= LONG_CLASS0)   /* a long run */
+            geom = long_geom(r->obj);
+        else if (s == GR_HEAD && geom.span && run_span(r, true) > geom.span)         /* stretched */
+            geom = (geom_t){run_span(r, true), mid_slots(r->obj, run_span(r, true)), true};
         size_t span = geom.span;
         if (!span || geom.head != (s == GR_HEAD))
             return fail(lineno, "R1", bp, "a run of a slot size that has no run, or of the wrong layout");
@@ -145,9 +149,11 @@ static bool check_runs(int lineno)
         spans += span - 1;
         open += r->count < r->slots;
     }
-    for (unsigned c = 0; idx && c < RUN_CLASSES; c++) {
+    for (unsigned l = 0; idx && l < RUN_CLASSES + SMALL_CLASSES; l++) {
         uint32_t prev = 0;
-        for (uint32_t off = open_head(c) ? *open_head(c) : 0; off; prev = off, off = run_meta(at(off))->next) {
+        unsigned c = l < RUN_CLASSES ? l : l - RUN_CLASSES;      /* then the small sizes' packed lists */
+        uint32_t *head = l < RUN_CLASSES ? open_head(c) : c >= LONG_CLASS0 ? open_head_in(c, true) : NULL;
+        for (uint32_t off = head ? *head : 0; off; prev = off, off = run_meta(at(off))->next) {
             char *p0 = at(off);
             if (!in_heap(p0) || run_holding(p0) != p0)
                 return fail(lineno, "R2", p0, "listed run is not a marked run");

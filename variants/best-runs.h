@@ -15,7 +15,10 @@
  *   medium run (slots up to RUN_MAX_OBJ bytes): an ordinary allocated block of
  *   exactly `span` granules, packed: its header is the last word of the
  *   granule below and the next block's header its own last word, so that
- *   runs lie side by side with no gap (geometry: run_geom)
+ *   runs lie side by side with no gap (geometry: run_geom; opened in a hole,
+ *   as many granules of it as it can take: stretch_in).  A long run of one of
+ *   the largest small slot sizes, once RUN_LONG_LIVE runs of it live, has
+ *   this layout too (long_geom); its slot count tells its span (run_span)
  *
  *   hdr  p0                                                 p0 + span * RUN_BYTES
  *   | .. | run_t pad | slot 0 | ... | slot n-1 | (rest) | next hdr |
@@ -24,7 +27,7 @@
  *
  *   run index (an ordinary allocated block, st->runs)
  *
- *   | words | live | open[SMALL_CLASSES] | MAP_RUN | (wide: MAP_MORE | medium open heads) |
+ *   | words | live | open[SMALL_CLASSES] nlive | MAP_RUN | (wide: MAP_MORE | packed open heads) |
  *
  *   Bitmap MAP_RUN has bit g set while granule g (RUN_BYTES bytes from the
  *   base) belongs to a run, which is how free() and realloc() tell a slot
@@ -35,8 +38,10 @@
  *   without medium runs see the same heap.  Each granule's state (GR_*): none;
  *   GR_TAIL, a small run's payload; GR_HEAD, a medium run's first granule (the
  *   next one is GR_MORE, as a medium run spans two granules or more); GR_MORE.
- *   open lists the runs of each slot size with a free slot; live counts the
- *   runs.  The index is about heap / 8192 bytes (twice that when wide).  Before
+ *   open lists the runs of each slot size with a free slot (a small size's
+ *   long runs on a list of their own among the packed heads); live counts the
+ *   runs, nlive those of the LONG_CLASSES largest small sizes (saturating).
+ *   The index is about heap / 8192 bytes (twice that when wide).  Before
  *   a run is placed it is replaced by one twice as long if the heap has
  *   outgrown it, and it goes back with the last run (drop_index).
  *
@@ -44,13 +49,16 @@
  *   R1  a GR_TAIL or GR_HEAD granule is the payload of an allocated block at
  *       least as long as its run's geometry, whose slot size is a multiple of
  *       the alignment within [RUN_MIN_OBJ, RUN_MAX_OBJ] and has a run of that
- *       layout (small: GR_TAIL, medium: GR_HEAD); the span - 1 granules above
+ *       layout (small: GR_TAIL or, long, GR_HEAD; medium: GR_HEAD, at least
+ *       run_geom's span, with mid_slots' count for its span); the span - 1
+ *       granules above
  *       a GR_HEAD are GR_MORE and the one past them is not; no block's payload
  *       lies in a run's granules but the run's own; a run's slot count is its
  *       geometry's and inv is ceil(2^16 / obj); its count equals the bits set
  *       in `used`, none past the last slot, and is never 0 (an empty run is
  *       released);
- *   R2  the runs on open list c have slot size c * alignment and a free slot;
+ *   R2  the runs on open list c (either layout's) have slot size c * alignment
+ *       and a free slot;
  *   R3  runs counted in the map (and GR_MORE granules), in the heap, by `live`
  *       and (with a free slot) on the lists agree;
  *   R4  the index is an allocated block (not a run) that holds its words
@@ -58,6 +66,9 @@
  */
 #ifndef VARIANTS_BEST_RUNS_H
 #define VARIANTS_BEST_RUNS_H
+/* Long runs (see run_open) are for the LONG_CLASSES largest small slot sizes,
+ * whose live runs the index counts in what was its padding. */
+enum { LONG_CLASSES = 4, LONG_CLASS0 = SMALL_CLASSES - LONG_CLASSES };
 
 enum { GR_NONE, GR_TAIL, GR_HEAD, GR_MORE };
 
@@ -65,31 +76,40 @@ typedef struct run_index {
     uint32_t words;                 /* map length, in 64-bit words */
     uint32_t live;                  /* runs in the heap */
     uint32_t open[SMALL_CLASSES];   /* small runs with a free slot, per slot size */
+    uint8_t nlive[LONG_CLASSES];    /* live runs of the largest small slot sizes (either
+                                       layout; saturating), in what was padding */
     uint64_t map[];                 /* bitmaps of `words` words: MAP_RUN, then, when
                                        wide, MAP_MORE; see above */
 } run_index_t;
+_Static_assert(offsetof(run_index_t, nlive) + LONG_CLASSES <= ((2 + SMALL_CLASSES) * sizeof(uint32_t) + 7) / 8 * 8,
+               "the run counts fit the index's padding");
 
 static inline run_index_t *run_index(void) { return (run_index_t *)(st->base + st->runs); }
 
 enum { MAP_RUN, MAP_MORE, MAPS_WIDE };
+
+/* The heads of the packed runs' open lists, one per slot size: the medium
+ * sizes' and the long runs' of the LONG_CLASSES largest small sizes. */
+enum { MID_HEADS = RUN_CLASSES - SMALL_CLASSES + LONG_CLASSES, MID_HEAD0 = RUN_CLASSES - MID_HEADS };
 
 /* Bytes of an index with bitmaps of `words` words: a wide one has two and
  * keeps the heads of its medium runs' open lists after them. */
 static inline size_t index_bytes(size_t words, unsigned wide)
 {
     return sizeof(run_index_t) + words * (wide ? MAPS_WIDE : 1) * sizeof(uint64_t)
-           + (wide ? (RUN_CLASSES - SMALL_CLASSES) * sizeof(uint32_t) : 0);
+           + (wide ? MID_HEADS * sizeof(uint32_t) : 0);
 }
 
-/* The head of the open list of slot size c * alignment, or NULL (no medium
- * runs yet). */
-static inline uint32_t *open_head(unsigned c)
+/* The head of the open list of slot size c * alignment for runs of the
+ * packed layout (`packed`) or the small one, or NULL (no packed runs yet). */
+static inline uint32_t *open_head_in(unsigned c, bool packed)
 {
     run_index_t *idx = run_index();
-    if (c < SMALL_CLASSES)
+    if (!packed)
         return &idx->open[c];
-    return map_wide() ? (uint32_t *)(idx->map + MAPS_WIDE * idx->words) + (c - SMALL_CLASSES) : NULL;
+    return map_wide() ? (uint32_t *)(idx->map + MAPS_WIDE * idx->words) + (c - MID_HEAD0) : NULL;
 }
+static inline uint32_t *open_head(unsigned c) { return open_head_in(c, c >= SMALL_CLASSES); }
 
 static inline uint64_t slot_mask(size_t slots) { return slots >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << slots) - 1; }
 
@@ -120,6 +140,65 @@ static geom_t run_geom(size_t obj)
             return (geom_t){span, n, true};
     }
     return (geom_t){0, 0, true};
+}
+
+/* A long run for a small slot size: the packed layout over two granules or
+ * more (at most 64 slots), the one that wastes the least a slot, if that is
+ * no more than a one-granule run wastes (span 0: none; e.g. at 16-byte
+ * alignment 48 bytes: 3 granules, 63 slots; 64 bytes: 4 granules, 63 slots;
+ * 32 bytes: none, 62 slots in 2 granules waste a little more than 32 in one,
+ * and lab64-bdd's 32-byte nodes lost 0.4-1.5 points to such runs).  Packed
+ * runs lie side by side; one-granule runs end RUN_TAIL bytes into the next
+ * granule, leaving a gap only ordinary blocks can fill, so where small runs
+ * alternate with others (a 64-byte object per 448-byte one) the others' space
+ * is cut into holes a granule apart. */
+static geom_t long_geom(size_t obj)
+{
+    geom_t g = {0, 0, true};
+    size_t tn = RUN_BYTES / obj, tw = RUN_BYTES + RUN_TAIL - tn * obj;  /* one granule's */
+    for (size_t span = 2; span <= RUN_MAX_SPAN; span++) {
+        size_t bytes = span * RUN_BYTES, n = (bytes - CB_WSIZE - RUN_HEAD) / obj;
+        n = n < 64 ? n : 64;
+        size_t w = bytes - n * obj;
+        if (w * tn <= tw * n && (!g.span || w * g.slots < (g.span * RUN_BYTES - g.slots * obj) * n))
+            g = (geom_t){span, n, true};
+    }
+    return g;
+}
+
+/* The granules of run r (packed layout or not). */
+static inline size_t run_span(const run_t *r, bool packed)
+{
+    return packed ? (RUN_HEAD + (size_t)r->slots * r->obj + CB_WSIZE + RUN_BYTES - 1) / RUN_BYTES : 1;
+}
+
+/* Slots of a packed medium run of obj bytes over `span` granules, if that
+ * geometry is allowed (at most 64 slots, at least RUN_MIN_SLOTS, wasting
+ * under alignment / RUN_WASTE_DIV a slot), else 0. */
+static inline size_t mid_slots(size_t obj, size_t span)
+{
+    size_t bytes = span * RUN_BYTES, n = (bytes - CB_WSIZE - RUN_HEAD) / obj;
+    n = n < 64 ? n : 64;
+    return n >= RUN_MIN_SLOTS && (bytes - n * obj) * RUN_WASTE_DIV < n * CB_ALIGN ? n : 0;
+}
+
+/* A medium run opened in a hole takes as many granules of it as it can (up
+ * to RUN_MAX_SPAN, at most 64 slots): a run wastes about the same bytes
+ * whatever its length (a slot's rounding and run_t), so a longer one wastes
+ * less a slot, and the granules it leaves of the hole would fit no other run
+ * (classic-binary2: 128-byte runs of 3 granules, 23 slots, in the 6-granule
+ * holes of dead 112-byte runs; stretched, one run of 47 slots). */
+static inline void stretch_in(geom_t *g, size_t obj, char *bp, char *p0)
+{
+    char *end = bp + cb_size(bp);
+    for (size_t span = RUN_MAX_SPAN; span > g->span; span--) {
+        char *stop = p0 + span * RUN_BYTES;
+        size_t n;
+        if (stop <= end && (stop == end || end - stop >= CB_MIN_BLOCK) && (n = mid_slots(obj, span))) {
+            *g = (geom_t){span, n, true};
+            return;
+        }
+    }
 }
 
 static inline size_t run_block_of(geom_t g) { return g.span * RUN_BYTES + (g.head ? 0 : RUN_TAIL); }
@@ -189,8 +268,6 @@ static inline run_t *run_meta(char *p0)
     return meta_at(p0, map_wide() && granule_state(granule_of(p0)) == GR_HEAD);
 }
 
-/* The same for a run of slot size c * alignment, without reading the map. */
-static inline run_t *class_meta(unsigned c, char *p0) { return meta_at(p0, is_medium((size_t)c * CB_ALIGN)); }
 
 /* Is p in a run?  The one bit test free() makes, as before medium runs. */
 static inline bool in_run(const void *p)
@@ -245,26 +322,26 @@ static inline bool wants_run(size_t size)
     return obj <= RUN_MAX_OBJ && obj < adjust(size);
 }
 
-static inline void run_link(unsigned c, char *p0)
+static inline void run_link(unsigned c, char *p0, bool packed)
 {
-    uint32_t *open = open_head(c);
-    run_t *r = class_meta(c, p0);
+    uint32_t *open = open_head_in(c, packed);
+    run_t *r = meta_at(p0, packed);
     r->prev = 0;
     r->next = *open;
     if (*open)
-        class_meta(c, at(*open))->prev = off_of(p0);
+        meta_at(at(*open), packed)->prev = off_of(p0);
     *open = off_of(p0);
 }
 
-static inline void run_unlink(unsigned c, char *p0)
+static inline void run_unlink(unsigned c, char *p0, bool packed)
 {
-    run_t *r = class_meta(c, p0);
+    run_t *r = meta_at(p0, packed);
     if (r->prev)
-        class_meta(c, at(r->prev))->next = r->next;
+        meta_at(at(r->prev), packed)->next = r->next;
     else
-        *open_head(c) = r->next;
+        *open_head_in(c, packed) = r->next;
     if (r->next)
-        class_meta(c, at(r->next))->prev = r->prev;
+        meta_at(at(r->next), packed)->prev = r->prev;
 }
 
 /* The first granule-aligned address at or above bp that leaves a front part
@@ -350,7 +427,7 @@ static bool index_covers_heap(size_t span, bool wide)
             memcpy(idx->map + m * words, old->map + m * kept, kept * sizeof idx->map[0]);
         if (map_wide())                 /* the medium open lists, after the maps */
             memcpy(idx->map + MAPS_WIDE * words, old->map + MAPS_WIDE * kept,
-                   (RUN_CLASSES - SMALL_CLASSES) * sizeof(uint32_t));
+                   MID_HEADS * sizeof(uint32_t));
         idx->words = (uint32_t)words;
         if (old)
             free_block(old);
@@ -372,18 +449,22 @@ static void drop_index(void)
     set_map_wide(false);
 }
 
-/* An allocated block of `bytes` whose payload starts a granule, taken from a
- * free block with room at an aligned spot, else from the heap's top -- but a
- * medium run never grows the heap while a free block could take the request
- * as an ordinary block (asize bytes): the run saves a header a slot, new heap
- * it may not fill costs more (without this rule classic-binary2's 128-byte
- * runs, 5 KiB, fitted few of the holes its freed 112-byte runs left: 72%). */
-static char *carve_run_block(size_t bytes, size_t asize, bool medium)
+/* An allocated block for a run of geometry *geom whose payload starts a
+ * granule, taken from a free block with room at an aligned spot (a medium
+ * run then as long as the block allows: stretch_in, which updates *geom),
+ * else from the heap's top -- but a medium run never grows the heap while a
+ * free block could take the request as an ordinary block (asize bytes): the
+ * run saves a header a slot, new heap it may not fill costs more (without
+ * this rule classic-binary2's 128-byte runs, 5 KiB, fitted few of the holes
+ * its freed 112-byte runs left: 72%).  `wide`: the run has the packed layout
+ * (a medium or a long run), which needs the wide index. */
+static char *carve_run_block(geom_t *geom, size_t obj, size_t asize, bool medium, bool wide)
 {
     char *p0;
+    size_t bytes = run_block_of(*geom);
     if (medium && RUN_HOLE_FIRST && !run_hole(bytes, &p0) && find_fit(asize))
         return NULL;                     /* (before the index grows or widens for nothing) */
-    if (!index_covers_heap(bytes / RUN_BYTES, medium))
+    if (!index_covers_heap(bytes / RUN_BYTES, wide))
         return NULL;
     void *bp = run_hole(bytes, &p0);
     if (!bp && medium && RUN_HOLE_FIRST && find_fit(asize))
@@ -403,6 +484,9 @@ static char *carve_run_block(size_t bytes, size_t asize, bool medium)
         if (need > have && !extend_heap(need - have))
             return NULL;
         bp = start;
+    } else if (medium) {                /* from a hole: as long as it can be */
+        stretch_in(geom, obj, bp, p0);
+        bytes = run_block_of(*geom);
     }
     if (p0 != (char *)bp) {             /* the part below stays a free block */
         size_t csize = cb_size(bp);
@@ -419,12 +503,20 @@ static char *carve_run_block(size_t bytes, size_t asize, bool medium)
 }
 
 /* A new run for slots of obj bytes (class c), linked on its open list, or
- * NULL.  Out of line: it is rare, and keeps run_alloc's fast path short. */
-static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigned c)
+ * NULL; *packed tells its layout.  Out of line: it is rare, and keeps
+ * run_alloc's fast path short. */
+static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigned c, bool *packed)
 {
     if (c == no_run_class())           /* (run_geom's loop, spared) */
         return NULL;
     geom_t geom = run_geom(obj);
+    /* a small size whose runs multiply gets long runs, packed side by side:
+     * with RUN_LONG_LIVE of them live, a partly filled one costs little */
+    if (c >= LONG_CLASS0 && !is_medium(obj) && st->runs && run_index()->nlive[c - LONG_CLASS0] >= RUN_LONG_LIVE) {
+        geom_t lg = long_geom(obj);
+        if (lg.span)
+            geom = lg;
+    }
     if (!geom.span) {                    /* no run of this size wastes less than headers */
         set_no_run_class(c);
         return NULL;
@@ -434,7 +526,7 @@ static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigne
     void *hole = find_fit(adjust(size));
     if (hole && cb_size(hole) == adjust(size))
         return NULL;
-    char *p0 = carve_run_block(run_block_of(geom), adjust(size), is_medium(obj));
+    char *p0 = carve_run_block(&geom, obj, adjust(size), is_medium(obj), geom.head);
     if (!p0)
         return NULL;
     size_t g = granule_of(p0);
@@ -448,7 +540,10 @@ static __attribute__((noinline)) char *run_open(size_t size, size_t obj, unsigne
     r->slots = (uint16_t)geom.slots;
     r->inv = slot_inverse(obj);
     run_index()->live++;
-    run_link(c, p0);
+    if (c >= LONG_CLASS0 && !is_medium(obj) && run_index()->nlive[c - LONG_CLASS0] < UINT8_MAX)
+        run_index()->nlive[c - LONG_CLASS0]++;
+    run_link(c, p0, geom.head);
+    *packed = geom.head;
     return p0;
 }
 
@@ -469,7 +564,7 @@ static inline void *run_take(char *p0, unsigned c, size_t obj, bool medium)
     unsigned i = (unsigned)__builtin_ctzll(~r->used);
     r->used |= (uint64_t)1 << i;
     if (++r->count == r->slots)
-        run_unlink(c, p0);
+        run_unlink(c, p0, medium);
     return slot0(p0, medium) + (size_t)i * obj;
 }
 
@@ -479,15 +574,19 @@ static inline void *run_alloc(size_t size, bool medium)
     size_t obj = run_obj(size);
     unsigned c = (unsigned)(obj / CB_ALIGN);
     char *p0 = open_run(c, medium);
+    bool packed = medium;
+    if (!p0 && !medium && c >= LONG_CLASS0 && map_wide() && (p0 = at(*open_head_in(c, true))))
+        packed = true;                   /* a long run of a small size (only on this slow path) */
     if (p0)
         stat_add(&stats.reuses, 1);
-    else if (!(p0 = run_open(size, obj, c)))
+    else if (!(p0 = run_open(size, obj, c, &packed)))
         return NULL;
-    return run_take(p0, c, obj, medium);
+    return run_take(p0, c, obj, packed);
 }
 
-/* Free object p of the run at p0 (a medium run's when `medium`, a constant
- * at each call, hence inlined); an empty run goes back to the heap. */
+/* Free object p of the run at p0 (a packed run's -- medium or long -- when
+ * `medium`, a constant at each call, hence inlined); an empty run goes back
+ * to the heap. */
 static inline __attribute__((always_inline)) void run_free(char *p0, void *p, bool medium)
 {
     run_t *r = meta_at(p0, medium);
@@ -498,15 +597,17 @@ static inline __attribute__((always_inline)) void run_free(char *p0, void *p, bo
     r->count--;
     if (r->count == 0) {
         if (!was_full)
-            run_unlink(c, p0);
-        size_t g = granule_of(p0), span = medium ? run_geom(r->obj).span : 1;
+            run_unlink(c, p0, medium);
+        if (c >= LONG_CLASS0 && !is_medium(r->obj) && run_index()->nlive[c - LONG_CLASS0])
+            run_index()->nlive[c - LONG_CLASS0]--;
+        size_t g = granule_of(p0), span = run_span(r, medium);
         for (size_t k = 0; k < span; k++)
             set_granule(g + k, GR_NONE);
         free_block(p0);
         if (!--run_index()->live)
             drop_index();
     } else if (was_full) {
-        run_link(c, p0);
+        run_link(c, p0, medium);
     }
 }
 

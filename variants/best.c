@@ -18,9 +18,11 @@
  *   runs        headerless slots: a size whose 4-byte header would cost a whole
  *               alignment unit (13-16, 29-32, ... bytes at 16) gets a slot in
  *               a run with a bitmap: up to 64 bytes a 1 KiB run, once 8 small
- *               blocks live; up to 512 bytes a run of a few packed KiB, only
- *               for the size that leads the medium requests needing new
- *               space, and in a hole when one could take the request
+ *               blocks live (a run of a few packed KiB, up to 63 slots, once
+ *               32 runs of its size live); up to 512 bytes a run of a few
+ *               packed KiB, only for the size that leads the medium requests
+ *               needing new space, and in a hole when one could take the
+ *               request (then as much of the hole as it can use, <= 8 KiB)
  *   quick lists a freed block below 576 bytes with no free block below it
  *               is kept whole, still tagged allocated, on a singly linked
  *               LIFO list of its size (at most QUICK_DEPTH per list); the
@@ -122,6 +124,8 @@ enum {
     RUN_WASTE_DIV = 2,                       /* ... wasting under alignment / this per slot */
     RUN_HOLE_FIRST = 1,                      /* medium runs grow the heap only when no hole fits */
     RUN_PROBES = 64,                         /* free blocks looked at for a run's place */
+    RUN_LONG_LIVE = 32,                      /* a small size's runs are long (packed, several
+                                                granules) once this many of them live */
     RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,                /* (at most 255: no_run_class) */
     SMALL_CLASSES = RUN_SMALL_MAX / CB_ALIGN + 1,
 };
