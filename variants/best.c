@@ -324,10 +324,24 @@ static inline void list_unlink_in(void *bp, unsigned k, bool classed)
         cb_links(at(n->next))->prev = n->prev;
 }
 
+/* Unlink bp from its class's list; its class is worked out only when bp
+ * heads the list, the one case that needs it (about half of coalesce's). */
+static inline void list_remove_in(void *bp, bool classed)
+{
+    cb_links_t *n = cb_links(bp);
+    if (!n->prev) {
+        list_unlink_in(bp, class_of(cb_size(bp)), classed);
+        return;
+    }
+    cb_links(at(n->prev))->next = n->next;
+    if (n->next)
+        cb_links(at(n->next))->prev = n->prev;
+}
+
 static inline void list_push(void *bp, unsigned k) { list_push_in(bp, k, false); }
 static inline void list_unlink(void *bp, unsigned k) { list_unlink_in(bp, k, false); }
 static inline void list_insert(void *bp) { list_push(bp, class_of(cb_size(bp))); }
-static inline void list_remove(void *bp) { list_unlink(bp, class_of(cb_size(bp))); }
+static inline void list_remove(void *bp) { list_remove_in(bp, false); }
 
 /* The first non-empty class at or above k, or N_CLASSES. */
 static inline unsigned next_class(unsigned k)
@@ -376,9 +390,9 @@ static inline char *lowest_on(uint32_t head, size_t asize, char *low)
 
 /* Address-ordered first fit over every class from k: the lowest block that
  * fits; its class goes to *kp. */
-static inline void *lowest_fit(unsigned k, size_t asize, unsigned *kp)
+static inline void *lowest_fit_in(unsigned k, size_t asize, unsigned *kp, bool classed)
 {
-    if (few())
+    if (one_list(classed))
         return few_fit(asize, true, kp);
     char *low = NULL;
     for (k = next_class(k); k < N_CLASSES; k = next_class(k + 1))
@@ -387,6 +401,8 @@ static inline void *lowest_fit(unsigned k, size_t asize, unsigned *kp)
                 low = bp, *kp = k;
     return low;
 }
+
+static inline void *lowest_fit(unsigned k, size_t asize, unsigned *kp) { return lowest_fit_in(k, asize, kp, false); }
 
 /* The block to place asize bytes in, or NULL; its class goes to *kp, so that
  * place_in need not work it out again.  (find_fit_in is inlined in the malloc
@@ -397,7 +413,7 @@ static inline __attribute__((always_inline)) void *find_fit_in(size_t asize, uns
         return few_fit(asize, asize >= HUGE_FIT, kp);
     unsigned k = class_of(asize);
     if (asize >= HUGE_FIT)
-        return lowest_fit(k, asize, kp);
+        return lowest_fit_in(k, asize, kp, classed);
     if (!is_exact(k)) {           /* a range class may hold smaller blocks too */
         void *bp = best_in(k, asize);
         *kp = k;
@@ -442,7 +458,7 @@ static inline __attribute__((always_inline)) void *coalesce_in(void *bp, bool cl
         if (is_kept(next))
             quick_take(next);
         else if (!cb_alloc(next))
-            list_unlink_in(next, class_of(cb_size(next)), classed), free_merges++;
+            list_remove_in(next, classed), free_merges++;
         else
             break;
         size += cb_size(next);
@@ -451,7 +467,7 @@ static inline __attribute__((always_inline)) void *coalesce_in(void *bp, bool cl
     for (;;) {
         void *below;
         if (!cb_prev_alloc(bp))
-            below = cb_prev(bp), list_unlink_in(below, class_of(cb_size(below)), classed), free_merges++;
+            below = cb_prev(bp), list_remove_in(below, classed), free_merges++;
         else if (!st->quick_count || !(below = kept_below(bp)))
             break;
         else
@@ -472,9 +488,80 @@ static inline __attribute__((always_inline)) void *coalesce_in(void *bp, bool cl
 
 FEW_PATH static void *coalesce_few(void *bp) { return coalesce_in(bp, false); }
 
+/* coalesce_in on a classed heap when the block above is kept. */
+static __attribute__((noinline)) void *coalesce_kept(void *bp) { return coalesce_in(bp, true); }
+
+/* coalesce_in on a classed heap when the block above is not kept and kb, a
+ * kept block, lies just below bp or below the free block below bp: the free
+ * neighbours merge, then kb and the kept blocks in a row below it (below a
+ * kept block lies no free one). */
+static __attribute__((noinline)) void *coalesce_kept_below(void *bp, void *kb)
+{
+    size_t size = cb_size(bp);
+    unsigned merges = 0;
+    void *next = (char *)bp + size;
+    if (!cb_alloc(next)) {
+        list_remove_in(next, true);
+        size += cb_size(next);
+        merges++;
+    }
+    if (!cb_prev_alloc(bp)) {
+        bp = cb_prev(bp);
+        list_remove_in(bp, true);
+        size += cb_size(bp);
+        merges++;
+    }
+    st->free_count -= merges;
+    do {
+        quick_take(kb);
+        size += cb_size(kb);
+        bp = kb;
+        merges++;
+    } while (st->quick_count && (kb = kept_below(bp)));
+    cb_set(bp, size, false, cb_prev_alloc(bp));
+    cb_set_prev_alloc((char *)bp + size, false);
+    stat_add(&stats.coalesces, merges);
+    list_push_in(bp, class_of(size), true);
+    return bp;
+}
+
+/* coalesce_in on a classed heap, with the common case -- no kept neighbour,
+ * nine calls in ten -- spelled out: then at most the free block above and
+ * the free block below merge (the invariants above, checked as C4 and Q1),
+ * nothing is called, and the frame is smaller (3 registers saved, not 5).
+ * The neighbours are looked at before anything is written, so that the
+ * paths with a kept one start from the untouched block. */
 static __attribute__((noinline)) void *coalesce(void *bp)
 {
-    return few() ? coalesce_few(bp) : coalesce_in(bp, true);
+    if (few())
+        return coalesce_few(bp);
+    size_t size = cb_size(bp);
+    char *next = (char *)bp + size;
+    if (is_kept(next))
+        return coalesce_kept(bp);
+    char *low = cb_prev_alloc(bp) ? bp : cb_prev(bp);
+    void *kb;
+    if (st->quick_count && (kb = kept_below(low)))
+        return coalesce_kept_below(bp, kb);
+    unsigned merges = 0;
+    if (!cb_alloc(next)) {
+        list_remove_in(next, true);
+        size += cb_size(next);
+        merges++;
+    }
+    if (low != bp) {
+        list_remove_in(low, true);
+        size += cb_size(low);
+        merges++;
+    }
+    cb_set(low, size, false, cb_prev_alloc(low));
+    cb_set_prev_alloc(low + size, false);
+    if (merges) {
+        st->free_count -= merges;
+        stat_add(&stats.coalesces, merges);
+    }
+    list_push_in(low, class_of(size), true);
+    return low;
 }
 
 /* Grow the heap by `bytes`; returns the (coalesced) free block at the top. */
@@ -819,14 +906,50 @@ static __attribute__((noinline)) void *malloc_run(size_t size, size_t asize, boo
     return bp;
 }
 
-static __attribute__((noinline)) void *malloc_fit(size_t size, size_t asize)
+/* A medium request: perhaps a new run's slot, else as malloc_fit. */
+static __attribute__((noinline)) void *malloc_mid(size_t size, size_t asize)
 {
-    void *bp = mid_request(size, asize);
+    void *bp = mid_slow(size, asize);
     if (!bp)
         bp = alloc_fit_in(asize, true);           /* mm_malloc's classed path */
     if (bp)
         count_malloc(size);
     return bp;
+}
+
+/* No free block fits: flush the kept blocks or grow the heap, then split. */
+static __attribute__((noinline)) void *malloc_grow(size_t size, size_t asize)
+{
+    void *bp = fit_or_grow(asize);
+    if (!bp)
+        return NULL;
+    bp = place_in(bp, asize, !is_small(asize), class_of(cb_size(bp)), true);
+    count_malloc(size);
+    return bp;
+}
+
+/* place_in on a classed heap, out of line (malloc_fit's split). */
+static __attribute__((noinline)) void *malloc_place(void *bp, size_t asize, bool back, unsigned k)
+{
+    return place_in(bp, asize, back, k, true);
+}
+
+/* alloc_fit_in(asize, true) and the medium runs' vote, split in parts that
+ * each need fewer registers: the search here, without a stack frame; the
+ * split (4 registers saved instead of 6) and the paths that call out (the
+ * vote, a flush or growth) as tail calls.  (3% fewer instructions in the
+ * allocator with coalesce's fast path; placements unchanged.) */
+static __attribute__((noinline)) void *malloc_fit(size_t size, size_t asize)
+{
+    if (is_mid_block(asize))
+        return malloc_mid(size, asize);
+    unsigned k;
+    void *bp = find_fit_in(asize, &k, true);
+    if (!bp)
+        return malloc_grow(size, asize);
+    stat_add(&stats.reuses, 1);
+    count_malloc(size);
+    return malloc_place(bp, asize, !is_small(asize), k);
 }
 
 /* A heap without the class tables: alloc_any, out of line. */
