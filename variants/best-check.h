@@ -1,6 +1,7 @@
 /*
  * best-check.h - mm_checkheap for variants/best.c, layer by layer: one block
  * (C1, C2), the heap walk (C1, C3, C4), the free lists (C5), the runs (R1-R4),
+ * the medium sizes' live counts (M1, M2),
  * the quick lists (Q1, Q2: see best.c), the state at the heap's top (S1:
  * best.c), and the counts found each way (C6).
  * Invariants: compact.h, best-runs.h and best.c.
@@ -169,6 +170,36 @@ static bool check_runs(int lineno)
     return true;
 }
 
+/* Layer 3b': the medium sizes' live counts (best.c: MID_MARK).  M1: only an
+ * allocated (possibly kept) ordinary block of a medium size carries
+ * MID_MARK, and only once the class tables exist (they hold the counts); M2:
+ * each size's count is at most its marked blocks plus its medium runs' live
+ * slots (equal until it once saturated at 255). */
+static bool check_mid(int lineno)
+{
+    size_t live[MID_COUNTED + 1];
+    memset(live, 0, sizeof live);
+    for (char *bp = first_block(); MID_MARK && !is_epilogue(bp); bp = cb_next(bp)) {
+        size_t g = granule_of(bp);
+        if (granule_state(g) == GR_HEAD && granule_at(g) == bp) {
+            run_t *r = meta_at(bp, true);
+            if (is_medium(r->obj))           /* (not a long run of a small size) */
+                live[r->obj / CB_ALIGN - SMALL_CLASSES] += r->count;
+            continue;
+        }
+        if (!(*cb_hdr(bp) & MID_MARK))
+            continue;
+        if (!cb_alloc(bp) || few() || !is_mid_block(cb_size(bp)) || run_holding(bp)
+            || (st->runs && bp == st->base + st->runs))
+            return fail(lineno, "M1", bp, "MID_MARK on a free, small, large, run or metadata block");
+        live[(cb_size(bp) - CB_ALIGN) / CB_ALIGN - SMALL_CLASSES]++;
+    }
+    for (unsigned c = 0; (int)c < (int)MID_COUNTED && !few(); c++)
+        if (st->mid_live[c] > live[c])
+            return fail(lineno, "M2", first_block(), "a medium size counts more live blocks than it has");
+    return true;
+}
+
 /* Layer 3c: the quick lists.  Each kept block is an allocated ordinary block
  * of its list's exact class, inside the heap; the lengths add up.  Without
  * the class tables, one list holds every class (class_of() says which). */
@@ -187,7 +218,7 @@ static bool check_quick(int lineno)
                 return fail(lineno, "Q1", bp, "kept block runs past the heap");
             if (!cb_prev_alloc(cb_next(bp)) || cb_size_of(*cb_ftr(bp)) != cb_size(bp))
                 return fail(lineno, "Q1", bp, "the block above thinks it is free, or the footer's size is wrong");
-            if ((*cb_ftr(bp) & CB_FLAGS) != (CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT))
+            if ((*cb_ftr(bp) & KEPT_FLAGS) != KEPT_FLAGS)
                 return fail(lineno, "Q1", bp, "the footer lacks the flags kept_below looks for");
             if (++len[c] > QUICK_DEPTH || ++total > st->quick_count)
                 return fail(lineno, "Q2", bp, "quick list longer than counted (a cycle?)");
@@ -218,7 +249,7 @@ bool mm_checkheap(int lineno)
     if (!check_state(lineno))
         return false;
     if (!check_walk(lineno, &walked, &kept) || !check_lists(lineno, &listed) || !check_runs(lineno)
-        || !check_quick(lineno))
+        || !check_mid(lineno) || !check_quick(lineno))
         return false;
     /* Layer 4: the counts agree. */
     if (walked != st->free_count || listed != walked)

@@ -46,6 +46,7 @@ enum { QUICK_KEPT = 4 };
 _Static_assert((QUICK_KEPT & ((int)CB_ALLOC | (int)CB_PREV_ALLOC)) == 0 && QUICK_KEPT <= (int)CB_FLAGS,
                "the kept bit is a spare flag bit");
 static inline bool is_kept(const void *bp) { return *cb_hdr(bp) & QUICK_KEPT; }
+enum { KEPT_FLAGS = CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT };   /* a kept block's footer (MID_MARK aside) */
 
 /* Is bp, of size bytes, on its quick list?  (At most QUICK_DEPTH looked at.) */
 static inline bool on_quick_list(const void *bp, size_t size)
@@ -67,7 +68,7 @@ static inline void *kept_below(void *bp)
     /* A kept block's footer is its header when it was pushed: allocated, kept,
      * and (quick_push demands it) with an allocated block below.  Testing those
      * bits first spares most calls a read of a header elsewhere in the heap. */
-    if ((w & CB_FLAGS) != (CB_ALLOC | CB_PREV_ALLOC | QUICK_KEPT))
+    if ((w & KEPT_FLAGS) != KEPT_FLAGS)
         return NULL;
     size_t size = cb_size_of(w);
     if (size < CB_MIN_BLOCK || size >= QUICK_LIMIT || size % CB_ALIGN

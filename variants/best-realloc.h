@@ -102,6 +102,7 @@ void *mm_realloc(void *ptr, size_t size)
         }
         return moved;
     }
+    mid_unmark(ptr);                             /* (its size may change: uncounted) */
     size_t asize = adjust(size), have = cb_size(ptr);
     /* 1. it fits already: give back the tail -- unless a hole lower in the
      * heap fits it: then it moves down, to the bottom of the hole, and the

@@ -581,6 +581,8 @@ static inline void *run_alloc(size_t size, bool medium)
         stat_add(&stats.reuses, 1);
     else if (!(p0 = run_open(size, obj, c, &packed)))
         return NULL;
+    if (medium)
+        mid_live_up(obj);
     return run_take(p0, c, obj, packed);
 }
 

@@ -14,6 +14,8 @@
  *   p     CB_PREV_ALLOC: the block just below is allocated; allocated blocks
  *         have no footer, so this bit is how a free block finds out whether it
  *         may read the footer below it
+ *   the other bits below the alignment (4, and 8 at 16-byte alignment) are the
+ *   variant's own: best.c's QUICK_KEPT and MID_MARK
  *
  *   the heap (base = the first byte the allocator got from mem_sbrk)
  *
@@ -62,7 +64,7 @@ enum {
     CB_MIN_BLOCK = 16,
     CB_ALLOC = 1,
     CB_PREV_ALLOC = 2,
-    CB_FLAGS = 7,
+    CB_FLAGS = CB_ALIGN - 1,   /* every bit below the alignment (see above) */
 };
 
 /* Largest heap the 32-bit offsets and sizes can describe, with room to spare. */
