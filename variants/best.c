@@ -4,8 +4,9 @@
  *   state       in the heap, like a student's must be (see struct best):
  *               at its top (moved up as the heap grows): 44 bytes while
  *               at most 8 blocks are free or kept (one list of each) and
- *               the heap is small, 480 once the class tables are added,
- *               plus a run index while runs live; the globals are a
+ *               the heap is small, 480 once the class tables are added
+ *               (512 at 16-byte alignment, with the medium sizes' live
+ *               counts), plus a run index while runs live; the globals are a
  *               pointer and the statistics
  *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one class
  *               per 16 bytes below 576 bytes, the quick lists' sizes (one
@@ -224,7 +225,8 @@ struct best {
 
 /* 480 bytes with the tables: at 16-byte alignment the heap's first 12 bytes
  * are padding below the first block, and 12 + 4 (the first header) + 480 is
- * what the state cost at the bottom (496): no heap grows by the move. */
+ * what the state cost at the bottom (496): no heap grew by the move.  The
+ * medium sizes' live counts, added since, pay for themselves in headers. */
 _Static_assert(sizeof(struct best) <= 480 + (MID_COUNTED + 7) / 8 * 8,
                "the state at the top costs no more than at the bottom, but mid_live");
 
