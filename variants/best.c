@@ -386,22 +386,32 @@ static __attribute__((noinline)) void *coalesce_kept(void *bp) { return coalesce
  * kept block, lies just below bp or below the free block below bp: the free
  * neighbours merge, then kb and the kept blocks in a row below it (below a
  * kept block lies no free one). */
+/* Merge block bp (of *sizep bytes) with the free block just above it and
+ * with `low`, the free block just below it (else bp itself), off their
+ * classed lists: the merged block starts at low; its size goes to *sizep and
+ * the merges are added to *mergesp. */
+static inline __attribute__((always_inline)) void merge_free(char *bp, char *low, size_t *sizep, unsigned *mergesp)
+{
+    char *next = bp + *sizep;
+    if (!cb_alloc(next)) {
+        list_remove_in(next, true);
+        *sizep += cb_size(next);
+        ++*mergesp;
+    }
+    if (low != bp) {
+        list_remove_in(low, true);
+        *sizep += cb_size(low);
+        ++*mergesp;
+    }
+}
+
 static __attribute__((noinline)) void *coalesce_kept_below(void *bp, void *kb)
 {
     size_t size = cb_size(bp);
     unsigned merges = 0;
-    void *next = (char *)bp + size;
-    if (!cb_alloc(next)) {
-        list_remove_in(next, true);
-        size += cb_size(next);
-        merges++;
-    }
-    if (!cb_prev_alloc(bp)) {
-        bp = cb_prev(bp);
-        list_remove_in(bp, true);
-        size += cb_size(bp);
-        merges++;
-    }
+    char *low = cb_prev_alloc(bp) ? bp : cb_prev(bp);
+    merge_free(bp, low, &size, &merges);
+    bp = low;
     st->free_count -= merges;
     do {
         mid_unmark(kb);
@@ -436,16 +446,7 @@ static __attribute__((noinline)) void *coalesce(void *bp)
     if (st->quick_count && (kb = kept_below(low)))
         return coalesce_kept_below(bp, kb);
     unsigned merges = 0;
-    if (!cb_alloc(next)) {
-        list_remove_in(next, true);
-        size += cb_size(next);
-        merges++;
-    }
-    if (low != bp) {
-        list_remove_in(low, true);
-        size += cb_size(low);
-        merges++;
-    }
+    merge_free(bp, low, &size, &merges);
     cb_set(low, size, false, cb_prev_alloc(low));
     cb_set_prev_alloc(low + size, false);
     if (merges) {
