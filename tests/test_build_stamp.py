@@ -40,6 +40,19 @@ def test_same_basename_from_two_folders_rebuilds(tmp_path):
         assert str(path) in head
 
 
+def test_a_deleted_file_of_the_same_basename_does_not_block_the_next(tmp_path):
+    """The folder's dependency file names the previous file; once that file is gone, building
+    another file of the same name must not fail on it."""
+    gone, kept = tmp_path / "old" / "stampgone.c", tmp_path / "new" / "stampgone.c"
+    for path, variant in ((gone, "segregated"), (kept, "explicit-lifo")):
+        path.parent.mkdir()
+        shutil.copy(KIT / "variants" / f"{variant}.c", path)
+    build_driver(extra=(f"MM={gone}",))
+    gone.unlink()
+    driver = build_driver(extra=(f"MM={kept}",))
+    assert _utilization(driver) == _reference("explicit-lifo")
+
+
 def test_an_unchanged_file_is_not_rebuilt(tmp_path):
     path = tmp_path / "stampkeep.c"        # its own folder: tests may run in parallel
     shutil.copy(KIT / "variants" / "segregated.c", path)
