@@ -4,6 +4,7 @@
 #   make VARIANT=segregated   build ./mdriver from variants/segregated.c
 #   make ALIGNMENT=8          the classic 8-byte-aligned lab
 #   make MM=path/to/file.c    build ./mdriver from any allocator file
+#   make LAYOUT=3             the allocator's 4th placement layout (MM_LAYOUT; config.h)
 #   make test                 install what the tests need and run them all
 #   make help                 every target
 #
@@ -17,11 +18,12 @@ VARIANT   ?=
 SANITIZE  ?=
 STATS     ?= 1
 DEBUG     ?= 0
+LAYOUT    ?= 0
 
 WARNINGS  := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
 KIT_FLAGS := -std=gnu11 $(WARNINGS) -I. -Ivariants -MMD -MP \
-             -DMM_ALIGNMENT=$(ALIGNMENT) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG)
+             -DMM_ALIGNMENT=$(ALIGNMENT) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG) -DMM_LAYOUT=$(LAYOUT)
 ifneq ($(SANITIZE),)
   KIT_FLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS   += -fsanitize=address,undefined
@@ -38,7 +40,7 @@ else
   ALLOC_NAME := $(VARIANT)
 endif
 
-BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)
+BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))
 DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
 DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o

@@ -16,6 +16,17 @@
 #define MM_ALIGNMENT 16
 #endif
 
+/* Which of its placement layouts an allocator uses: 0 is the one it ships.
+ * An allocator's utilization on a trace moves with where its blocks happen to
+ * fall (e.g. against a run's granules), so one figure mixes policy and luck.
+ * An allocator that wants that measured reads MM_LAYOUT (best moves its
+ * placement origin by 64 bytes per step) and `make compare` with --layouts N
+ * averages over layouts 0..N-1; an allocator that ignores it is unaffected.
+ * `make LAYOUT=k` sets it. */
+#ifndef MM_LAYOUT
+#define MM_LAYOUT 0
+#endif
+
 enum {
     /* Default and largest maximum heap (bytes); -M sets it per run. */
     MDRIVER_DEFAULT_MAX_HEAP = 20 << 20,

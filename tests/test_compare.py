@@ -35,11 +35,12 @@ def _suite(tmp):
         shutil.copy(KIT / "traces" / name, tmp / "suite" / name)
 
 
-def _by_hand(variant: str, files) -> dict[str, float | None]:
+def _by_hand(variant: str, files, extra: tuple[str, ...] = ()) -> dict[str, float | None]:
     """Each trace's utilization as the variant's own driver reports it."""
     out = {}
+    driver = build_driver(variant, extra=extra)
     for f in files:
-        done = subprocess.run([str(build_driver(variant)), "-f", str(f), "-r", "1", "--json", "-"],
+        done = subprocess.run([str(driver), "-f", str(f), "-r", "1", "--json", "-"],
                               capture_output=True, text=True)
         t = json.loads(done.stdout)["traces"][0]
         out[f.name.split(".rep")[0]] = t["utilization"] if t["outcome"] == "ok" else None
@@ -108,6 +109,31 @@ def test_two_files_of_one_basename_stay_two_allocators(tmp_path):
     assert "cannot tell" in done.stdout       # no held-out traces: no verdict on policy
 
 
+def test_layouts_are_each_allocators_own_builds_at_that_layout(tmp_path):
+    """--layouts N: layout j is the driver `make LAYOUT=j` builds; best reads MM_LAYOUT and
+    moves, segregated does not and is reported as fixed."""
+    _suite(tmp_path)
+    done = _compare(tmp_path, "segregated", "best", "--speed-runs", "0", "--layouts", "3")
+    assert done.returncode == 0, done.stderr
+    got = json.loads((tmp_path / "out.json").read_text())
+    files = sorted((tmp_path / "suite").iterdir())
+    held = sorted((tmp_path / "work" / "seeds").glob("*.rep"))
+    lay = got["layouts"]
+    assert len(lay["a"]) == len(lay["b"]) == 3
+    assert lay["a"][0]["suite"] == got["suite"]["summary"]["a"]
+    assert lay["b"][0]["held_out"] == got["held_out"]["summary"]["b"]
+    for j in range(3):
+        suite_b = _by_hand("best", files, (f"LAYOUT={j}",))
+        held_b = _by_hand("best", held, (f"LAYOUT={j}",))
+        assert lay["b"][j]["suite"] == pytest.approx(mean(suite_b.values()))
+        assert lay["b"][j]["held_out"] == pytest.approx(mean(held_b.values()))
+    assert len({(x["suite"], x["held_out"]) for x in lay["a"]}) == 1
+    assert len({(x["suite"], x["held_out"]) for x in lay["b"]}) > 1
+    assert "(A gives the same figures at every layout" in done.stdout
+    assert "(B gives the same" not in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "Over layouts: " + lay["verdict"]
+
+
 def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     _suite(tmp_path)
     done = _compare(tmp_path, "segregated", "tests/c/broken/segv.c", "--speed-runs", "0")
@@ -125,6 +151,7 @@ def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     ("segregated", "tests/c/classic/does-not-build.c", (), "does not build"),
     ("segregated", "best", ("--trace", "rec-perl"), "rec-perl is recorded, not generated"),
     ("segregated", "best", ("--seeds", "100"), "--seeds"),
+    ("segregated", "best", ("--layouts", "17"), "--layouts"),
 ])
 def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
     _suite(tmp_path)

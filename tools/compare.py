@@ -10,10 +10,14 @@ Why the held-out traces: a generated trace is one draw of its pattern, and an
 allocator's figure on it moves with the addresses its blocks happen to get.
 Moving every address by a few bytes moves best's suite average by 0.3 points
 with no rule changed (docs/results.md), so a suite gain that the held-out traces
-do not repeat is layout, not policy.  Only main() prints.
+do not repeat is layout, not policy.  An allocator that reads MM_LAYOUT
+(config.h; best does) can also be run at --layouts N of its placement layouts:
+the means over them are its design's figures, free of one layout's luck.
+Only main() prints.
 
     .venv/bin/python tools/compare.py mm-old.c mm.c
     .venv/bin/python tools/compare.py segregated best --seeds 8 --speed-runs 5
+    .venv/bin/python tools/compare.py best my-best.c --layouts 16 --speed-runs 0
 """
 from __future__ import annotations
 
@@ -60,14 +64,14 @@ def allocator(spec: str) -> Allocator:
     raise click.ClickException(f"{spec}: neither a .c file nor a variant (variants: {known})")
 
 
-def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path) -> tuple[Path, Path]:
-    """Build A and B, each driver copied to FOLDER: two files of one basename share a build
-    folder, so the second build would replace the first's driver."""
+def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path, layout: int = 0) -> tuple[Path, Path]:
+    """Build A and B at LAYOUT, each driver copied to FOLDER: two files of one basename share a
+    build folder, so the second build would replace the first's driver."""
     folder.mkdir(parents=True, exist_ok=True)
     drivers = []
     for tag, alloc in (("a", a), ("b", b)):
-        built = make_driver(list(alloc.make_args), alignment, alloc.source)
-        copy = folder / f"mdriver-{tag}"
+        built = make_driver([*alloc.make_args, f"LAYOUT={layout}"], alignment, alloc.source)
+        copy = folder / (f"mdriver-{tag}" + (f"-l{layout}" if layout else ""))
         shutil.copy2(built, copy)
         drivers.append(copy)
     return drivers[0], drivers[1]
@@ -171,6 +175,45 @@ def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path]
     return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs)
 
 
+@dataclass(frozen=True)
+class Layouts:
+    """Averages at layouts 0..n-1: per layout (suite, held-out or None), for A and for B."""
+    a: list[tuple[float, float | None]]
+    b: list[tuple[float, float | None]]
+
+    def figures(self, side: str, which: int) -> list[float]:
+        return [x[which] for x in getattr(self, side) if x[which] is not None]
+
+    def diff(self, which: int) -> tuple[float, float] | None:
+        """Mean of B's figures minus mean of A's, and its standard error (layouts are not paired)."""
+        fa, fb = self.figures("a", which), self.figures("b", which)
+        if len(fa) < 2 or len(fb) < 2:
+            return None
+        return mean(fb) - mean(fa), (stdev(fa) ** 2 / len(fa) + stdev(fb) ** 2 / len(fb)) ** 0.5
+
+    def fixed(self, side: str) -> bool:
+        """Does this side give the same figures at every layout (it ignores MM_LAYOUT)?"""
+        return len(set(getattr(self, side))) == 1
+
+
+def at_layouts(a: Allocator, b: Allocator, alignment: int, suite: list[Path], held: list[Path],
+               first: tuple[Paired, Paired | None], n: int, time_limit: int, folder: Path) -> Layouts:
+    """Both allocators' averages at layouts 0..N-1 (layout 0's are FIRST, already measured)."""
+    def averages(s: Paired, h: Paired | None, side: int) -> tuple[float, float | None]:
+        return s.averages()[side], (h.averages()[side] if h is not None and h.scored else None)
+
+    got_a, got_b = [averages(*first, 0)], [averages(*first, 1)]
+    for layout in range(1, n):
+        click.echo(f"layout {layout} (of 0-{n - 1}): A then B", err=True)
+        da, db = build_both(a, b, alignment, folder, layout)
+        ra = outcomes(run_driver(da, a.label, suite + held, time_limit, 1, folder / f"util-a-l{layout}.json"))
+        rb = outcomes(run_driver(db, b.label, suite + held, time_limit, 1, folder / f"util-b-l{layout}.json"))
+        s, h = paired(suite, ra, rb), (paired(held, ra, rb) if held else None)
+        got_a.append(averages(s, h, 0))
+        got_b.append(averages(s, h, 1))
+    return Layouts(got_a, got_b)
+
+
 # ---------------------------------------------------------------- the verdict
 
 def verdict(suite: Paired, held: Paired | None) -> str:
@@ -188,6 +231,19 @@ def verdict(suite: Paired, held: Paired | None) -> str:
     better = "better" if d > 0 else "worse"
     agree = "the suite agrees" if d_suite * d > 0 else "the suite says otherwise, which is layout"
     return f"B is {better}: held-out {d * 100:+.2f} ± {se * 100:.2f} points; {agree} ({d_suite * 100:+.2f})"
+
+
+def layout_verdict(lay: Layouts) -> str:
+    """One sentence on the means over layouts, suite and held-out together."""
+    n = len(lay.a)
+    if lay.fixed("a") and lay.fixed("b"):
+        return f"neither allocator reads MM_LAYOUT: the {n} layouts give the figures above"
+    ds = [d for d in (lay.diff(0), lay.diff(1)) if d is not None]
+    if all(d > 2 * se for d, se in ds):
+        return f"B is better on the mean over {n} layouts, by more than 2 standard errors on every set"
+    if all(d < -2 * se for d, se in ds):
+        return f"B is worse on the mean over {n} layouts, by more than 2 standard errors on every set"
+    return f"no difference over {n} layouts that exceeds 2 standard errors on every set"
 
 
 # ---------------------------------------------------------------- rendering
@@ -224,8 +280,24 @@ def held_lines(held: Paired) -> list[str]:
     return out
 
 
+def layout_lines(lay: Layouts) -> list[str]:
+    n = len(lay.a)
+    out = [f"Over {n} layouts (MM_LAYOUT 0-{n - 1}), mean (range); B - A with its standard error:"]
+    for which, name in ((0, "suite"), (1, "held-out")):
+        fa, fb, d = lay.figures("a", which), lay.figures("b", which), lay.diff(which)
+        if not fa:
+            continue
+        cells = [f"{side} {mean(f) * 100:.2f}% ({min(f) * 100:.2f}-{max(f) * 100:.2f})" for side, f in (("A", fa), ("B", fb))]
+        tail = f"   B - A {pts(d[0])} ± {d[1] * 100:.2f}" if d else ""
+        out.append(f"  {name + ' average':<19}  {cells[0]}   {cells[1]}{tail}")
+    for side in ("a", "b"):
+        if lay.fixed(side):
+            out.append(f"  ({side.upper()} gives the same figures at every layout: it does not read MM_LAYOUT)")
+    return out
+
+
 def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Paired | None, k: int,
-           fast: Speed | None) -> str:
+           fast: Speed | None, lay: Layouts | None = None) -> str:
     sa, sb = suite.averages()
     out = [f"A = {a.label}   B = {b.label}   ({alignment}-byte alignment)", "",
            f"Utilization on the suite ({len(suite.rows)} traces), traces that changed:", *suite_lines(suite), "",
@@ -237,14 +309,19 @@ def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pair
         out += [f"  held-out average     A {ha * 100:.2f}%   B {hb * 100:.2f}%   B - A {pts(d)} "
                 f"± {(se or 0) * 100:.2f} points (paired, {k} other seeds of {patterns} generated traces)", "",
                 "Held-out traces by pattern, mean B - A:", *held_lines(held)]
+    if lay is not None:
+        out += ["", *layout_lines(lay)]
     if fast is not None:
         out += ["", f"Throughput ({fast.runs} alternating runs of the suite, medians): A {fast.ratio_a:.2f}x libc, "
                 f"B {fast.ratio_b:.2f}x libc, B's ops/s / A's {fast.b_over_a:.3f}"]
-    return "\n".join(out + ["", "Verdict: " + verdict(suite, held)])
+    out += ["", "Verdict: " + verdict(suite, held)]
+    if lay is not None:
+        out.append("Over layouts: " + layout_verdict(lay))
+    return "\n".join(out)
 
 
 def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Paired | None,
-            fast: Speed | None) -> dict:
+            fast: Speed | None, lay: Layouts | None = None) -> dict:
     def rows(p: Paired) -> list[dict]:
         return [{"trace": n, "a": {"outcome": x.outcome, "utilization": x.utilization},
                  "b": {"outcome": y.outcome, "utilization": y.utilization}, "scored": x.scored}
@@ -257,7 +334,10 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
     return {"a": a.label, "b": b.label, "alignment": alignment,
             "suite": {"summary": summary(suite), "traces": rows(suite)},
             "held_out": ({"summary": summary(held), "traces": rows(held)} if held and held.scored else None),
-            "speed": (asdict(fast) if fast else None), "verdict": verdict(suite, held)}
+            "speed": (asdict(fast) if fast else None), "verdict": verdict(suite, held),
+            "layouts": ({"a": [{"suite": s, "held_out": h} for s, h in lay.a],
+                         "b": [{"suite": s, "held_out": h} for s, h in lay.b],
+                         "verdict": layout_verdict(lay)} if lay else None)}
 
 
 # ---------------------------------------------------------------- the CLI
@@ -275,13 +355,16 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 @click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
 @click.option("--speed-runs", default=3, show_default=True, type=click.IntRange(0, 99),
               help="alternating timed runs of the suite (0: utilization only)")
+@click.option("--layouts", default=1, show_default=True, type=click.IntRange(1, 16),
+              help="also run layouts 1..N-1 of allocators that read MM_LAYOUT (config.h) and average")
 @click.option("--time-limit", default=60, show_default=True, help="per-trace limit in seconds (-T)")
 @click.option("--work-dir", default="build/compare", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="also write the comparison as JSON here")
 def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],
-         alignment: str, speed_runs: int, time_limit: int, work_dir: Path, json_out: Path | None) -> None:
+         alignment: str, speed_runs: int, layouts: int, time_limit: int, work_dir: Path,
+         json_out: Path | None) -> None:
     """Compare allocators A and B (variant names or .c files) on the suite and on held-out seeds."""
     traces_dir, recipe_path, work_dir = (p if p.is_absolute() else Path.cwd() / p
                                          for p in (traces_dir, recipe_path, work_dir))
@@ -294,13 +377,16 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
     got_b = outcomes(run_driver(driver_b, b.label, suite + held, time_limit, 1, work_dir / "util-b.json"))
     suite_p = paired(suite, got_a, got_b)
     held_p = paired(held, got_a, got_b) if held else None
+    lay = None
+    if layouts > 1:
+        lay = at_layouts(a, b, int(alignment), suite, held, (suite_p, held_p), layouts, time_limit, work_dir)
     fast = None
     if speed_runs:
         click.echo(f"timing: {speed_runs} rounds of A then B on the suite", err=True)
         fast = speed((driver_a, driver_b), (a.label, b.label), suite, speed_runs, time_limit, work_dir)
-    click.echo(report(a, b, int(alignment), suite_p, held_p, k, fast))
+    click.echo(report(a, b, int(alignment), suite_p, held_p, k, fast, lay))
     if json_out:
-        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, fast), indent=1) + "\n")
+        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, fast, lay), indent=1) + "\n")
 
 
 if __name__ == "__main__":
