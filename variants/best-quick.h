@@ -105,18 +105,22 @@ FEW_PATH static bool few_push(void *bp, unsigned c)
     return true;
 }
 
-static inline bool quick_push(void *bp)
+/* Keep freed block bp, whose header word is h, if it may be kept.  (h as the
+ * caller read it: its stores before may alias the header.) */
+static inline bool quick_push(void *bp, cb_word_t h)
 {
-    size_t size = cb_size(bp);
-    if (size >= QUICK_LIMIT || !cb_prev_alloc(bp))
+    size_t size = cb_size_of(h);
+    if (size >= QUICK_LIMIT || !(h & CB_PREV_ALLOC))
         return false;
     unsigned c = class_of(size);
     if (few())
         return few_push(bp, c);
     if (st->quick_len[c] >= QUICK_DEPTH)
         return false;
-    *cb_hdr(bp) |= QUICK_KEPT;
-    *cb_ftr(bp) = *cb_hdr(bp);          /* so that the block above can find it */
+    h |= QUICK_KEPT;
+    *cb_hdr(bp) = h;
+    *(cb_word_t *)((char *)bp + size - 2 * CB_WSIZE) = h;   /* the footer: so that the block
+                                                                above can find it */
     *quick_link(bp) = st->quick[c];
     st->quick[c] = off_of(bp);
     st->quick_len[c]++;
@@ -161,6 +165,9 @@ static inline void *quick_pop_classed(size_t asize)
         return NULL;
     *head = *quick_link(bp);
     quick_unkeep(c, bp, false);
+    /* its footer, now in a live payload, would pass kept_below's first test
+     * for the block above (a third of coalesce's calls looked further) */
+    *(cb_word_t *)((char *)bp + asize - 2 * CB_WSIZE) = 0;
     return bp;
 }
 

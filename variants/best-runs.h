@@ -586,31 +586,37 @@ static inline void *run_alloc(size_t size, bool medium)
     return run_take(p0, c, obj, packed);
 }
 
+/* Run p0 (a packed one when `medium`) has no slot in use left: it goes back
+ * to the heap.  Out of line: run_free's common path then needs no frame. */
+static __attribute__((noinline)) void run_release(char *p0, bool medium, bool was_full)
+{
+    run_t *r = meta_at(p0, medium);
+    unsigned c = r->obj / CB_ALIGN;
+    if (!was_full)
+        run_unlink(c, p0, medium);
+    if (c >= LONG_CLASS0 && !is_medium(r->obj) && run_index()->nlive[c - LONG_CLASS0])
+        run_index()->nlive[c - LONG_CLASS0]--;
+    size_t g = granule_of(p0), span = run_span(r, medium);
+    for (size_t k = 0; k < span; k++)
+        set_granule(g + k, GR_NONE);
+    free_block(p0);
+    if (!--run_index()->live)
+        drop_index();
+}
+
 /* Free object p of the run at p0 (a packed run's -- medium or long -- when
  * `medium`, a constant at each call, hence inlined); an empty run goes back
  * to the heap. */
 static inline __attribute__((always_inline)) void run_free(char *p0, void *p, bool medium)
 {
     run_t *r = meta_at(p0, medium);
-    unsigned c = r->obj / CB_ALIGN;
     size_t i = slot_index(r, (size_t)((char *)p - slot0(p0, medium)));
     bool was_full = r->count == r->slots;
     r->used &= ~((uint64_t)1 << i);
-    r->count--;
-    if (r->count == 0) {
-        if (!was_full)
-            run_unlink(c, p0, medium);
-        if (c >= LONG_CLASS0 && !is_medium(r->obj) && run_index()->nlive[c - LONG_CLASS0])
-            run_index()->nlive[c - LONG_CLASS0]--;
-        size_t g = granule_of(p0), span = run_span(r, medium);
-        for (size_t k = 0; k < span; k++)
-            set_granule(g + k, GR_NONE);
-        free_block(p0);
-        if (!--run_index()->live)
-            drop_index();
-    } else if (was_full) {
-        run_link(c, p0, medium);
-    }
+    if (--r->count == 0)
+        run_release(p0, medium, was_full);
+    else if (was_full)
+        run_link(r->obj / CB_ALIGN, p0, medium);
 }
 
 #endif

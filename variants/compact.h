@@ -89,11 +89,18 @@ static inline cb_word_t cb_pack(size_t size, bool alloc, bool prev_alloc)
 }
 
 /* Tag a block: free blocks get a footer, allocated ones do not. */
-static inline void cb_set(void *bp, size_t size, bool alloc, bool prev_alloc)
+/* (cb_set_below: the flag of the block below as the header bit itself, 0 or
+ * CB_PREV_ALLOC, kept from a header read before: no bool to turn back.) */
+static inline void cb_set_below(void *bp, size_t size, bool alloc, cb_word_t below)
 {
-    *cb_hdr(bp) = cb_pack(size, alloc, prev_alloc);
+    *cb_hdr(bp) = (cb_word_t)size | (alloc ? CB_ALLOC : 0) | below;
     if (!alloc)
         *cb_ftr(bp) = *cb_hdr(bp);
+}
+
+static inline void cb_set(void *bp, size_t size, bool alloc, bool prev_alloc)
+{
+    cb_set_below(bp, size, alloc, prev_alloc ? CB_PREV_ALLOC : 0);
 }
 
 static inline void cb_set_prev_alloc(void *bp, bool prev_alloc)
