@@ -18,6 +18,9 @@ from .policy import Policy
 LIBRARIES = ("libc.so.6", "libm.so.6")
 LIBRARY_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
 CONSTRUCTOR_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
+# Section types the linker runs at start-up or exit whatever the section is called.
+CONSTRUCTOR_TYPES = ("INIT_ARRAY", "FINI_ARRAY", "PREINIT_ARRAY")
+IFUNC = "i"                      # nm's letter for an indirect function: its resolver runs at load time
 _SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([A-Za-z]*)\s")
 _SYSCALL = re.compile(r"^\s*([0-9a-f]+):\s+(syscall|sysenter|int\s+\$0x80)\b", re.M)
 
@@ -116,11 +119,15 @@ def sections(obj: Path) -> list[tuple[str, str, int, str]]:
     return out
 
 
-def check_constructors(secs, policy: Policy) -> RuleResult:
-    bad = [name for name, _, size, _ in secs
-           if size and any(name == s or name.startswith(s + ".") for s in CONSTRUCTOR_SECTIONS)]
-    return _verdict("constructors", policy, bad, "no constructors or destructors",
-                    f"has constructors or destructors that would run inside the driver ({_names(bad)})")
+def check_constructors(secs, syms, policy: Policy) -> RuleResult:
+    """Code that runs before main or after exit: constructor sections and IFUNC resolvers."""
+    bad = [name for name, kind, size, _ in secs
+           if size and (kind in CONSTRUCTOR_TYPES
+                        or any(name == s or name.startswith(s + ".") for s in CONSTRUCTOR_SECTIONS))]
+    bad += [f"{name} (IFUNC)" for name, kind, _ in syms if kind == IFUNC]
+    return _verdict("constructors", policy, bad, "no constructors, destructors or IFUNC resolvers",
+                    "has constructors, destructors or IFUNC resolvers that would run inside the driver "
+                    f"before main ({_names(bad)})")
 
 
 def writable_bytes(secs, syms) -> int:
@@ -154,5 +161,5 @@ def check_object(obj: Path, driver_objs: list[Path], policy: Policy) -> tuple[Ru
     secs = sections(obj)
     reserved = library_symbols() | defined_globals(driver_objs)
     shadowing, others = check_shadowing(syms, reserved, policy)
-    return (check_undefined(syms, policy), shadowing, others, check_constructors(secs, policy),
+    return (check_undefined(syms, policy), shadowing, others, check_constructors(secs, syms, policy),
             check_writable(secs, syms, policy), check_syscalls(obj, policy))

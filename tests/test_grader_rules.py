@@ -55,6 +55,14 @@ def test_compiler_helpers_for_builtins_are_allowed(tmp_path, policy):
     ("int helper_counter;", "other_globals", "helper_counter"),
     ("__attribute__((constructor)) static void early(void) { puts(\"early\"); }", "constructors", ".init_array"),
     ("__attribute__((destructor)) static void late(void) { puts(\"late\"); }", "constructors", ".fini_array"),
+    # An IFUNC's resolver runs while the driver is loaded, before main: a constructor by another name.
+    ("static void *real(size_t n) { (void)n; return 0; }\nstatic void *(*pick(void))(size_t) { return real; }\n"
+     "void *mm_malloc(size_t n) __attribute__((ifunc(\"pick\")));", "constructors", "mm_malloc"),
+    ("static void *real(size_t n) { (void)n; return 0; }\nstatic void *(*pick(void))(size_t) { return real; }\n"
+     "static void *hidden(size_t n) __attribute__((ifunc(\"pick\")));\nvoid *mm_malloc(size_t n) { return hidden(n); }",
+     "constructors", "hidden"),
+    # The linker runs a section of type INIT_ARRAY whatever its name.
+    ("__asm__(\".section .mm_tables,\\\"aw\\\",@init_array\\n.quad 0\\n.previous\");", "constructors", ".mm_tables"),
     ("static char table[129]; char *mm_table(void) { return table; }", "writable_data", "129 bytes"),
     ("long mm_init(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); return r; }", "raw_syscalls", "syscall"),
     ("long mm_init(void) { long r; __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(20)); return r; }", "raw_syscalls", "int"),
