@@ -12,7 +12,7 @@ import hashlib
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .policy import Policy
@@ -115,7 +115,8 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) 
     """Compile and link FOLDER/mm.c in the sandbox; classify a failure as compile or link error."""
     sandbox.prepare(folder, slot, writable=True)
     mount = Mount(folder, INSIDE, writable=True)
-    cmd = sandbox.command(_make_args(policy), [mount], mount, policy.limits, slot)
+    limits = replace(policy.limits, file_size_bytes=policy.build.file_size_bytes)   # the build's own
+    cmd = sandbox.command(_make_args(policy), [mount], mount, limits, slot)
     result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder)
     if sandbox_failed(result):
         raise KitError(f"the sandbox failed to start the build: {result.stderr.strip().splitlines()[0]}")

@@ -32,6 +32,7 @@ class Build:
     cflags: str
     compile_timeout: float
     source_max_bytes: int
+    file_size_bytes: int         # RLIMIT_FSIZE of the build: cc1's temporary files are large
 
 
 @dataclass(frozen=True)

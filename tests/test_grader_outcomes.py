@@ -12,13 +12,16 @@ from grader_fixtures.submissions import write_all
 
 VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
                  "memhog", "globals", "loop", "crash", "misaligned", "overlap", "corrupt", "out_of_heap",
-                 "alloc_failed", "init_failed", "exited"]
+                 "alloc_failed", "init_failed", "exited", "ifunc"]
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("outcomes")
     subs = write_all(root / "subs", VERDICT_CASES)
+    # The kit's own best allocator handed in as a student's: cc1's temporaries at -O2 -g pass 1 MiB.
+    (subs / "kitbest").mkdir()
+    (subs / "kitbest" / "mm.c").write_text((KIT / "variants" / "best.c").read_text())
     (subs / "empty").mkdir()
     (subs / "empty" / "mm.c").write_text("")
     # Builds run in the sandbox too: an endless include meets the memory limit, a host secret is not there.
@@ -38,6 +41,12 @@ def test_the_honest_allocator_is_ok(batch):
     assert all(t.spread is not None for t in sub.traces)
 
 
+def test_the_kits_best_allocator_builds_and_is_ok(batch):
+    sub = batch["kitbest"]
+    assert sub.verdict == "ok", sub.reason
+    assert sub.summary.valid == sub.summary.traces
+
+
 def test_fake_score_lines_change_nothing(batch):
     sub, good = batch["fake_scores"], batch["good"]
     assert sub.verdict == "ok"
@@ -54,6 +63,7 @@ def test_fake_score_lines_change_nothing(batch):
     ("writes", "rejected", "fopen"),
     ("memhog", "rejected", "malloc"),
     ("globals", "rejected", "writable"),
+    ("ifunc", "rejected", "IFUNC"),
     ("empty", "bad_submission", "empty"),
     ("dev_zero", "compile_error", "memory"),
     ("etc_shadow", "compile_error", "No such file"),
@@ -93,7 +103,7 @@ def test_reference_variants_are_graded_alongside(batch):
     assert ref.reference and ref.verdict == "ok" and ref.summary.utilization > 0
     assert batch["ref-nosuch"].verdict == "bad_submission" and "no variant nosuch" in batch["ref-nosuch"].reason
     students = [s for s in batch.values() if not s.reference]
-    assert len(students) == len(VERDICT_CASES) + 3
+    assert len(students) == len(VERDICT_CASES) + 4          # + empty, dev_zero, etc_shadow, kitbest
 
 
 def test_every_record_states_the_sandbox(batch):

@@ -86,6 +86,10 @@ CHANGES: dict[str, dict[str, str]] = {
     "alloc_failed": {"/*MALLOC*/": "if (size >= 40) return NULL;"},
     "init_failed": {"/*INIT*/": "return -1;"},
     "exited": {"/*EXTRA*/": "#include <stdlib.h>", "/*FREE*/": "exit(3);"},
+    "ifunc": {"/*EXTRA*/": "static void *real(size_t n) { (void)n; return NULL; }\n"
+                         "static void *(*pick(void))(size_t) { return real; }\n"
+                         'static void *early(size_t n) __attribute__((ifunc("pick")));',
+              "/*INIT*/": "(void)early(0);"},
     "globals": {"/*EXTRA*/": "char big_table[512]; int helper_count;", "/*INIT*/": "helper_count = big_table[0];"},
 }
 
