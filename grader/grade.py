@@ -227,7 +227,8 @@ class _Grader:
         raw = run.result["traces"]
         outcomes = [t["outcome"] for t in raw]
         summary = scoring.summarize(outcomes, run.result["summary"].get("utilization"),
-                                    run.result["summary"].get("throughput_ratio"), ctx.policy)
+                                    run.result["summary"].get("throughput_ratio"), ctx.policy,
+                                    [t["weight"] for t in raw])
         per_trace = scoring.trace_points(summary.traces, ctx.policy)
         traces = tuple(_trace(t, ctx.outcomes, per_trace, ctx.best_k) for t in raw)
         failed = [t for t in traces if t.outcome not in ("ok", "bad_trace")]

@@ -5,6 +5,8 @@ import pytest
 
 from grader.policy import load_policy
 from grader.scoring import perf_index, scale, spread, summarize
+from grader_fixtures.helpers import KIT, TRACES, by_name, run_batch
+from grader_fixtures.submissions import write_all
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +44,46 @@ def test_bad_trace_is_never_charged_to_the_student(policy):
     summary = summarize(["ok", "ok", "bad_trace"], 0.7, 0.9, policy)
     assert summary.traces == 2 and summary.valid == 2
     assert summary.correctness_points == policy.points.correctness and summary.perf_index > 0
+
+
+@pytest.mark.parametrize("weights, expected", [
+    ([2, 2], lambda u, r, w, cap: 100 * u),                                # utilization only: w = 1
+    ([3, 3], lambda u, r, w, cap: 100 * min(cap, r)),                      # throughput only: w = 0
+    ([2, 3], lambda u, r, w, cap: 100 * (w * u + (1 - w) * min(cap, r))),  # one of each: both parts
+    ([2, 0], lambda u, r, w, cap: 100 * u),                                # a check-only trace counts for neither
+    ([2, 2, 3], lambda u, r, w, cap: 100 * u),                             # a bad trace counts for nothing
+])
+def test_trace_weights_pick_the_parts_of_p_as_the_driver_does(policy, weights, expected):
+    outcomes = ["ok"] * 2 + ["bad_trace"] * (len(weights) - 2)
+    summary = summarize(outcomes, 0.7, 0.9, policy, weights)
+    want = expected(0.7, 0.9, policy.scoring.util_weight, policy.scoring.throughput_cap)
+    assert summary.perf_index == pytest.approx(want, abs=1e-3)
+
+
+def _weighted_traces(folder, weight):
+    """The fixture traces with their header weight (lab64 order: the first number) set to WEIGHT."""
+    folder.mkdir()
+    for path in TRACES.glob("*.rep"):
+        lines = path.read_text().splitlines(keepends=True)
+        first = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+        lines[first] = f"{weight}\n"
+        (folder / path.name).write_text("".join(lines))
+    return folder
+
+
+@pytest.mark.parametrize("weight", [2, 3])
+def test_grader_p_equals_the_drivers_on_util_only_and_throughput_only_traces(tmp_path, weight):
+    subs = write_all(tmp_path / "subs", ["good"])
+    traces = _weighted_traces(tmp_path / f"traces{weight}", weight)
+    sub = by_name(run_batch(KIT, subs, tmp_path / "out", traces=traces))["good"]
+    assert sub.verdict == "ok", sub.reason
+    policy = load_policy(KIT)
+    if weight == 2:          # the driver: no throughput trace, so P = 100 U and no ratio
+        assert sub.summary.throughput_ratio is None
+        assert sub.summary.perf_index == pytest.approx(100 * sub.summary.utilization, abs=1e-3)
+    else:                    # no utilization trace: P = 100 min(cap, T/T_libc)
+        want = 100 * min(policy.scoring.throughput_cap, sub.summary.throughput_ratio)
+        assert sub.summary.perf_index == pytest.approx(want, abs=1e-3)
 
 
 def test_spread_of_the_k_best():

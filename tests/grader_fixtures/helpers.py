@@ -35,10 +35,10 @@ def write_policy(folder: Path, text: str = "", limits: dict | None = None, name:
 
 
 def run_batch(kit: Path, submissions: Path, outdir: Path, policy_text: str = "", jobs: int = 2,
-              limits: dict | None = None, **kwargs) -> Batch:
-    """Grade SUBMISSIONS with the tiny traces and a fast policy, in the real sandbox."""
+              limits: dict | None = None, traces: Path = TRACES, **kwargs) -> Batch:
+    """Grade SUBMISSIONS with the tiny traces (or TRACES) and a fast policy, in the real sandbox."""
     policy = load_policy(kit, write_policy(outdir.parent, policy_text, limits, f"{outdir.name}.toml"))
-    ctx: Context = prepare(kit, policy, probe(), TRACES)
+    ctx: Context = prepare(kit, policy, probe(), traces)
     try:
         return grade_batch(ctx, discover(submissions) + references(kit, policy), outdir, jobs=jobs, **kwargs)
     finally:
