@@ -33,7 +33,7 @@ from .kitconfig import read_kit_config
 from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
-from .runner import DriverRun, load_schema, run_driver
+from .runner import DriverRun, driver_limits, load_schema, run_driver
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
 from .submissions import Candidate, SubmissionError, read_source
 
@@ -85,6 +85,16 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
     folder = Path(traces_dir) if traces_dir else kit / policy.traces.dir
     traces = find_traces(folder, policy.traces.files)
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="mmgrade-"))
+    try:
+        return _prepare_in(work, kit, policy, sandbox, folder, traces)
+    except BaseException:
+        if not workdir:                       # ours: a batch that cannot start leaves nothing behind
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder: Path,
+                traces: list[Path]) -> Context:
     work.mkdir(parents=True, exist_ok=True)
     work.chmod(0o755)
     if sandbox.setpriv:
@@ -104,7 +114,7 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
         _self_check(work, policy, sandbox)
     except KitError as err:
         raise BatchError(str(err)) from None
-    _check_traces(built, private, traces)
+    _check_traces(built, private, traces, policy, folder)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
@@ -121,13 +131,19 @@ def _check_reachable(work: Path) -> None:
                              "set TMPDIR to a folder such as /tmp")
 
 
-def _check_traces(driver: Path, folder: Path, traces: list[Path]) -> None:
-    """A malformed trace is the course's fault: refuse the batch before any student is charged."""
-    args = [str(driver), "--parse-only"] + [a for t in traces for a in ("-f", str(folder / t.name))]
+def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy, origin: Path) -> None:
+    """A malformed trace is the course's fault: refuse the batch before any student is charged.
+
+    The driver reads them with the policy's limits, so a trace that needs more than
+    limits.max_heap is refused here too, not charged as bad_trace to everyone."""
+    args = [str(driver), "--parse-only", *driver_limits(policy)]
+    args += [a for t in traces for a in ("-f", str(folder / t.name))]
     done = subprocess.run(args, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         problem = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise BatchError(f"a trace is malformed, so nothing was graded: {problem}")
+        problem = problem.replace(f"{folder}/", f"{origin}/")     # the course's trace, not our private copy
+        raise BatchError(f"a trace cannot be read with this policy (limits.max_heap = {policy.limits.max_heap}), "
+                         f"so nothing was graded: {problem}")
 
 
 def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
@@ -237,7 +253,12 @@ class _Grader:
             more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
             return self.verdict(cand, sha, "failed", f"{len(failed)} of {len(traces)} traces failed: {listed}{more}",
                                 traces=traces, summary=summary, **output)
-        return self.verdict(cand, sha, "ok", f"all {len(traces)} traces correct", traces=traces,
+        if not summary.traces:
+            return self.verdict(cand, sha, "grader_error", "the driver could read none of the traces (every one "
+                                "bad_trace); see its stderr", traces=traces, summary=summary, **output)
+        unread = len(traces) - summary.traces
+        return self.verdict(cand, sha, "ok", f"all {summary.traces} traces correct"
+                            + (f" ({unread} bad_trace, not counted)" if unread else ""), traces=traces,
                             summary=summary, **output)
 
 

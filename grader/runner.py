@@ -75,9 +75,13 @@ def wall_clock(policy: Policy, traces: int) -> float:
     return policy.limits.wall_clock or traces * policy.limits.trace_seconds + 60
 
 
+def driver_limits(policy: Policy) -> list[str]:
+    """The policy's per-trace time limit and maximum heap as the driver's options."""
+    return ["-T", f"{policy.limits.trace_seconds:g}", "-M", str(policy.limits.max_heap)]
+
+
 def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, secret_fd: int) -> list[str]:
-    args = [driver, "-l", "-T", f"{policy.limits.trace_seconds:g}", "-M", str(policy.limits.max_heap),
-            "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
+    args = [driver, "-l", *driver_limits(policy), "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
     for trace in traces:
         args += ["-f", trace]
     return args

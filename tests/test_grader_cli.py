@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from grader_fixtures.helpers import TRACES, make_fake_kit, write_policy
+from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, write_policy
 from grader_fixtures.submissions import source
 
 COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["package"], ["package", "gradescope"],
@@ -62,6 +62,19 @@ def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     done = _cli(*args, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_max_heap_too_small_for_the_traces_stops_the_batch_up_front(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.c").write_text(source("good"))
+    config = write_policy(tmp_path, limits={"max_heap": 16})       # tiny.rep asks for 40 bytes
+    done = _cli("grade", subs, "-o", tmp_path / "out", "--kit", KIT, "--config", config, "--traces", TRACES)
+    error = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert error.startswith("mmgrade: ") and "limits.max_heap = 16" in error
+    assert f"{TRACES}/tiny.rep:6: size 24 out of range" in error
+    assert not (tmp_path / "out").exists()
 
 
 def _bare_path(tmp_path, without=("bwrap", "setpriv", "prlimit", "taskset")):
