@@ -113,7 +113,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
     try:
         _self_check(work, policy, sandbox)
     except KitError as err:
-        raise BatchError(str(err)) from None
+        raise BatchError(f"{err}{_limits_hint(policy)}") from None
     _check_traces(built, private, traces, policy, folder)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
@@ -155,7 +155,14 @@ def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     if built.status != "ok":
         first = (built.log.splitlines() or ["no output"])[0]
-        raise BatchError(f"the sandbox cannot build the kit's own mm.c, so no submission could build: {first}")
+        raise BatchError(f"the sandbox cannot build the kit's own mm.c, so no submission could build: {first}"
+                         + _limits_hint(policy))
+
+
+def _limits_hint(policy: Policy) -> str:
+    limits = policy.limits
+    return (f" (the policy's sandbox limits: limits.processes = {limits.processes}, "
+            f"limits.memory_bytes = {limits.memory_bytes}, limits.cpu_seconds = {limits.cpu_seconds})")
 
 
 def _cpu_name() -> str:

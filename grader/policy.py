@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -20,6 +21,13 @@ ACTIONS = ("reject", "warn", "off")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 RULES = ("undefined_symbols", "shadowing", "other_globals", "constructors",
          "writable_data", "raw_syscalls")
+
+
+# What the driver accepts (driver/options.c: -T whole seconds 1..86400; -M up to HEAP_LIMIT,
+# driver/heap.h) and what prlimit and the driver's integers can hold.
+DRIVER_SECONDS = (1, 24 * 3600)
+DRIVER_HEAP_LIMIT = 4 << 30
+INT_MAX = (1 << 63) - 1
 
 
 class PolicyError(ValueError):
@@ -163,6 +171,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
     except tomllib.TOMLDecodeError as err:
         raise PolicyError(f"{path}: not valid TOML ({err})") from None
+    except UnicodeDecodeError as err:
+        raise PolicyError(f"{path}: not UTF-8 text, so not a TOML policy (byte {err.start})") from None
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any], origin: str) -> dict[str, Any]:
@@ -181,25 +191,45 @@ def _merge(base: dict[str, Any], over: dict[str, Any], origin: str) -> dict[str,
     return merged
 
 
+def _number(value: Any, where: str, whole: bool = False) -> float | int:
+    """VALUE as a finite number (a whole one if WHOLE); PolicyError naming WHERE otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PolicyError(f"{where}: expected a number")
+    if not math.isfinite(value):
+        raise PolicyError(f"{where}: expected a finite number, not {value}")
+    if whole:
+        if value != int(value):
+            raise PolicyError(f"{where}: expected a whole number, not {value}")
+        if abs(int(value)) > INT_MAX:
+            raise PolicyError(f"{where}: {int(value)} is too large")
+        return int(value)
+    return float(value)
+
+
 def _coerce(value: Any, kind: Any, where: str) -> Any:
     text = str(kind)
     if text.startswith("tuple"):
         if not isinstance(value, (list, tuple)):
             raise PolicyError(f"{where}: expected a list")
-        return tuple(float(v) if "float" in text else str(v) for v in value)
+        if "float" in text:
+            return tuple(_number(v, where) for v in value)
+        if any(not isinstance(v, str) for v in value):
+            raise PolicyError(f"{where}: expected a list of strings")
+        return tuple(value)
     if text.startswith("dict"):
         if not isinstance(value, dict):
             raise PolicyError(f"{where}: expected a table")
         return dict(value)
-    casts = {"int": int, "float": float, "str": str, "bool": bool}
-    if text in casts:
-        if text == "bool" and not isinstance(value, bool):
+    if text == "bool":
+        if not isinstance(value, bool):
             raise PolicyError(f"{where}: expected true or false")
-        if text in ("int", "float") and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise PolicyError(f"{where}: expected a number")
-        if text == "str" and not isinstance(value, str):
+        return value
+    if text == "str":
+        if not isinstance(value, str):
             raise PolicyError(f"{where}: expected a string")
-        return casts[text](value)
+        return value
+    if text in ("int", "float"):
+        return _number(value, where, whole=text == "int")
     return value
 
 
@@ -243,6 +273,27 @@ def _validate(policy: Policy, origin: str) -> None:
         value = getattr(policy.limits, field.name)
         if value < 0 or (value == 0 and field.name != "wall_clock"):
             raise PolicyError(f"{origin}: limits.{field.name} must be positive")
+    for name in ("compile_timeout", "source_max_bytes", "file_size_bytes"):
+        if getattr(policy.build, name) <= 0:
+            raise PolicyError(f"{origin}: build.{name} must be positive")
+    for where, value in (("points.correctness", policy.points.correctness),
+                         ("points.performance", policy.points.performance),
+                         ("scoring.throughput_cap", policy.scoring.throughput_cap),
+                         ("rules.writable_data_max", policy.rules.writable_data_max)):
+        if value < 0:
+            raise PolicyError(f"{origin}: {where} must not be negative")
+    limits = policy.limits
+    low, high = DRIVER_SECONDS
+    if limits.trace_seconds != int(limits.trace_seconds) or not low <= limits.trace_seconds <= high:
+        raise PolicyError(f"{origin}: limits.trace_seconds = {limits.trace_seconds:g}: the driver's -T takes "
+                          f"whole seconds from {low} to {high}")
+    if limits.max_heap > DRIVER_HEAP_LIMIT:
+        raise PolicyError(f"{origin}: limits.max_heap = {limits.max_heap}: the driver's -M takes at most "
+                          f"{DRIVER_HEAP_LIMIT} bytes (4 GiB)")
+    if limits.max_heap > limits.memory_bytes // 2:
+        raise PolicyError(f"{origin}: limits.max_heap = {limits.max_heap} must be at most half of "
+                          f"limits.memory_bytes ({limits.memory_bytes}): the driver reserves the whole heap "
+                          "inside the sandbox's address space")
 
 
 def load_policy(kit: Path, path: Path | None = None) -> Policy:

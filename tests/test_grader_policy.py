@@ -58,6 +58,23 @@ def test_round_trips_through_json(kit):
     ('[limits]\nwall_clock = "soon"\n', "expected a number"),
     ("[build]\nalignment = 12\n", "alignment"),
     ("[scoring\n", "not valid TOML"),
+    # values the driver, prlimit or the arithmetic would refuse later, for every student
+    ("[limits]\ntrace_seconds = 0.5\n", "limits.trace_seconds = 0.5: the driver's -T takes whole seconds"),
+    ("[limits]\ntrace_seconds = 100000\n", "limits.trace_seconds = 100000"),
+    ("[limits]\ntrace_seconds = 1e400\n", "limits.trace_seconds: expected a finite number"),
+    ("[limits]\ncpu_seconds = inf\n", "limits.cpu_seconds: expected a finite number"),
+    ("[limits]\nmemory_bytes = nan\n", "limits.memory_bytes: expected a finite number"),
+    ("[limits]\nmax_heap = 99999999999999999999\n", "limits.max_heap"),
+    ("[limits]\nmax_heap = 5000000000\n", "limits.max_heap = 5000000000: the driver's -M takes at most"),
+    ("[limits]\nmax_heap = 900000000\n", "at most half of limits.memory_bytes"),
+    ("[limits]\nprocesses = 1.9\n", "limits.processes: expected a whole number"),
+    ("[points]\ncorrectness = nan\n", "points.correctness: expected a finite number"),
+    ("[points]\ncorrectness = -20.0\n", "points.correctness must not be negative"),
+    ("[scoring]\nthroughput_cap = -1.0\n", "scoring.throughput_cap must not be negative"),
+    ("[scoring]\nutil_range = [\"low\", 1]\n", "scoring.util_range: expected a number"),
+    ("[rules]\nwritable_data_max = -5\n", "rules.writable_data_max must not be negative"),
+    ("[rules]\nextra_allowed_symbols = [1]\n", "rules.extra_allowed_symbols: expected a list of strings"),
+    ("[build]\nfile_size_bytes = 0\n", "build.file_size_bytes must be positive"),
 ])
 def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, text, message):
     course = tmp_path / "course.toml"
@@ -66,3 +83,11 @@ def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, te
         load_policy(kit_copy, course)
     assert message in str(err.value) and str(course) in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_policy_that_is_not_utf8_is_a_one_line_error(kit_copy, tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_bytes(b"\xff\xfe[limits]\n")
+    with pytest.raises(PolicyError) as err:
+        load_policy(kit_copy, course)
+    assert str(course) in str(err.value) and "not UTF-8" in str(err.value)
