@@ -8,7 +8,9 @@ is one line naming the submission.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tarfile
 import zipfile
 from dataclasses import dataclass
@@ -66,7 +68,7 @@ def discover(root: Path) -> list[Candidate]:
     root = Path(root)
     if not root.exists():
         raise SubmissionError(f"{root}: no such file or folder")
-    if root.is_file():
+    if not root.is_dir():
         found = [c for c in [_classify(root)] if c]
         if not found:
             raise SubmissionError(f"{root}: not a .c file, a folder or an archive")
@@ -100,11 +102,25 @@ def _check_source(data: bytes, label: str, limit: int) -> str:
         raise SubmissionError(f"{label}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})") from None
 
 
+def _open_regular(path: Path, label: str):
+    """PATH opened for reading if it is a regular file; a FIFO, device or socket is refused
+    without blocking (opening a FIFO waits for a writer that never comes)."""
+    if path.is_symlink():
+        raise SubmissionError(f"{label}: a symbolic link, not a file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise SubmissionError(f"{label}: {kind}, not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def _read_file(path: Path, label: str, limit: int) -> bytes:
     try:
-        if path.is_symlink():
-            raise SubmissionError(f"{label}: a symbolic link, not a file")
-        with open(path, "rb") as handle:
+        with _open_regular(path, label) as handle:
             return handle.read(limit + 1)
     except FileNotFoundError:
         raise SubmissionError(f"{label}: missing (no such file; did the submission vanish?)") from None
@@ -130,8 +146,8 @@ def _pick(names: list[str], label: str) -> str:
     return wanted[0]
 
 
-def _read_zip(path: Path, label: str, limit: int) -> bytes:
-    with zipfile.ZipFile(path) as archive:
+def _read_zip(raw, label: str, limit: int) -> bytes:
+    with zipfile.ZipFile(raw) as archive:
         infos = archive.infolist()
         if len(infos) > MAX_MEMBERS or sum(i.file_size for i in infos) > MAX_TOTAL:
             raise SubmissionError(f"{label}: the archive unpacks to more than {MAX_MEMBERS} entries "
@@ -145,8 +161,15 @@ def _read_zip(path: Path, label: str, limit: int) -> bytes:
             return handle.read(limit + 1)
 
 
-def _read_tar(path: Path, label: str, limit: int) -> bytes:
-    with tarfile.open(path) as archive:
+def _read_tar(raw, label: str, limit: int) -> bytes:
+    try:
+        archive = tarfile.open(fileobj=raw)
+    except tarfile.ReadError as err:
+        if "could not be opened successfully" in str(err):     # every method tried: one line, not five
+            raise SubmissionError(f"{label}: not a readable archive (not a tar file, plain or compressed "
+                                  "with gzip, bzip2 or xz)") from None
+        raise
+    with archive:
         members = []
         total = 0
         for count, member in enumerate(archive, 1):
@@ -179,14 +202,20 @@ def read_source(cand: Candidate, limit: int) -> str:
     if cand.kind == "file":
         return _check_source(_read_file(cand.origin, label, limit), label, limit)
     try:
-        if cand.origin.stat().st_size > MAX_ARCHIVE:
-            raise SubmissionError(f"{label}: the archive is larger than {MAX_ARCHIVE} bytes; refusing")
-        if cand.origin.name.lower().endswith(".zip"):
-            data = _read_zip(cand.origin, label, limit)
-        else:
-            data = _read_tar(cand.origin, label, limit)
+        with _open_regular(cand.origin, label) as raw:
+            size = os.fstat(raw.fileno()).st_size
+            if size > MAX_ARCHIVE:
+                raise SubmissionError(f"{label}: the archive is larger than {MAX_ARCHIVE} bytes; refusing")
+            if size == 0:
+                raise SubmissionError(f"{label}: the archive is empty (0 bytes)")
+            reader = _read_zip if cand.origin.name.lower().endswith(".zip") else _read_tar
+            data = reader(raw, label, limit)
     except FileNotFoundError:
         raise SubmissionError(f"{label}: missing (did the submission vanish?)") from None
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
-        raise SubmissionError(f"{label}: not a readable archive ({err})") from None
+        raise SubmissionError(f"{label}: not a readable archive ({_one_line(err)})") from None
     return _check_source(data, f"{label}:mm.c", limit)
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split()) or type(err).__name__

@@ -1,7 +1,10 @@
 """grader.submissions: every form of hand-in, and every bad one gets a one-line reason."""
+import gzip
 import io
+import os
 import shutil
 import tarfile
+import threading
 import zipfile
 
 import pytest
@@ -122,3 +125,51 @@ def test_archives_that_unpack_to_too_much_are_refused(tmp_path, monkeypatch):
     for cand in discover(tmp_path):
         with pytest.raises(SubmissionError, match="unpacks to more than"):
             read_source(cand, LIMIT)
+
+
+def _within(seconds, work):
+    """WORK() run in a thread; fails (instead of hanging the suite) if it takes longer than SECONDS."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = work()
+        except BaseException as err:            # handed to the test below
+            box["error"] = err
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "blocked (opening a FIFO waits for a writer)"
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def test_fifos_are_refused_without_blocking(tmp_path):
+    (tmp_path / "bob").mkdir()
+    os.mkfifo(tmp_path / "bob" / "mm.c")
+    os.mkfifo(tmp_path / "cid.c")
+    os.mkfifo(tmp_path / "dan.zip")
+    os.mkfifo(tmp_path / "eve.tar.gz")
+    (tmp_path / "ann.c").write_text(GOOD)
+    found = {c.name: c for c in discover(tmp_path)}
+    assert _within(5, lambda: read_source(found["ann"], LIMIT)) == GOOD
+    for name in ("bob", "cid", "dan", "eve"):
+        with pytest.raises(SubmissionError, match="a FIFO, not a regular file") as err:
+            _within(5, lambda: read_source(found[name], LIMIT))
+        assert "\n" not in str(err.value)
+    with pytest.raises(SubmissionError, match="a FIFO"):          # a FIFO given as the whole class
+        _within(5, lambda: read_source(discover(tmp_path / "cid.c")[0], LIMIT))
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("empty.tgz", b"", "the archive is empty"),
+    ("junk.tar.xz", b"\x00junk" * 20, "not a tar file"),
+    ("trunc.tar.gz", gzip.compress(b"x" * 600)[:30], "not a readable archive"),
+    ("junk.zip", b"PK\x03\x04 junk", "not a readable archive"),
+], ids=["empty-tgz", "junk-tar-xz", "truncated-tar-gz", "junk-zip"])
+def test_unreadable_archives_are_one_line(tmp_path, name, data, message):
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(SubmissionError, match=message) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value).startswith(name) and "\n" not in str(err.value)
