@@ -107,7 +107,11 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         ctx = prepare(kit, policy, sandbox, traces)
     except ERRORS as err:
         _fail(str(err))
-    outdir.mkdir(parents=True, exist_ok=True)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        shutil.rmtree(ctx.workdir, ignore_errors=True)
+        _fail(f"{outdir}: cannot create the output folder ({err.strerror})")
     try:
         with _terminate_as_interrupt():
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)

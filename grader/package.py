@@ -85,11 +85,24 @@ def _course(config: Path | None) -> tuple[str, bytes | None]:
     return f"--config {COURSE}", Path(config).read_bytes()
 
 
+def _cannot_write(out: Path, err: OSError) -> PackageError:
+    where = err.filename or out
+    return PackageError(f"{where}: cannot write the bundle there ({err.strerror or err})")
+
+
 def gradescope_zip(kit: Path, config: Path | None, out: Path) -> Path:
     """Write OUT (autograder.zip) with setup.sh and run_autograder at its root."""
     kit = Path(kit)
     load_policy(kit, config)                      # refuse a policy that would fail on every submission
     flag, course = _course(config)
+    try:
+        _write_zip(kit, flag, course, Path(out))
+    except OSError as err:
+        raise _cannot_write(Path(out), err) from None
+    return Path(out)
+
+
+def _write_zip(kit: Path, flag: str, course: bytes | None, out: Path) -> None:
     requirements = " ".join(f"'{r}'" for r in _requirements(kit))
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in (("setup.sh", SETUP.format(requirements=requirements)),
@@ -101,7 +114,6 @@ def gradescope_zip(kit: Path, config: Path | None, out: Path) -> Path:
             bundle.write(path, arc)
         if course is not None:
             bundle.writestr(f"kit/{COURSE}", course)
-    return Path(out)
 
 
 def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
@@ -110,6 +122,13 @@ def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
     load_policy(kit, config)
     flag, course = _course(config)
     out = Path(out)
+    try:
+        return _write_autolab(kit, flag, course, out)
+    except OSError as err:
+        raise _cannot_write(out, err) from None
+
+
+def _write_autolab(kit: Path, flag: str, course: bytes | None, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     makefile = out / "autograde-Makefile"
     makefile.write_text(MAKEFILE.format(config=flag))

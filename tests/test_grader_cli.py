@@ -57,8 +57,13 @@ def test_grade_end_to_end(classroom, tmp_path):
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["grade", ".", "-o", "x", "--config", "missing.toml"], "cannot read the policy"),
     (["grade", ".", "-o", "x", "--kit", "/nonexistent-kit"], "config.h"),
+    (["package", "gradescope", "-o", "/nonexistent/dir/a.zip"], "/nonexistent/dir/a.zip: cannot write the bundle"),
+    (["package", "autolab", "-o", "/proc/mmgrade-bundle"], "/proc/mmgrade-bundle: cannot write the bundle"),
+    (["grade", ".", "-o", "x", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
+    (["package", "gradescope", "-o", "a.zip", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
 ])
 def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
+    (tmp_path / "latin1.toml").write_bytes(b"[course]\nname = \"caf\xe9\"\n")
     done = _cli(*args, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
