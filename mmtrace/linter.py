@@ -15,12 +15,13 @@ import numpy as np
 
 from .fastread import fast_trace
 from .stats import live_series
-from .trace import CLASSIC, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
+from .trace import CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
 
 ERROR, WARNING = "error", "warning"
 _OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
-# The driver's limit on the header's number of ids (driver/trace.c).
+# The driver's limit on the header's number of ids, and its names for the header's numbers (driver/trace.c).
 MAX_IDS = 1 << 26
+HEADER_FIELDS = ("header field 1", "the number of ids", "the number of ops", "header field 4")
 
 
 @dataclass(frozen=True)
@@ -95,27 +96,36 @@ class _Lint:
                     return None
         return data.decode("latin-1")
 
-    def header(self, lines: list[str]) -> tuple[Header, int] | None:
+    def header(self, lines: list[str]) -> tuple[Header, int, str] | None:
+        """The header, the line it ends on and what follows it there: the driver reads the
+        four numbers across lines and the first op may share the last number's line."""
         nums: list[int] = []
         lineno = 0
         for lineno, raw in enumerate(lines, 1):
-            for word in raw.split("#", 1)[0].split():
-                if len(nums) == 4 or not word.isdigit():
+            words = raw.split("#", 1)[0].split()
+            for at, word in enumerate(words):
+                if not word.isdigit():
                     self.say(lineno, ERROR, f"bad token '{word[:24]}' in the header (4 "
                              "non-negative integers: see the trace format)")
                     return None
-                nums.append(int(word))
-            if len(nums) == 4:
-                h = Header.from_numbers(nums)
-                if h.weight > 3:
-                    self.say(lineno, ERROR, f"weight {h.weight} out of range (0..3)")
-                if h.ids > MAX_IDS:
-                    self.say(lineno, ERROR, f"the number of ids, {h.ids}, is out of range "
-                             f"(at most {MAX_IDS})")
+                if int(word) > HEADER_MAX:
+                    self.say(lineno, ERROR, f"{HEADER_FIELDS[len(nums)]} {word[:24]} out of range "
+                             f"(at most {HEADER_MAX})")
                     return None
-                return h, lineno
+                nums.append(int(word))
+                if len(nums) == 4:
+                    return self._checked(Header.from_numbers(nums), lineno, " ".join(words[at + 1:]))
         self.say(max(len(lines), 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
         return None
+
+    def _checked(self, h: Header, lineno: int, rest: str) -> tuple[Header, int, str] | None:
+        if h.weight > 3:
+            self.say(lineno, ERROR, f"weight {h.weight} out of range (0..3)")
+        if h.ids > MAX_IDS:
+            self.say(lineno, ERROR, f"the number of ids, {h.ids}, is out of range "
+                     f"(at most {MAX_IDS})")
+            return None
+        return h, lineno, rest
 
 
 def _fast(data: bytes, max_heap: int, stop: bool) -> LintResult | None:
@@ -147,14 +157,14 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
     got = L.header(lines)
     if got is None:
         return LintResult(tuple(L.problems), None, ())
-    header, start = got
+    header, start, rest = got
     kinds, ids, sizes = new_ops()
     live: dict[int, tuple[int, int]] = {}   # id -> (size, line it became live)
     n_ops = used_ids = live_bytes = peak = 0
     over_reported = False
     last = start
-    for lineno in range(start + 1, len(lines) + 1):
-        raw = lines[lineno - 1]
+    for lineno in range(start, len(lines) + 1):
+        raw = rest if lineno == start else lines[lineno - 1]     # an op may follow the header
         if "#" in raw:
             raw = raw.split("#", 1)[0]
         w = raw.split()

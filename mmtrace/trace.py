@@ -24,6 +24,8 @@ ORDERS = (CLASSIC, LAB64)
 SUGGESTED_HEAP = 20000000
 # The driver's default (and largest) simulated heap: config.h MDRIVER_DEFAULT_MAX_HEAP.
 MAX_HEAP = 20 << 20
+# The largest number the driver reads in a header (driver/trace.c: uint64_t).
+HEADER_MAX = (1 << 64) - 1
 
 ALLOC, FREE, REALLOC, REALLOC_NULL = "a", "f", "r", "n"
 KINDS = (ALLOC, FREE, REALLOC, REALLOC_NULL)

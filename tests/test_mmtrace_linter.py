@@ -37,6 +37,8 @@ DEFECTS = {
     "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
                     None),
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4, "weight 7", None),
+    "header-number-past-2^64": ("99999999999999999999\n1\n2\n1\na 0 5\nf 0\n", 1,
+                                "header field 1 99999999999999999999 out of range", None),
 }
 
 
@@ -85,6 +87,15 @@ def test_valid_oddities_are_accepted_by_both(tmp_path, driver):
     r = lint(path)
     assert not r.problems, r.problems
     assert len(r.trace) == 4
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_op_on_the_headers_line_is_accepted_by_both(tmp_path, driver):
+    path = _write(tmp_path, "opsonheader", "20000 1 2 1 a 0 5\nf 0\n")
+    r = lint(path)
+    assert not r.problems, r.problems
+    assert list(r.trace.ops()) == [("a", 0, 5), ("f", 0, 0)]
     done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
     assert done.returncode == 0, done.stderr
 
