@@ -125,3 +125,29 @@ def test_unknown_pattern_or_parameter_is_reported():
         generate("binary", 1, {"wrong": 1})
     with pytest.raises(PatternError, match="wants a int"):
         generate("binary", 1, {"pairs": "many"})
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"pairs": "-5"}, "'pairs' of 'binary' must be at least 1"),
+    ({"pairs": 0}, "'pairs' of 'binary' must be at least 1"),
+    ({"pairs": "1.5"}, "wants a whole number"),
+    ({"pairs": 1.5}, "wants a whole number"),
+    ({"small": "99999999999"}, "larger than the driver's heap"),
+    ({"new": "inf"}, "wants a finite number"),
+])
+def test_bad_parameter_values_are_refused_with_their_names(params, words):
+    with pytest.raises(PatternError, match=words):
+        generate("binary", 1, params)
+
+
+def test_a_str_parameter_takes_only_its_choices():
+    with pytest.raises(PatternError, match="'kind' of 'syn' is one of struct, string, array, mix"):
+        generate("syn", 1, {"kind": "nosuch"})
+
+
+def test_generated_traces_have_an_upper_bound(monkeypatch):
+    import mmtrace.gen.builder as builder
+    monkeypatch.setattr(builder, "MAX_OPS", 1000)
+    assert len(generate("binary", 1, {"pairs": 100})) == 600
+    with pytest.raises(PatternError, match="pairs=2000: the trace would have more than 1,000 ops"):
+        generate("binary", 1, {"pairs": 2000})      # harmless even where there is no bound

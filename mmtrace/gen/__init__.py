@@ -8,19 +8,21 @@ algorithms are fixed across Python versions for the calls the patterns use).
 from __future__ import annotations
 
 import inspect
+import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ..trace import CLASSIC, Trace
 from . import classic, kit, lab64
-from .builder import TraceBuilder
+from .builder import PatternError, TraceBuilder
 
 
 @dataclass(frozen=True)
 class Pattern:
     name: str
     func: Callable[..., TraceBuilder]
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the values a str parameter takes
 
     @property
     def doc(self) -> str:
@@ -40,7 +42,7 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("bdd", lab64.bdd),
     Pattern("cbit", lab64.cbit),
     Pattern("ngram", lab64.ngram),
-    Pattern("syn", lab64.syn),
+    Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}),
     Pattern("realloc-many", kit.realloc_many),
     Pattern("realloc-strings", kit.realloc_strings),
     Pattern("realloc-vectors", kit.realloc_vectors),
@@ -53,12 +55,36 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
 ]}
 
 
-class PatternError(ValueError):
-    """An unknown pattern or parameter; the message says which and what is allowed."""
+def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
+    """V (a number, or a string from the command line) as WANT: ints whole and at least 1
+    (every int parameter is a count or a size), floats finite and not negative."""
+    where = f"parameter '{k}' of '{pattern.name}'"
+    number: object = v
+    if isinstance(v, str):
+        try:
+            number = int(v)
+        except ValueError:
+            try:
+                number = float(v)
+            except ValueError:
+                number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise PatternError(f"{where} wants a {want.__name__}, got '{v}'")
+    if not math.isfinite(number):
+        raise PatternError(f"{where} wants a finite number, got '{v}'")
+    if want is int:
+        if number != int(number):
+            raise PatternError(f"{where} wants a whole number, got '{v}'")
+        if number < 1:
+            raise PatternError(f"{where} must be at least 1, got '{v}'")
+        return int(number)
+    if number < 0:
+        raise PatternError(f"{where} must not be negative, got '{v}'")
+    return float(number)
 
 
 def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, object]:
-    """Check names and convert values (e.g. strings from the command line) to the
+    """Check names and values and convert them (e.g. strings from the command line) to the
     type of each parameter's default."""
     defaults = pattern.defaults()
     out: dict[str, object] = {}
@@ -68,12 +94,14 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
             raise PatternError(f"pattern '{pattern.name}' has no parameter '{k}' "
                                f"(it has: {', '.join(defaults) or 'none'})")
         want = type(defaults[key])
-        try:
-            out[key] = want(float(v)) if want is int and isinstance(v, str) and "." in v \
-                else want(v)
-        except (TypeError, ValueError):
-            raise PatternError(f"parameter '{k}' of '{pattern.name}' wants a {want.__name__}, "
-                               f"got '{v}'") from None
+        if want is str:
+            allowed = pattern.choices.get(key)
+            if allowed and str(v) not in allowed:
+                raise PatternError(f"parameter '{k}' of '{pattern.name}' is one of {', '.join(allowed)}, "
+                                   f"got '{v}'")
+            out[key] = str(v)
+        else:
+            out[key] = _number(pattern, k, v, want)
     return out
 
 
@@ -82,8 +110,18 @@ def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
     p = PATTERNS.get(pattern)
     if p is None:
         raise PatternError(f"no pattern '{pattern}' (patterns: {', '.join(PATTERNS)})")
-    builder = p.func(random.Random(seed), **coerce_params(p, params or {}))
-    assert not builder.live, f"pattern {pattern} left blocks live"
+    values = coerce_params(p, params or {})
+    given = " ".join(f"{k}={v}" for k, v in (params or {}).items()) or "the defaults"
+    try:
+        builder = p.func(random.Random(seed), **values)
+    except PatternError as err:              # the builder's limits: too many ops, too large a request
+        raise PatternError(f"pattern '{pattern}' with {given}: {err}") from None
+    except (ArithmeticError, IndexError, ValueError, AssertionError) as err:
+        # parameters each valid alone but not together (a live set larger than its budget...)
+        raise PatternError(f"pattern '{pattern}' makes no valid trace with {given} "
+                           f"({type(err).__name__}{': ' + str(err) if str(err) else ''})") from None
+    if builder.live:
+        raise PatternError(f"pattern '{pattern}' left {len(builder.live)} blocks live")
     return builder.trace(order, weight)
 
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 import heapq
 import random
 
-from ..trace import CLASSIC, LAB64, SUGGESTED_HEAP, Header, Trace, new_ops
+from ..trace import CLASSIC, LAB64, MAX_HEAP, SUGGESTED_HEAP, Header, Trace, new_ops
+
+# The most ops one generated trace may have (make bench-traces makes 10 M; the suite's
+# largest generated trace has under 100 k): a pattern asked for more stops there, with
+# well under 1 GB in use, instead of eating all memory.
+MAX_OPS = 12_000_000
+
+
+class PatternError(ValueError):
+    """An unknown pattern or parameter, or parameters that make no valid trace; the
+    message says which and what is allowed."""
 
 
 class TraceBuilder:
@@ -36,6 +46,12 @@ class TraceBuilder:
             heapq.heappush(self._free_ids, i)
 
     def _emit(self, kind: str, i: int, size: int) -> None:
+        if len(self.kinds) >= MAX_OPS:
+            raise PatternError(f"the trace would have more than {MAX_OPS:,} ops, the most mmtrace gen "
+                               "makes; use smaller counts")
+        if size > MAX_HEAP:
+            raise PatternError(f"a request of {size:,} bytes is larger than the driver's heap "
+                               f"({MAX_HEAP:,} bytes); use smaller sizes")
         self.kinds.append(ord(kind))
         self.ids.append(i)
         self.sizes.append(size)
