@@ -6,7 +6,9 @@ with errors, a recording of a program that failed), 2 bad usage or input.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -37,6 +39,26 @@ def _read(path: str, max_heap: int = MAX_HEAP) -> Trace:
         raise  # unreachable
 
 
+def _writable(path: str) -> Path:
+    """PATH if a file can be written there; a one-line error before any work otherwise."""
+    out = Path(path)
+    folder = out.parent
+    if out.is_dir():
+        _fail(f"{path}: cannot write: it is a folder")
+    if not folder.is_dir():
+        _fail(f"{path}: cannot write: no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _fail(f"{path}: cannot write: {folder} is not writable")
+    return out
+
+
+def _write(path: str, trace: Trace, comments: list[str] | None = None) -> None:
+    try:
+        write_trace(Path(path), trace, comments)
+    except OSError as e:
+        _fail(f"{path}: cannot write ({e.strerror or e})")
+
+
 def _recipe(path: str):
     try:
         return load_recipe(Path(path))
@@ -44,7 +66,31 @@ def _recipe(path: str):
         _fail(str(e))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class _OneLineGroup(click.Group):
+    """click's usage errors in one line (`mmtrace record: Invalid value for '--skip': ...`),
+    like every other error here, instead of a usage block."""
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except _HELP as e:               # `mmtrace` alone: the help, as before
+            e.show()
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            ctx = getattr(e, "ctx", None)
+            click.echo(f"{ctx.command_path if ctx else 'mmtrace'}: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("mmtrace: aborted", err=True)
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+@click.group(cls=_OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Make, inspect, lint, convert and record malloc-lab traces (.rep, .rep.gz).
 
@@ -84,6 +130,7 @@ def gen(pattern, seed, params, header, weight, output, list_):
         return
     if not output:
         _fail("gen needs -o FILE")
+    _writable(output)
     kv = {}
     for item in params:
         if "=" not in item:
@@ -95,8 +142,8 @@ def gen(pattern, seed, params, header, weight, output, list_):
     except PatternError as e:
         _fail(str(e))
     line = " ".join(f"-p {k}={v}" for k, v in kv.items())
-    write_trace(Path(output), trace, [f"made by: mmtrace gen {pattern} --seed {seed} {line} "
-                                      f"--header {header} --weight {weight}".replace("  ", " ")])
+    _write(output, trace, [f"made by: mmtrace gen {pattern} --seed {seed} {line} "
+                           f"--header {header} --weight {weight}".replace("  ", " ")])
     click.echo(f"{output}: {len(trace):,} ops, {trace.header.ids:,} ids")
 
 
@@ -122,9 +169,12 @@ def stats(files, as_json, plot, plot_dir):
             click.echo("\n".join(render(f, s)))
         if plot:
             from .plot import plot_trace
-            Path(plot_dir).mkdir(parents=True, exist_ok=True)
             name = Path(f).name.split(".rep")[0]
-            png = plot_trace(name, trace, Path(plot_dir) / f"{name}.png")
+            try:
+                Path(plot_dir).mkdir(parents=True, exist_ok=True)
+                png = plot_trace(name, trace, Path(plot_dir) / f"{name}.png")
+            except OSError as e:
+                _fail(f"{plot_dir}: cannot write the plot there ({e.strerror or e})")
             if not as_json:
                 click.echo(f"  plot: {png}")
     if as_json:
@@ -137,7 +187,7 @@ def stats(files, as_json, plot, plot_dir):
 @click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
               "unreplayable ops dropped) as NAME.fixed.rep beside each file, or to -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
-@click.option("--max-heap", type=int, default=MAX_HEAP, show_default=True,
+@click.option("--max-heap", type=click.IntRange(min=1), default=MAX_HEAP, show_default=True,
               help="Largest size a request may have.")
 @click.option("-q", "--quiet", is_flag=True, help="Errors only, no warnings.")
 def check(files, fix, output, max_heap, quiet):
@@ -151,7 +201,9 @@ def check(files, fix, output, max_heap, quiet):
     """
     if output and len(files) != 1:
         _fail("-o works with one file")
-    bad = False
+    if fix and output:
+        _writable(output)
+    bad = unfixed = False
     for f in files:
         r = lint(Path(f), max_heap)
         for p in r.problems:
@@ -161,12 +213,13 @@ def check(files, fix, output, max_heap, quiet):
         if fix:
             t = fixed(r)
             if t is None:
-                click.echo(f"{f}: cannot fix: the header is unreadable", err=True)
+                click.echo(f"{f}: cannot fix: the header is unreadable; nothing written", err=True)
+                unfixed = True
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
-            write_trace(dest, t)
+            _write(str(dest), t)
             click.echo(f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
-    sys.exit(1 if bad and not fix else 0)
+    sys.exit(1 if unfixed or (bad and not fix) else 0)
 
 
 def _fixed_name(path: Path) -> Path:
@@ -188,13 +241,14 @@ def convert(file, order, output, weight):
     Example:
       mmtrace convert traces/classic-binary.rep --to lab64 -o build/binary64.rep
     """
+    _writable(output)
     t = _read(file)
     h = t.header
     w = h.weight if weight is None else weight
     extra = measure(t).peak_live_bytes if order == LAB64 else (
         h.extra if h.order == CLASSIC else SUGGESTED_HEAP)
     out = Trace(Header(order, w, h.ids, h.ops, extra), t.kinds, t.ids, t.sizes)
-    write_trace(Path(output), out)
+    _write(output, out)
     click.echo(f"{output}: {order} header, {len(t):,} ops")
 
 
@@ -203,13 +257,15 @@ def convert(file, order, output, weight):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
 @click.option("--process", default="largest", show_default=True,
               help="Which process to keep: largest (most events), first, or a pid.")
-@click.option("--max-ops", type=int, default=0, help="Stop after about this many ops (0: all).")
-@click.option("--max-size", type=int, default=DEFAULT_MAX_SIZE, show_default=True,
+@click.option("--max-ops", type=click.IntRange(min=0), default=0,
+              help="Stop after about this many ops (0: all).")
+@click.option("--max-size", type=click.IntRange(1, MAX_HEAP), default=DEFAULT_MAX_SIZE, show_default=True,
               help="Cap each request at this many bytes.")
-@click.option("--max-live", type=int, default=DEFAULT_MAX_LIVE, show_default=True,
+@click.option("--max-live", type=click.IntRange(min=1), default=DEFAULT_MAX_LIVE, show_default=True,
               help="Leave out blocks that would push live payload past this.")
-@click.option("--skip", type=int, default=0, help="Ignore the first N events (e.g. start-up).")
-@click.option("--timeout", type=float, help="Stop the command after this many seconds.")
+@click.option("--skip", type=click.IntRange(min=0), default=0, help="Ignore the first N events (e.g. start-up).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Stop the command after this many seconds.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def record(output, process, max_ops, max_size, max_live, skip, timeout, command):
     """Run COMMAND with the LD_PRELOAD recorder and write what it allocated as a trace.
@@ -221,13 +277,20 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
     """
     from .record import RecordError
     from .record import record as do_record
+    _writable(output)                  # before the command runs, not after
     try:
         rec = do_record(list(command), process=process, timeout=timeout, max_ops=max_ops,
                         max_size=max_size, max_live=max_live, skip=skip)
     except RecordError as e:
         _fail(f"record: {e}")
-    write_trace(Path(output), rec.trace, [f"recorded from: {' '.join(command)}",
-                                          rec.report.summary()])
+    notes = [f"recorded from: {' '.join(command)}", rec.report.summary()]
+    try:
+        write_trace(Path(output), rec.trace, notes)
+    except OSError as e:               # the recording is not lost: it goes to a temporary file
+        fd, keep = tempfile.mkstemp(prefix="mmtrace-record-", suffix=".rep")
+        os.close(fd)
+        write_trace(Path(keep), rec.trace, notes)
+        _fail(f"{output}: cannot write ({e.strerror or e}); the recording is kept in {keep}")
     click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es), kept pid "
                f"{rec.kept_pid}")
     if not rec.ok:

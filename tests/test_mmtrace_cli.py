@@ -105,9 +105,43 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
     (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a int"]),
     (["list", "--group", "nope"], 2, ["no group 'nope'"]),
     (["suite", "no/recipe.toml"], 2, ["no/recipe.toml: cannot read"]),
+    # outputs that cannot be written: one line, before any work
+    (["gen", "binary", "-o", "/nonexistent/dir/x.rep"], 2, ["/nonexistent/dir/x.rep: cannot write"]),
+    (["convert", str(KIT / "traces" / "classic-binary.rep"), "--to", "lab64", "-o", "/nonexistent/x.rep"], 2,
+     ["/nonexistent/x.rep: cannot write"]),
+    (["check", "--fix", str(KIT / "traces" / "classic-binary.rep"), "-o", "/nonexistent/x.rep"], 2,
+     ["/nonexistent/x.rep: cannot write"]),
+    (["stats", str(KIT / "traces" / "classic-binary.rep"), "--json", "--plot", "--plot-dir", "/proc/mmtrace-x"], 2,
+     ["/proc/mmtrace-x: cannot write the plot"]),
+    # parameters checked with their names
+    (["gen", "syn", "-p", "kind=nosuch", "-o", "x.rep"], 2, ["'kind' of 'syn' is one of struct"]),
+    (["gen", "binary", "-p", "small=0", "-o", "x.rep"], 2, ["'small' of 'binary' must be at least 1"]),
+    (["gen", "binary", "-p", "pairs=-5", "-o", "x.rep"], 2, ["'pairs' of 'binary' must be at least 1"]),
+    (["gen", "binary", "-p", "pairs=1.5", "-o", "x.rep"], 2, ["'pairs' of 'binary' wants a whole number"]),
+    (["gen", "random", "-p", "alloc_bias=nan", "-o", "x.rep"], 2, ["'alloc_bias' of 'random' wants a finite"]),
+    (["gen", "binary", "-p", "small=99999999999", "-o", "x.rep"], 2, ["small=99999999999", "larger than the driver's heap"]),
+    (["gen", "syn", "-p", "live=5", "-p", "max_live=1", "-o", "x.rep"], 2, ["makes no valid trace with live=5 max_live=1"]),
+    (["gen", "binary", "--weight", "9", "-o", "x.rep"], 2, ["mmtrace gen: Invalid value for '--weight'"]),
+    (["record", "--max-size", "-1", "-o", "r.rep", "--", "true"], 2, ["mmtrace record:", "'--max-size'"]),
+    (["record", "--skip", "-5", "-o", "r.rep", "--", "true"], 2, ["mmtrace record:", "'--skip'"]),
 ])
 def test_bad_input_is_one_line(tmp_path, args, code, words):
     _one_line_error(mmtrace(*args, cwd=tmp_path), code, *words)
+
+
+def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
+    marker = tmp_path / "ran"
+    done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)
+    _one_line_error(done, 2, "/nonexistent/r.rep: cannot write")
+    assert not marker.exists()
+
+
+def test_check_fix_that_writes_nothing_fails(tmp_path):
+    junk = tmp_path / "garbage.rep"
+    junk.write_bytes(b"\x1f\x8bnot gzip at all")
+    done = mmtrace("check", "--fix", str(junk), "-o", "f1.rep", cwd=tmp_path)
+    assert done.returncode == 1 and "nothing written" in done.stderr
+    assert not (tmp_path / "f1.rep").exists()
 
 
 def test_a_binary_file_is_one_line(tmp_path):
