@@ -183,9 +183,15 @@ def summary_cmd(out):
     \b
     Example: python -m bench summary --out docs
     """
-    results = summary.load(out)
+    try:
+        results = summary.load(out)
+    except summary.SummaryError as err:
+        raise click.ClickException(str(err)) from None
     if not results:
         raise click.ClickException(f"{out}: no bench-*.json here: run a study first (make bench)")
     path = out / "bench-summary.md"
-    path.write_text(summary.render(results, report.machine_note()))
+    try:
+        path.write_text(summary.render(results, report.machine_note()))
+    except OSError as err:
+        raise click.ClickException(f"{path}: cannot write it ({err.strerror})") from None
     click.echo(path)

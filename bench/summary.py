@@ -15,6 +15,10 @@ from bench import align, programs, sizes, stress, threads
 SMALL = (16, 32, 64, 128, 256, 512)
 
 
+class SummaryError(ValueError):
+    """A study's JSON that cannot be read; the message names the file, in one line."""
+
+
 def load(out: Path) -> dict:
     kinds = {"sizes": sizes.Result, "threads": threads.Result, "stress": stress.Result,
              "align": align.Result, "programs": programs.Result}
@@ -22,7 +26,14 @@ def load(out: Path) -> dict:
     for name, cls in kinds.items():
         path = out / f"bench-{name}.json"
         if path.exists():
-            got[name] = cls.from_json(json.loads(path.read_text()))
+            try:
+                got[name] = cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+            except OSError as err:
+                raise SummaryError(f"{path}: cannot read it ({err.strerror})") from None
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+                reason = " ".join(str(err).split())[:120] or type(err).__name__
+                raise SummaryError(f"{path}: not the results `make bench-{name}` writes ({type(err).__name__}: "
+                                   f"{reason}); rerun the study or remove the file") from None
     return got
 
 

@@ -213,6 +213,15 @@ def test_cli_rejects_bad_input_in_one_line(tmp_path):
     assert done.returncode == 2 and "not a list of numbers" in done.stderr
 
 
+@pytest.mark.parametrize("text", ["{bad\n", "[]\n", '{"allocators": 3}', "\udcff"], ids=["junk", "list", "wrong-shape", "not-utf8"])
+def test_summary_of_a_damaged_json_is_one_line(tmp_path, text):
+    (tmp_path / "bench-sizes.json").write_bytes(text.encode("utf-8", "surrogateescape"))
+    done = run_cli("summary", "--out", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and f"{tmp_path}/bench-sizes.json: " in done.stderr
+    assert not (tmp_path / "bench-summary.md").exists()
+
+
 def test_summary_checks_the_kits_targets(tmp_path):
     from bench import summary
     s = lambda m: Summary(m, m, m, 1)  # noqa: E731
