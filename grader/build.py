@@ -111,6 +111,13 @@ def _first_lines(text: str, limit: int = 25) -> str:
     return "\n".join(lines[:limit])
 
 
+def first_error(text: str) -> str:
+    """The compiler's first error line in a build's output (make's own '***' lines and the
+    echoed commands skipped), else its first line: what a one-line reason should show."""
+    lines = _first_lines(text, limit=1 << 20).splitlines()
+    return next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
+
+
 def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) -> BuildResult:
     """Compile and link FOLDER/mm.c in the sandbox; classify a failure as compile or link error."""
     sandbox.prepare(folder, slot, writable=True)

@@ -27,7 +27,8 @@ from queue import Queue
 from typing import Any, Callable
 
 from . import scoring, store
-from .build import BuildResult, KitError, build_submission, build_template, kit_digest, prepare_folder
+from .build import (BuildResult, KitError, build_submission, build_template, first_error, kit_digest,
+                    prepare_folder)
 from .describe import describe, outcome_texts
 from .kitconfig import read_kit_config
 from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
@@ -221,7 +222,7 @@ class _Grader:
         built: BuildResult = build_submission(folder, ctx.policy, ctx.sandbox, slot)
         if built.status != "ok":
             what = "does not compile" if built.status == "compile_error" else "does not link with the driver"
-            first = next((ln for ln in built.log.splitlines() if "error" in ln), built.log.splitlines()[0] if built.log else "")
+            first = first_error(built.log)
             return self.verdict(cand, sha, built.status, f"mm.c {what}: {first}".rstrip(": "), build_log=built.log)
         rules = check_object(built.alloc_obj, list(built.driver_objs), ctx.policy)
         broken = [r for r in rules if r.verdict == "reject"]

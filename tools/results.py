@@ -23,7 +23,9 @@ from filelock import FileLock
 
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(KIT))
 
+from grader.build import first_error  # noqa: E402
 from results_claims import claims_section  # noqa: E402
 from results_plots import plot_all  # noqa: E402
 
@@ -131,9 +133,9 @@ def make_driver(alloc_args: list[str], alignment: int, what: str) -> Path:
     with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
         done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", *alloc_args,
                                f"ALIGNMENT={alignment}"], capture_output=True, text=True)
-    if done.returncode != 0:
+    if done.returncode != 0:            # the compiler's error, not make's closing "*** Error 1"
         raise click.ClickException(f"{what} does not build at alignment {alignment}: "
-                                   + (done.stderr.strip().splitlines() or ["?"])[-1])
+                                   + (first_error(done.stderr) or "?"))
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
