@@ -1,6 +1,7 @@
 """The report's figures, drawn with matplotlib (Agg: no display needed) into PNG files."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib
@@ -30,6 +31,7 @@ def histograms(subs: list[Submission], path: Path) -> str:
               ("throughput / libc", [s.summary.throughput_ratio for s in students if s.summary.throughput_ratio is not None])]
     fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
     for ax, (title, values) in zip(axes, series):
+        values = [v for v in values if math.isfinite(v)]   # a results.json written under a nan policy
         ax.hist(values or [0], bins=min(20, max(5, len(values))), color="#3465a4", edgecolor="white")
         ax.set_title(title, fontsize=10)
         ax.set_ylabel("submissions", fontsize=8)

@@ -112,3 +112,16 @@ def test_student_text_is_escaped(outdir, tmp_path):
     for page in (tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"):
         text = page.read_text()
         assert evil not in text and "&lt;script&gt;" in text
+
+
+def test_a_results_file_with_nan_points_still_renders(outdir, tmp_path):
+    """results.json written before the policy refused nan (QA: correctness = nan) must not
+    stop `mmgrade report` with a numpy traceback."""
+    data = json.loads((outdir / "results.json").read_text())
+    for sub in data["submissions"]:
+        sub["summary"]["points"] = float("nan")
+        sub["summary"]["correctness_points"] = float("nan")
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert (tmp_path / "report" / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
