@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import stat
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,9 +80,30 @@ def new_ops() -> tuple[bytearray, array, array]:
     return bytearray(), array("q"), array("q")
 
 
+def _raw_bytes(path: Path) -> bytes:
+    """PATH's bytes without ever waiting for nobody: a FIFO no one writes to reads as empty
+    (a pipe from `<(zcat t.rep.gz)` has its writer and is read whole); a device such as
+    /dev/zero, which would be read forever, is refused as the driver refuses it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise OSError("a device, not a trace")
+        if not stat.S_ISFIFO(mode):
+            return handle.read()
+        try:
+            first = os.read(fd, 1 << 16)
+        except BlockingIOError:          # a writer is there and has not written yet
+            first = None
+        if first == b"":                 # no writer at all (or an empty stream)
+            return b""
+        os.set_blocking(fd, True)
+        return (first or b"") + handle.read()
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when it is gzip (by its magic, not its name)."""
-    data = Path(path).read_bytes()
+    data = _raw_bytes(Path(path))
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     return data

@@ -3,6 +3,7 @@ input answered in one line with a non-zero exit, never a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,9 @@ KIT = Path(__file__).resolve().parent.parent
 COMMANDS = ["gen", "stats", "check", "convert", "record", "suite", "list", "readme"]
 
 
-def mmtrace(*args: str, cwd: Path = KIT) -> subprocess.CompletedProcess:
+def mmtrace(*args: str, cwd: Path = KIT, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mmtrace", *args], capture_output=True,
-                          text=True, cwd=cwd)
+                          text=True, cwd=cwd, timeout=timeout)
 
 
 def _one_line_error(done: subprocess.CompletedProcess, code: int, *words: str) -> None:
@@ -142,6 +143,15 @@ def test_check_fix_that_writes_nothing_fails(tmp_path):
     done = mmtrace("check", "--fix", str(junk), "-o", "f1.rep", cwd=tmp_path)
     assert done.returncode == 1 and "nothing written" in done.stderr
     assert not (tmp_path / "f1.rep").exists()
+
+
+def test_a_fifo_or_a_device_never_hangs(tmp_path):
+    fifo = tmp_path / "b.rep"
+    os.mkfifo(fifo)                      # no one will ever write to it
+    _one_line_error(mmtrace("stats", str(fifo), timeout=30), 2, f"{fifo}:1: truncated")
+    done = mmtrace("check", str(fifo), timeout=30)
+    assert done.returncode == 1 and f"{fifo}:1: truncated" in done.stdout
+    _one_line_error(mmtrace("stats", "/dev/zero", timeout=30), 2, "/dev/zero:1: cannot read: a device, not a trace")
 
 
 def test_a_binary_file_is_one_line(tmp_path):
