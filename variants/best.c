@@ -518,26 +518,9 @@ static void *grow_for(size_t asize)
     return extend_heap(need);
 }
 
-/* ------------------------------------------------------------ pins
- *
- * On heaps of random sizes a small block that exactly fills a sliver just
- * below a large block becomes a pin: when the large block and the one below
- * the sliver die, their holes cannot merge, and a large request grows the heap
- * beside two holes that together would hold it (lab64-syn-array: a 48-byte
- * block between holes of 1,920 and 23,024 bytes).  So a small request (at
- * most half the running mean) whose best fit it would fill (no rest) just
- * below a large block (over twice the mean) takes another hole if one is near
- * at hand (unpin_fit).  Over 16 origin layouts: suite +0.07, held-out +0.04
- * (lab64-syn-array +1.7, lab64-syn-mix +0.8); 165 extra seeds +0.25.  The
- * test sits in place_in's no-split branch, where the hole's size and the
- * header above it are read anyway, and only for malloc's fits from the free
- * lists (realloc's too: less on the extra seeds); so only the searches cost:
- * 2.2% more allocator instructions on the suite at 16 bytes leaving out the
- * chaotic traces (8-10% on lab64-syn-array and -mix), 4.3% at 8.  Wider rules
- * gained more for far more instructions: every small request (up to the
- * mean, not half), extra seeds +0.33 for 7.8%. */
-
-/* Is the block above free block bp large (over twice the mean request)? */
+/* Pins (best-pins.h): a small request that would exactly fill a sliver below
+ * a large block looks for another hole first.  Is the block above free block
+ * bp large (over twice the mean request)? */
 static inline bool below_large(void *bp, size_t mean)
 {
     return cb_size(cb_next(bp)) << (MEAN_SHIFT - 1) > mean;
@@ -645,46 +628,7 @@ static void *alloc_meta(size_t size)
 }
 
 #include "best-runs.h"
-
-/* bp0, the best fit of a small request of asize bytes, is a sliver below a
- * large block: the best hole not below one, of the first class that has
- * one, among the next PIN_PROBES blocks that fit; else bp0.  (The slivers
- * passed over stay at the head of their list, and the next request of their
- * size passes over them again: moving them to the list's end costs more.) */
-static void *unpin_fit(size_t asize, void *bp0)
-{
-    size_t mean = st->mean;
-    unsigned probes = 0;
-    for (unsigned k = next_class(class_of(asize)); k < N_CLASSES - 1; k = next_class(k + 1)) {
-        void *best = NULL;
-        size_t best_size = (size_t)-1;
-        for (char *bp = at(st->head[k]); bp; bp = at(cb_links(bp)->next)) {
-            size_t size = cb_size(bp);
-            if (size < asize || size >= best_size)
-                continue;
-            if (!below_large(bp, mean)) {
-                best = bp;
-                best_size = size;
-                if (size == asize || is_exact(k))
-                    break;
-            }
-            if (++probes >= PIN_PROBES)
-                break;
-        }
-        if (best)
-            return best;
-        if (probes >= PIN_PROBES)
-            break;
-    }
-    return bp0;
-}
-
-/* place_in's pin: the small request goes to the bottom of unpin_fit's hole. */
-static __attribute__((noinline)) void *unpin_place(void *bp, size_t asize)
-{
-    bp = unpin_fit(asize, bp);
-    return place_in(bp, asize, false, class_of(cb_size(bp)), true, false);
-}
+#include "best-pins.h"
 
 /* ------------------------------------------------------------ the API */
 
@@ -766,123 +710,9 @@ static void free_block(void *bp)
     coalesce(bp);
 }
 
-/* A small block: one a small run's slot may stand for (every size such a run
- * serves is at most this). */
-static inline bool is_small_block(size_t bsize) { return bsize <= RUN_SMALL_MAX + CB_ALIGN; }
+/* ------------------------------------------------------------ which requests runs serve */
 
-/* Note a request of size bytes (asize as a block); does it go to a small run? */
-static inline bool takes_run(size_t size, size_t asize)
-{
-    note_request(asize);
-    if (!is_small_block(asize))
-        return false;
-    st->small_live++;
-    /* runs pay off once enough small blocks live to fill them */
-    return wants_run(size) && st->small_live >= RUN_MIN_LIVE;
-}
-
-/* A medium block: one a medium run's slot may stand for. */
-static inline bool is_mid_block(size_t bsize)
-{
-    return !is_small_block(bsize) && bsize <= RUN_MAX_OBJ + CB_ALIGN;
-}
-
-/* Has a medium run of this request's slot size a free slot? */
-static inline bool mid_open(size_t size, size_t asize)
-{
-    return is_mid_block(asize) && map_wide() && wants_run(size)
-           && open_run((unsigned)(run_obj(size) / CB_ALIGN), true);
-}
-
-/* At 8-byte alignment (no MID_MARK), the medium size runs are for: a majority
- * vote (Boyer and Moore's) over the
- * medium requests that need new space -- not served by a quick list or an
- * open run -- so that runs open for the size a workload keeps asking fresh
- * space for, while malloc's and free's fast paths do nothing more than before
- * medium runs.  A request of another size takes a vote from the leader, and
- * so does a free of the leader's size that reaches the free lists (without
- * that: suite +0.09 instead of +0.14, classic-binary2 92.5% instead of 93.4%).
- * A run fills when most requests want its size; when many sizes mix, partly
- * filled runs of each cost more than the headers they save (every medium
- * size in runs: suite -0.36 points). */
-static inline void vote(size_t bsize)
-{
-    /* selects, not branches: with sizes mixed at random, branches on the
-     * vote were mispredicted often */
-    unsigned b = (unsigned)(bsize / CB_ALIGN), lead = lead_size(), n = st->lead_count;
-    bool same = b == lead, take = !same && n == 0;
-    set_lead_size(take ? b : lead);
-    st->lead_count = (uint16_t)(same ? n + (n < UINT16_MAX) : take ? 1 : n - 1);
-}
-
-/* A block of bsize bytes was freed (any size: only a medium one can match
- * the leader, which is 0 until a medium request votes). */
-static inline void mid_freed(size_t bsize)
-{
-    if (!MID_MARK && bsize / CB_ALIGN == lead_size() && st->lead_count)
-        st->lead_count--;
-}
-
-/* Has the medium slot size obj earned runs (16-byte alignment)?  Its live
- * blocks' headers (one alignment unit each) must come to RUN_EARN / 4 of a
- * run's bytes (run_geom's run: one stretched over a hole costs no new heap),
- * what a run half filled wastes.  Between the two rules tried before: every
- * medium size in runs lost 1.8 points (partly filled runs of sizes with few
- * live blocks: at lab64-syn-struct's peak 38 KB of them against 25 KB of
- * headers saved); runs for the vote's leader alone left every other size's
- * headers unpaid (lab64-syn-struct and -string: 2-3% of the heap at its
- * peak).  Measured against the vote: suite +0.10, held-out +0.05; over 16
- * origin layouts +0.02 and +0.05 (held-out better at all 16; lab64-syn-struct
- * +1.1, -string +0.7, lab64-cbit-a -0.55, classic-binary -0.1).  Before
- * long and stretched runs: a quarter of a run +0.03 / +0.11
- * (small heaps lose); three quarters or a whole run -0.01..+0.03; runs for
- * such a size allowed to grow the heap while a hole fits the request -0.23 /
- * -0.29 (classic-binary2 93.5% -> 86%).  The count saturates at 255, a byte
- * a size (sizes whose runs span 8 granules need 255, not 256). */
-static bool earns_run(size_t obj)
-{
-    if (!MID_MARK || few())
-        return false;
-    size_t n = *mid_live_of_obj(obj);
-    if (n * CB_ALIGN * 4 < (size_t)RUN_EARN * 2 * RUN_BYTES)     /* (a medium run spans 2 granules or more) */
-        return false;
-    geom_t g = run_geom(obj);
-    size_t need = (size_t)RUN_EARN * g.span * RUN_BYTES / (CB_ALIGN * 4);
-    return g.span && n >= (need < UINT8_MAX ? need : UINT8_MAX);
-}
-
-/* A medium request that no kept block or open run serves: does a slot of a
- * new run take it (its size earned runs at 16-byte alignment, leads the vote
- * at 8)?  mid_slow: that slot, else NULL, out of line, off the malloc paths
- * that need no new space. */
-static inline bool mid_takes_run(size_t size, size_t asize)
-{
-    if (!MID_MARK)
-        vote(asize);
-    if (!wants_run(size))
-        return false;
-    return (!MID_MARK && st->lead_count >= RUN_MID_LIVE && asize / CB_ALIGN == lead_size()) || earns_run(run_obj(size));
-}
-
-static __attribute__((noinline)) void *mid_slow(size_t size, size_t asize)
-{
-    return mid_takes_run(size, asize) ? run_alloc(size, true) : NULL;
-}
-
-/* An ordinary block for a medium request that a run's slot would have served
- * without a header: marked and counted. */
-static inline void mid_mark(void *bp, size_t size, size_t asize)
-{
-    if (MID_MARK && bp && is_mid_block(asize) && wants_run(size) && !few()) {
-        *cb_hdr(bp) |= MID_MARK;
-        mid_live_up(asize - CB_ALIGN);
-    }
-}
-
-static inline void *mid_request(size_t size, size_t asize)
-{
-    return is_mid_block(asize) ? mid_slow(size, asize) : NULL;
-}
+#include "best-choice.h"
 
 /* A run's slot for sizes that fit one, else an ordinary block (for realloc;
  * mm_malloc spells out the same steps with its fast paths inline). */
