@@ -106,3 +106,51 @@ def test_library_symbols_come_from_libc_itself():
     names = library_symbols()
     assert {"malloc", "clock_gettime", "gettimeofday", "memcpy", "fork", "sqrt"} <= names
     assert len(names) > 1000
+
+
+# A section attribute can name any section and set its flags ("aw", @nobits) past gcc with '#'.
+BIG_SIDE_TABLE = HEADER + """
+static unsigned char spare[8u << 20] __attribute__((section(%s)));
+int mm_init(void) { memset(spare, 0x5a, sizeof spare); return spare[4096] - 0x5a; }
+"""
+
+
+@pytest.mark.parametrize("section, unknown", [
+    (r'".ctors_side,\"aw\",@nobits#"', True), (r'".init_arrayx,\"aw\",@nobits#"', True),
+    (r'"side,\"aw\",@nobits#"', True), (r'"\"side table\",\"aw\",@nobits#"', True),
+    (r'".data.rel.rox,\"aw\",@nobits#"', False)])   # a .data.* name: counted, not odd
+def test_a_writable_table_under_any_section_name_is_counted_and_refused(tmp_path, policy, section, unknown):
+    rule = _rules(tmp_path, BIG_SIDE_TABLE % section, policy)["writable_data"]
+    assert rule.verdict == "reject" and f"{8 << 20} bytes" in rule.items, rule
+    assert any(i.startswith("section ") for i in rule.items) == unknown
+    assert ("no C global" in rule.detail) == unknown
+
+
+def test_relro_data_is_not_counted_but_an_ordinary_data_subsection_is(tmp_path, policy):
+    relro = HEADER + "static const char *const names[64] = {\"a\", \"b\"}; const char *mm_name(int i) { return names[i]; }\n"
+    sub = HEADER + "static char table[256] __attribute__((section(\".data.table\"))); char *mm_t(void) { return table; }\n"
+    assert _rules(tmp_path, relro, policy)["writable_data"].passed
+    rule = _rules(tmp_path, sub, policy)["writable_data"]
+    assert rule.verdict == "reject" and rule.items == ("256 bytes",)
+
+
+@pytest.mark.parametrize("source, item", [
+    ('__asm__(".section .init\\n\\tcall mm_early\\n\\t.previous"); void mm_early(void) { puts("x"); }', ".init"),
+    ('__asm__(".section .fini\\n\\tcall mm_late\\n\\t.previous"); void mm_late(void) { puts("x"); }', ".fini"),
+    ('static void f(void) { puts("x"); }\n'
+     'static void (*p)(void) __attribute__((section("hooks,\\"aw\\",@init_array#"), used)) = f;', "hooks"),
+    ('static void *clones[2] __attribute__((section(".tm_clone_table"), used)) = {0, 0};', ".tm_clone_table"),
+])
+def test_code_the_runtime_runs_before_main_is_refused(tmp_path, policy, source, item):
+    rule = _rules(tmp_path, HEADER + source, policy)["constructors"]
+    assert rule.verdict == "reject" and item in rule.items, rule
+
+
+def test_sections_are_read_from_the_elf_headers_like_readelf(tmp_path):
+    from grader.rules import sections
+    obj = _compile(tmp_path, BIG_SIDE_TABLE % r'"\"side table\",\"aw\",@nobits#"')
+    ours = {name: (kind, size, flags) for name, kind, size, flags in sections(obj)}
+    assert ours["side table"] == ("NOBITS", 8 << 20, "WA")
+    assert ours[".text"][0] == "PROGBITS" and "X" in ours[".text"][2] and ours[".bss"][2] == "WA"
+    listing = subprocess.run(["readelf", "-S", "-W", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert len(ours) == int(listing.split("There are ")[1].split()[0]) - 1   # every header but the null one
