@@ -29,6 +29,13 @@ IFUNC = "i"                      # nm's letter for an indirect function: its res
 DATA_SECTIONS = (".data", ".bss", ".tdata", ".tbss", ".ldata", ".lbss")
 # Relocated read-only data: written by the loader, then made read-only (RELRO) before main.
 RELRO_SECTIONS = (".data.rel.ro",)
+# Names the toolchain and the C runtime call or look up on their own, which a global definition
+# would capture: crti's _init calls __gmon_start__ (with the program's argc and argv) before main.
+# Every global name that starts with an underscore is refused too: C reserves them, and the
+# runtime's hooks (_init, _fini, _ITM_*, __libc_*, __cxa_*, __dso_handle, ...) are all spelt so.
+RUNTIME_SYMBOLS = frozenset({"main", "_start", "_init", "_fini", "__gmon_start__", "data_start", "etext",
+                             "edata", "end", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
+                             "__cxa_finalize", "__cxa_atexit", "__dso_handle", "__libc_start_main"})
 _SYSCALL = re.compile(r"^\s*([0-9a-f]+):\s+(syscall|sysenter|int\s+\$0x80)\b", re.M)
 
 
@@ -103,14 +110,21 @@ def check_undefined(syms, policy: Policy) -> RuleResult:
                     f"calls functions outside the allow-list: {_names(bad)}")
 
 
+def is_reserved(name: str, reserved: frozenset[str]) -> bool:
+    """NAME belongs to the C library, the runtime or the driver (RESERVED), or is spelt like a runtime name."""
+    return name in reserved or name in RUNTIME_SYMBOLS or name.startswith("_")
+
+
 def check_shadowing(syms, reserved: frozenset[str], policy: Policy) -> tuple[RuleResult, RuleResult]:
     api = set(policy.rules.api_symbols)
-    globals_ = [n for n, kind, _ in syms if kind in "TDBRCVWGSI" and n not in api]
-    shadows = [n for n in globals_ if n in reserved]
-    others = [n for n in globals_ if n not in reserved]
+    globals_ = [n for n, kind, _ in syms if kind in "TDBRCVWGSIAu" and n not in api]
+    shadows = [n for n in globals_ if is_reserved(n, reserved)]
+    others = [n for n in globals_ if not is_reserved(n, reserved)]
     return (_verdict("shadowing", policy, shadows,
-                     "defines no C-library or driver symbol",
-                     f"defines C-library or driver symbols, which would replace them inside the driver: {_names(shadows)}"),
+                     "defines no C-library, runtime or driver symbol",
+                     "defines C-library, runtime or driver symbols (or global names starting with _, which C "
+                     "reserves), which would replace them inside the driver or run before main: "
+                     f"{_names(shadows)}"),
             _verdict("other_globals", policy, others,
                      "every helper is static",
                      f"non-static globals (make them static): {_names(others)}"))

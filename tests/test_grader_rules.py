@@ -154,3 +154,26 @@ def test_sections_are_read_from_the_elf_headers_like_readelf(tmp_path):
     assert ours[".text"][0] == "PROGBITS" and "X" in ours[".text"][2] and ours[".bss"][2] == "WA"
     listing = subprocess.run(["readelf", "-S", "-W", str(obj)], capture_output=True, text=True, check=True).stdout
     assert len(ours) == int(listing.split("There are ")[1].split()[0]) - 1   # every header but the null one
+
+
+@pytest.mark.parametrize("body, name", [
+    # rtargv.c: crti's _init calls __gmon_start__(argc, argv) in the driver's parent, before main
+    ("void __gmon_start__(int argc, char **argv) { if (argc > 2) argv[2] = argv[1]; }", "__gmon_start__"),
+    ("void _ITM_registerTMCloneTable(void *t, size_t n) { (void)t; (void)n; }", "_ITM_registerTMCloneTable"),
+    ("int __cxa_atexit(void (*f)(void *), void *a, void *d) { (void)f; (void)a; (void)d; return 0; }", "__cxa_atexit"),
+    ("int __libc_start_main(void) { return 0; }", "__libc_start_main"),
+    ("int main(void) { return 0; }", "main"),
+    ("char data_start[8];", "data_start"),
+    ("int _mm_helper(int x) { return x + 1; }", "_mm_helper"),
+    ('__asm__(".globl __gmon_start__\\n.set __gmon_start__, 0x1000");', "__gmon_start__"),   # absolute
+])
+def test_runtime_hooks_and_reserved_names_are_refused(tmp_path, policy, body, name):
+    rules = _rules(tmp_path, CLEAN + body, policy)
+    assert rules["shadowing"].verdict == "reject" and name in rules["shadowing"].items, rules["shadowing"]
+    assert "run before main" in rules["shadowing"].detail
+    assert rules["other_globals"].passed
+
+
+def test_a_static_helper_may_start_with_an_underscore(tmp_path, policy):
+    rules = _rules(tmp_path, CLEAN + "static int _count(int x) { return x + 1; } int mm_n(int x) { return _count(x); }", policy)
+    assert rules["shadowing"].passed
