@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .model import OUTCOMES
+from .model import GRADER_OUTCOMES, OUTCOMES
 
 
 def describe(driver: Path) -> dict[str, Any]:
@@ -40,4 +40,5 @@ def outcome_texts(description: dict[str, Any]) -> dict[str, str]:
                 texts[item["name"]] = str(item.get("explanation") or item.get("meaning") or item.get("text") or "")
     for name in OUTCOMES:
         texts.setdefault(name, "" if name == "ok" else f"{name} (the driver gave no explanation)")
+    texts.update(GRADER_OUTCOMES)
     return texts

@@ -31,7 +31,7 @@ from .build import (BuildResult, KitError, build_submission, build_template, fir
                     prepare_folder)
 from .describe import describe, outcome_texts
 from .kitconfig import read_kit_config
-from .model import Batch, RuleResult, Submission, TraceResult, empty_summary
+from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver
@@ -249,12 +249,32 @@ class _Grader:
                                     f"the driver refused to run ({run.problem}); see its stderr", **output)
             return self.verdict(cand, sha, "failed", f"no trustworthy result: {run.problem}", **output)
         raw = run.result["traces"]
-        outcomes = [t["outcome"] for t in raw]
-        summary = scoring.summarize(outcomes, run.result["summary"].get("utilization"),
-                                    run.result["summary"].get("throughput_ratio"), ctx.policy,
-                                    [t["weight"] for t in raw])
-        per_trace = scoring.trace_points(summary.traces, ctx.policy)
+        listed = scoring.listed_traces_problem(raw, ctx.traces)
+        if listed:      # argv or the report was changed: nothing in it is about the traces we chose
+            return self.verdict(cand, sha, "failed", "the driver's report is not about the traces it was given "
+                                f"({listed}): the allocator tampered with the driver", **output)
+        policy = ctx.policy
+        impossible = {i: p for i, t in enumerate(raw)
+                      if (p := scoring.trace_problem(t, policy.build.alignment, policy.limits.max_heap))}
+        problem = "" if impossible else scoring.summary_problem(run.result["summary"], raw)
+        utilization = run.result["summary"].get("utilization")
+        ratio = run.result["summary"].get("throughput_ratio")
+        if impossible or problem:       # the report cannot be trusted: no performance figures from it
+            utilization = ratio = None
+            raw = [{**t, "outcome": IMPOSSIBLE, "message": f"impossible figure: {impossible[i]}"}
+                   if i in impossible else t for i, t in enumerate(raw)]
+        weights = [t["weight"] for t in raw]
+        summary = scoring.summarize([t["outcome"] for t in raw], utilization, ratio, policy, weights)
+        if not problem and not scoring.plausible(summary, policy):
+            problem = f"performance index {summary.perf_index:g} is outside [0, {scoring.perf_ceiling(policy):g}]"
+            summary = scoring.summarize([t["outcome"] for t in raw], None, None, policy, weights)
+        per_trace = scoring.trace_points(summary.traces, policy)
         traces = tuple(_trace(t, ctx.outcomes, per_trace, ctx.best_k) for t in raw)
+        if impossible or problem:
+            where = "; ".join(f"{raw[i]['name']}: {p}" for i, p in list(impossible.items())[:2])
+            more = f" and {len(impossible) - 2} more traces" if len(impossible) > 2 else ""
+            return self.verdict(cand, sha, "failed", "impossible figure: the allocator tampered with the driver's "
+                                f"report ({where or problem}{more})", traces=traces, summary=summary, **output)
         failed = [t for t in traces if t.outcome not in ("ok", "bad_trace")]
         if failed:
             listed = "; ".join(f"{t.name}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in failed[:3])
@@ -271,12 +291,13 @@ class _Grader:
 
 
 def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k: int) -> TraceResult:
-    timing = raw.get("timing") or {}
-    libc = raw.get("libc") or {}
+    trusted = raw["outcome"] != IMPOSSIBLE      # an impossible trace's figures are kept out of every output
+    timing = (raw.get("timing") or {}) if trusted else {}
+    libc = (raw.get("libc") or {}) if trusted else {}
     return TraceResult(
         name=raw["name"], weight=raw["weight"], ops=raw["ops"], outcome=raw["outcome"],
         message=raw.get("message", ""), explanation=texts.get(raw["outcome"], ""),
-        op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization"),
+        op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization") if trusted else None,
         ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),
         spread=scoring.spread(timing.get("samples") or [], best_k), output=raw.get("output", ""),
         points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0)

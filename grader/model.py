@@ -16,6 +16,10 @@ VERDICTS = ("ok", "compile_error", "link_error", "rejected", "failed", "bad_subm
 # A trace's outcome: the driver's vocabulary (schema/mdriver-result.schema.json).
 OUTCOMES = ("ok", "misaligned", "out_of_heap", "overlap", "payload_corrupted", "alloc_failed",
             "init_failed", "checker_failed", "crashed", "timeout", "exited", "bad_trace")
+# The grader's own outcome: the driver reported a figure no correct run produces (grade.py).
+IMPOSSIBLE = "impossible"
+GRADER_OUTCOMES = {IMPOSSIBLE: "the driver's report held a figure no correct run can produce (such as a "
+                               "utilization above 100% or an infinite speed): the allocator tampered with it"}
 
 
 def _load(cls: type, data: dict[str, Any]) -> Any:

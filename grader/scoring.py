@@ -6,8 +6,14 @@ formula and config.h's constants, perf_index equals the driver's own.
 """
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from .model import Summary
 from .policy import Policy
+
+# Relative slack for figures the driver printed with 9 significant digits.
+_SLACK = 1e-6
 
 
 def scale(value: float, low: float, high: float) -> float:
@@ -90,3 +96,132 @@ def spread(samples: list[float], best_k: int = 3) -> float | None:
     if len(best) < 2 or best[0] <= 0:
         return None
     return (best[-1] - best[0]) / best[0]
+
+
+# ------------------------------------------------------------ figures no correct run can produce
+#
+# The allocator runs inside the driver's processes, so it can write over the driver's memory,
+# including the record a trace's figures are reported from.  These checks refuse figures that no
+# correct allocator can produce; a plausible forged figure still passes them (docs/grader.md).
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _show(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else repr(value)
+
+
+def trace_stem(file_name: str) -> str:
+    """The name the driver reports for a trace file: without .rep / .rep.gz."""
+    for suffix in (".rep.gz", ".rep"):
+        if file_name.endswith(suffix):
+            return file_name[:-len(suffix)]
+    return file_name
+
+
+def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] | list[str]) -> str:
+    """Why the driver's per-trace rows are not exactly the EXPECTED trace files, in order; '' if they are."""
+    got = [str(r.get("path", "")).rsplit("/", 1)[-1] for r in rows]
+    names = [str(r.get("name", "")) for r in rows]
+    if len(rows) != len(expected):
+        return f"{len(rows)} traces reported for the {len(expected)} given"
+    for i, (want, path, name) in enumerate(zip(expected, got, names)):
+        stem = trace_stem(want)
+        if path != want or not (name == stem or (len(name) >= 100 and stem.startswith(name))):
+            return f"trace {i + 1} should be {want} but the report has {name or '?'} ({path or 'no path'})"
+    return ""
+
+
+def trace_problem(row: dict[str, Any], alignment: int, max_heap: int) -> str:
+    """Why one trace row of the driver's JSON holds an impossible figure; '' if none does."""
+    util = row.get("utilization")
+    if util is not None:
+        if not _finite(util) or not 0 <= util <= 1:
+            return f"utilization {_show(util)} is outside [0, 1]"
+        peak, high, ideal = row.get("peak_payload"), row.get("heap_high_water"), row.get("ideal_utilization")
+        if peak is not None and high is not None:
+            if not (_finite(peak) and _finite(high)) or peak < 0 or high < 0 or high > max_heap:
+                return f"peak payload {_show(peak)} or heap high-water {_show(high)} out of range"
+            expected = peak / high if high else (0.0 if peak else 1.0)
+            if abs(util - expected) > _SLACK:
+                return (f"utilization {_show(util)} is not peak payload / heap high-water "
+                        f"({peak} / {high} = {expected:.6g})")
+            if ideal is not None and peak:
+                if not _finite(ideal) or not 0 < ideal <= 1:
+                    return f"ideal utilization {_show(ideal)} is outside (0, 1]"
+                # Disjoint aligned blocks fill the heap up to the last one's padding: the heap is at
+                # least (peak aligned live bytes) - (alignment - 1), and peak aligned = peak / ideal.
+                floor = max(1.0, peak / ideal - (alignment - 1))
+                if util > (peak / floor) * (1 + _SLACK):
+                    return (f"utilization {_show(util)} is above what disjoint {alignment}-byte-aligned "
+                            f"blocks allow ({peak / floor:.6g}; ideal {_show(ideal)})")
+    for key in ("timing", "libc"):
+        timing = row.get(key)
+        if not timing:
+            continue
+        numbers = [timing.get("seconds"), timing.get("ops_per_sec"), *(timing.get("samples") or [])]
+        bad = [v for v in numbers if not _finite(v) or v < 0]
+        if bad:
+            return f"{key} figure {_show(bad[0])} is not a finite non-negative number"
+    return ""
+
+
+def recompute(rows: list[dict[str, Any]]) -> tuple[float, float | None]:
+    """(U, T / T_libc) from the trace rows, as the driver's score.c computes its summary."""
+    util_traces = tput_traces = tput_valid = 0
+    util_sum = ops = mm_sec = libc_sec = 0.0
+    for row in rows:
+        if row["outcome"] == "bad_trace":
+            continue
+        ok = row["outcome"] == "ok"
+        if row["weight"] in (1, 2):
+            util_traces += 1
+            util_sum += row["utilization"] if ok and row.get("utilization") is not None else 0.0
+        if row["weight"] in (1, 3):
+            tput_traces += 1
+            timing, libc = row.get("timing"), row.get("libc")
+            if ok and timing and timing.get("samples") and libc:
+                tput_valid += 1
+                ops += row["ops"]
+                mm_sec += timing["seconds"]
+                libc_sec += libc["seconds"]
+    util = util_sum / util_traces if util_traces else 0.0
+    ratio = None
+    if tput_valid and mm_sec > 0 and libc_sec > 0 and ops > 0:   # no ops: 0 / 0, which the driver prints as null
+        ratio = (ops / mm_sec) / (ops / libc_sec) * tput_valid / tput_traces
+    return util, ratio
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _SLACK * max(1.0, abs(a), abs(b))
+
+
+def summary_problem(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """Why the driver's summary figures are impossible or disagree with its own trace rows; '' if fine."""
+    util, ratio = summary.get("utilization"), summary.get("throughput_ratio")
+    if not _finite(util) or not 0 <= util <= 1:
+        return f"summary utilization {_show(util)} is outside [0, 1]"
+    if ratio is not None and (not _finite(ratio) or ratio < 0):
+        return f"summary throughput ratio {_show(ratio)} is not a finite non-negative number"
+    want_util, want_ratio = recompute(rows)
+    if not _close(util, want_util):
+        return f"summary utilization {_show(util)} is not the mean of the traces' ({want_util:.6g})"
+    if (ratio is None) != (want_ratio is None) or (ratio is not None and not _close(ratio, want_ratio)):
+        return f"summary throughput ratio {_show(ratio)} does not follow from the traces' timings"
+    return ""
+
+
+def perf_ceiling(policy: Policy) -> float:
+    """The largest P the policy's formula can give (100 unless throughput_cap > 1)."""
+    return perf_index(1.0, 1e300, policy)
+
+
+def plausible(summary: Summary, policy: Policy) -> bool:
+    """Every figure of SUMMARY is finite and in its range (a stored record from an older grader may not be)."""
+    numbers = [summary.perf_index, summary.correctness_points, summary.performance_points, summary.points]
+    if not all(_finite(v) and v >= 0 for v in numbers) or summary.perf_index > perf_ceiling(policy) + 1e-9:
+        return False
+    if summary.utilization is not None and not (_finite(summary.utilization) and 0 <= summary.utilization <= 1):
+        return False
+    return summary.throughput_ratio is None or (_finite(summary.throughput_ratio) and summary.throughput_ratio >= 0)

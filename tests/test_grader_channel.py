@@ -44,7 +44,12 @@ def test_check_result_accepts_only_valid_json_with_the_secret():
 
 MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson */",
           "garbled": "/* FAKE:badjson */", "sleeper": "/* FAKE:hang */", "confused": "/* FAKE:usage */",
-          "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */"}
+          "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */",
+          # an allocator that wrote over the driver's record of its figures (red team's rtcrash.c)
+          "inflated": "/* FAKE:util=1.7e306 */", "overideal": "/* FAKE:util=1 FAKE:ideal=0.5 */",
+          "instant": "/* FAKE:mmsec=0 */", "nan": "/* FAKE:mmsec=nan */", "summary": "/* FAKE:sumutil=0.99 */",
+          # an allocator that rewrote the driver's argv before main (red team's rtargv.c)
+          "argv": "/* FAKE:same */"}
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +103,46 @@ def test_default_wall_clock_follows_the_traces(kit):
     assert wall_clock(policy, 3) == 3 * policy.limits.trace_seconds + 60
     fixed = dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, wall_clock=7))
     assert wall_clock(fixed, 3) == 7
+
+
+@pytest.mark.parametrize("name, words", [
+    ("inflated", "utilization 1.7e+306 is outside [0, 1]"),
+    ("overideal", "above what disjoint 16-byte-aligned blocks allow"),
+    ("instant", "timing figure inf"),
+    ("nan", "timing figure nan"),
+])
+def test_an_impossible_trace_figure_fails_the_trace_and_is_never_propagated(batch, name, words):
+    sub = batch[name]
+    assert sub.verdict == "failed", sub.reason
+    assert sub.reason.startswith("impossible figure: the allocator tampered with the driver's report") and words in sub.reason
+    assert all(t.outcome == "impossible" and t.points == 0 and words in t.message for t in sub.traces)
+    assert "tampered" in sub.traces[0].explanation
+    assert sub.summary.utilization is None and sub.summary.throughput_ratio is None
+    assert sub.summary.perf_index == 0 and sub.summary.points == 0
+    json.dumps(sub.to_json(), allow_nan=False)
+
+
+def test_a_summary_that_disagrees_with_its_traces_earns_no_performance_points(batch):
+    sub = batch["summary"]
+    assert sub.verdict == "failed" and "impossible figure" in sub.reason and "is not the mean" in sub.reason
+    assert sub.summary.perf_index == 0 and sub.summary.utilization is None
+
+
+def test_a_report_about_other_traces_than_those_given_is_refused(batch):
+    sub = batch["argv"]
+    assert sub.verdict == "failed" and "not about the traces it was given" in sub.reason, sub.reason
+    assert "trace 2 should be tiny.rep" in sub.reason
+    assert sub.summary.points == 0 and not sub.traces
+
+
+def test_the_honest_fake_still_passes_every_check(batch):
+    assert batch["honest"].verdict == "ok" and batch["crasher"].reason.startswith("1 of 2 traces failed")
+
+
+def test_listed_traces_problem_checks_names_order_and_count():
+    from grader.scoring import listed_traces_problem
+    rows = [{"name": "a", "path": "/traces/a.rep"}, {"name": "b", "path": "/traces/b.rep.gz"}]
+    assert listed_traces_problem(rows, ("a.rep", "b.rep.gz")) == ""
+    assert "2 traces reported for the 1" in listed_traces_problem(rows, ("a.rep",))
+    assert "trace 1 should be b.rep.gz" in listed_traces_problem(rows, ("b.rep.gz", "a.rep"))
+    assert "should be b.rep" in listed_traces_problem(rows, ("a.rep", "b.rep"))

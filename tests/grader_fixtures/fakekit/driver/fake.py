@@ -5,7 +5,11 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
   FAKE:badjson   write broken JSON            FAKE:hang     never finish
   FAKE:usage     exit 2 as on a usage error   FAKE:print    print fake score lines
   FAKE:fail=T    report trace T as crashed    FAKE:util=U   utilization U
-Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8.
+  FAKE:ideal=I   ideal utilization I          FAKE:mmsec=S  the allocator's time S per trace (0, inf, nan)
+  FAKE:sumutil=U a summary utilization U that disagrees with the traces
+  FAKE:same      report every trace under the first one's name, as if argv had been rewritten
+Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8, and the
+summary follows from the traces as the real driver's score.c computes it.
 """
 import json
 import os
@@ -45,20 +49,32 @@ def main(argv):
     if "forge" in marks:
         secret = "0" * len(secret)
     util = float(marks.get("util") or 0.5)
+    sane = 0 <= util <= 1
+    peak, high = (round(util * 1e6), 1000000) if sane else (100, 200)   # utilization = peak / high
+    mm_sec = float(marks.get("mmsec") or 1e-6)
     rows = []
-    for path in traces:
+    for path in (traces[:1] * len(traces) if "same" in marks else traces):
         name = os.path.basename(path).split(".")[0]
         outcome = "crashed" if marks.get("fail") == name else "ok"
         open(path).read()
         rows.append({"name": name, "path": path, "weight": 1, "ops": 4, "outcome": outcome,
                      "message": "" if outcome == "ok" else "SIGSEGV at op 2",
                      "op_index": None if outcome == "ok" else 2, "op": None if outcome == "ok" else "f 0",
-                     "utilization": util, "ideal_utilization": 1.0, "peak_payload": 100,
-                     "heap_high_water": 200,
-                     "timing": {"seconds": 1e-6, "ops_per_sec": 4e6, "samples": [1e-6, 1.1e-6, 1.05e-6]},
+                     "utilization": util, "ideal_utilization": float(marks.get("ideal") or 1.0),
+                     "peak_payload": peak, "heap_high_water": high,
+                     "timing": {"seconds": mm_sec, "ops_per_sec": 4 / mm_sec if mm_sec else float("inf"),
+                                "samples": [mm_sec, 1.1e-6, 1.05e-6]} if outcome == "ok" else None,
                      "libc": {"seconds": 8e-7, "ops_per_sec": 5e6, "samples": [8e-7, 8e-7]},
                      "stats": None, "output": ""})
     valid = sum(r["outcome"] == "ok" for r in rows)
+    ok = [r for r in rows if r["outcome"] == "ok"]
+    mean_util = sum(r["utilization"] for r in ok) / len(rows) if rows else 0
+    ops, mine, libc = 4 * len(ok), mm_sec * len(ok), 8e-7 * len(ok)
+    try:
+        ratio = round((ops / mine) / (ops / libc) * len(ok) / len(rows), 9) if ok else None
+    except ZeroDivisionError:
+        ratio = float("inf")
+    mean_util = float(marks.get("sumutil") or mean_util)
     result = {"schema": 1, "tool": "mdriver", "secret": secret,
               "allocator": {"name": "mm", "team": None, "has_checkheap": False, "has_stats": False},
               "settings": {"alignment": 16, "max_heap": 20971520, "time_limit": 60, "min_samples": 5,
@@ -67,9 +83,9 @@ def main(argv):
               "machine": {"hostname": "fake", "cpu": "fake", "date": "2026-01-01"},
               "traces": rows,
               "summary": {"traces": len(rows), "valid": valid, "failed": len(rows) - valid, "bad_traces": 0,
-                          "utilization": util, "throughput_ops_per_sec": 4e6, "libc_ops_per_sec": 5e6,
-                          "throughput_ratio": 0.8, "util_points": 60 * util, "throughput_points": 32,
-                          "perf_index": 60 * util + 32}}
+                          "utilization": mean_util, "throughput_ops_per_sec": 4e6, "libc_ops_per_sec": 5e6,
+                          "throughput_ratio": ratio, "util_points": 60 * mean_util, "throughput_points": 32,
+                          "perf_index": 60 * mean_util + 32}}
     with os.fdopen(json_fd, "w") as out:
         if "badjson" in marks:
             out.write("{")
