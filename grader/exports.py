@@ -11,10 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any
 
 from .model import Batch, Submission
 from .policy import Policy
+from .scoring import shown
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256")
@@ -22,7 +24,13 @@ SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(value, digits)
+    """VALUE rounded; None when there is none or it is not finite (never inf or NaN in an export)."""
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
+def _num(value: float | None, digits: int = 3) -> float:
+    """A score for Gradescope or Autolab: 0 where the record has no finite figure."""
+    return _round(value, digits) or 0.0
 
 
 def grades_csv(batch: Batch) -> str:
@@ -33,10 +41,10 @@ def grades_csv(batch: Batch) -> str:
     for sub in batch.submissions:
         if sub.reference:
             continue
-        s = sub.summary
-        writer.writerow([sub.name, sub.verdict, sub.reason, s.valid, s.traces, s.correctness_points,
-                         _round(s.utilization), _round(s.throughput_ratio), s.perf_index,
-                         s.performance_points, s.points, s.max_points, sub.sha256 or ""])
+        s = shown(sub.summary)
+        writer.writerow([sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
+                         _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
+                         _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or ""])
     return out.getvalue()
 
 
@@ -48,9 +56,9 @@ def _trace_output(trace) -> str:
     lines = [f"outcome: {trace.outcome}" + (f": {trace.explanation}" if trace.outcome != "ok" else "")]
     if trace.message:
         lines.append(trace.message)
-    if trace.utilization is not None:
+    if _round(trace.utilization) is not None:
         lines.append(f"utilization {100 * trace.utilization:.1f}%")
-    if trace.ops_per_sec and trace.libc_ops_per_sec:
+    if _round(trace.ops_per_sec) and _round(trace.libc_ops_per_sec):
         lines.append(f"throughput {trace.ops_per_sec / 1e3:,.0f} Kops/s (libc {trace.libc_ops_per_sec / 1e3:,.0f})")
     if trace.output:
         lines.append("your allocator printed:\n" + trace.output[:2000])
@@ -75,31 +83,31 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     for trace in sub.traces:
         if trace.outcome == "bad_trace":
             continue
-        tests.append({"name": f"Trace: {trace.name}", "score": trace.points, "max_score": round(per_trace, 3),
+        tests.append({"name": f"Trace: {trace.name}", "score": _num(trace.points), "max_score": round(per_trace, 3),
                       "status": _status(trace.outcome == "ok"), "output": _trace_output(trace),
                       "visibility": vis})
     if not sub.traces:
         tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
-    s = sub.summary
-    perf = (f"utilization {100 * (s.utilization or 0):.1f}%, throughput {s.throughput_ratio or 0:.2f}x libc, "
-            f"performance index {s.perf_index:.1f}/100")
-    tests.append({"name": "Performance", "score": s.performance_points, "max_score": policy.points.performance,
+    s = shown(sub.summary)
+    perf = (f"utilization {100 * _num(s.utilization, 4):.1f}%, throughput {_num(s.throughput_ratio):.2f}x libc, "
+            f"performance index {_num(s.perf_index):.1f}/100")
+    tests.append({"name": "Performance", "score": _num(s.performance_points), "max_score": policy.points.performance,
                   "status": _status(sub.verdict == "ok"), "output": perf, "visibility": vis})
     results: dict[str, Any] = {
-        "score": s.points, "execution_time": round(sub.seconds),
+        "score": _num(s.points), "execution_time": round(sub.seconds),
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
         "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests}
     if policy.gradescope.leaderboard:
-        results["leaderboard"] = [{"name": "Performance index", "value": s.perf_index},
-                                  {"name": "Utilization %", "value": round(100 * (s.utilization or 0), 2)},
-                                  {"name": "Throughput / libc", "value": round(s.throughput_ratio or 0, 3)}]
+        results["leaderboard"] = [{"name": "Performance index", "value": _num(s.perf_index)},
+                                  {"name": "Utilization %", "value": round(100 * _num(s.utilization, 6), 2)},
+                                  {"name": "Throughput / libc", "value": _num(s.throughput_ratio)}]
     return results
 
 
 def autolab_line(sub: Submission) -> str:
     """The last line Autolab reads: scores by problem and the scoreboard row."""
-    s = sub.summary
-    scores = {"Correctness": s.correctness_points, "Performance": s.performance_points}
-    board = [s.perf_index, round(100 * (s.utilization or 0), 2), round(s.throughput_ratio or 0, 3)]
-    return json.dumps({"scores": scores, "scoreboard": board}, separators=(",", ":"))
+    s = shown(sub.summary)
+    scores = {"Correctness": _num(s.correctness_points), "Performance": _num(s.performance_points)}
+    board = [_num(s.perf_index), round(100 * _num(s.utilization, 6), 2), _num(s.throughput_ratio)]
+    return json.dumps({"scores": scores, "scoreboard": board}, separators=(",", ":"), allow_nan=False)

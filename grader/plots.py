@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 from .model import Submission  # noqa: E402
+from .scoring import shown  # noqa: E402
 
 _COLORS = {"ok": "#2a7f3f", "failed": "#c0392b", "rejected": "#8e44ad", "compile_error": "#7f8c8d",
            "link_error": "#95a5a6", "bad_submission": "#bdc3c7", "grader_error": "#e67e22"}
@@ -22,13 +23,22 @@ def _save(fig, path: Path) -> str:
     return path.name
 
 
+def _finite(values) -> list[float]:
+    """VALUES without None, inf and NaN (a record from an older grader may hold them)."""
+    return [v for v in values if v is not None and math.isfinite(v)]
+
+
+def _known(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
 def histograms(subs: list[Submission], path: Path) -> str:
     """Distributions of points, performance index, utilization and throughput ratio."""
-    students = [s for s in subs if not s.reference]
-    series = [("points", [s.summary.points for s in students]),
-              ("performance index", [s.summary.perf_index for s in students]),
-              ("utilization %", [100 * s.summary.utilization for s in students if s.summary.utilization is not None]),
-              ("throughput / libc", [s.summary.throughput_ratio for s in students if s.summary.throughput_ratio is not None])]
+    students = [shown(s.summary) for s in subs if not s.reference]
+    series = [("points", _finite(s.points for s in students)),
+              ("performance index", _finite(s.perf_index for s in students)),
+              ("utilization %", _finite(100 * s.utilization for s in students if _known(s.utilization))),
+              ("throughput / libc", _finite(s.throughput_ratio for s in students))]
     fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
     for ax, (title, values) in zip(axes, series):
         values = [v for v in values if math.isfinite(v)]   # a results.json written under a nan policy
@@ -42,11 +52,12 @@ def scatter(subs: list[Submission], path: Path) -> str:
     """Utilization against throughput ratio; reference variants marked and named."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for verdict, color in _COLORS.items():
-        pts = [s for s in subs if not s.reference and s.verdict == verdict and s.summary.utilization is not None]
+        pts = [shown(s.summary) for s in subs if not s.reference and s.verdict == verdict]
+        pts = [s for s in pts if s.utilization is not None]
         if pts:
-            ax.scatter([s.summary.throughput_ratio or 0 for s in pts], [100 * s.summary.utilization for s in pts],
+            ax.scatter([s.throughput_ratio or 0 for s in pts], [100 * s.utilization for s in pts],
                        s=22, color=color, alpha=0.75, label=verdict)
-    refs = [s for s in subs if s.reference and s.summary.utilization is not None]
+    refs = [s for s in subs if s.reference and shown(s.summary).utilization is not None]
     for ref in refs:
         x, y = ref.summary.throughput_ratio or 0, 100 * ref.summary.utilization
         ax.scatter([x], [y], marker="*", s=160, color="black", zorder=3)
@@ -62,9 +73,10 @@ def scatter(subs: list[Submission], path: Path) -> str:
 def traces_figure(sub: Submission, path: Path) -> str:
     """One submission: utilization and throughput ratio per trace."""
     names = [t.name for t in sub.traces]
-    util = [100 * (t.utilization or 0) for t in sub.traces]
-    ratio = [(t.ops_per_sec / t.libc_ops_per_sec) if t.ops_per_sec and t.libc_ops_per_sec else 0
-             for t in sub.traces]
+    util = [100 * t.utilization if _known(t.utilization) and 0 <= t.utilization <= 1 else 0 for t in sub.traces]
+    ratio = [(t.ops_per_sec / t.libc_ops_per_sec) if _known(t.ops_per_sec) and _known(t.libc_ops_per_sec)
+             and t.ops_per_sec and t.libc_ops_per_sec else 0 for t in sub.traces]
+    ratio = [r if 0 <= r < 1e6 else 0 for r in ratio]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 + 0.3 * max(4, len(names))))
     colors = ["#2a7f3f" if t.outcome == "ok" else "#c0392b" for t in sub.traces]
     axes[0].barh(names, util, color=colors)

@@ -7,6 +7,7 @@ formula and config.h's constants, perf_index equals the driver's own.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from .model import Summary
@@ -212,16 +213,35 @@ def summary_problem(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return ""
 
 
+def shown(summary: Summary) -> Summary:
+    """SUMMARY as exports and figures may show it: an insane one keeps only its correctness points."""
+    if sane(summary):
+        return summary
+    correct = summary.correctness_points if _finite(summary.correctness_points) and summary.correctness_points >= 0 else 0.0
+    return replace(summary, utilization=None, throughput_ratio=None, perf_index=0.0, performance_points=0.0,
+                   correctness_points=correct, points=correct)
+
+
 def perf_ceiling(policy: Policy) -> float:
     """The largest P the policy's formula can give (100 unless throughput_cap > 1)."""
     return perf_index(1.0, 1e300, policy)
 
 
-def plausible(summary: Summary, policy: Policy) -> bool:
-    """Every figure of SUMMARY is finite and in its range (a stored record from an older grader may not be)."""
+# Far above any formula's ceiling (100 unless a course sets throughput_cap > 1); an older grader
+# stored P = 1.02e308 for rtcrash.c.
+MAX_SANE_INDEX = 1000.0
+
+
+def sane(summary: Summary) -> bool:
+    """Every figure of SUMMARY is finite and in its range (a record from an older grader may not be)."""
     numbers = [summary.perf_index, summary.correctness_points, summary.performance_points, summary.points]
-    if not all(_finite(v) and v >= 0 for v in numbers) or summary.perf_index > perf_ceiling(policy) + 1e-9:
+    if not all(_finite(v) and v >= 0 for v in numbers) or summary.perf_index > MAX_SANE_INDEX:
         return False
     if summary.utilization is not None and not (_finite(summary.utilization) and 0 <= summary.utilization <= 1):
         return False
     return summary.throughput_ratio is None or (_finite(summary.throughput_ratio) and summary.throughput_ratio >= 0)
+
+
+def plausible(summary: Summary, policy: Policy) -> bool:
+    """sane, and P no more than the policy's formula can give."""
+    return sane(summary) and summary.perf_index <= perf_ceiling(policy) + 1e-9

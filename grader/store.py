@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Submission
+from .scoring import sane
 
 SUBMISSIONS = "submissions"
 
@@ -60,4 +61,4 @@ def load_all(outdir: Path) -> list[Submission]:
 def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit_digest: str) -> bool:
     return (old is not None and sha256 is not None and old.sha256 == sha256
             and old.policy_digest == policy_digest and old.kit_digest == kit_digest
-            and old.verdict != "grader_error")
+            and old.verdict != "grader_error" and sane(old.summary))   # an older grader kept inf

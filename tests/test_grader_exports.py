@@ -151,3 +151,30 @@ def test_autolab_bundle_runs_end_to_end(graded, tmp_path):
     last = json.loads(made.stdout.strip().splitlines()[-1])
     jsonschema.validate(last, _schema("autolab-line.schema.json"))
     assert last["scores"]["Correctness"] > 0
+
+
+def _inflated(sub):
+    """A record as the grader before its sanity checks kept rtcrash.c's (utilization 1.7e306, points inf)."""
+    import dataclasses
+    summary = dataclasses.replace(sub.summary, utilization=1.7e306, perf_index=1.02e308, throughput_ratio=float("nan"),
+                                  performance_points=float("inf"), points=float("inf"))
+    traces = tuple(dataclasses.replace(t, utilization=1.7e306, ops_per_sec=float("inf")) for t in sub.traces)
+    return dataclasses.replace(sub, summary=summary, traces=traces)
+
+
+def test_no_export_or_figure_carries_inf_or_nan_even_from_an_old_record(graded, tmp_path):
+    import dataclasses
+    from grader import plots, store
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    bad = _inflated(good)
+    json.dumps(exports.gradescope_results(bad, policy), allow_nan=False)
+    json.loads(exports.autolab_line(bad))
+    text = exports.grades_csv(dataclasses.replace(batch, submissions=(bad,)))
+    row = text.splitlines()[1].lower()
+    assert "inf" not in row and "nan" not in row, row
+    plots.histograms([good, bad], tmp_path / "h.png")          # used to raise: range [50.84, inf] is not finite
+    plots.scatter([good, bad], tmp_path / "s.png")
+    plots.traces_figure(bad, tmp_path / "t.png")
+    assert store.reusable(good, good.sha256, good.policy_digest, good.kit_digest)
+    assert not store.reusable(bad, bad.sha256, bad.policy_digest, bad.kit_digest)    # regraded, never reused
