@@ -111,8 +111,13 @@ def check_undefined(syms, policy: Policy) -> RuleResult:
 
 
 def is_reserved(name: str, reserved: frozenset[str]) -> bool:
-    """NAME belongs to the C library, the runtime or the driver (RESERVED), or is spelt like a runtime name."""
-    return name in reserved or name in RUNTIME_SYMBOLS or name.startswith("_")
+    """NAME belongs to the C library, the runtime or the driver (RESERVED), or is spelt like a runtime name.
+
+    A versioned definition (.symver f, clock_gettime@@V1) is named clock_gettime@@V1 in the object
+    but satisfies the driver's calls to clock_gettime: the part before '@' is what counts, and no
+    allocator has a reason to version a symbol at all."""
+    base = name.split("@")[0]
+    return "@" in name or base in reserved or base in RUNTIME_SYMBOLS or base.startswith("_")
 
 
 def check_shadowing(syms, reserved: frozenset[str], policy: Policy) -> tuple[RuleResult, RuleResult]:

@@ -177,3 +177,11 @@ def test_runtime_hooks_and_reserved_names_are_refused(tmp_path, policy, body, na
 def test_a_static_helper_may_start_with_an_underscore(tmp_path, policy):
     rules = _rules(tmp_path, CLEAN + "static int _count(int x) { return x + 1; } int mm_n(int x) { return _count(x); }", policy)
     assert rules["shadowing"].passed
+
+
+def test_a_versioned_definition_cannot_shadow_a_library_function(tmp_path, policy):
+    # The driver's calls to clock_gettime bind to clock_gettime@@V1 (checked by linking a program).
+    body = ("int mm_clock(clockid_t c, struct timespec *t) { (void)c; t->tv_sec = 42; return 0; }\n"
+            '__asm__(".symver mm_clock, clock_gettime@@V1");\n')
+    rules = _rules(tmp_path, CLEAN + body, policy)
+    assert rules["shadowing"].verdict == "reject" and "clock_gettime@@V1" in rules["shadowing"].items
