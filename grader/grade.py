@@ -34,7 +34,7 @@ from .kitconfig import read_kit_config
 from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
 from .rules import ToolError, check_object
-from .runner import DriverRun, driver_limits, load_schema, run_driver
+from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
 from .submissions import Candidate, SubmissionError, read_source
 
@@ -249,7 +249,8 @@ class _Grader:
                                     f"the driver refused to run ({run.problem}); see its stderr", **output)
             return self.verdict(cand, sha, "failed", f"no trustworthy result: {run.problem}", **output)
         raw = run.result["traces"]
-        listed = scoring.listed_traces_problem(raw, ctx.traces)
+        listed = scoring.listed_traces_problem(raw, ctx.traces,
+                                               trace_paths(ctx.sandbox, ctx.traces_dir, list(ctx.traces)))
         if listed:      # argv or the report was changed: nothing in it is about the traces we chose
             return self.verdict(cand, sha, "failed", "the driver's report is not about the traces it was given "
                                 f"({listed}): the allocator tampered with the driver", **output)

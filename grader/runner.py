@@ -87,6 +87,11 @@ def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, se
     return args
 
 
+def trace_paths(sandbox: Sandbox, traces_dir: Path, traces: list[str]) -> list[str]:
+    """The paths the driver is given for TRACES (names in TRACES_DIR), as it sees them."""
+    return [f"{sandbox.path_of(Mount(traces_dir, '/traces'))}/{t}" for t in traces]
+
+
 def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], policy: Policy,
                sandbox: Sandbox, slot: int, schema: dict[str, Any] | None, cpu: int | None = None) -> DriverRun:
     """Run FOLDER's driver on TRACES (names in TRACES_DIR) in the sandbox."""
@@ -103,7 +108,7 @@ def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], 
     reader = threading.Thread(target=_read_all, args=(json_r, chunks), daemon=True)
     reader.start()
     try:
-        argv = driver_args(inside, [f"{sandbox.path_of(tdir)}/{t}" for t in traces], policy, json_w, secret_r)
+        argv = driver_args(inside, trace_paths(sandbox, traces_dir, traces), policy, json_w, secret_r)
         cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot, cpu)
         process = run(cmd, wall_clock(policy, len(traces)), policy.limits.output_keep,
                       pass_fds=(json_w, secret_r), cwd=folder)

@@ -121,15 +121,16 @@ def trace_stem(file_name: str) -> str:
     return file_name
 
 
-def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] | list[str]) -> str:
-    """Why the driver's per-trace rows are not exactly the EXPECTED trace files, in order; '' if they are."""
-    got = [str(r.get("path", "")).rsplit("/", 1)[-1] for r in rows]
-    names = [str(r.get("name", "")) for r in rows]
+def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] | list[str],
+                          paths: list[str] | None = None) -> str:
+    """Why the driver's per-trace rows are not exactly the EXPECTED trace files (given to it as
+    PATHS, if known), in order; '' if they are."""
     if len(rows) != len(expected):
         return f"{len(rows)} traces reported for the {len(expected)} given"
-    for i, (want, path, name) in enumerate(zip(expected, got, names)):
-        stem = trace_stem(want)
-        if path != want or not (name == stem or (len(name) >= 100 and stem.startswith(name))):
+    for i, (want, row) in enumerate(zip(expected, rows)):
+        path, name, stem = str(row.get("path", "")), str(row.get("name", "")), trace_stem(want)
+        right_path = path == paths[i] if paths is not None else path.rsplit("/", 1)[-1] == want
+        if not right_path or not (name == stem or (len(name) >= 100 and stem.startswith(name))):
             return f"trace {i + 1} should be {want} but the report has {name or '?'} ({path or 'no path'})"
     return ""
 

@@ -146,3 +146,5 @@ def test_listed_traces_problem_checks_names_order_and_count():
     assert "2 traces reported for the 1" in listed_traces_problem(rows, ("a.rep",))
     assert "trace 1 should be b.rep.gz" in listed_traces_problem(rows, ("b.rep.gz", "a.rep"))
     assert "should be b.rep" in listed_traces_problem(rows, ("a.rep", "b.rep"))
+    assert listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/traces/a.rep", "/traces/b.rep.gz"]) == ""
+    assert "should be a.rep" in listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/t/a.rep", "/traces/b.rep.gz"])
