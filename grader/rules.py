@@ -129,7 +129,7 @@ def check_shadowing(syms, reserved: frozenset[str], policy: Policy) -> tuple[Rul
                      "defines no C-library, runtime or driver symbol",
                      "defines C-library, runtime or driver symbols (or global names starting with _, which C "
                      "reserves), which would replace them inside the driver or run before main: "
-                     f"{_names(shadows)}"),
+                     f"{_names(shadows)} (make your own helpers static)"),
             _verdict("other_globals", policy, others,
                      "every helper is static",
                      f"non-static globals (make them static): {_names(others)}"))
