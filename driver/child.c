@@ -2,11 +2,14 @@
  * child.c - one trace, one child process (see child.h).
  *
  *   parent                                     child
+ *   nonce = 16 random bytes, put in a pipe
  *   fork ------------------------------------> own process group, fds 0-2 to /dev/null
- *                                              and the output pipe, every other fd closed
- *   poll(report pipe, output pipe, deadline)   passes: check, recheck, util, timing
- *   SIGKILL the group at the deadline          write(report) then _exit(0)
- *   waitpid: no report => crashed/exited/timeout, from the shared progress page
+ *                                              and the output pipe, report and nonce pipes
+ *                                              at random fd numbers, every other fd closed
+ *   poll(report pipe, output pipe, deadline)   passes: check, recheck, timing
+ *   SIGKILL the group at the deadline          read the nonce, write(report), _exit(0)
+ *   wait4: no report => crashed/exited/timeout, from the shared progress page;
+ *   a report => exactly one, with the nonce, with values a real run can have
  */
 #define _GNU_SOURCE
 #include "driver/child.h"
@@ -18,8 +21,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +35,7 @@
 #include "driver/progress.h"
 #include "memlib.h"
 
-enum { REPORT_FD = 3, HIGH_FD = 64 };
+enum { HIGH_FD = 64, LOWEST_CHANNEL_FD = 3, HIGHEST_CHANNEL_FD = 1023 };
 
 progress_t *progress;
 
@@ -63,17 +69,68 @@ static void catch_faults(void)
         sigaction(faults[i], &sa, NULL);
 }
 
-static void isolate_fds(int report_fd, int output_fd)
+/* Random bytes from the kernel; without them there is no nonce, so no run. */
+static void random_bytes(void *buf, size_t len)
+{
+    size_t n = 0;
+    while (n < len) {
+        ssize_t got = getrandom((char *)buf + n, len - n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            perror("mdriver: getrandom");
+            exit(3);
+        }
+        n += (size_t)got;
+    }
+}
+
+/* A random fd number below the fd limit, none of `avoid`: the channel is not
+ * at a number an allocator could write to without looking for it first. */
+static int random_fd(const int *avoid, size_t navoid)
+{
+    struct rlimit rl;
+    unsigned limit = HIGHEST_CHANNEL_FD + 1;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < limit && rl.rlim_cur > HIGH_FD)
+        limit = (unsigned)rl.rlim_cur;  /* below HIGH_FD the pipes could not have been made */
+    for (;;) {
+        unsigned r;
+        random_bytes(&r, sizeof r);
+        int fd = LOWEST_CHANNEL_FD + (int)(r % (limit - LOWEST_CHANNEL_FD));
+        bool taken = false;
+        for (size_t i = 0; i < navoid; i++)
+            taken |= avoid[i] == fd;
+        if (!taken)
+            return fd;
+    }
+}
+
+typedef struct {
+    int report, nonce;
+} channel_t;
+
+static channel_t isolate_fds(int report_fd, int nonce_fd, int output_fd)
 {
     setpgid(0, 0);
     int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
     dup2(output_fd, 1);
     dup2(output_fd, 2);
-    dup2(report_fd, REPORT_FD);
-    close_range(REPORT_FD + 1, ~0u, 0);
+    int avoid[4] = {report_fd, nonce_fd, output_fd, -1};
+    channel_t ch;
+    avoid[3] = ch.report = random_fd(avoid, 3);
+    ch.nonce = random_fd(avoid, 4);
+    dup2(report_fd, ch.report);
+    dup2(nonce_fd, ch.nonce);
+    int a = ch.report < ch.nonce ? ch.report : ch.nonce, b = ch.report ^ ch.nonce ^ a;
+    if (a > 3)
+        close_range(3, (unsigned)a - 1, 0);
+    if (b > a + 1)
+        close_range((unsigned)a + 1, (unsigned)b - 1, 0);
+    close_range((unsigned)b + 1, ~0u, 0);
     setvbuf(stdout, NULL, _IOLBF, 0);
     setvbuf(stderr, NULL, _IONBF, 0);
+    return ch;
 }
 
 static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_t *rep)
@@ -115,14 +172,30 @@ static void write_all(int fd, const void *buf, size_t len)
     }
 }
 
-static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd, int output_fd)
+static size_t read_all(int fd, void *buf, size_t len)
 {
-    isolate_fds(report_fd, output_fd);
+    size_t n = 0;
+    while (n < len) {
+        ssize_t got = read(fd, (char *)buf + n, len - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    return n;
+}
+
+static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd, int nonce_fd, int output_fd)
+{
+    channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
     catch_faults();
     static child_report_t rep;
     run_passes(t, plan, &rep);
     fflush(stdout);
-    write_all(REPORT_FD, &rep, sizeof rep);
+    /* Read only now, after the allocator's last call: until here it sat in the pipe. */
+    read_all(ch.nonce, rep.nonce, sizeof rep.nonce);
+    write_all(ch.report, &rep, sizeof rep);
     _exit(0);
 }
 
@@ -203,6 +276,59 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
     }
 }
 
+static double cpu_seconds(const struct rusage *ru)
+{
+    return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+           (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1e-6;
+}
+
+/* Samples a real timing pass can have produced: at most MDRIVER_MAX_SAMPLES,
+ * each finite and not negative; their sum goes to *total.  The estimate is
+ * recomputed here rather than taken from the report. */
+static bool timing_sound(timing_t *tm, bool asked, double *total)
+{
+    if (tm->n < 0 || tm->n > MDRIVER_MAX_SAMPLES || (tm->n && !asked))
+        return false;
+    for (int i = 0; i < tm->n; i++) {
+        if (!isfinite(tm->samples[i]) || tm->samples[i] < 0)
+            return false;
+        *total += tm->samples[i];
+    }
+    bool unused;
+    tm->seconds = tm->n ? kbest_estimate(tm->samples, tm->n, &unused) : 0;
+    return true;
+}
+
+/* Is this the report the driver's child wrote?  False with *v saying why. */
+static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8_t *nonce, size_t bytes,
+                         const struct rusage *ru, child_report_t *rep, verdict_t *v)
+{
+    if (bytes != sizeof *rep)
+        return verdict_fail(v, OUTCOME_TAMPERED, -1,
+                            "the driver's report channel carried %zu bytes instead of one %zu-byte report: code "
+                            "in the trace's process (the allocator) wrote into it", bytes, sizeof *rep);
+    if (memcmp(rep->nonce, nonce, CHILD_NONCE_BYTES))
+        return verdict_fail(v, OUTCOME_TAMPERED, -1,
+                            "the report did not carry the random nonce the driver gave this run: it was not "
+                            "written by the driver (a forged or replayed report)");
+    const verdict_t *rv = &rep->verdict;
+    if (rv->outcome >= OUTCOME_COUNT || rv->outcome == OUTCOME_BAD_TRACE || rv->op_index < -1 ||
+        (rv->op_index >= 0 && (uint64_t)rv->op_index >= t->num_ops) || (rep->has_util && !plan->util))
+        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report holds values no run of this trace can give");
+    rep->verdict.message[sizeof rep->verdict.message - 1] = '\0';
+    double timed = 0;
+    if (!timing_sound(&rep->mm_time, plan->run_allocator && plan->time_mm, &timed) ||
+        !timing_sound(&rep->libc_time, plan->time_libc, &timed))
+        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report holds timing samples no timing pass can give");
+    /* Each sample is a stretch of the child's CPU time: together they cannot exceed all of it. */
+    double cpu = cpu_seconds(ru);
+    if (timed > cpu * 1.02 + 0.005)
+        return verdict_fail(v, OUTCOME_TAMPERED, -1,
+                            "the report claims %.3f s of timed replays, but the trace's process used only %.3f s "
+                            "of CPU time", timed, cpu);
+    return true;
+}
+
 void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
 {
     memset(r, 0, sizeof *r);
@@ -216,12 +342,21 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
     }
     memset((void *)progress, 0, sizeof *progress);
     progress->op = -1;
-    int rp[2], op[2];
-    if (pipe(rp) || pipe(op)) {
+    uint8_t nonce[CHILD_NONCE_BYTES];
+    random_bytes(nonce, sizeof nonce);
+    int rp[2], op[2], np[2];
+    if (pipe(rp) || pipe(op) || pipe(np)) {
         perror("mdriver: pipe");
         exit(3);
     }
+    /* The nonce waits in the pipe's buffer, not in the child's memory, until the child reads it. */
+    if (write(np[1], nonce, sizeof nonce) != (ssize_t)sizeof nonce) {
+        perror("mdriver: write");
+        exit(3);
+    }
+    close(np[1]);
     rp[0] = high_fd(rp[0]), rp[1] = high_fd(rp[1]), op[0] = high_fd(op[0]), op[1] = high_fd(op[1]);
+    np[0] = high_fd(np[0]);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -229,12 +364,13 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
         exit(3);
     }
     if (pid == 0)
-        child_main(t, plan, rp[1], op[1]);
+        child_main(t, plan, rp[1], np[0], op[1]);
     setpgid(pid, pid);
     close(rp[1]);
     close(op[1]);
+    close(np[0]);
 
-    size_t got = 0, unused_total = 0;
+    size_t got = 0, report_bytes = 0;
     double deadline = now() + plan->time_limit;
     bool timed_out = false;
     struct pollfd fds[2] = {{.fd = rp[0], .events = POLLIN}, {.fd = op[0], .events = POLLIN}};
@@ -250,7 +386,7 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
         if (n <= 0)
             continue;
         if (fds[0].fd >= 0 && fds[0].revents) {
-            if (!drain(rp[0], (char *)&r->report, sizeof r->report, &got, &unused_total))
+            if (!drain(rp[0], (char *)&r->report, sizeof r->report, &got, &report_bytes))
                 fds[0].fd = -1;
         }
         if (fds[1].fd >= 0 && fds[1].revents &&
@@ -260,16 +396,23 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
     if (timed_out)
         kill(-pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    struct rusage ru = {0};
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
     if (timed_out)
         kill(-pid, SIGKILL);  /* anything it left behind in its group */
     close(rp[0]);
     close(op[0]);
-    bool finished = got == sizeof r->report && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!finished) {
+    bool exited_clean = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!exited_clean || report_bytes == 0) {
         memset(&r->report, 0, sizeof r->report);
         describe_death(t, status, timed_out, plan->time_limit, &r->report.verdict);
+    } else {
+        verdict_t why = {0};
+        if (!report_sound(t, plan, nonce, report_bytes, &ru, &r->report, &why)) {
+            memset(&r->report, 0, sizeof r->report);
+            r->report.verdict = why;
+        }
     }
 }
 

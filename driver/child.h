@@ -5,12 +5,18 @@
  * exit, abort, print) the parent keeps control: it reads the child's report from
  * a private pipe, its output from another, kills it at the time limit, and turns
  * a death into an outcome naming the pass and op the child had reached.
+ *
+ * The allocator shares the child's process, so it could write a report of its
+ * own.  The parent accepts exactly one report carrying the random nonce it gave
+ * this run (read by the child only after the allocator's last call), and only
+ * values a real run can produce; anything else is OUTCOME_TAMPERED.
  */
 #ifndef DRIVER_CHILD_H
 #define DRIVER_CHILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "driver/check.h"
 #include "driver/measure.h"
@@ -26,8 +32,11 @@ typedef struct {
     double time_limit;   /* seconds, for the whole child */
 } child_plan_t;
 
+enum { CHILD_NONCE_BYTES = 16 };
+
 /* What the child sends back when it gets to the end. */
 typedef struct {
+    uint8_t nonce[CHILD_NONCE_BYTES];  /* the parent's, for this run only */
     verdict_t verdict;
     bool has_util, has_stats;
     util_result_t util;

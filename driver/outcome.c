@@ -17,6 +17,8 @@ static const struct {
     [OUTCOME_TIMEOUT] = {"timeout", "the trace did not finish within the time limit"},
     [OUTCOME_EXITED] = {"exited", "the allocator ended the process (exit) in the middle of the trace"},
     [OUTCOME_BAD_TRACE] = {"bad_trace", "the trace file is malformed, so it was skipped"},
+    [OUTCOME_TAMPERED] = {"tampered", "the driver's report from the trace's process was forged or altered: "
+                                      "something other than the driver wrote into its report channel"},
 };
 
 const char *outcome_name(outcome_t o)

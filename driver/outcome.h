@@ -20,6 +20,7 @@ typedef enum {
     OUTCOME_TIMEOUT,
     OUTCOME_EXITED,
     OUTCOME_BAD_TRACE,
+    OUTCOME_TAMPERED,
     OUTCOME_COUNT
 } outcome_t;
 

@@ -127,3 +127,65 @@ def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
     assert t["message"].startswith("crashed with SIGABRT (Aborted) in the timing pass")
     assert r.row("timed")[1].strip() == t["message"]
     assert r.trace("util")["outcome"] == "ok" and r.trace("util")["utilization"] > 0
+
+
+# ------------------------------------------------------------ forged reports
+
+FORGE_CLEAN = ["a 0 16", "a 1 40", "f 0", "f 1"]
+
+
+def test_a_forged_report_alone_is_rejected_for_its_nonce(tmp_path):
+    """forge.c writes a perfect made-up report into the driver's channel and ends the
+    process cleanly: one report of the right size, but without this run's nonce."""
+    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], weight=1),
+             "-f", write_trace(tmp_path, "clean", FORGE_CLEAN, weight=1)]
+    r = run(broken("forge"), "-g", *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("forged")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None)
+    assert t["message"] == ("the report did not carry the random nonce the driver gave this run: it was not "
+                            "written by the driver (a forged or replayed report)")
+    assert r.row("forged")[0].split()[2] == "tampered" and r.row("forged")[1].strip() == t["message"]
+    assert r.trace("clean")["outcome"] == "ok"
+    assert (r.summary["valid"], r.summary["failed"]) == (1, 1)
+    assert "correct:1" in r.out
+
+
+def test_a_forged_report_before_the_drivers_is_rejected_for_its_extra_bytes(tmp_path):
+    """forge.c writes its report and carries on: the channel then holds two reports."""
+    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {TRIGGER + 1}", "f 0"], weight=1)]
+    r = run(broken("forge"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("forged")
+    assert t["outcome"] == "tampered"
+    assert re.fullmatch(r"the driver's report channel carried \d+ bytes instead of one (\d+)-byte report: code in "
+                        r"the trace's process \(the allocator\) wrote into it", t["message"]), t["message"]
+    assert r.summary["perf_index"] == 0
+
+
+def test_the_report_channel_is_not_at_a_fixed_fd(tmp_path):
+    """The child's only fds past stderr are the report and nonce pipes, at random numbers."""
+    files = [a for i in range(4) for a in ("-f", write_trace(tmp_path, f"t{i}", FORGE_CLEAN, weight=0))]
+    r = run(broken("forge"), *files, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    seen = [tuple(t["output"].split("\n")[0].split()[1:]) for t in r.doc["traces"]]
+    assert all(len(fds) == 2 for fds in seen), seen
+    assert len(set(seen)) > 1, seen
+
+
+@pytest.mark.parametrize("size,message", [
+    (TRIGGER, r"the report claims 30\.\d{3} s of timed replays, but the trace's process used only \d+\.\d{3} s "
+              r"of CPU time"),
+    (TRIGGER + 1, r"the report holds timing samples no timing pass can give"),
+])
+def test_a_report_with_the_stolen_nonce_must_still_be_possible(tmp_path, size, message):
+    """forge-nonce.c reads the nonce out of its pipe itself (which the driver cannot
+    prevent), but its report claims what no run can: more timed CPU than the
+    process used, or more samples than a timing pass takes (which would also have
+    sent the parent reading past the sample array)."""
+    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {size}", "f 0"], weight=1)]
+    r = run(broken("forge-nonce"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("forged")
+    assert t["outcome"] == "tampered" and re.fullmatch(message, t["message"]), t["message"]
+    assert r.summary["perf_index"] == 0
