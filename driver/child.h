@@ -23,9 +23,9 @@
 #include "mm_stats.h"
 
 typedef struct {
-    bool run_allocator;  /* the correctness and utilization passes, and its timing */
+    bool run_allocator;  /* the correctness passes, and its timing */
     bool check_heap;     /* mm_checkheap after every op */
-    bool util;           /* run the utilization pass */
+    bool util;           /* report utilization (of the first correctness pass) */
     bool time_mm;        /* time the allocator */
     bool time_libc;      /* time libc malloc */
     int min_samples;

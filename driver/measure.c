@@ -1,5 +1,5 @@
 /*
- * measure.c - utilization and timing passes (see measure.h).
+ * measure.c - utilization and the timing pass (see measure.h).
  *
  * Timing estimator (K-best, as in the 64-bit lab's driver): sort the samples;
  * the estimate is the mean of the K = MDRIVER_BEST_K fastest.  Sampling stops
@@ -27,73 +27,27 @@
 
 static inline size_t align_up(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1); }
 
-bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v)
+void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u)
 {
-    void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
-    size_t *size = calloc(t->num_ids ? t->num_ids : 1, sizeof *size);
-    bool ok = ptr && size;
-    if (!ok)
-        verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    progress_at(PASS_UTIL, -1);
-    heap_restart(true);
-    if (ok && mm_init() != 0)
-        ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before the utilization pass");
-    uint64_t live = 0, live_aligned = 0;
     memset(u, 0, sizeof *u);
-    for (size_t i = 0; ok && i < t->num_ops; i++) {
+    size_t *size = calloc(t->num_ids ? t->num_ids : 1, sizeof *size);
+    uint64_t live = 0, live_aligned = 0;
+    for (size_t i = 0; size && i < t->num_ops; i++) {
         const op_t *op = &t->ops[i];
-        progress_at(PASS_UTIL, (int64_t)i);
-        uint32_t id = op->id;
-        if (op->kind != OP_ALLOC && op->kind != OP_REALLOC_NULL) {
-            live -= size[id];
-            live_aligned -= align_up(size[id]);
-        }
-        switch (op->kind) {
-        case OP_ALLOC: ptr[id] = mm_malloc(op->size); break;
-        case OP_REALLOC_NULL: ptr[id] = mm_realloc(NULL, op->size); break;
-        case OP_REALLOC: ptr[id] = mm_realloc(ptr[id], op->size); break;
-        case OP_FREE: mm_free(ptr[id]); ptr[id] = NULL; break;
-        }
-        size[id] = op->kind == OP_FREE ? 0 : op->size;
-        if (op->kind != OP_FREE && op->size && !ptr[id]) {
-            char text[48];
-            op_describe(op, text, sizeof text);
-            ok = verdict_fail(v, OUTCOME_ALLOC_FAILED, (int64_t)i,
-                              "op %zu (%s): returned NULL in the utilization pass although the same request "
-                              "succeeded in the correctness pass (does the allocator depend on more than mm_init resets?)",
-                              i, text);
-        } else if (op->kind != OP_FREE && ptr[id] && !heap_contains((uintptr_t)ptr[id], op->size)) {
-            /* Unchecked, this pass would credit blocks kept outside the heap. */
-            char text[48];
-            op_describe(op, text, sizeof text);
-            ok = verdict_fail(v, OUTCOME_OUT_OF_HEAP, (int64_t)i,
-                              "op %zu (%s): returned %p, outside the heap [%p, %p), in the utilization pass "
-                              "although the correctness pass got blocks inside it", i, text, ptr[id],
-                              mem_heap_lo(), (char *)mem_heap_hi() + 1);
-        }
-        live += size[id];
-        live_aligned += align_up(size[id]);
+        live -= size[op->id];
+        live_aligned -= align_up(size[op->id]);
+        size[op->id] = op->kind == OP_FREE ? 0 : op->size;
+        live += size[op->id];
+        live_aligned += align_up(size[op->id]);
         if (live > u->peak_payload)
             u->peak_payload = live;
         if (live_aligned > u->peak_aligned)
             u->peak_aligned = live_aligned;
     }
-    if (ok) {
-        u->heap_high_water = heap_high_water();
-        u->util = u->heap_high_water ? (double)u->peak_payload / (double)u->heap_high_water
-                                     : (u->peak_payload ? 0.0 : 1.0);
-        u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
-        /* Disjoint blocks inside the heap cannot hold more than the heap: the
-         * allocator overlapped blocks in this unchecked pass. */
-        if (u->util > 1.0)
-            ok = verdict_fail(v, OUTCOME_OVERLAP, -1,
-                              "%" PRIu64 " bytes were live at once in a heap that never grew past %" PRIu64
-                              " bytes, in the utilization pass: blocks must have overlapped there",
-                              u->peak_payload, u->heap_high_water);
-    }
-    free(ptr);
     free(size);
-    return ok;
+    u->heap_high_water = heap_high_water;
+    u->util = heap_high_water ? (double)u->peak_payload / (double)heap_high_water : (u->peak_payload ? 0.0 : 1.0);
+    u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
 }
 
 /* ------------------------------------------------------------ timing */

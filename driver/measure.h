@@ -1,11 +1,13 @@
 /*
- * measure.h - the utilization pass and the timing pass.
+ * measure.h - utilization, and the timing pass.
  *
- * Both replay a trace that the correctness pass has already accepted, without
- * checks.  Utilization = peak live payload / the break's high-water mark (kept by
- * memlib, out of the allocator's reach).  Timing replays a pre-decoded op array
- * in a loop with nothing else in it, for the allocator and for libc malloc in
- * alternation, and estimates each one's time with the K-best rule below.
+ * Utilization = peak live payload / the break's high-water mark in the first
+ * correctness pass, whose every block was checked (memlib keeps the mark, out of
+ * the allocator's reach); the peak payload is a property of the trace alone.
+ * Timing replays a trace that the correctness pass has already accepted: a
+ * pre-decoded op array in a loop with nothing else in it, for the allocator and
+ * for libc malloc in alternation, and estimates each one's time with the K-best
+ * rule below.
  */
 #ifndef DRIVER_MEASURE_H
 #define DRIVER_MEASURE_H
@@ -31,7 +33,8 @@ typedef struct {
     double samples[MDRIVER_MAX_SAMPLES];
 } timing_t;
 
-bool util_pass(const trace_t *t, util_result_t *u, verdict_t *v);
+/* Utilization of a run of t whose break reached heap_high_water bytes. */
+void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
 
 /* Time the allocator (mm), libc, or both interleaved; at least min_samples each. */
 bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mm_time, timing_t *libc_time,

@@ -15,7 +15,6 @@ typedef enum {
     PASS_INIT,
     PASS_CHECK,
     PASS_RECHECK,
-    PASS_UTIL,
     PASS_TIMING,
     PASS_LIBC,
     PASS_COUNT

@@ -328,32 +328,51 @@ def test_mem_reset_brk_after_the_last_free_does_not_raise_utilization(tmp_path, 
     assert cheat["utilization"] <= honest["utilization"] <= 1.0
 
 
-# ------------------------------------------------------------ cheats in the utilization pass
+# ------------------------------------------------------------ utilization comes from a checked run
 
-def test_blocks_outside_the_heap_in_the_utilization_pass(tmp_path):
-    """util-cheat.c is honest in both correctness runs, then serves the utilization
-    run from a static array with a 16-byte heap: it must not score 1875%."""
-    trace = write_trace(tmp_path, "bad", ["a 0 100", "a 1 200", "f 0", "f 1"], weight=2)
-    r = run(broken("util-cheat"), "-f", trace, tmp=tmp_path)
+UTIL_OPS = [f"a {i} {100 + 10 * i}" for i in range(20)] + [f"f {i}" for i in range(0, 20, 2)] + \
+    [f"a {i} 50" for i in range(0, 20, 2)]
+
+
+def bump_utilization(ops: list[str]) -> tuple[int, int]:
+    """Peak live payload and heap of the honest bump allocator (it never reuses a byte)."""
+    live, peak, heap, sizes = 0, 0, 0, {}
+    for op in ops:
+        kind, ident, *size = op.split()
+        if kind == "f":
+            live -= sizes.pop(ident)
+            continue
+        sizes[ident] = int(size[0])
+        live += int(size[0])
+        heap += block(int(size[0]))
+        peak = max(peak, live)
+    return peak, heap
+
+
+@pytest.mark.parametrize("name", ["util-overlap", "util-cheat"])
+def test_utilization_is_measured_in_the_checked_run(tmp_path, name):
+    """util-overlap.c packs every block at the heap's start and util-cheat.c serves them
+    from outside the heap, both from the third mm_init on, where an unchecked
+    utilization pass used to run (QA: 83.5% -> 100% on realloc-vectors, below 100% so
+    never caught).  The utilization is now the checked run's: the honest bump figure."""
+    trace = write_trace(tmp_path, "util", UTIL_OPS, weight=2)
+    r = run(broken(name), "-f", trace, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("util")
+    peak, heap = bump_utilization(UTIL_OPS)
+    assert (t["outcome"], t["peak_payload"], t["heap_high_water"]) == ("ok", peak, heap)
+    assert t["utilization"] == pytest.approx(peak / heap)
+
+
+@pytest.mark.parametrize("name,outcome", [("util-overlap", "overlap"), ("util-cheat", "out_of_heap")])
+def test_cheats_after_the_checked_runs_fail_in_the_timing_pass(tmp_path, name, outcome):
+    """Where these cheats do run (the timed runs of a trace that scores throughput), the trace fails."""
+    trace = write_trace(tmp_path, "both", UTIL_OPS, weight=1)
+    r = run(broken(name), "-f", trace, tmp=tmp_path)
     assert r.rc == 1
-    t = r.trace("bad")
-    assert (t["outcome"], t["op_index"], t["op"], t["utilization"]) == ("out_of_heap", 0, "a 0 100", None)
-    row, msg = r.row("bad")
-    assert row.split()[1:3] == ["bad", "out_of_heap"]
-    assert msg.strip() == t["message"]
-    assert f"outside the heap [{LO:#x}, {LO + 16:#x}), in the utilization pass" in msg
-    assert r.summary["utilization"] == 0 and r.summary["perf_index"] == 0
-
-
-def test_overlapping_blocks_in_the_utilization_pass(tmp_path):
-    """util-overlap.c hands every block of the utilization run the same 4 KiB."""
-    trace = write_trace(tmp_path, "bad", [f"a {i} 1000" for i in range(10)], weight=2)
-    r = run(broken("util-overlap"), "-f", trace, tmp=tmp_path)
-    assert r.rc == 1
-    t = r.trace("bad")
-    assert t["outcome"] == "overlap" and t["utilization"] is None
-    assert "10000 bytes were live at once in a heap that never grew past 4096 bytes" in t["message"]
-    assert r.row("bad")[1].strip() == t["message"]
+    t = r.trace("both")
+    assert t["outcome"] == outcome and t["message"].startswith("in the timing pass")
+    assert r.row("both")[1].strip() == t["message"]
     assert r.summary["perf_index"] == 0
 
 

@@ -177,12 +177,14 @@ def test_the_report_channel_is_not_at_a_fixed_fd(tmp_path):
     (TRIGGER, r"the report claims 30\.\d{3} s of timed replays, but the trace's process used only \d+\.\d{3} s "
               r"of CPU time"),
     (TRIGGER + 1, r"the report holds timing samples no timing pass can give"),
+    (TRIGGER + 2, r"the report claims a heap high-water mark of 1 bytes, which no checked run of this trace can reach"),
 ])
 def test_a_report_with_the_stolen_nonce_must_still_be_possible(tmp_path, size, message):
     """forge-nonce.c reads the nonce out of its pipe itself (which the driver cannot
     prevent), but its report claims what no run can: more timed CPU than the
     process used, or more samples than a timing pass takes (which would also have
-    sent the parent reading past the sample array)."""
+    sent the parent reading past the sample array), or a heap smaller than the
+    payload it held."""
     files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {size}", "f 0"], weight=1)]
     r = run(broken("forge-nonce"), *files, tmp=tmp_path)
     assert r.rc == 1, r.out + r.err

@@ -4,7 +4,8 @@
  * process cleanly.  The nonce cannot stop this (see README, "What the driver can
  * and cannot guarantee"); the report's values must still be ones a run can have.
  * TRIGGER: timings that claim more CPU time than the process used.
- * TRIGGER + 1: more samples than a timing pass takes. */
+ * TRIGGER + 1: more samples than a timing pass takes.
+ * TRIGGER + 2: a heap high-water mark below the trace's peak payload. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +38,11 @@ static void forge(size_t size)
     }
     if (size == TRIGGER + 1)
         f.libc_time.n = 1000000;
+    if (size == TRIGGER + 2) {
+        f.has_util = true;
+        f.util = (util_result_t){.util = 1, .ideal = 1, .peak_payload = 1, .peak_aligned = 1, .heap_high_water = 1};
+        f.libc_time.samples[0] = f.libc_time.samples[1] = f.libc_time.samples[2] = 1e-4;
+    }
     if (write(pipe_fd(O_WRONLY), &f, sizeof f) == sizeof f)
         _exit(0);
 }
@@ -45,7 +51,7 @@ int mm_init(void) { return 0; }
 
 void *mm_malloc(size_t size)
 {
-    if (size == TRIGGER || size == TRIGGER + 1)
+    if (size >= TRIGGER && size <= TRIGGER + 2)
         forge(size);
     return bump(size);
 }

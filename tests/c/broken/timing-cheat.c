@@ -1,5 +1,5 @@
 /* timing-cheat.c - honest (the starter bump allocator) in the correctness and
- * utilization runs; from the fourth mm_init on (the timing runs) every request
+ * utilization runs; from the third mm_init on (the timing runs) every request
  * gets the same static buffer at no cost, so the timed replay does no work. */
 #include "bump.h"
 
@@ -12,12 +12,12 @@ int mm_init(void)
     return 0;
 }
 
-void *mm_malloc(size_t size) { return inits < 4 ? bump(size) : stash; }
+void *mm_malloc(size_t size) { return inits < 3 ? bump(size) : stash; }
 void mm_free(void *p) { (void)p; }
 
 void *mm_realloc(void *p, size_t size)
 {
-    if (inits >= 4)
+    if (inits >= 3)
         return size ? stash : NULL;
     return copy_realloc(p, size);
 }

@@ -1,6 +1,6 @@
 /* util-cheat.c - honest in the two correctness runs; from the third mm_init on
- * (the utilization pass) it serves blocks from a static array outside the
- * simulated heap, so the heap barely grows and utilization looks better than perfect. */
+ * (once an unchecked utilization pass, now the first timed run) it serves blocks
+ * from a static array outside the simulated heap, so the heap barely grows. */
 #include "bump.h"
 
 enum { STASH = 1 << 20 };
