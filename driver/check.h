@@ -22,8 +22,21 @@ typedef struct {
     char message[512];
 } verdict_t;
 
-/* One full pass starting from mm_init; false with *v filled on the first problem. */
-bool check_pass(const trace_t *t, pass_t pass, bool run_checker, verdict_t *v);
+/* Where each op's block landed, as an offset from the heap's low end.  The first
+ * correctness run records them; the second and every timed run must repeat them,
+ * since the same ops from mm_init on the same heap give the same blocks. */
+typedef struct {
+    uint32_t *offset;   /* one per op; a free's is unused */
+    size_t comparable;  /* ops before this one must match: past a realloc(p, 0) that returned a
+                         * block, which a checked run frees and a timed run keeps, runs may differ */
+} placements_t;
+
+/* The offset of p from the heap's low end lo; NULL has one too, the same every run. */
+static inline uint32_t placement(const void *p, uintptr_t lo) { return (uint32_t)((uintptr_t)p - lo); }
+
+/* One full pass starting from mm_init; false with *v filled on the first problem.
+ * PASS_CHECK records *pl; PASS_RECHECK checks against it. */
+bool check_pass(const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, verdict_t *v);
 
 /* Fill *v and return false: the one way a pass reports a problem. */
 bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)

@@ -139,15 +139,20 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     v->outcome = OUTCOME_OK;
     v->op_index = -1;
     bool ok = true;
+    placements_t pl = {.offset = malloc((t->num_ops ? t->num_ops : 1) * sizeof *pl.offset)};
+    if (!pl.offset) {
+        verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
+        return;
+    }
     if (plan->run_allocator) {
         progress_at(PASS_INIT, -1);
         mem_init();
         progress->heap_lo = heap_lo();
         progress->heap_max = heap_max();
-        ok = check_pass(t, PASS_CHECK, plan->check_heap, v);
+        ok = check_pass(t, PASS_CHECK, plan->check_heap, &pl, v);
         /* Utilization from the run whose every block was checked, not from an unchecked one. */
         size_t high_water = heap_high_water();
-        ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, v);
+        ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, &pl, v);
         if (ok && plan->util) {
             util_compute(t, high_water, &rep->util);
             rep->has_util = true;
@@ -159,8 +164,9 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     }
     bool time_mm = ok && plan->run_allocator && plan->time_mm;
     if (time_mm || plan->time_libc)
-        time_trace(t, time_mm, plan->time_libc, plan->min_samples, &rep->mm_time, &rep->libc_time,
+        time_trace(t, time_mm, plan->time_libc, plan->min_samples, &pl, &rep->mm_time, &rep->libc_time,
                    ok ? v : &(verdict_t){0});
+    free(pl.offset);
 }
 
 static void write_all(int fd, const void *buf, size_t len)

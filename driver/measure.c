@@ -59,17 +59,23 @@ typedef struct {
 } alloc_api_t;
 
 /* The timed loop.  Inlined into each caller with constant function pointers, so
- * the calls are direct and the loop carries nothing but the ops. */
-static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, void **ptr, const alloc_api_t api)
+ * the calls are direct and the loop carries nothing but the ops and one store
+ * per new block of where it landed (placed[], compared untimed with the checked
+ * run's; libc's loop makes the same store, so both carry the same work). */
+static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, void **ptr, uint32_t *placed,
+                                                         uintptr_t lo, const alloc_api_t api)
 {
     for (size_t i = 0; i < n; i++) {
         const op_t op = ops[i];
+        void *p;
         switch (op.kind) {
-        case OP_ALLOC: ptr[op.id] = api.malloc(op.size); break;
-        case OP_FREE: api.free(ptr[op.id]); break;
-        case OP_REALLOC: ptr[op.id] = api.realloc(ptr[op.id], op.size); break;
-        default: ptr[op.id] = api.realloc(NULL, op.size); break;
+        case OP_ALLOC: p = api.malloc(op.size); break;
+        case OP_FREE: api.free(ptr[op.id]); continue;
+        case OP_REALLOC: p = api.realloc(ptr[op.id], op.size); break;
+        default: p = api.realloc(NULL, op.size); break;
         }
+        ptr[op.id] = p;
+        placed[i] = placement(p, lo);
     }
 }
 
@@ -87,13 +93,13 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static __attribute__((noinline)) double sample_mm(const trace_t *t, void **ptr)
+static __attribute__((noinline)) double sample_mm(const trace_t *t, void **ptr, uint32_t *placed)
 {
     heap_restart(false);
     if (mm_init() != 0)
         return -1;
     double start = cpu_now();
-    replay(t->ops, t->num_ops, ptr, (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+    replay(t->ops, t->num_ops, ptr, placed, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
     return cpu_now() - start;
 }
 
@@ -111,10 +117,11 @@ static void trace_end(const trace_t *t, unsigned char *live, size_t *size)
     }
 }
 
-static __attribute__((noinline)) double sample_libc(const trace_t *t, void **ptr, const unsigned char *live)
+static __attribute__((noinline)) double sample_libc(const trace_t *t, void **ptr, uint32_t *placed,
+                                                    const unsigned char *live)
 {
     double start = cpu_now();
-    replay(t->ops, t->num_ops, ptr, (alloc_api_t){malloc, free, realloc});
+    replay(t->ops, t->num_ops, ptr, placed, heap_lo(), (alloc_api_t){malloc, free, realloc});
     double elapsed = cpu_now() - start;
     for (uint32_t id = 0; id < t->num_ids; id++)
         if (live[id])
@@ -186,14 +193,33 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
     return true;
 }
 
-bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mt, timing_t *lt, verdict_t *v)
+/* A timed run must place every block where the first correctness run did. */
+static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const placements_t *pl, verdict_t *v)
+{
+    for (size_t i = 0; i < pl->comparable && i < t->num_ops; i++) {
+        if (t->ops[i].kind == OP_FREE || placed[i] == pl->offset[i])
+            continue;
+        char text[48];
+        op_describe(&t->ops[i], text, sizeof text);
+        return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
+                            "op %zu (%s): the timed run placed the block at heap offset %#" PRIx32 ", the checked run at %#"
+                            PRIx32 " (mm_init must reset all state; an allocator must not behave differently when timed)",
+                            i, text, placed[i], pl->offset[i]);
+    }
+    return true;
+}
+
+bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mt,
+                timing_t *lt, verdict_t *v)
 {
     void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
+    uint32_t *placed = malloc((t->num_ops ? t->num_ops : 1) * sizeof *placed);
     unsigned char *live = libc ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
     size_t *final = mm ? calloc(t->num_ids ? t->num_ids : 1, sizeof *final) : NULL;
     span_t *spans = mm ? malloc((t->num_ids ? t->num_ids : 1) * sizeof *spans) : NULL;
-    if (!ptr || (libc && !live) || (mm && (!final || !spans))) {
+    if (!ptr || !placed || (libc && !live) || (mm && (!final || !spans))) {
         free(ptr);
+        free(placed);
         free(live);
         free(final);
         free(spans);
@@ -207,18 +233,18 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
         if (mm) {
             progress_at(PASS_TIMING, -1);
-            double s = sample_mm(t, ptr);
+            double s = sample_mm(t, ptr, placed);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;
             }
             mt->samples[mt->n++] = s;
-            if (!(ok = timed_blocks_sound(t, ptr, final, spans, v)))
+            if (!(ok = placed_as_checked(t, placed, pl, v) && timed_blocks_sound(t, ptr, final, spans, v)))
                 break;
         }
         if (libc) {
             progress_at(PASS_LIBC, -1);
-            lt->samples[lt->n++] = sample_libc(t, ptr, live);
+            lt->samples[lt->n++] = sample_libc(t, ptr, placed, live);
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
@@ -232,6 +258,7 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t 
     if (libc)
         lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
     free(ptr);
+    free(placed);
     free(live);
     free(final);
     free(spans);

@@ -36,9 +36,10 @@ typedef struct {
 /* Utilization of a run of t whose break reached heap_high_water bytes. */
 void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
 
-/* Time the allocator (mm), libc, or both interleaved; at least min_samples each. */
-bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, timing_t *mm_time, timing_t *libc_time,
-                verdict_t *v);
+/* Time the allocator (mm), libc, or both interleaved; at least min_samples each.
+ * Every timed run of mm must place its blocks as *pl says the checked run did. */
+bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mm_time,
+                timing_t *libc_time, verdict_t *v);
 
 /* The K-best estimate of a set of samples; *converged when the K fastest agree. */
 double kbest_estimate(const double *samples, int n, bool *converged);

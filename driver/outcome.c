@@ -19,6 +19,8 @@ static const struct {
     [OUTCOME_BAD_TRACE] = {"bad_trace", "the trace file is malformed, so it was skipped"},
     [OUTCOME_TAMPERED] = {"tampered", "the driver's report from the trace's process was forged or altered: "
                                       "something other than the driver wrote into its report channel"},
+    [OUTCOME_INCONSISTENT] = {"inconsistent", "the same ops from mm_init gave blocks at other places than in the "
+                                              "first correctness run (in the second, or when timed)"},
 };
 
 const char *outcome_name(outcome_t o)

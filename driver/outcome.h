@@ -21,6 +21,7 @@ typedef enum {
     OUTCOME_EXITED,
     OUTCOME_BAD_TRACE,
     OUTCOME_TAMPERED,
+    OUTCOME_INCONSISTENT,
     OUTCOME_COUNT
 } outcome_t;
 

@@ -15,7 +15,8 @@ SCHEMA_VERSION = 1
 VERDICTS = ("ok", "compile_error", "link_error", "rejected", "failed", "bad_submission", "grader_error")
 # A trace's outcome: the driver's vocabulary (schema/mdriver-result.schema.json).
 OUTCOMES = ("ok", "misaligned", "out_of_heap", "overlap", "payload_corrupted", "alloc_failed",
-            "init_failed", "checker_failed", "crashed", "timeout", "exited", "bad_trace", "tampered")
+            "init_failed", "checker_failed", "crashed", "timeout", "exited", "bad_trace", "tampered",
+            "inconsistent")
 # The grader's own outcome: the driver reported a figure no correct run produces (grade.py).
 IMPOSSIBLE = "impossible"
 GRADER_OUTCOMES = {IMPOSSIBLE: "the driver's report held a figure no correct run can produce (such as a "

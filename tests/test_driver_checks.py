@@ -364,28 +364,64 @@ def test_utilization_is_measured_in_the_checked_run(tmp_path, name):
     assert t["utilization"] == pytest.approx(peak / heap)
 
 
-@pytest.mark.parametrize("name,outcome", [("util-overlap", "overlap"), ("util-cheat", "out_of_heap")])
-def test_cheats_after_the_checked_runs_fail_in_the_timing_pass(tmp_path, name, outcome):
-    """Where these cheats do run (the timed runs of a trace that scores throughput), the trace fails."""
-    trace = write_trace(tmp_path, "both", UTIL_OPS, weight=1)
-    r = run(broken(name), "-f", trace, tmp=tmp_path)
+# ------------------------------------------------------------ timed runs must behave as checked ones
+
+TIMED = (r"op {op} \({text}\): the timed run placed the block at heap offset {timed}, the checked run at {checked} "
+         r"\(mm_init must reset all state; an allocator must not behave differently when timed\)")
+
+
+def assert_inconsistent(r, name: str, op: int, text: str, timed: str, checked: str) -> None:
     assert r.rc == 1
-    t = r.trace("both")
-    assert t["outcome"] == outcome and t["message"].startswith("in the timing pass")
-    assert r.row("both")[1].strip() == t["message"]
+    t = r.trace(name)
+    assert (t["outcome"], t["op_index"], t["op"], t["timing"]) == ("inconsistent", op, text, None)
+    assert re.fullmatch(TIMED.format(op=op, text=text, timed=timed, checked=checked), t["message"]), t["message"]
+    assert r.row(name)[0].split()[2] == "inconsistent" and r.row(name)[1].strip() == t["message"]
+
+
+def test_blocks_packed_when_timed_are_caught_at_the_first_moved_block(tmp_path):
+    """util-overlap.c packs every block at the heap's start once it is timed: its
+    first block lands where the checked run's did, its second does not."""
+    r = run(broken("util-overlap"), "-f", write_trace(tmp_path, "both", UTIL_OPS, weight=1), tmp=tmp_path)
+    assert_inconsistent(r, "both", 1, "a 1 110", "0x10", f"{block(100) + 16:#x}")
     assert r.summary["perf_index"] == 0
 
 
-def test_timing_runs_served_from_outside_the_heap(tmp_path):
+def test_blocks_outside_the_heap_when_timed_are_caught_at_the_first_op(tmp_path):
+    """util-cheat.c serves the timed runs from a static array outside the heap."""
+    r = run(broken("util-cheat"), "-f", write_trace(tmp_path, "both", UTIL_OPS, weight=1), tmp=tmp_path)
+    assert_inconsistent(r, "both", 0, "a 0 100", "0x[0-9a-f]+", "0x10")
+
+
+def test_timing_runs_served_from_one_static_buffer(tmp_path):
     """timing-cheat.c is honest until the timed runs, which all get one static buffer."""
     ops = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)]
     files = ["-f", write_trace(tmp_path, "bad", ops, weight=1), "-f", write_trace(tmp_path, "w0", ops, weight=0)]
     r = run(broken("timing-cheat"), *files, tmp=tmp_path)
+    assert_inconsistent(r, "bad", 0, "a 0 16", "0x[0-9a-f]+", "0x10")
+    assert r.trace("w0")["outcome"] == "ok"  # never timed, so never caught: the checked runs are honest
+    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
+
+
+def test_timing_runs_with_the_right_places_past_the_break(tmp_path):
+    """timing-nosbrk.c places every timed block where the checked run did, without
+    growing the heap: caught by the blocks still live at the end."""
+    ops = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)]
+    r = run(broken("timing-nosbrk"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
     assert r.rc == 1
     t = r.trace("bad")
     assert t["outcome"] == "out_of_heap" and t["timing"] is None
     assert re.match(r"in the timing pass, a \d+-byte block still live at the end, at 0x[0-9a-f]+, ", t["message"])
     assert t["message"].endswith(f"is outside the heap [{LO:#x}, {LO:#x})")
     assert r.row("bad")[1].strip() == t["message"]
-    assert r.trace("w0")["outcome"] == "ok"  # never timed, so never caught: the checked runs are honest
-    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
+
+
+def test_a_second_checked_run_that_places_blocks_elsewhere_is_inconsistent(tmp_path):
+    """drift.c is correct in every run, but mm_init does not reset where blocks start."""
+    r = run(broken("drift"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 40", "f 0", "f 1"]), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("inconsistent", 0, "a 0 16")
+    assert t["message"] == ("op 0 (a 0 16): the second checked run placed the block at heap offset 0x30, the first "
+                            "at 0x20 (mm_init must reset all state: the same ops from mm_init must give the same "
+                            "blocks; does the allocator read heap bytes it never wrote?)")
+    assert r.row("bad")[1].strip() == t["message"]
