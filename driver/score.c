@@ -18,6 +18,8 @@ void score_runs(const trace_run_t *runs, size_t n, summary_t *s)
             continue;
         }
         run_ok(r) ? s->valid++ : s->failed++;
+        if (r->ops == 0)  /* nothing to measure: neither utilization nor throughput, only correctness */
+            continue;
         const child_report_t *rep = &r->result.report;
         if (r->weight == WEIGHT_BOTH || r->weight == WEIGHT_UTIL_ONLY) {
             util_traces++;
@@ -40,7 +42,8 @@ void score_runs(const trace_run_t *runs, size_t n, summary_t *s)
         s->libc_throughput = ops / libc_sec;
         s->ratio = s->throughput / s->libc_throughput * tput_valid / tput_traces;
     }
-    double capped = s->ratio < MM_THROUGHPUT_CAP ? s->ratio : MM_THROUGHPUT_CAP;
+    /* Written so that a NaN ratio earns nothing, not the cap. */
+    double capped = s->ratio >= MM_THROUGHPUT_CAP ? MM_THROUGHPUT_CAP : s->ratio > 0 ? s->ratio : 0;
     double w = !tput_traces ? 1.0 : !util_traces ? 0.0 : MM_UTIL_WEIGHT;
     s->util_points = 100 * w * s->utilization;
     s->throughput_points = 100 * (1 - w) * capped;

@@ -8,7 +8,9 @@
  *           traces, times the fraction of those traces that were valid.
  *   P       100 (w U + (1 - w) min(cap, T/Tlibc)), w = MM_UTIL_WEIGHT; when the
  *           traces score only one of the two, P is 100 times that one.
- * Malformed traces are reported and left out of every term.
+ * Malformed traces are reported and left out of every term; a trace with no
+ * ops counts for correctness only (there is nothing to measure: its ratio
+ * would be 0/0).
  */
 #ifndef DRIVER_SCORE_H
 #define DRIVER_SCORE_H

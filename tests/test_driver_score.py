@@ -92,6 +92,23 @@ def test_only_throughput_traces_score_on_throughput_alone(tmp_path, driver):
                                                     rel=1e-6)
 
 
+@pytest.mark.parametrize("weight", [1, 3])
+def test_a_trace_with_no_ops_earns_no_throughput_from_0_over_0(tmp_path, driver, weight):
+    """Its ratio would be 0/0 (NaN), which the cap once let through as full credit:
+    it counts for correctness only, and leaves the other traces' score as it was."""
+    empty = write_trace(tmp_path, "empty", [], ids=1, weight=weight)
+    r = run(driver, "-g", "-f", empty, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    s = r.summary
+    assert (s["valid"], s["throughput_ratio"], s["throughput_points"], s["perf_index"]) == (1, None, 0, 0)
+    assert r.out.splitlines()[-2:] == ["correct:1", "perfidx:0"]
+    alone = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path).summary
+    both = run(driver, "-f", empty, "-f", tmp_path / "A.rep", tmp=tmp_path).summary
+    assert both["valid"] == 2 and both["utilization"] == pytest.approx(alone["utilization"])
+    assert both["util_points"] == pytest.approx(alone["util_points"])
+    assert 0 < both["throughput_points"] <= 100 * (1 - describe(driver)["util_weight"])
+
+
 def test_a_failed_trace_scores_zero_and_is_named(tmp_path):
     """segv.c crashes on a 777-byte request; its trace counts 0 for utilization and throughput."""
     files = ["-f", write_trace(tmp_path, "good", TRACE_A, weight=1),
