@@ -14,10 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
+
+/* statfs's f_type for an anonymous pipe (Linux's PIPEFS_MAGIC, <linux/magic.h>). */
+static const unsigned long PIPEFS_MAGIC_TYPE = 0x50495045;
 
 typedef struct {
     const char *path;
@@ -106,24 +110,37 @@ static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size
     return false;
 }
 
+/* A pipe made by a shell for `-f <(zcat x.rep.gz)` already has its writer; a
+ * named FIFO in a folder may never get one. */
+static bool anonymous_pipe(int fd, const struct stat *st)
+{
+    struct statfs fs;
+    return S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && (unsigned long)fs.f_type == PIPEFS_MAGIC_TYPE;
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a named pipe (FIFO)" : S_ISSOCK(mode) ? "a socket"
+                                                                                          : "a device";
+}
+
 static bool load_bytes(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, maybe forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
         return false;
     }
     struct stat st = {0};
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!regular && !anonymous_pipe(fd, &st)) {  /* /dev/zero would be read forever, a FIFO waited on */
         close(fd);
-        snprintf(err, errlen, "%s:0: is a directory, not a trace", path);
+        snprintf(err, errlen, "%s:0: is %s, not a trace file (a trace is a regular file or a shell's pipe)", path,
+                 file_kind(st.st_mode));
         return false;
     }
-    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {  /* /dev/zero would be read forever */
-        close(fd);
-        snprintf(err, errlen, "%s:0: is a device, not a trace", path);
-        return false;
-    }
+    fcntl(fd, F_SETFL, 0);
     unsigned char magic[2] = {0, 0};
     bool gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     bool ok;
@@ -131,7 +148,7 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
     if (gz)
         ok = read_gzip(path, buf, len, why, sizeof why);
     else
-        ok = read_fd(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, buf, len);
+        ok = read_fd(fd, regular ? (size_t)st.st_size : 0, buf, len);
     close(fd);
     if (!ok)
         snprintf(err, errlen, "%s:0: cannot read: %s", path, why);

@@ -99,6 +99,25 @@ def test_device_given_as_a_trace(tmp_path, driver):
     assert r.trace("zero")["outcome"] == "bad_trace" and r.trace("good")["outcome"] == "ok"
 
 
+def test_named_pipe_is_refused_at_once(tmp_path, driver):
+    """A FIFO named like a trace, in a -t folder or given to -f, has no writer: opening
+    it to read used to wait forever.  Refused with one line; the rest still runs."""
+    import os
+    folder = tmp_path / "fifo_dir"
+    folder.mkdir()
+    good(folder, "a")
+    os.mkfifo(folder / "b.rep")
+    line = f"mdriver: {folder / 'b.rep'}:0: is a named pipe (FIFO), not a trace file"
+    for args in (["-t", folder], ["-f", folder / "b.rep", "-f", folder / "a.rep"]):
+        r = run(driver, *args, tmp=tmp_path, timeout=30)
+        assert r.rc == 2
+        assert [l for l in r.err.splitlines() if l.startswith("mdriver: ")] == \
+            [line + " (a trace is a regular file or a shell's pipe)"]
+        assert r.trace("b")["outcome"] == "bad_trace" and r.trace("a")["outcome"] == "ok"
+    done = run(driver, "--parse-only", "-f", folder / "b.rep", tmp=tmp_path, timeout=30, json_out=False)
+    assert done.rc == 2 and line in done.err
+
+
 def test_trace_from_a_pipe(tmp_path, driver):
     """A pipe (as from `-f <(zcat x.rep.gz)`) is read like a file."""
     import os
