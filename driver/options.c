@@ -134,6 +134,32 @@ static bool parse_int(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* An output that is one of the inputs would be emptied before it is read: refused. */
+static bool output_clobbers_input(const options_t *o, const char *flag, const char *dest)
+{
+    if (!dest || !strcmp(dest, "-") || !strncmp(dest, "fd:", 3))
+        return false;
+    const char *other = strcmp(flag, "--json") ? o->json : o->baseline_out;
+    for (size_t i = 0; i <= o->num_files + 1; i++) {
+        const char *input = i < o->num_files ? o->files[i] : i == o->num_files ? o->baseline_in : other;
+        const char *what = i < o->num_files      ? "the trace"
+                           : i == o->num_files ? "the baseline"
+                           : strcmp(flag, "--json") ? "also the output of --json" : "also the output of --save-baseline";
+        if (input && (same_file(dest, input) || (input == other && !strcmp(dest, input)))) {
+            fprintf(stderr, "mdriver: %s %s: that file is %s %s; refusing to overwrite it (mdriver -h for help)\n",
+                    flag, dest, what, input);
+            return true;
+        }
+    }
+    return false;
+}
+
 enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE };
 
 int options_parse(int argc, char **argv, options_t *o)
@@ -221,6 +247,8 @@ int options_parse(int argc, char **argv, options_t *o)
         if (add_dir(o, fallback) != OPTIONS_RUN)
             return OPTIONS_EXIT_USAGE;
     }
+    if (output_clobbers_input(o, "--json", o->json) || output_clobbers_input(o, "--save-baseline", o->baseline_out))
+        return OPTIONS_EXIT_USAGE;
     return OPTIONS_RUN;
 }
 

@@ -76,6 +76,31 @@ def test_json_destination_that_cannot_be_written(driver, tmp_path, dest, why):
     assert done.stderr == f"mdriver: --json {dest}: cannot write there: {why}\n"
 
 
+@pytest.mark.parametrize("flag", ["--json", "--save-baseline"])
+def test_an_output_that_is_an_input_trace_is_refused_before_anything_is_read(driver, tmp_path, flag):
+    """`mdriver -f victim.rep --json victim.rep` emptied the trace before reading it."""
+    victim = trace(tmp_path)
+    before = victim.read_bytes()
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "t.rep").write_bytes(before)
+    for args, dest, named in ((["-f", str(victim)], str(victim), str(victim)),
+                              (["-t", str(folder)], str(folder / "." / "t.rep"), str(folder / "t.rep"))):
+        done = subprocess.run([str(driver), *args, flag, dest], capture_output=True, text=True)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr == (f"mdriver: {flag} {dest}: that file is the trace {named}; refusing to overwrite "
+                               "it (mdriver -h for help)\n")
+    assert victim.read_bytes() == before and (folder / "t.rep").read_bytes() == before
+
+
+def test_json_and_save_baseline_to_one_file_is_refused(driver, tmp_path):
+    dest = tmp_path / "out"
+    done = subprocess.run([str(driver), "-f", str(trace(tmp_path)), "--json", str(dest), "--save-baseline", str(dest)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == "" and not dest.exists()
+    assert done.stderr.startswith(f"mdriver: --json {dest}: that file is also the output of --save-baseline")
+
+
 def test_unsigned_char_build_parses_options(tmp_path):
     """The classic driver kept getopt's result in a char: on an unsigned-char
     platform it never equalled -1.  Built with -funsigned-char, ours still works."""
