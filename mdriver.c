@@ -62,7 +62,7 @@ static void machine_info(run_info_t *info, char *host, size_t hostlen, char *cpu
     info->date = date;
 }
 
-static void run_trace(const options_t *o, const char *path, trace_run_t *r)
+static void run_trace(const options_t *o, const baseline_t *cached, const char *path, trace_run_t *r)
 {
     double began = now();
     trace_t t;
@@ -76,7 +76,7 @@ static void run_trace(const options_t *o, const char *path, trace_run_t *r)
     snprintf(r->name, sizeof r->name, "%s", t.name);
     r->weight = t.weight;
     r->ops = t.num_ops;
-    bool time_libc = trace_scores_throughput(&t) && !o->baseline_in;
+    bool time_libc = trace_scores_throughput(&t) && !cached;
     child_plan_t plan = {
         .run_allocator = true,
         .check_heap = o->check_heap,
@@ -103,8 +103,39 @@ static void run_trace(const options_t *o, const char *path, trace_run_t *r)
         r->libc = libc_only.report.libc_time;
         child_result_free(&libc_only);
     }
+    const baseline_entry_t *e = cached && trace_scores_throughput(&t) ? baseline_find(cached, t.name, t.num_ops) : NULL;
+    if (e) {
+        r->libc = (timing_t){.seconds = e->seconds, .n = 1, .samples = {e->seconds}};
+        r->has_libc = true;
+    }
     trace_free(&t);
     r->seconds = now() - began;
+}
+
+/* The baseline, read whole and matched with every trace that scores throughput
+ * before any of them runs: a problem with it is reported first, not after the run. */
+static bool baseline_ready(const options_t *o, baseline_t *b)
+{
+    char err[1200];
+    if (!baseline_read(o->baseline_in, b, err, sizeof err)) {
+        fprintf(stderr, "mdriver: %s\n", err);
+        return false;
+    }
+    for (size_t i = 0; i < o->num_files; i++) {
+        trace_t t;
+        if (!trace_load(o->files[i], o->max_heap, &t, err, sizeof err))
+            continue;  /* malformed: reported as such when its turn comes */
+        bool found = !trace_scores_throughput(&t) || baseline_find(b, t.name, t.num_ops);
+        if (!found)
+            fprintf(stderr, "mdriver: %s:0: no timing for trace %s with %zu ops (taken on other traces?)\n",
+                    o->baseline_in, t.name, t.num_ops);
+        trace_free(&t);
+        if (!found) {
+            baseline_free(b);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Parse rate in CPU time (steady on a busy machine) and wall time (which also
@@ -186,22 +217,26 @@ int main(int argc, char **argv)
         return parse_status;
     }
     heap_configure(o.max_heap);
+    baseline_t cached = {0};
+    if (o.baseline_in && !baseline_ready(&o, &cached)) {
+        options_free(&o);
+        return 2;
+    }
 
     FILE *json = NULL;
     if (o.json && !(json = open_json(o.json))) {
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        baseline_free(&cached);
         options_free(&o);
         return 2;
     }
     /* --json - and --json fd:1 both take stdout: the table then goes to stderr. */
     FILE *text = json && fileno(json) == STDOUT_FILENO ? stderr : stdout;
-    char host[256], cpu[256], date[64], source[1024] = "";
+    char host[256], cpu[256], date[64];
     run_info_t info = {.allocator = MDRIVER_ALLOCATOR, .baseline = o.baseline_in ? "cached" : "measured"};
     machine_info(&info, host, sizeof host, cpu, sizeof cpu, date, sizeof date);
-    if (o.baseline_in) {
-        snprintf(source, sizeof source, "cached in %s", o.baseline_in);
-        info.baseline_source = source;
-    }
+    if (o.baseline_in)
+        info.baseline_source = cached.source;
     report_header(text, &o, &info);
 
     trace_run_t *runs = calloc(o.num_files, sizeof *runs);
@@ -210,20 +245,12 @@ int main(int argc, char **argv)
         return 2;
     }
     for (size_t i = 0; i < o.num_files; i++) {
-        run_trace(&o, o.files[i], &runs[i]);
+        run_trace(&o, o.baseline_in ? &cached : NULL, o.files[i], &runs[i]);
         if (o.verbosity >= 2)
             report_progress(text, &runs[i], i, o.num_files);
     }
 
     int status = 0;
-    if (o.baseline_in) {
-        char err[600];
-        if (!baseline_load(o.baseline_in, runs, o.num_files, source, sizeof source, err, sizeof err)) {
-            fprintf(stderr, "mdriver: %s\n", err);
-            status = 2;
-        }
-        fprintf(text, "libc baseline: %s\n", source);
-    }
     summary_t s;
     score_runs(runs, o.num_files, &s);
     report_table(text, &o, runs, o.num_files, &s);
@@ -248,6 +275,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.num_files; i++)
         child_result_free(&runs[i].result);
     free(runs);
+    baseline_free(&cached);
     options_free(&o);
     if (status == 0 && s.bad_traces)
         status = 2;

@@ -1,10 +1,14 @@
 /* baseline.c - store and reuse libc timings (format in baseline.h). */
+#define _GNU_SOURCE
 #include "driver/baseline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *runs, size_t n)
 {
@@ -19,23 +23,64 @@ bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *
     return fclose(f) == 0;
 }
 
-bool baseline_load(const char *path, trace_run_t *runs, size_t n, char *source, size_t source_len, char *err,
-                   size_t errlen)
+/* "NAME OPS SECONDS", split at the last two spaces: a trace's name may hold spaces. */
+static bool parse_trace_line(char *rest, baseline_entry_t *e)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s:0: cannot open the baseline: %s", path, strerror(errno));
+    char *last = strrchr(rest, ' ');
+    if (!last || last == rest)
         return false;
+    *last = '\0';
+    char *mid = strrchr(rest, ' ');
+    if (!mid || mid == rest || (size_t)(mid - rest) >= sizeof e->name)
+        return false;
+    *mid = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long ops = strtoull(mid + 1, &end, 10);
+    if (errno || end == mid + 1 || *end || mid[1] == '-')
+        return false;
+    double seconds = strtod(last + 1, &end);
+    if (end == last + 1 || *end || !(seconds > 0) || seconds > 1e9)
+        return false;
+    memcpy(e->name, rest, (size_t)(mid - rest) + 1);  /* fits: checked above */
+    e->ops = (size_t)ops;
+    e->seconds = seconds;
+    return true;
+}
+
+/* Opened without waiting (a FIFO would wait for a writer) and only if it is a regular file. */
+static FILE *open_regular(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(err, errlen, "%s:0: cannot open the baseline: %s", path, strerror(errno));
+        return NULL;
     }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s:0: cannot open the baseline: not a regular file", path);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, 0);
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    FILE *f = open_regular(path, err, errlen);
+    if (!f)
+        return false;
     char line[1024], machine[512] = "an unknown machine", date[64] = "an unknown date";
-    size_t lineno = 0;
+    size_t lineno = 0, cap = 0;
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\n")] = '\0';
-        char name[128];
-        size_t ops;
-        double seconds;
         int alignment;
         if (lineno == 1 && strcmp(line, "mdriver-baseline 1") != 0) {
             snprintf(err, errlen, "%s:1: not an mdriver baseline file", path);
@@ -50,25 +95,51 @@ bool baseline_load(const char *path, trace_run_t *runs, size_t n, char *source, 
                          path, lineno, alignment, MM_ALIGNMENT);
                 ok = false;
             }
-        } else if (sscanf(line, "trace %127s %zu %lf", name, &ops, &seconds) == 3) {
-            for (size_t i = 0; i < n; i++)
-                if (!strcmp(runs[i].name, name) && runs[i].ops == ops && seconds > 0) {
-                    runs[i].has_libc = true;
-                    runs[i].libc.seconds = runs[i].libc.samples[0] = seconds;
-                    runs[i].libc.n = 1;
+        } else if (!strncmp(line, "trace ", 6)) {
+            if (b->n == cap) {
+                cap = cap ? 2 * cap : 16;
+                baseline_entry_t *more = realloc(b->entries, cap * sizeof *more);
+                if (!more) {
+                    snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+                    ok = false;
+                    break;
                 }
+                b->entries = more;
+            }
+            if (parse_trace_line(line + 6, &b->entries[b->n]))
+                b->n++;
+            else {
+                snprintf(err, errlen, "%s:%zu: cannot read this line (expected: trace NAME OPS SECONDS)", path,
+                         lineno);
+                ok = false;
+            }
         } else if (lineno > 1 && line[0]) {
             snprintf(err, errlen, "%s:%zu: cannot read this line", path, lineno);
             ok = false;
         }
     }
+    if (ok && lineno == 0) {
+        snprintf(err, errlen, "%s:0: the baseline is empty", path);
+        ok = false;
+    }
     fclose(f);
-    for (size_t i = 0; ok && i < n; i++)
-        if (runs[i].outcome != OUTCOME_BAD_TRACE && !runs[i].has_libc) {
-            snprintf(err, errlen, "%s:%zu: no timing for trace %s with %zu ops", path, lineno, runs[i].name,
-                     runs[i].ops);
-            ok = false;
-        }
-    snprintf(source, source_len, "cached in %s, taken on %s at %s", path, machine, date);
+    snprintf(b->source, sizeof b->source, "cached in %s, taken on %s at %s", path, machine, date);
+    if (!ok)
+        baseline_free(b);
     return ok;
+}
+
+const baseline_entry_t *baseline_find(const baseline_t *b, const char *name, size_t ops)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->entries[i].name, name) && b->entries[i].ops == ops)
+            return &b->entries[i];
+    return NULL;
+}
+
+void baseline_free(baseline_t *b)
+{
+    free(b->entries);
+    b->entries = NULL;
+    b->n = 0;
 }

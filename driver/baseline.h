@@ -6,7 +6,7 @@
  *   machine HOSTNAME | CPU
  *   date ISO-8601
  *   alignment N
- *   trace NAME OPS SECONDS
+ *   trace NAME OPS SECONDS     (NAME may hold spaces: OPS and SECONDS are the last two fields)
  */
 #ifndef DRIVER_BASELINE_H
 #define DRIVER_BASELINE_H
@@ -17,10 +17,24 @@
 #include "driver/json.h"
 #include "driver/run.h"
 
+typedef struct {
+    char name[128];
+    size_t ops;
+    double seconds;
+} baseline_entry_t;
+
+typedef struct {
+    baseline_entry_t *entries;
+    size_t n;
+    char source[1024];  /* "cached in FILE, taken on MACHINE at DATE" */
+} baseline_t;
+
 bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *runs, size_t n);
-/* Fill runs[i].libc from the file; *source describes it ("FILE, taken on MACHINE at DATE").
- * On a problem writes "FILE:LINE: what" to err. */
-bool baseline_load(const char *path, trace_run_t *runs, size_t n, char *source, size_t source_len, char *err,
-                   size_t errlen);
+/* Read and check a whole baseline file, before any trace runs.  On a problem
+ * writes "FILE:LINE: what" to err and returns false. */
+bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen);
+/* libc's time for the trace called name with this many ops, or NULL. */
+const baseline_entry_t *baseline_find(const baseline_t *b, const char *name, size_t ops);
+void baseline_free(baseline_t *b);
 
 #endif

@@ -60,23 +60,62 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     assert run(driver, "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
     r = run(driver, "--baseline", cache, "-f", small(tmp_path), "-f", small(tmp_path, "other"), tmp=tmp_path)
     assert r.rc == 2
-    assert "no timing for trace other with 5 ops" in r.err
+    assert r.err == f"mdriver: {cache}:0: no timing for trace other with 5 ops (taken on other traces?)\n"
+    assert r.out == "" and r.doc is None  # found before any trace ran: no table, no Perf index, no JSON
 
 
 @pytest.mark.parametrize("content,fragment", [
     ("not a baseline\n", ":1: not an mdriver baseline file"),
     ("mdriver-baseline 1\nalignment 8\ntrace small 5 0.001\n", ":2: the baseline was taken with 8-byte alignment"),
     ("mdriver-baseline 1\nwhat is this\n", ":2: cannot read this line"),
+    ("mdriver-baseline 1\ntrace small 5\n", ":2: cannot read this line (expected: trace NAME OPS SECONDS)"),
+    ("mdriver-baseline 1\ntrace small 5 -1\n", ":2: cannot read this line (expected: trace NAME OPS SECONDS)"),
+    ("", ":0: the baseline is empty"),
 ])
 def test_damaged_baseline(tmp_path, driver, content, fragment):
+    """Reported in one line before any trace runs (it used to come after all of them,
+    under a Perf index with no throughput)."""
     cache = tmp_path / "bad.baseline"
     cache.write_text(content)
     r = run(driver, "--baseline", cache, "-f", small(tmp_path), tmp=tmp_path)
     assert r.rc == 2
-    assert f"mdriver: {cache}{fragment}" in r.err
+    assert r.err.startswith(f"mdriver: {cache}{fragment}") and r.err.count("\n") == 1
+    assert r.out == "" and r.doc is None
+
+
+def test_trace_names_with_spaces_round_trip(tmp_path, driver):
+    """`mdriver -f "my trace.rep" --save-baseline F` wrote `trace my trace 5 ...`, which --baseline F could not read."""
+    cache = tmp_path / "sp.baseline"
+    spaced = write_trace(tmp_path, "my  trace", ["a 0 64", "a 1 128", "f 0", "r 1 512", "f 1"], weight=1)
+    saved = run(driver, "--save-baseline", cache, "-f", spaced, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    assert cache.read_text().splitlines()[4].startswith("trace my  trace 5 ")
+    cached = run(driver, "--baseline", cache, "-f", spaced, tmp=tmp_path)
+    assert cached.rc == 0, cached.err
+    t = cached.trace("my  trace")
+    assert t["libc"]["seconds"] == pytest.approx(saved.trace("my  trace")["libc"]["seconds"], rel=1e-6)
+    assert cached.summary["throughput_ratio"] is not None
+
+
+def test_traces_that_are_not_timed_need_no_baseline(tmp_path, driver):
+    """A utilization-only trace has no libc timing to save, so none is asked of the baseline."""
+    cache = tmp_path / "libc.baseline"
+    util_only = write_trace(tmp_path, "u", ["a 0 64", "f 0"], weight=2)
+    assert run(driver, "--save-baseline", cache, "-f", small(tmp_path), "-f", util_only, tmp=tmp_path).rc == 0
+    r = run(driver, "--baseline", cache, "-f", small(tmp_path), "-f", util_only, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.trace("u")["outcome"] == "ok" and r.summary["throughput_ratio"] is not None
 
 
 def test_missing_baseline_file(tmp_path, driver):
     r = run(driver, "--baseline", tmp_path / "nope", "-f", small(tmp_path), tmp=tmp_path)
-    assert r.rc == 2
+    assert r.rc == 2 and r.out == ""
     assert f"{tmp_path / 'nope'}:0: cannot open the baseline" in r.err
+
+
+def test_baseline_that_is_a_named_pipe(tmp_path, driver):
+    import os
+    os.mkfifo(tmp_path / "fifo")
+    r = run(driver, "--baseline", tmp_path / "fifo", "-f", small(tmp_path), tmp=tmp_path, timeout=30)
+    assert r.rc == 2 and r.out == ""
+    assert r.err == f"mdriver: {tmp_path / 'fifo'}:0: cannot open the baseline: not a regular file\n"
