@@ -40,12 +40,25 @@ else
   ALLOC_NAME := $(VARIANT)
 endif
 
+# A bad ALIGNMENT or a missing allocator stops a build with one line before any compiler runs
+# (the compiler's errors, or make's 'No rule to make target', would not say what is wrong).
+ifneq ($(filter-out 0 1,$(words $(ALIGNMENT))),)
+  $(error ALIGNMENT='$(ALIGNMENT)': the alignment must be 8 or 16)
+endif
+ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
+  CONFIG_ERROR := ALIGNMENT=$(ALIGNMENT): the alignment must be 8 or 16
+else ifeq ($(wildcard $(ALLOC_SRC)),)
+  CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))
+endif
+# What the allocator's object depends on: its source, or the one-line complaint.
+ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))
+
 BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))
 DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
 DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
 
-.PHONY: all driver clean help test test-deps venv FORCE
+.PHONY: all driver clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
 
 all: mdriver ## build ./mdriver from mm.c, or from variants/$(VARIANT).c
@@ -63,7 +76,7 @@ $(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
 # or the classic handout's `void mm_checkheap(int)` (then a declaration of the
 # void form compiles against the allocator's source and the source names it).
 CHECKHEAP_FLAGS := $(BUILD)/checkheap.flags
-$(CHECKHEAP_FLAGS): $(ALLOC_SRC) $(ALLOC_STAMP)
+$(CHECKHEAP_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)
 	@if grep -q mm_checkheap $(ALLOC_SRC) && printf '#include <stdbool.h>\nvoid mm_checkheap(int);\n#include "%s"\n' "$(abspath $(ALLOC_SRC))" \
 	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; \
@@ -87,8 +100,7 @@ $(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
 $(BUILD)/mdriver.o: $(ALLOC_STAMP)
 $(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 
-$(ALLOC_OBJ): $(ALLOC_SRC) $(ALLOC_STAMP)
-	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }
+$(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
 
@@ -125,6 +137,9 @@ test-deps: ## install the Debian packages the tests use (needs root and apt-get)
 PYTEST_ARGS ?=
 test: venv test-deps ## install what the tests need and run every test
 	$(PYTHON) -m pytest $(PYTEST_ARGS) tests
+
+config-error:
+	@echo "make: $(CONFIG_ERROR)" >&2; exit 2
 
 clean: ## remove build products (not the venv)
 	rm -rf build mdriver
