@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "driver/blocktree.h"
 #include "driver/fill.h"
@@ -125,6 +126,18 @@ static bool check_payload(checker_t *c, uint32_t id, size_t len, const char *whe
                         "(%#" PRIxPTR "): expected 0x%02x, found 0x%02x, %s",
                         here(c), id, e->size, e->p, e->born, bad, e->p + bad, fill_byte(e->seed, bad),
                         ((const unsigned char *)e->p)[bad], when);
+}
+
+uint32_t *placements_array(size_t n)
+{
+    void *a = mmap(NULL, (n ? n : 1) * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return a == MAP_FAILED ? NULL : a;
+}
+
+void placements_array_free(uint32_t *a, size_t n)
+{
+    if (a)
+        munmap(a, (n ? n : 1) * sizeof *a);
 }
 
 /* The first run notes where op c->at's block landed; the second must agree. */

@@ -139,7 +139,7 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     v->outcome = OUTCOME_OK;
     v->op_index = -1;
     bool ok = true;
-    placements_t pl = {.offset = malloc((t->num_ops ? t->num_ops : 1) * sizeof *pl.offset)};
+    placements_t pl = {.offset = placements_array(t->num_ops)};
     if (!pl.offset) {
         verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
         return;
@@ -166,7 +166,7 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     if (time_mm || plan->time_libc)
         time_trace(t, time_mm, plan->time_libc, plan->min_samples, &pl, &rep->mm_time, &rep->libc_time,
                    ok ? v : &(verdict_t){0});
-    free(pl.offset);
+    placements_array_free(pl.offset, t->num_ops);
 }
 
 static void write_all(int fd, const void *buf, size_t len)

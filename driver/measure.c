@@ -67,15 +67,12 @@ static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t
 {
     for (size_t i = 0; i < n; i++) {
         const op_t op = ops[i];
-        void *p;
         switch (op.kind) {
-        case OP_ALLOC: p = api.malloc(op.size); break;
-        case OP_FREE: api.free(ptr[op.id]); continue;
-        case OP_REALLOC: p = api.realloc(ptr[op.id], op.size); break;
-        default: p = api.realloc(NULL, op.size); break;
+        case OP_ALLOC: placed[i] = placement(ptr[op.id] = api.malloc(op.size), lo); break;
+        case OP_FREE: api.free(ptr[op.id]); break;
+        case OP_REALLOC: placed[i] = placement(ptr[op.id] = api.realloc(ptr[op.id], op.size), lo); break;
+        default: placed[i] = placement(ptr[op.id] = api.realloc(NULL, op.size), lo); break;
         }
-        ptr[op.id] = p;
-        placed[i] = placement(p, lo);
     }
 }
 
@@ -213,13 +210,13 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
                 timing_t *lt, verdict_t *v)
 {
     void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
-    uint32_t *placed = malloc((t->num_ops ? t->num_ops : 1) * sizeof *placed);
+    uint32_t *placed = placements_array(t->num_ops);
     unsigned char *live = libc ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
     size_t *final = mm ? calloc(t->num_ids ? t->num_ids : 1, sizeof *final) : NULL;
     span_t *spans = mm ? malloc((t->num_ids ? t->num_ids : 1) * sizeof *spans) : NULL;
     if (!ptr || !placed || (libc && !live) || (mm && (!final || !spans))) {
         free(ptr);
-        free(placed);
+        placements_array_free(placed, t->num_ops);
         free(live);
         free(final);
         free(spans);
@@ -258,7 +255,7 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
     if (libc)
         lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
     free(ptr);
-    free(placed);
+    placements_array_free(placed, t->num_ops);
     free(live);
     free(final);
     free(spans);
