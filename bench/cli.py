@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from bench import align, programs, report, sizes, stress, summary, threads
+from bench import align, measure, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
 
 KIT = Path(__file__).resolve().parent.parent
@@ -33,6 +33,7 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
         shims = [n for n in wanted if n not in ("glibc", "jemalloc", "tcmalloc", "mimalloc")]
     elif default_shims is not None:
         shims = default_shims
+    measure.RUSAGE = program(kit, "rusage")     # every run starts its command through it
     found, skipped = discover(kit, shims, packages=packages)
     if wanted is not None:
         known = {"glibc", "jemalloc", "tcmalloc", "mimalloc"} | {p.stem for p in (kit / "variants").glob("*.c")}

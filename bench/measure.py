@@ -14,6 +14,8 @@ from pathlib import Path
 
 from bench.allocators import Allocator
 
+RUSAGE = Path(__file__).resolve().parent.parent / "build" / "bench" / "rusage"   # bench/c/rusage.c
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -52,12 +54,15 @@ class Run:
 
 def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | None = None,
         cwd: Path | None = None, shim_stats: bool = False, extra_env: dict[str, str] | None = None) -> Run:
-    """Run argv under alloc; wall time and peak RSS come from wait4 on the child.
+    """Run argv under alloc; wall time from here, peak RSS from wait4 in build/bench/rusage,
+    which starts the command (a command started from this process would count our RSS).
 
     shim_stats: for a shim, collect the MMSHIM_STATS lines of every process it ran.
     """
+    if not RUSAGE.exists():
+        raise FileNotFoundError(f"{RUSAGE} is missing: run `make bench-progs` first")
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        out, err = Path(tmp) / "out", Path(tmp) / "err"
+        out, err, rss = Path(tmp) / "out", Path(tmp) / "err", Path(tmp) / "rss"
         env = alloc.env()
         env.update(extra_env or {})
         stats_path = Path(tmp) / "stats.jsonl"
@@ -66,12 +71,12 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         with open(out, "wb") as fo, open(err, "wb") as fe, \
                 open(stdin or os.devnull, "rb") as fi:
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdin=fi, stdout=fo, stderr=fe, env=env, cwd=cwd,
+            proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env, cwd=cwd,
                                     start_new_session=True)
             timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
             timer.start()
             try:
-                _, status, usage = os.wait4(proc.pid, 0)
+                _, status, _ = os.wait4(proc.pid, 0)
             finally:
                 timer.cancel()
             wall = time.perf_counter() - start
@@ -79,7 +84,8 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         stats = ()
         if stats_path.exists():
             stats = tuple(json.loads(line) for line in stats_path.read_text().splitlines() if line.strip())
-        return Run(proc.returncode, wall, usage.ru_maxrss, out.read_text(errors="replace"),
+        maxrss = int(parse_kv(rss.read_text()).get("maxrss_kb", 0)) if rss.exists() else 0
+        return Run(proc.returncode, wall, maxrss, out.read_text(errors="replace"),
                    err.read_text(errors="replace"), stats)
 
 

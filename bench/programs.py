@@ -183,8 +183,11 @@ def plots(res: Result, out: Path) -> Path:
 
 INTRO = """
 Real programs run with each allocator preloaded (`LD_PRELOAD`; glibc runs with none), wall time and
-peak RSS taken from `wait4` on the child (which covers the children it waited for, such as
-cc1 under gcc), as mimalloc-bench reports them.  Every output is compared with glibc's (same
+peak RSS taken from `wait4` on the program (which covers the children it waited for, such as
+cc1 under gcc), as mimalloc-bench reports them.  The program is started by a small helper
+(bench/c/rusage.c), not by the Python bench: peak RSS keeps what a process had before exec, so
+figures taken before this was fixed (ec96d1c and earlier) were the bench's own RSS, about 115 MB
+under every allocator.  Every output is compared with glibc's (same
 bytes), so a wrong result is reported, not timed.  {reps} repetitions, allocators interleaved.
 Command: `make bench-programs` (`python -m bench programs --help`).
 

@@ -10,8 +10,8 @@ import pytest
 from shim_common import KIT, bench_program, make, shim
 
 sys.path.insert(0, str(KIT))
-from bench import align, programs, report, sizes, stress, threads  # noqa: E402
-from bench.allocators import discover  # noqa: E402
+from bench import align, measure, programs, report, sizes, stress, threads  # noqa: E402
+from bench.allocators import Allocator, discover  # noqa: E402
 from bench.measure import Summary, parse_kv, summarize  # noqa: E402
 
 
@@ -154,6 +154,20 @@ def built():
     make("bench-progs")
     for v in ("ts-lock", "ts-nolock"):
         shim(v)
+
+
+def test_peak_rss_is_the_commands_own_not_the_benchs(built):
+    """ru_maxrss keeps what a process had before exec: a command started straight from this
+    (large) Python process reported its RSS, the same under every allocator."""
+    ballast = bytearray(256 << 20)
+    ballast[::4096] = b"\1" * len(ballast[::4096])         # touch it: 256 MiB resident here
+    glibc = Allocator("glibc", "system")
+    small = measure.run(["/bin/true"], glibc)
+    big = measure.run([sys.executable, "-c", "b = bytearray(96 << 20); b[::4096] = b'1' * len(b[::4096])"], glibc)
+    assert small.returncode == 0 and big.returncode == 0
+    assert small.maxrss_kb < 64 << 10, small.maxrss_kb
+    assert big.maxrss_kb >= 96 << 10 and big.maxrss_kb < (96 << 10) + (64 << 10), big.maxrss_kb
+    del ballast
 
 
 def test_cli_sizes_tiny_run(built, tmp_path):
