@@ -10,6 +10,8 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION, WEIGHT_BOTH
+
 from .model import Summary
 from .policy import Policy
 
@@ -22,10 +24,6 @@ def scale(value: float, low: float, high: float) -> float:
     return min(1.0, max(0.0, (value - low) / (high - low)))
 
 
-# A trace's weight (trace header, driver/trace.h): which parts of P it counts in.
-WEIGHT_BOTH, WEIGHT_UTIL_ONLY, WEIGHT_THROUGHPUT_ONLY = 1, 2, 3
-COUNTS_UTIL = (WEIGHT_BOTH, WEIGHT_UTIL_ONLY)
-COUNTS_THROUGHPUT = (WEIGHT_BOTH, WEIGHT_THROUGHPUT_ONLY)
 
 
 def util_weight(policy: Policy, has_util: bool = True, has_throughput: bool = True) -> float:
@@ -77,8 +75,8 @@ def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: 
     valid = sum(1 for o in scored if o == "ok")
     failed = len(scored) - valid
     index = perf_index(utilization, throughput_ratio, policy,
-                       has_util=any(w in COUNTS_UTIL for w in scored_weights),
-                       has_throughput=any(w in COUNTS_THROUGHPUT for w in scored_weights))
+                       has_util=any(w in SCORES_UTILIZATION for w in scored_weights),
+                       has_throughput=any(w in SCORES_THROUGHPUT for w in scored_weights))
     if failed and policy.scoring.all_or_nothing:
         index = 0.0
     correctness = trace_points(len(scored), policy) * valid
@@ -177,10 +175,10 @@ def recompute(rows: list[dict[str, Any]]) -> tuple[float, float | None]:
         if row["outcome"] == "bad_trace":
             continue
         ok = row["outcome"] == "ok"
-        if row["weight"] in (1, 2):
+        if row["weight"] in SCORES_UTILIZATION:
             util_traces += 1
             util_sum += row["utilization"] if ok and row.get("utilization") is not None else 0.0
-        if row["weight"] in (1, 3):
+        if row["weight"] in SCORES_THROUGHPUT:
             tput_traces += 1
             timing, libc = row.get("timing"), row.get("libc")
             if ok and timing and timing.get("samples") and libc:

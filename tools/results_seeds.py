@@ -31,10 +31,9 @@ from results import KIT, measure, pct, table  # noqa: E402
 sys.path.insert(0, str(KIT))
 from bench.report import source_note  # noqa: E402
 from mmtrace.recipe import Entry, RecipeError, comments, load_recipe, make_trace  # noqa: E402
-from mmtrace.trace import write_trace  # noqa: E402
+from mmtrace.trace import SCORES_UTILIZATION, write_trace  # noqa: E402
 
 DEFAULT_VARIANTS = ("best", "segregated-realloc")
-SCORES_UTILIZATION = (1, 2)          # trace weights whose utilization the driver scores
 
 
 def other_seeds(seed: int, k: int) -> list[int]:
