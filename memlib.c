@@ -8,6 +8,12 @@
  * a stray write faults at once; the bytes between the break and the end of its
  * page hold CANARY and are checked by mem_sbrk and the driver.  Fast mode
  * (timing pass): the whole range is writable and mem_sbrk is a pointer bump.
+ *
+ * memlib's own state (the break, its high-water mark) lives in the driver's data,
+ * where an allocator in the same process could find it and lower the mark it is
+ * scored on.  So it sits alone in its own pages, read-only in checked mode except
+ * while memlib itself writes it; fast mode leaves it writable.  The mark the
+ * driver scores is kept apart (heap_keep_high_water), read-only from then on.
  */
 #define _GNU_SOURCE
 #include "memlib.h"
@@ -24,18 +30,31 @@
 #include "driver/heap.h"
 
 enum { CANARY = 0xCB };
+/* A whole number of pages at every page size Linux uses (4 KiB to 64 KiB), so
+ * that mprotect of a state's own pages touches nothing else. */
+enum { STATE_BYTES = 1 << 16 };
 
-static struct heap {
+static struct __attribute__((aligned(STATE_BYTES))) heap {
     char *lo;            /* first byte of the heap (HEAP_BASE when the fixed map worked) */
-    size_t max;          /* how far the break may rise above lo */
+    size_t max;          /* how far the break may rise above lo (0: the default) */
     size_t mapped;       /* bytes of the reservation, guards included */
     char *brk;           /* current break */
     char *open_end;      /* end of the writable pages */
     char *high_water;    /* highest break since heap_restart */
     uintptr_t violation; /* first overwritten canary byte found by mem_sbrk, or 0 */
     bool checked;
+    bool sealed;         /* these pages are read-only now */
     size_t page;
-} heap = {.max = MDRIVER_DEFAULT_MAX_HEAP};
+} heap;
+
+/* The high-water mark utilization is scored on: kept at the end of the first
+ * checked run, read-only from mem_init to mem_deinit but for that one write. */
+static struct __attribute__((aligned(STATE_BYTES))) kept {
+    size_t high_water;   /* bytes above lo */
+    bool sealed;
+} kept;
+
+_Static_assert(sizeof heap == STATE_BYTES && sizeof kept == STATE_BYTES, "each state fills its own pages");
 
 static inline size_t page_size(void)
 {
@@ -51,12 +70,31 @@ static inline char *page_up(char *p)
 }
 
 static inline char *heap_end(void) { return heap.lo + heap.max; }
+static inline size_t max_heap(void) { return heap.max ? heap.max : MDRIVER_DEFAULT_MAX_HEAP; }
 
 static void fail(const char *what)
 {
     fprintf(stderr, "mdriver: simulated heap: %s: %s\n", what, strerror(errno));
     exit(3);
 }
+
+/* Make one state's pages read-only (sealed) or writable again. */
+static void protect(void *state, bool *sealed, bool seal)
+{
+    if (*sealed == seal)
+        return;
+    if (seal)
+        *sealed = true;  /* written while still writable */
+    if (mprotect(state, STATE_BYTES, seal ? PROT_READ : PROT_READ | PROT_WRITE))
+        fail("mprotect");
+    if (!seal)
+        *sealed = false;
+}
+
+/* Around each of memlib's own writes: open, write, close.  Closed means sealed in
+ * checked mode (once mem_init has mapped the heap), writable in fast mode. */
+static inline void state_open(void) { protect(&heap, &heap.sealed, false); }
+static inline void state_close(void) { protect(&heap, &heap.sealed, heap.checked && heap.lo); }
 
 static void set_open_end(char *end)
 {
@@ -76,13 +114,17 @@ static uintptr_t canary_broken(const char *from, const char *to)
     return 0;
 }
 
-void heap_configure(size_t max_heap)
+void heap_configure(size_t max)
 {
-    heap.max = max_heap;
+    state_open();
+    heap.max = max;
+    state_close();
 }
 
 void mem_init(void)
 {
+    state_open();
+    heap.max = max_heap();
     size_t page = page_size();
     size_t span = (size_t)page_up((char *)heap.max);
     heap.mapped = span + 2 * page;
@@ -96,10 +138,16 @@ void mem_init(void)
     heap.lo = heap.brk = heap.open_end = heap.high_water = map + page;
     heap.checked = true;
     heap.violation = 0;
+    state_close();
+    protect(&kept, &kept.sealed, false);
+    kept.high_water = 0;
+    protect(&kept, &kept.sealed, true);
 }
 
 void mem_deinit(void)
 {
+    state_open();
+    protect(&kept, &kept.sealed, false);
     if (heap.lo && munmap(heap.lo - page_size(), heap.mapped))
         fail("munmap");
     heap.lo = NULL;
@@ -107,18 +155,64 @@ void mem_deinit(void)
 
 void mem_reset_brk(void)
 {
+    state_open();
     heap.brk = heap.lo;
     if (heap.checked)
         set_open_end(heap.lo);
+    state_close();
 }
 
 void heap_restart(bool checked)
 {
+    state_open();
     heap.checked = checked;
     heap.violation = 0;
     heap.brk = heap.lo;
     set_open_end(checked ? heap.lo : page_up(heap_end()));
     heap.high_water = heap.lo;
+    state_close();
+}
+
+void heap_keep_high_water(void)
+{
+    protect(&kept, &kept.sealed, false);
+    kept.high_water = heap_high_water();
+    protect(&kept, &kept.sealed, true);
+}
+
+size_t heap_kept_high_water(void) { return kept.high_water; }
+
+static inline char *bump(char *new)
+{
+    char *old = heap.brk;
+    heap.brk = new;
+    if (new > heap.high_water)
+        heap.high_water = new;
+    return old;
+}
+
+/* Checked mode: the canary and the page guard follow the break, and the state
+ * is opened for the write and sealed again.  Kept out of line, so that fast
+ * mode's mem_sbrk stays a few instructions. */
+static __attribute__((noinline)) char *sbrk_checked(char *new)
+{
+    char *old = heap.brk;
+    if (new == old)  /* nothing changes: no need to open the state */
+        return old;
+    state_open();
+    /* Bytes handed over now were past the break until now: still the canary? */
+    char *seen_end = new < heap.open_end ? new : heap.open_end;
+    uintptr_t bad = canary_broken(old, seen_end);
+    if (bad && !heap.violation)
+        heap.violation = bad;
+    if (new > heap.open_end) {
+        char *end = page_up(new);
+        set_open_end(end);
+        memset(new, CANARY, end - new);
+    }
+    bump(new);
+    state_close();
+    return old;
 }
 
 void *mem_sbrk(intptr_t incr)
@@ -127,23 +221,8 @@ void *mem_sbrk(intptr_t incr)
         errno = ENOMEM;
         return (void *)-1;
     }
-    char *old = heap.brk, *new = old + incr;
-    if (heap.checked) {
-        /* Bytes handed over now were past the break until now: still the canary? */
-        char *seen_end = new < heap.open_end ? new : heap.open_end;
-        uintptr_t bad = canary_broken(old, seen_end);
-        if (bad && !heap.violation)
-            heap.violation = bad;
-        if (new > heap.open_end) {
-            char *end = page_up(new);
-            set_open_end(end);
-            memset(new, CANARY, end - new);
-        }
-    }
-    heap.brk = new;
-    if (new > heap.high_water)
-        heap.high_water = new;
-    return old;
+    char *new = heap.brk + incr;
+    return heap.checked ? sbrk_checked(new) : bump(new);
 }
 
 void *mem_heap_lo(void) { return heap.lo; }
@@ -153,7 +232,13 @@ size_t mem_pagesize(void) { return page_size(); }
 
 size_t heap_high_water(void) { return (size_t)(heap.high_water - heap.lo); }
 uintptr_t heap_lo(void) { return (uintptr_t)heap.lo; }
-size_t heap_max(void) { return heap.max; }
+size_t heap_max(void) { return max_heap(); }
+
+bool heap_state_contains(uintptr_t p)
+{
+    uintptr_t h = (uintptr_t)&heap, k = (uintptr_t)&kept;
+    return (p >= h && p - h < STATE_BYTES) || (p >= k && p - k < STATE_BYTES);
+}
 
 bool heap_contains(uintptr_t p, size_t len)
 {

@@ -17,6 +17,9 @@
  *      break's high-water mark, which mem_reset_brk does not lower.
  *   5. mem_heapsize() = break - mem_heap_lo(); mem_heap_hi() is the last byte
  *      below the break (mem_heap_lo() - 1 while the heap is empty).
+ *   6. memlib's own state (the break, its high-water mark) is not the allocator's
+ *      to write: in the correctness runs its pages are read-only, so a write there
+ *      faults.
  *
  * mem_init and mem_deinit are the driver's; an allocator never calls them.
  */

@@ -5,7 +5,9 @@
  * switch between the checked mode of the correctness pass (pages past the break
  * inaccessible, a canary in the last page's slack) and the fast mode of the
  * timing pass (a plain pointer bump), and read what the allocator cannot reset:
- * the break's high-water mark.
+ * the break's high-water mark.  memlib's state sits in pages of its own, read-only
+ * whenever allocator code runs in checked mode; the mark the driver scores is
+ * kept in another, read-only from heap_keep_high_water on.
  */
 #ifndef DRIVER_HEAP_H
 #define DRIVER_HEAP_H
@@ -26,6 +28,12 @@ void heap_configure(size_t max_heap);
 void heap_restart(bool checked);
 /* Highest break reached since heap_restart, as bytes above mem_heap_lo(). */
 size_t heap_high_water(void);
+/* Keep the current run's high-water mark as the one utilization is scored on
+ * (the driver calls it at the end of the first checked run), and read it back. */
+void heap_keep_high_water(void);
+size_t heap_kept_high_water(void);
+/* True when p lies in memlib's own state (for messages about a write there). */
+bool heap_state_contains(uintptr_t p);
 /* True when [p, p + len) lies inside [mem_heap_lo(), break). */
 bool heap_contains(uintptr_t p, size_t len);
 /* The first byte past the break that the allocator overwrote, or 0.  Checks at

@@ -54,6 +54,7 @@ def test_contract_at_the_default_maximum(harness):
     assert f["size_after_reset"] == "0" and f["high_water_after_reset"] == str(20 * MIB)
     assert int(f["hi_after_reset_plus_1"], 16) == lo
     assert f["high_water_after_restart"] == "0"
+    assert f["kept_after_restart"] == str(20 * MIB)  # the mark kept for utilization outlives the restart
     assert f["max"] == str(20 * MIB) and f["pagesize"] == f["sysconf"]
 
 
