@@ -150,13 +150,11 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
         progress->heap_lo = heap_lo();
         progress->heap_max = heap_max();
         ok = check_pass(t, PASS_CHECK, plan->check_heap, &pl, v);
-        /* Utilization from the run whose every block was checked, not from an unchecked one. */
-        size_t high_water = heap_high_water();
+        /* Utilization from the run whose every block was checked, not from an unchecked
+         * one; memlib keeps its mark where allocator code cannot write it (child_main reads it). */
+        heap_keep_high_water();
         ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, &pl, v);
-        if (ok && plan->util) {
-            util_compute(t, high_water, &rep->util);
-            rep->has_util = true;
-        }
+        rep->has_util = ok && plan->util;
         if (ok && has_stats()) {
             mm_stats(&rep->stats);
             rep->has_stats = true;
@@ -203,6 +201,10 @@ static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd
     catch_faults();
     static child_report_t rep;
     run_passes(t, plan, &rep);
+    /* Read only now, after the allocator's last call: a copy made earlier would sit
+     * in memory the allocator can write while the later passes run. */
+    if (rep.has_util)
+        util_compute(t, heap_kept_high_water(), &rep.util);
     fflush(stdout);
     /* Read only now, after the allocator's last call: until here it sat in the pipe. */
     read_all(ch.nonce, rep.nonce, sizeof rep.nonce);
@@ -270,6 +272,9 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
         if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
             if (addr >= lo - 4096 && addr < lo)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", %" PRIuPTR " bytes below the heap", addr, lo - addr);
+            else if (heap_state_contains(addr))
+                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in memlib's own state (the break and its "
+                         "high-water mark), which is read-only while the allocator runs", addr);
             else if (addr >= lo && addr < lo + progress->heap_max + 4096)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
             else

@@ -191,3 +191,39 @@ def test_a_report_with_the_stolen_nonce_must_still_be_possible(tmp_path, size, m
     t = r.trace("forged")
     assert t["outcome"] == "tampered" and re.fullmatch(message, t["message"]), t["message"]
     assert r.summary["perf_index"] == 0
+
+
+# ------------------------------------------------------------ forged figures in the driver's memory
+
+STATE_FAULT = r"it touched 0x[0-9a-f]+, in memlib's own state \(the break and its high-water mark\), which is " \
+              r"read-only while the allocator runs"
+
+
+def test_memlibs_state_is_read_only_in_the_checked_runs(tmp_path):
+    """forge-heap.c scans down from its own statics for memlib's state (no system call,
+    no driver header) and lowers the heap high-water mark that utilization is scored
+    on, at the free of its TRIGGER-byte block.  The state is read-only while allocator
+    code runs in a checked run, so the write faults there; before, the trace scored
+    the forged mark."""
+    r = run(broken("forge-heap"), *three_traces(tmp_path), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["utilization"]) == ("crashed", 3, None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) at op 3 \(f 1\) of the correctness pass: "
+                        + STATE_FAULT, t["message"]), t["message"]
+    assert_others_scored(r)
+
+
+def test_the_scored_high_water_mark_is_out_of_reach_in_the_timed_runs(tmp_path):
+    """forge-late.c, once timed (memlib's state is writable there, so that mem_sbrk stays
+    a pointer bump), overwrites every word of the driver's writable data that holds the
+    checked run's high-water mark with its peak payload: before, that reached the copy
+    in the child's report.  The mark scored is kept in a page that stays read-only, and
+    the report reads it only after the allocator's last call."""
+    r = run(broken("forge-late"), *three_traces(tmp_path), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["utilization"]) == ("crashed", None, None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: " + STATE_FAULT,
+                        t["message"]), t["message"]
+    assert_others_scored(r)
