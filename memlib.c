@@ -14,6 +14,8 @@
  * scored on.  So it sits alone in its own pages, read-only in checked mode except
  * while memlib itself writes it; fast mode leaves it writable.  The mark the
  * driver scores is kept apart (heap_keep_high_water), read-only from then on.
+ * The driver's parent may reserve the heap shared before fork (heap_share): the
+ * child's mem_init adopts it, and the parent can see which pages were touched.
  */
 #define _GNU_SOURCE
 #include "memlib.h"
@@ -45,6 +47,7 @@ static struct __attribute__((aligned(STATE_BYTES))) heap {
     bool checked;
     bool sealed;         /* these pages are read-only now */
     size_t page;
+    char *shared;        /* the reservation heap_share made before fork, or NULL */
 } heap;
 
 /* The high-water mark utilization is scored on: kept at the end of the first
@@ -121,21 +124,57 @@ void heap_configure(size_t max)
     state_close();
 }
 
+/* The heap's range and its guard pages, inaccessible: MAP_PRIVATE or MAP_SHARED. */
+static char *reserve(int sharing)
+{
+    heap.max = max_heap();
+    size_t page = page_size();
+    heap.mapped = (size_t)page_up((char *)heap.max) + 2 * page;
+    char *want = (char *)HEAP_BASE - page;
+    int flags = sharing | MAP_ANONYMOUS | MAP_NORESERVE;
+    char *map = mmap(want, heap.mapped, PROT_NONE, flags | MAP_FIXED_NOREPLACE, -1, 0);
+    if (map == MAP_FAILED)  /* the fixed address is taken: any address will do */
+        map = mmap(NULL, heap.mapped, PROT_NONE, flags, -1, 0);
+    if (map == MAP_FAILED)
+        fail("cannot reserve the heap");
+    return map;
+}
+
+void heap_share(void)
+{
+    heap.shared = reserve(MAP_SHARED);
+    /* One touched byte must not make a whole huge page resident. */
+    madvise(heap.shared, heap.mapped, MADV_NOHUGEPAGE);
+}
+
+size_t heap_touched(void)
+{
+    size_t page = page_size(), top = 0;
+    unsigned char in[4096];
+    for (size_t first = 0; heap.shared && first < heap.mapped / page; first += sizeof in) {
+        size_t n = heap.mapped / page - first;
+        n = n < sizeof in ? n : sizeof in;
+        if (mincore(heap.shared + first * page, n * page, in))
+            fail("mincore");
+        for (size_t i = 0; i < n; i++)
+            if (in[i] & 1)
+                top = first + i;  /* page `top` ends top pages above lo (page 0 is the guard) */
+    }
+    return top * page;
+}
+
+void heap_unshare(void)
+{
+    if (heap.shared && munmap(heap.shared, heap.mapped))
+        fail("munmap");
+    heap.shared = NULL;
+}
+
 void mem_init(void)
 {
     state_open();
-    heap.max = max_heap();
-    size_t page = page_size();
-    size_t span = (size_t)page_up((char *)heap.max);
-    heap.mapped = span + 2 * page;
-    char *want = (char *)HEAP_BASE - page;
-    char *map = mmap(want, heap.mapped, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-    if (map == MAP_FAILED)  /* the fixed address is taken: any address will do */
-        map = mmap(NULL, heap.mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (map == MAP_FAILED)
-        fail("cannot reserve the heap");
-    heap.lo = heap.brk = heap.open_end = heap.high_water = map + page;
+    char *map = heap.shared ? heap.shared : reserve(MAP_PRIVATE);
+    heap.lo = heap.brk = heap.open_end = heap.high_water = map + page_size();
     heap.checked = true;
     heap.violation = 0;
     state_close();
@@ -150,7 +189,7 @@ void mem_deinit(void)
     protect(&kept, &kept.sealed, false);
     if (heap.lo && munmap(heap.lo - page_size(), heap.mapped))
         fail("munmap");
-    heap.lo = NULL;
+    heap.lo = heap.shared = NULL;
 }
 
 void mem_reset_brk(void)

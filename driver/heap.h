@@ -32,6 +32,14 @@ size_t heap_high_water(void);
  * (the driver calls it at the end of the first checked run), and read it back. */
 void heap_keep_high_water(void);
 size_t heap_kept_high_water(void);
+/* The parent's view of the child's first checked run (defense in depth, should an
+ * allocator unseal memlib's state): heap_share reserves the heap MAP_SHARED before
+ * fork and the child's mem_init adopts it; heap_touched is then how far above
+ * mem_heap_lo() the highest page any process touched ends (mincore); heap_unshare
+ * lets the parent's view go. */
+void heap_share(void);
+size_t heap_touched(void);
+void heap_unshare(void);
 /* True when p lies in memlib's own state (for messages about a write there). */
 bool heap_state_contains(uintptr_t p);
 /* True when [p, p + len) lies inside [mem_heap_lo(), break). */
