@@ -3,13 +3,17 @@
  *
  *   parent                                     child
  *   nonce = 16 random bytes, put in a pipe
+ *   heap reserved MAP_SHARED (heap_share)
  *   fork ------------------------------------> own process group, fds 0-2 to /dev/null
  *                                              and the output pipe, report and nonce pipes
  *                                              at random fd numbers, every other fd closed
- *   poll(report pipe, output pipe, deadline)   passes: check (and utilization), recheck, timing
+ *   poll(report pipe, output pipe, deadline)   pass: check (and utilization)
+ *   first byte: heap_touched, then sampled <-- write one byte, wait for progress->sampled
+ *                                              passes: recheck, timing
  *   SIGKILL the group at the deadline          read the nonce, write(report), _exit(0)
  *   wait4: no report => crashed/exited/timeout, from the shared progress page;
- *   a report => exactly one, with the nonce, with values a real run can have
+ *   a report => exactly one, with the nonce, with values a real run can have,
+ *   and a heap high-water mark no lower than the pages the checked run touched
  */
 #define _GNU_SOURCE
 #include "driver/child.h"
@@ -133,7 +137,20 @@ static channel_t isolate_fds(int report_fd, int nonce_fd, int output_fd)
     return ch;
 }
 
-static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_t *rep)
+static void write_all(int fd, const void *buf, size_t len);
+
+/* The first checked run is over: the parent looks at the heap pages it touched
+ * (heap_touched, woken by one byte on the report channel) before a later run can
+ * touch more.  Should the parent be gone, so is the reason to wait. */
+static void let_parent_sample(int report_fd, pid_t parent)
+{
+    write_all(report_fd, "S", 1);
+    struct timespec pause = {.tv_nsec = 20000};
+    while (!progress->sampled && getppid() == parent)
+        nanosleep(&pause, NULL);
+}
+
+static void run_passes(const trace_t *t, const child_plan_t *plan, channel_t ch, pid_t parent, child_report_t *rep)
 {
     verdict_t *v = &rep->verdict;
     v->outcome = OUTCOME_OK;
@@ -141,6 +158,7 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
     bool ok = true;
     placements_t pl = {.offset = placements_array(t->num_ops)};
     if (!pl.offset) {
+        let_parent_sample(ch.report, parent);
         verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
         return;
     }
@@ -153,6 +171,9 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, child_report_
         /* Utilization from the run whose every block was checked, not from an unchecked
          * one; memlib keeps its mark where allocator code cannot write it (child_main reads it). */
         heap_keep_high_water();
+    }
+    let_parent_sample(ch.report, parent);
+    if (plan->run_allocator) {
         ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, &pl, v);
         rep->has_util = ok && plan->util;
         if (ok && has_stats()) {
@@ -195,12 +216,13 @@ static size_t read_all(int fd, void *buf, size_t len)
     return n;
 }
 
-static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd, int nonce_fd, int output_fd)
+static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd, int nonce_fd, int output_fd,
+                       pid_t parent)
 {
     channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
     catch_faults();
     static child_report_t rep;
-    run_passes(t, plan, &rep);
+    run_passes(t, plan, ch, parent, &rep);
     /* Read only now, after the allocator's last call: a copy made earlier would sit
      * in memory the allocator can write while the later passes run. */
     if (rep.has_util)
@@ -315,9 +337,10 @@ static bool timing_sound(timing_t *tm, bool asked, double *total)
     return true;
 }
 
-/* Is this the report the driver's child wrote?  False with *v saying why. */
+/* Is this the report the driver's child wrote?  False with *v saying why.  touched:
+ * how far the heap pages the first checked run touched reach (heap_touched). */
 static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8_t *nonce, size_t bytes,
-                         const struct rusage *ru, child_report_t *rep, verdict_t *v)
+                         const struct rusage *ru, size_t touched, child_report_t *rep, verdict_t *v)
 {
     if (bytes != sizeof *rep)
         return verdict_fail(v, OUTCOME_TAMPERED, -1,
@@ -343,6 +366,12 @@ static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8
         if (high_water > heap_max() || high_water < rep->util.peak_payload)
             return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a heap high-water mark of %" PRIu64
                                 " bytes, which no checked run of this trace can reach", high_water);
+        /* Pages past the break are inaccessible in a checked run: none above the mark's page was touched. */
+        uint64_t page = mem_pagesize();
+        if ((high_water + page - 1) / page * page < touched)
+            return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a heap high-water mark of %" PRIu64
+                                " bytes, but the first checked run touched heap pages up to %zu bytes above the heap's "
+                                "start", high_water, touched);
     }
     /* Each sample is a stretch of the child's CPU time: together they cannot exceed all of it. */
     double cpu = cpu_seconds(ru);
@@ -381,22 +410,24 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
     close(np[1]);
     rp[0] = high_fd(rp[0]), rp[1] = high_fd(rp[1]), op[0] = high_fd(op[0]), op[1] = high_fd(op[1]);
     np[0] = high_fd(np[0]);
+    if (plan->run_allocator)
+        heap_share();
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         perror("mdriver: fork");
         exit(3);
     }
     if (pid == 0)
-        child_main(t, plan, rp[1], np[0], op[1]);
+        child_main(t, plan, rp[1], np[0], op[1], parent);
     setpgid(pid, pid);
     close(rp[1]);
     close(op[1]);
     close(np[0]);
 
-    size_t got = 0, report_bytes = 0;
+    size_t got = 0, report_bytes = 0, touched = 0;
     double deadline = now() + plan->time_limit;
-    bool timed_out = false;
+    bool timed_out = false, sampled = false;
     struct pollfd fds[2] = {{.fd = rp[0], .events = POLLIN}, {.fd = op[0], .events = POLLIN}};
     while (fds[0].fd >= 0 || fds[1].fd >= 0) {
         double left = deadline - now();
@@ -409,7 +440,19 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
             break;
         if (n <= 0)
             continue;
-        if (fds[0].fd >= 0 && fds[0].revents) {
+        if (fds[0].fd >= 0 && fds[0].revents && !sampled) {
+            /* The channel's first byte: the first checked run is over (let_parent_sample). */
+            char mark;
+            ssize_t n = read(rp[0], &mark, 1);
+            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+                fds[0].fd = -1;
+            if (n == 1) {
+                sampled = true;
+                touched = heap_touched();
+                heap_unshare();
+                progress->sampled = 1;
+            }
+        } else if (fds[0].fd >= 0 && fds[0].revents) {
             if (!drain(rp[0], (char *)&r->report, sizeof r->report, &got, &report_bytes))
                 fds[0].fd = -1;
         }
@@ -427,13 +470,14 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
         kill(-pid, SIGKILL);  /* anything it left behind in its group */
     close(rp[0]);
     close(op[0]);
+    heap_unshare();
     bool exited_clean = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!exited_clean || report_bytes == 0) {
         memset(&r->report, 0, sizeof r->report);
         describe_death(t, status, timed_out, plan->time_limit, &r->report.verdict);
     } else {
         verdict_t why = {0};
-        if (!report_sound(t, plan, nonce, report_bytes, &ru, &r->report, &why)) {
+        if (!report_sound(t, plan, nonce, report_bytes, &ru, touched, &r->report, &why)) {
             memset(&r->report, 0, sizeof r->report);
             r->report.verdict = why;
         }

@@ -9,7 +9,10 @@
  * The allocator shares the child's process, so it could write a report of its
  * own.  The parent accepts exactly one report carrying the random nonce it gave
  * this run (read by the child only after the allocator's last call), and only
- * values a real run can produce; anything else is OUTCOME_TAMPERED.
+ * values a real run can produce: among them a heap high-water mark at least as
+ * high as the heap pages the first checked run touched, which the parent sees
+ * itself (the heap is shared with it until then).  Anything else is
+ * OUTCOME_TAMPERED.
  */
 #ifndef DRIVER_CHILD_H
 #define DRIVER_CHILD_H

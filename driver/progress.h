@@ -27,6 +27,7 @@ typedef struct {
     volatile int fault_signal;
     volatile uintptr_t heap_lo;  /* where the child's heap was mapped */
     volatile uint64_t heap_max;
+    volatile int sampled;        /* the parent has seen what the first checked run touched */
 } progress_t;
 
 /* Set in the child; NULL in the parent. */

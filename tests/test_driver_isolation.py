@@ -227,3 +227,21 @@ def test_the_scored_high_water_mark_is_out_of_reach_in_the_timed_runs(tmp_path):
     assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: " + STATE_FAULT,
                         t["message"]), t["message"]
     assert_others_scored(r)
+
+
+def test_a_mark_lowered_through_mprotect_is_below_the_pages_the_run_touched(tmp_path):
+    """forge-mprotect.c makes memlib's state writable again with mprotect (a system call
+    the grader forbids) and lowers the mark to its peak payload, 8000 bytes, where the
+    honest mark is 16,832.  The parent reserved the heap shared before fork and saw,
+    before any later run, the checked run touch pages up to 20,480 bytes: the report's
+    mark cannot be that low."""
+    bad = ["a 0 8000", "f 0", "a 1 8000", "f 1", f"a 2 {TRIGGER}", "f 2"]
+    files = ["-f", write_trace(tmp_path, "before", CLEAN, weight=1), "-f", write_trace(tmp_path, "bad", bad, weight=1),
+             "-f", write_trace(tmp_path, "after", CLEAN, weight=1)]
+    r = run(broken("forge-mprotect"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["utilization"]) == ("tampered", None)
+    assert t["message"] == ("the report claims a heap high-water mark of 8000 bytes, but the first checked run touched "
+                            "heap pages up to 20480 bytes above the heap's start")
+    assert_others_scored(r)

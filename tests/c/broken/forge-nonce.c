@@ -1,7 +1,7 @@
 /* forge-nonce.c - honest (bump.h) until a request of TRIGGER or TRIGGER + 1 bytes;
  * then it takes the nonce out of the one pipe it can read, writes a made-up report
- * carrying it into the pipe it can write (besides stdout and stderr) and ends the
- * process cleanly.  The nonce cannot stop this (see README, "What the driver can
+ * carrying it into the pipe it can write (besides stdout and stderr), after the
+ * byte that says the first checked run is over, and ends the process cleanly.  The nonce cannot stop this (see README, "What the driver can
  * and cannot guarantee"); the report's values must still be ones a run can have.
  * TRIGGER: timings that claim more CPU time than the process used.
  * TRIGGER + 1: more samples than a timing pass takes.
@@ -43,7 +43,8 @@ static void forge(size_t size)
         f.util = (util_result_t){.util = 1, .ideal = 1, .peak_payload = 1, .peak_aligned = 1, .heap_high_water = 1};
         f.libc_time.samples[0] = f.libc_time.samples[1] = f.libc_time.samples[2] = 1e-4;
     }
-    if (write(pipe_fd(O_WRONLY), &f, sizeof f) == sizeof f)
+    int fd = pipe_fd(O_WRONLY);
+    if (write(fd, "S", 1) == 1 && write(fd, &f, sizeof f) == sizeof f)
         _exit(0);
 }
 

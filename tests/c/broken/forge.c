@@ -1,6 +1,7 @@
 /* forge.c - honest (bump.h) until a request of TRIGGER bytes, then it writes a
  * made-up perfect report (child.h's layout) into every pipe it can write to
- * besides stdout and stderr: the driver's report channel wherever it sits.
+ * besides stdout and stderr: the driver's report channel wherever it sits, after
+ * the byte with which the driver's child says its first checked run is over.
  * On TRIGGER bytes it then ends the process cleanly, so its report is the only
  * one; on TRIGGER + 1 it carries on, and the driver writes its own after it.
  * mm_init prints the fds it finds open, so a test can see where they sit. */
@@ -29,7 +30,7 @@ static void forge(void)
     for (int fd = 3; fd < 1024; fd++) {
         struct stat st;
         if (fcntl(fd, F_GETFL) >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY && !fstat(fd, &st) &&
-            S_ISFIFO(st.st_mode) && write(fd, &f, sizeof f) < 0)
+            S_ISFIFO(st.st_mode) && (write(fd, "S", 1) < 0 || write(fd, &f, sizeof f) < 0))
             continue;
     }
 }
