@@ -443,10 +443,10 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
         if (fds[0].fd >= 0 && fds[0].revents && !sampled) {
             /* The channel's first byte: the first checked run is over (let_parent_sample). */
             char mark;
-            ssize_t n = read(rp[0], &mark, 1);
-            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            ssize_t got_mark = read(rp[0], &mark, 1);
+            if (got_mark == 0 || (got_mark < 0 && errno != EINTR && errno != EAGAIN))
                 fds[0].fd = -1;
-            if (n == 1) {
+            if (got_mark == 1) {
                 sampled = true;
                 touched = heap_touched();
                 heap_unshare();
