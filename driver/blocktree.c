@@ -1,7 +1,7 @@
 /* blocktree.c - treap of live blocks (see blocktree.h). */
 #include "driver/blocktree.h"
 
-#include <stdlib.h>
+#include "driver/pages.h"
 
 static inline uint32_t priority_of(uint32_t id)
 {
@@ -12,7 +12,7 @@ static inline uint32_t priority_of(uint32_t id)
 
 bool blocktree_init(blocktree_t *t, uint32_t num_ids)
 {
-    t->nodes = calloc(num_ids ? num_ids : 1, sizeof *t->nodes);
+    t->nodes = pages_alloc((num_ids ? num_ids : 1) * sizeof *t->nodes);
     t->root = BLOCKTREE_NONE;
     t->count = 0;
     return t->nodes != NULL;
@@ -20,7 +20,7 @@ bool blocktree_init(blocktree_t *t, uint32_t num_ids)
 
 void blocktree_destroy(blocktree_t *t)
 {
-    free(t->nodes);
+    pages_free(t->nodes);
     t->nodes = NULL;
 }
 

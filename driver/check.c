@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "driver/blocktree.h"
 #include "driver/fill.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
+#include "driver/pages.h"
 #include "memlib.h"
 #include "mm.h"
 
@@ -128,16 +128,12 @@ static bool check_payload(checker_t *c, uint32_t id, size_t len, const char *whe
                         ((const unsigned char *)e->p)[bad], when);
 }
 
-uint32_t *placements_array(size_t n)
-{
-    void *a = mmap(NULL, (n ? n : 1) * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return a == MAP_FAILED ? NULL : a;
-}
+uint32_t *placements_array(size_t n) { return pages_alloc((n ? n : 1) * sizeof(uint32_t)); }
 
 void placements_array_free(uint32_t *a, size_t n)
 {
-    if (a)
-        munmap(a, (n ? n : 1) * sizeof *a);
+    (void)n;
+    pages_free(a);
 }
 
 /* The first run notes where op c->at's block landed; the second must agree. */
@@ -284,9 +280,9 @@ bool check_pass(const trace_t *t, pass_t pass, bool run_checker, placements_t *p
     checker_t c = {.t = t, .v = v, .pl = pl, .record = pass == PASS_CHECK, .at = -1};
     if (c.record)
         pl->comparable = t->num_ops;
-    c.ledger = calloc(t->num_ids ? t->num_ids : 1, sizeof *c.ledger);
+    c.ledger = pages_alloc((t->num_ids ? t->num_ids : 1) * sizeof *c.ledger);
     if (!c.ledger || !blocktree_init(&c.tree, t->num_ids)) {
-        free(c.ledger);
+        pages_free(c.ledger);
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     }
     progress_at(pass, -1);
@@ -304,6 +300,6 @@ bool check_pass(const trace_t *t, pass_t pass, bool run_checker, placements_t *p
                  "did not reset all the allocator's state)");
     }
     blocktree_destroy(&c.tree);
-    free(c.ledger);
+    pages_free(c.ledger);
     return ok;
 }

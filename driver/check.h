@@ -31,9 +31,8 @@ typedef struct {
                          * block, which a checked run frees and a timed run keeps, runs may differ */
 } placements_t;
 
-/* An array of n offsets, mapped outside libc's heap: the driver's own per-op
- * arrays there would change libc's heap, and with it libc's timed speed, by up
- * to a quarter on some traces (measured).  NULL when out of memory. */
+/* An array of n offsets, outside libc's heap like every per-trace array of the
+ * driver (driver/pages.h).  NULL when out of memory. */
 uint32_t *placements_array(size_t n);
 void placements_array_free(uint32_t *a, size_t n);
 

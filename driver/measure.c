@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "driver/heap.h"
+#include "driver/pages.h"
 #include "driver/progress.h"
 #include "memlib.h"
 #include "mm.h"
@@ -30,7 +31,7 @@ static inline size_t align_up(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size
 void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u)
 {
     memset(u, 0, sizeof *u);
-    size_t *size = calloc(t->num_ids ? t->num_ids : 1, sizeof *size);
+    size_t *size = pages_alloc((t->num_ids ? t->num_ids : 1) * sizeof *size);
     uint64_t live = 0, live_aligned = 0;
     for (size_t i = 0; size && i < t->num_ops; i++) {
         const op_t *op = &t->ops[i];
@@ -44,7 +45,7 @@ void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u)
         if (live_aligned > u->peak_aligned)
             u->peak_aligned = live_aligned;
     }
-    free(size);
+    pages_free(size);
     u->heap_high_water = heap_high_water;
     u->util = heap_high_water ? (double)u->peak_payload / (double)heap_high_water : (u->peak_payload ? 0.0 : 1.0);
     u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
@@ -206,20 +207,27 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
     return true;
 }
 
+static void release_timing_arrays(const trace_t *t, void **ptr, uint32_t *placed, unsigned char *live,
+                                  size_t *final, span_t *spans)
+{
+    pages_free(ptr);
+    placements_array_free(placed, t->num_ops);
+    pages_free(live);
+    pages_free(final);
+    pages_free(spans);
+}
+
 bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mt,
                 timing_t *lt, verdict_t *v)
 {
-    void **ptr = calloc(t->num_ids ? t->num_ids : 1, sizeof *ptr);
+    size_t ids = t->num_ids ? t->num_ids : 1;
+    void **ptr = pages_alloc(ids * sizeof *ptr);
     uint32_t *placed = placements_array(t->num_ops);
-    unsigned char *live = libc ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
-    size_t *final = mm ? calloc(t->num_ids ? t->num_ids : 1, sizeof *final) : NULL;
-    span_t *spans = mm ? malloc((t->num_ids ? t->num_ids : 1) * sizeof *spans) : NULL;
+    unsigned char *live = libc ? pages_alloc(ids) : NULL;
+    size_t *final = mm ? pages_alloc(ids * sizeof *final) : NULL;
+    span_t *spans = mm ? pages_alloc(ids * sizeof *spans) : NULL;
     if (!ptr || !placed || (libc && !live) || (mm && (!final || !spans))) {
-        free(ptr);
-        placements_array_free(placed, t->num_ops);
-        free(live);
-        free(final);
-        free(spans);
+        release_timing_arrays(t, ptr, placed, live, final, spans);
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     }
     trace_end(t, live, final);
@@ -254,10 +262,6 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
         mt->seconds = kbest_estimate(mt->samples, mt->n, &unused);
     if (libc)
         lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
-    free(ptr);
-    placements_array_free(placed, t->num_ops);
-    free(live);
-    free(final);
-    free(spans);
+    release_timing_arrays(t, ptr, placed, live, final, spans);
     return ok;
 }

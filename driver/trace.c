@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/pages.h"
+
 enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
 
 /* statfs's f_type for an anonymous pipe (Linux's PIPEFS_MAGIC, <linux/magic.h>). */
@@ -47,15 +49,15 @@ static bool failf(parser_t *ps, const char *fmt, ...)
 static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len)
 {
     size_t cap = size_hint + (1 << 16), n = 0; /* room to see EOF without growing */
-    char *b = malloc(cap + 1);
+    char *b = pages_alloc(cap + 1);
     for (;;) {
         if (!b)
             return false;
         if (n == cap) {
             cap *= 2;
-            char *bigger = realloc(b, cap + 1);
+            char *bigger = pages_resize(b, cap + 1);
             if (!bigger) {
-                free(b);
+                pages_free(b);
                 return false;
             }
             b = bigger;
@@ -64,7 +66,7 @@ static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            free(b);
+            pages_free(b);
             return false;
         }
         if (got == 0)
@@ -103,7 +105,7 @@ static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size
     if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return true;
     if (ok)
-        free(*buf);
+        pages_free(*buf);
     snprintf(why, whylen, "%s",
              WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gzip is not installed"
                                                              : "not a valid gzip file");
@@ -270,7 +272,7 @@ static bool push_op(trace_t *t, size_t *cap, op_t op)
 {
     if (t->num_ops == *cap) {
         size_t bigger = *cap ? *cap * 2 : 1024;
-        op_t *ops = realloc(t->ops, bigger * sizeof *ops);
+        op_t *ops = pages_resize(t->ops, bigger * sizeof *ops);
         if (!ops)
             return false;
         t->ops = ops;
@@ -359,10 +361,10 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     size_t declared = t->num_ops, cap = 0;
     /* Trust the header's count for the first allocation only, and not blindly. */
     if (ok && declared && declared <= len / 2 + 1) {
-        t->ops = malloc(declared * sizeof *t->ops);
+        t->ops = pages_alloc(declared * sizeof *t->ops);
         cap = t->ops ? declared : 0;
     }
-    unsigned char *live = ok ? calloc(t->num_ids ? t->num_ids : 1, 1) : NULL;
+    unsigned char *live = ok ? pages_alloc(t->num_ids ? t->num_ids : 1) : NULL;
     if (ok && !live)
         ok = failf(&ps, "out of memory for %u ids", t->num_ids);
     t->num_ops = 0;
@@ -374,8 +376,8 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     }
     if (ok && t->num_ops != declared)
         ok = failf(&ps, "the header says %zu ops but the file has %zu", declared, t->num_ops);
-    free(live);
-    free(bytes);
+    pages_free(live);
+    pages_free(bytes);
     if (!ok)
         trace_free(t);
     return ok;
@@ -383,7 +385,7 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
 
 void trace_free(trace_t *t)
 {
-    free(t->ops);
+    pages_free(t->ops);
     t->ops = NULL;
     t->num_ops = 0;
 }

@@ -1,0 +1,44 @@
+/* pages.c - mmap-backed arrays (see pages.h). */
+#define _GNU_SOURCE
+#include "driver/pages.h"
+
+#include <sys/mman.h>
+
+/* Each mapping starts with its length, in a header that keeps the array 16-byte aligned. */
+enum { HEADER = 16 };
+
+static inline size_t mapped_length(void *p) { return *(size_t *)((char *)p - HEADER); }
+
+void *pages_alloc(size_t n)
+{
+    if (n > (size_t)-1 - HEADER)
+        return NULL;
+    size_t len = n + HEADER;
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    *(size_t *)m = len;
+    return m + HEADER;
+}
+
+void *pages_resize(void *p, size_t n)
+{
+    if (!p)
+        return pages_alloc(n);
+    if (n > (size_t)-1 - HEADER)
+        return NULL;
+    char *m = (char *)p - HEADER;
+    size_t len = n + HEADER;
+    /* Fresh anonymous pages read as zero, and so does the old last page's tail. */
+    char *moved = mremap(m, mapped_length(p), len, MREMAP_MAYMOVE);
+    if (moved == MAP_FAILED)
+        return NULL;
+    *(size_t *)moved = len;
+    return moved + HEADER;
+}
+
+void pages_free(void *p)
+{
+    if (p)
+        munmap((char *)p - HEADER, mapped_length(p));
+}

@@ -1,0 +1,25 @@
+/*
+ * pages.h - memory for the driver's own arrays, straight from mmap.
+ *
+ * glibc tunes itself by what a process frees: freeing a block it had mmapped
+ * raises its mmap and trim thresholds for the rest of the process, and every
+ * child forked later inherits them.  Had the driver malloc'd its per-trace
+ * arrays, libc's timed speed on a trace would depend on the traces run before
+ * it (measured: classic-binary's libc 37 Mops/s alone, 101 Mops/s after
+ * rec-gcc).  Every array whose size follows a trace comes from here instead, so
+ * libc's heap in each trace's child is the one a fresh process would have.
+ */
+#ifndef DRIVER_PAGES_H
+#define DRIVER_PAGES_H
+
+#include <stddef.h>
+
+/* n zeroed bytes; NULL when out of memory. */
+void *pages_alloc(size_t n);
+/* p (from pages_alloc) resized to n bytes, contents kept, new bytes zeroed;
+ * NULL when out of memory, and then p is still valid. */
+void *pages_resize(void *p, size_t n);
+/* Give p back; NULL is fine. */
+void pages_free(void *p);
+
+#endif
