@@ -14,9 +14,11 @@
 #include "driver/measure.h"
 
 #include <inttypes.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "driver/heap.h"
 #include "driver/pages.h"
@@ -59,22 +61,96 @@ typedef struct {
     void *(*realloc)(void *, size_t);
 } alloc_api_t;
 
-/* The timed loop.  Inlined into each caller with constant function pointers, so
- * the calls are direct and the loop carries nothing but the ops and one store
- * per new block of where it landed (placed[], compared untimed with the checked
- * run's; libc's loop makes the same store, so both carry the same work). */
-static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, void **ptr, uint32_t *placed,
-                                                         uintptr_t lo, const alloc_api_t api)
+/* Payload tags.  A timed run writes no payloads, so an allocator that knew when
+ * it was timed (from mm_init's third call on) could move a block on realloc
+ * without copying it.  Each timed run writes one byte into every new block, at
+ * a place and with a value drawn at random for this process, and checks after
+ * each realloc that the byte moved with the block; libc's loop does the same. */
+enum { NO_TAG = UINT32_MAX };
+
+typedef struct {
+    uint32_t write_at;  /* where op i's new block gets its tag; NO_TAG: nowhere (no bytes) */
+    uint32_t check_at;  /* where a realloc's block must still hold the old block's tag; NO_TAG: not checked */
+    uint8_t value;      /* the tag op i writes */
+    uint8_t expect;     /* the tag a realloc must find */
+} tag_plan_t;
+
+static uint64_t mix64(uint64_t x)
 {
-    for (size_t i = 0; i < n; i++) {
-        const op_t op = ops[i];
-        switch (op.kind) {
-        case OP_ALLOC: placed[i] = placement(ptr[op.id] = api.malloc(op.size), lo); break;
-        case OP_FREE: api.free(ptr[op.id]); break;
-        case OP_REALLOC: placed[i] = placement(ptr[op.id] = api.realloc(ptr[op.id], op.size), lo); break;
-        default: placed[i] = placement(ptr[op.id] = api.realloc(NULL, op.size), lo); break;
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t tag_seed(void)
+{
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        seed = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    return seed;
+}
+
+/* Untimed: the tags of every op of t; `last` has room for one entry per id. */
+static void plan_tags(const trace_t *t, tag_plan_t *plan, size_t *last)
+{
+    uint64_t seed = tag_seed();
+    for (size_t i = 0; i < t->num_ops; i++) {
+        const op_t op = t->ops[i];
+        tag_plan_t *tp = &plan[i];
+        *tp = (tag_plan_t){.write_at = NO_TAG, .check_at = NO_TAG};
+        size_t prev = last[op.id];  /* 1 + the op whose tag the id's block carries; 0: none */
+        last[op.id] = 0;
+        if (op.kind == OP_FREE)
+            continue;
+        if (op.kind == OP_REALLOC && prev && plan[prev - 1].write_at < op.size) {
+            tp->check_at = plan[prev - 1].write_at;
+            tp->expect = plan[prev - 1].value;
+        }
+        if (op.size) {
+            uint64_t r = mix64(seed ^ i);
+            tp->write_at = (uint32_t)(r % op.size);
+            tp->value = (uint8_t)(r >> 56) | 1;
+            last[op.id] = i + 1;
         }
     }
+}
+
+static inline void put_tag(char *p, const tag_plan_t *tp)
+{
+    if (p && tp->write_at != NO_TAG)
+        p[tp->write_at] = (char)tp->value;
+}
+
+/* The timed loop.  Inlined into each caller with constant function pointers, so
+ * the calls are direct and the loop carries nothing but the ops, one store per
+ * new block of where it landed (placed[], compared untimed with the checked
+ * run's) and its tag (above); libc's loop does the same work.  Returns 0, or 1 +
+ * the first realloc whose block lost its tag. */
+static inline __attribute__((always_inline)) size_t replay(const op_t *ops, size_t n, const tag_plan_t *tags,
+                                                           void **ptr, uint32_t *placed, uintptr_t lo,
+                                                           const alloc_api_t api)
+{
+    size_t lost = 0;
+    for (size_t i = 0; i < n; i++) {
+        const op_t op = ops[i];
+        char *p;
+        switch (op.kind) {
+        case OP_FREE: api.free(ptr[op.id]); continue;
+        case OP_ALLOC: p = api.malloc(op.size); break;
+        case OP_REALLOC:
+            p = api.realloc(ptr[op.id], op.size);
+            if (tags[i].check_at != NO_TAG && p && __builtin_expect(p[tags[i].check_at] != (char)tags[i].expect, 0) &&
+                !lost)
+                lost = i + 1;
+            break;
+        default: p = api.realloc(NULL, op.size); break;
+        }
+        ptr[op.id] = p;
+        placed[i] = placement(p, lo);
+        put_tag(p, &tags[i]);
+    }
+    return lost;
 }
 
 static double cpu_now(void)
@@ -91,13 +167,15 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static __attribute__((noinline)) double sample_mm(const trace_t *t, void **ptr, uint32_t *placed)
+/* One timed run of the allocator from mm_init; -1 when mm_init fails.  *lost as replay's. */
+static __attribute__((noinline)) double sample_mm(const trace_t *t, const tag_plan_t *tags, void **ptr,
+                                                 uint32_t *placed, size_t *lost)
 {
     heap_restart(false);
     if (mm_init() != 0)
         return -1;
     double start = cpu_now();
-    replay(t->ops, t->num_ops, ptr, placed, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+    *lost = replay(t->ops, t->num_ops, tags, ptr, placed, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
     return cpu_now() - start;
 }
 
@@ -115,11 +193,11 @@ static void trace_end(const trace_t *t, unsigned char *live, size_t *size)
     }
 }
 
-static __attribute__((noinline)) double sample_libc(const trace_t *t, void **ptr, uint32_t *placed,
-                                                    const unsigned char *live)
+static __attribute__((noinline)) double sample_libc(const trace_t *t, const tag_plan_t *tags, void **ptr,
+                                                    uint32_t *placed, const unsigned char *live)
 {
     double start = cpu_now();
-    replay(t->ops, t->num_ops, ptr, placed, heap_lo(), (alloc_api_t){malloc, free, realloc});
+    replay(t->ops, t->num_ops, tags, ptr, placed, heap_lo(), (alloc_api_t){malloc, free, realloc});
     double elapsed = cpu_now() - start;
     for (uint32_t id = 0; id < t->num_ids; id++)
         if (live[id])
@@ -207,30 +285,68 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
     return true;
 }
 
-static void release_timing_arrays(const trace_t *t, void **ptr, uint32_t *placed, unsigned char *live,
-                                  size_t *final, span_t *spans)
+/* A timed run's realloc must keep what the block held (the tags above). */
+static bool tags_kept(const trace_t *t, size_t lost, verdict_t *v)
 {
-    pages_free(ptr);
-    placements_array_free(placed, t->num_ops);
-    pages_free(live);
-    pages_free(final);
-    pages_free(spans);
+    if (!lost)
+        return true;
+    char text[48];
+    op_describe(&t->ops[lost - 1], text, sizeof text);
+    return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)(lost - 1),
+                        "op %zu (%s): the timed run's realloc lost the block's payload (a byte the driver had written "
+                        "into it was not in the block it returned; an allocator must not behave differently when timed)",
+                        lost - 1, text);
+}
+
+/* What the timed runs need besides the trace, kept outside libc's heap (pages.h). */
+typedef struct {
+    void **ptr;           /* each id's block */
+    uint32_t *placed;     /* where each op's block landed */
+    tag_plan_t *tags;
+    unsigned char *live;  /* libc: the ids the trace leaves allocated */
+    size_t *final;        /* mm: the sizes the trace leaves allocated */
+    span_t *spans;
+} timing_arrays_t;
+
+static void timing_arrays_put(const trace_t *t, timing_arrays_t *a)
+{
+    pages_free(a->ptr);
+    placements_array_free(a->placed, t->num_ops);
+    pages_free(a->tags);
+    pages_free(a->live);
+    pages_free(a->final);
+    pages_free(a->spans);
+}
+
+static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_arrays_t *a)
+{
+    size_t ids = t->num_ids ? t->num_ids : 1;
+    *a = (timing_arrays_t){
+        .ptr = pages_alloc(ids * sizeof *a->ptr),
+        .placed = placements_array(t->num_ops),
+        .tags = pages_alloc((t->num_ops ? t->num_ops : 1) * sizeof *a->tags),
+        .live = libc ? pages_alloc(ids) : NULL,
+        .final = mm ? pages_alloc(ids * sizeof *a->final) : NULL,
+        .spans = mm ? pages_alloc(ids * sizeof *a->spans) : NULL,
+    };
+    size_t *last = pages_alloc(ids * sizeof *last);
+    bool ok = a->ptr && a->placed && a->tags && last && (!libc || a->live) && (!mm || (a->final && a->spans));
+    if (ok) {
+        plan_tags(t, a->tags, last);
+        trace_end(t, a->live, a->final);
+    } else {
+        timing_arrays_put(t, a);
+    }
+    pages_free(last);
+    return ok;
 }
 
 bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mt,
                 timing_t *lt, verdict_t *v)
 {
-    size_t ids = t->num_ids ? t->num_ids : 1;
-    void **ptr = pages_alloc(ids * sizeof *ptr);
-    uint32_t *placed = placements_array(t->num_ops);
-    unsigned char *live = libc ? pages_alloc(ids) : NULL;
-    size_t *final = mm ? pages_alloc(ids * sizeof *final) : NULL;
-    span_t *spans = mm ? pages_alloc(ids * sizeof *spans) : NULL;
-    if (!ptr || !placed || (libc && !live) || (mm && (!final || !spans))) {
-        release_timing_arrays(t, ptr, placed, live, final, spans);
+    timing_arrays_t a;
+    if (!timing_arrays_get(t, mm, libc, &a))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    }
-    trace_end(t, live, final);
     memset(mt, 0, sizeof *mt);
     memset(lt, 0, sizeof *lt);
     double began = wall_now();
@@ -238,18 +354,20 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
         if (mm) {
             progress_at(PASS_TIMING, -1);
-            double s = sample_mm(t, ptr, placed);
+            size_t lost = 0;
+            double s = sample_mm(t, a.tags, a.ptr, a.placed, &lost);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;
             }
             mt->samples[mt->n++] = s;
-            if (!(ok = placed_as_checked(t, placed, pl, v) && timed_blocks_sound(t, ptr, final, spans, v)))
+            if (!(ok = placed_as_checked(t, a.placed, pl, v) && tags_kept(t, lost, v) &&
+                       timed_blocks_sound(t, a.ptr, a.final, a.spans, v)))
                 break;
         }
         if (libc) {
             progress_at(PASS_LIBC, -1);
-            lt->samples[lt->n++] = sample_libc(t, ptr, placed, live);
+            lt->samples[lt->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.live);
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
@@ -262,6 +380,6 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
         mt->seconds = kbest_estimate(mt->samples, mt->n, &unused);
     if (libc)
         lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
-    release_timing_arrays(t, ptr, placed, live, final, spans);
+    timing_arrays_put(t, &a);
     return ok;
 }

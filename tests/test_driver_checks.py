@@ -402,6 +402,23 @@ def test_timing_runs_served_from_one_static_buffer(tmp_path):
     assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
 
 
+def test_timing_runs_whose_realloc_skips_the_copy(tmp_path):
+    """timing-nocopy.c places every block as in the checked runs, but when timed its
+    realloc does not copy: the byte each timed run writes into a block is gone."""
+    ops = [f"a {i} {100 + i}" for i in range(50)] + [f"r {i} {300 + i}" for i in range(50)] + \
+          [f"f {i}" for i in range(50)]
+    r = run(broken("timing-nocopy"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert t["outcome"] == "inconsistent" and t["timing"] is None and 50 <= t["op_index"] < 100
+    assert t["message"] == (f"op {t['op_index']} ({t['op']}): the timed run's realloc lost the block's payload (a "
+                            "byte the driver had written into it was not in the block it returned; an allocator "
+                            "must not behave differently when timed)")
+    # The same allocator is honest when only checked.
+    r = run(broken("timing-nocopy"), "-f", write_trace(tmp_path, "checked", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
+
+
 def test_timing_runs_with_the_right_places_past_the_break(tmp_path):
     """timing-nosbrk.c places every timed block where the checked run did, without
     growing the heap: caught by the blocks still live at the end."""
