@@ -24,6 +24,9 @@ WARNINGS  := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
 KIT_FLAGS := -std=gnu11 $(WARNINGS) -I. -Ivariants -MMD -MP \
              -DMM_ALIGNMENT=$(ALIGNMENT) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG) -DMM_LAYOUT=$(LAYOUT)
+# Bind every symbol at start-up and make the GOT read-only: with lazy binding an
+# allocator could find the GOT and redirect the driver's calls (clock_gettime).
+LDFLAGS   += -Wl,-z,relro,-z,now
 ifneq ($(SANITIZE),)
   KIT_FLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS   += -fsanitize=address,undefined

@@ -125,13 +125,13 @@ static inline void put_tag(char *p, const tag_plan_t *tp)
 /* The timed loop.  Inlined into each caller with constant function pointers, so
  * the calls are direct and the loop carries nothing but the ops, one store per
  * new block of where it landed (placed[], compared untimed with the checked
- * run's) and its tag (above); libc's loop does the same work.  Returns 0, or 1 +
- * the first realloc whose block lost its tag. */
-static inline __attribute__((always_inline)) size_t replay(const op_t *ops, size_t n, const tag_plan_t *tags,
-                                                           void **ptr, uint32_t *placed, uintptr_t lo,
-                                                           const alloc_api_t api)
+ * run's), its tag, and for a realloc the byte found where the old block's tag
+ * was (seen[], compared untimed: no verdict lives in a variable on the stack
+ * just above the allocator's frame); libc's loop does the same work. */
+static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, const tag_plan_t *tags,
+                                                         void **ptr, uint32_t *placed, uint8_t *seen, uintptr_t lo,
+                                                         const alloc_api_t api)
 {
-    size_t lost = 0;
     for (size_t i = 0; i < n; i++) {
         const op_t op = ops[i];
         char *p;
@@ -140,9 +140,8 @@ static inline __attribute__((always_inline)) size_t replay(const op_t *ops, size
         case OP_ALLOC: p = api.malloc(op.size); break;
         case OP_REALLOC:
             p = api.realloc(ptr[op.id], op.size);
-            if (tags[i].check_at != NO_TAG && p && __builtin_expect(p[tags[i].check_at] != (char)tags[i].expect, 0) &&
-                !lost)
-                lost = i + 1;
+            if (p && tags[i].check_at != NO_TAG)
+                seen[i] = (uint8_t)p[tags[i].check_at];
             break;
         default: p = api.realloc(NULL, op.size); break;
         }
@@ -150,7 +149,6 @@ static inline __attribute__((always_inline)) size_t replay(const op_t *ops, size
         placed[i] = placement(p, lo);
         put_tag(p, &tags[i]);
     }
-    return lost;
 }
 
 static double cpu_now(void)
@@ -167,15 +165,16 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One timed run of the allocator from mm_init; -1 when mm_init fails.  *lost as replay's. */
+/* One timed run of the allocator from mm_init; -1 when mm_init fails. */
 static __attribute__((noinline)) double sample_mm(const trace_t *t, const tag_plan_t *tags, void **ptr,
-                                                 uint32_t *placed, size_t *lost)
+                                                 uint32_t *placed, uint8_t *seen)
 {
+    memset(seen, 0, t->num_ops);  /* tags are never 0: a realloc the run skipped cannot pass */
     heap_restart(false);
     if (mm_init() != 0)
         return -1;
     double start = cpu_now();
-    *lost = replay(t->ops, t->num_ops, tags, ptr, placed, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+    replay(t->ops, t->num_ops, tags, ptr, placed, seen, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
     return cpu_now() - start;
 }
 
@@ -194,10 +193,10 @@ static void trace_end(const trace_t *t, unsigned char *live, size_t *size)
 }
 
 static __attribute__((noinline)) double sample_libc(const trace_t *t, const tag_plan_t *tags, void **ptr,
-                                                    uint32_t *placed, const unsigned char *live)
+                                                    uint32_t *placed, uint8_t *seen, const unsigned char *live)
 {
     double start = cpu_now();
-    replay(t->ops, t->num_ops, tags, ptr, placed, heap_lo(), (alloc_api_t){malloc, free, realloc});
+    replay(t->ops, t->num_ops, tags, ptr, placed, seen, heap_lo(), (alloc_api_t){malloc, free, realloc});
     double elapsed = cpu_now() - start;
     for (uint32_t id = 0; id < t->num_ids; id++)
         if (live[id])
@@ -285,17 +284,20 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
     return true;
 }
 
-/* A timed run's realloc must keep what the block held (the tags above). */
-static bool tags_kept(const trace_t *t, size_t lost, verdict_t *v)
+/* A timed run's every realloc must have kept what the block held (the tags above). */
+static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *seen, verdict_t *v)
 {
-    if (!lost)
-        return true;
-    char text[48];
-    op_describe(&t->ops[lost - 1], text, sizeof text);
-    return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)(lost - 1),
-                        "op %zu (%s): the timed run's realloc lost the block's payload (a byte the driver had written "
-                        "into it was not in the block it returned; an allocator must not behave differently when timed)",
-                        lost - 1, text);
+    for (size_t i = 0; i < t->num_ops; i++) {
+        if (tags[i].check_at == NO_TAG || seen[i] == tags[i].expect)
+            continue;
+        char text[48];
+        op_describe(&t->ops[i], text, sizeof text);
+        return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
+                            "op %zu (%s): the timed run's realloc lost the block's payload (a byte the driver had "
+                            "written into it was not in the block it returned; an allocator must not behave "
+                            "differently when timed)", i, text);
+    }
+    return true;
 }
 
 /* What the timed runs need besides the trace, kept outside libc's heap (pages.h). */
@@ -303,6 +305,7 @@ typedef struct {
     void **ptr;           /* each id's block */
     uint32_t *placed;     /* where each op's block landed */
     tag_plan_t *tags;
+    uint8_t *seen;        /* what each checked realloc found where the old block's tag was */
     unsigned char *live;  /* libc: the ids the trace leaves allocated */
     size_t *final;        /* mm: the sizes the trace leaves allocated */
     span_t *spans;
@@ -313,6 +316,7 @@ static void timing_arrays_put(const trace_t *t, timing_arrays_t *a)
     pages_free(a->ptr);
     placements_array_free(a->placed, t->num_ops);
     pages_free(a->tags);
+    pages_free(a->seen);
     pages_free(a->live);
     pages_free(a->final);
     pages_free(a->spans);
@@ -325,12 +329,13 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
         .ptr = pages_alloc(ids * sizeof *a->ptr),
         .placed = placements_array(t->num_ops),
         .tags = pages_alloc((t->num_ops ? t->num_ops : 1) * sizeof *a->tags),
+        .seen = pages_alloc(t->num_ops ? t->num_ops : 1),
         .live = libc ? pages_alloc(ids) : NULL,
         .final = mm ? pages_alloc(ids * sizeof *a->final) : NULL,
         .spans = mm ? pages_alloc(ids * sizeof *a->spans) : NULL,
     };
     size_t *last = pages_alloc(ids * sizeof *last);
-    bool ok = a->ptr && a->placed && a->tags && last && (!libc || a->live) && (!mm || (a->final && a->spans));
+    bool ok = a->ptr && a->placed && a->tags && a->seen && last && (!libc || a->live) && (!mm || (a->final && a->spans));
     if (ok) {
         plan_tags(t, a->tags, last);
         trace_end(t, a->live, a->final);
@@ -354,20 +359,19 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
         if (mm) {
             progress_at(PASS_TIMING, -1);
-            size_t lost = 0;
-            double s = sample_mm(t, a.tags, a.ptr, a.placed, &lost);
+            double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;
             }
             mt->samples[mt->n++] = s;
-            if (!(ok = placed_as_checked(t, a.placed, pl, v) && tags_kept(t, lost, v) &&
+            if (!(ok = placed_as_checked(t, a.placed, pl, v) && tags_kept(t, a.tags, a.seen, v) &&
                        timed_blocks_sound(t, a.ptr, a.final, a.spans, v)))
                 break;
         }
         if (libc) {
             progress_at(PASS_LIBC, -1);
-            lt->samples[lt->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.live);
+            lt->samples[lt->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.seen, a.live);
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
