@@ -245,3 +245,16 @@ def test_a_mark_lowered_through_mprotect_is_below_the_pages_the_run_touched(tmp_
     assert t["message"] == ("the report claims a heap high-water mark of 8000 bytes, but the first checked run touched "
                             "heap pages up to 20480 bytes above the heap's start")
     assert_others_scored(r)
+
+
+def test_the_drivers_got_is_read_only(tmp_path):
+    """got-write.c rewrites a slot of the driver's GOT from mm_init.  Linked with lazy
+    binding the GOT stayed writable, and an allocator redirected the driver's
+    clock_gettime to shrink its own timings; the driver is linked -z relro -z now, so
+    the write faults at the first mm_init."""
+    r = run(broken("got-write"), "-f", write_trace(tmp_path, "any", ["a 0 16", "f 0"], weight=1), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("any")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("crashed", None, None)
+    assert re.match(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, which is not "
+                    r"in the heap", t["message"]), t["message"]
