@@ -177,7 +177,11 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, channel_t ch,
         ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, &pl, v);
         rep->has_util = ok && plan->util;
         if (ok && has_stats()) {
-            mm_stats(&rep->stats);
+            /* The allocator's own figures, in a struct of its own: a pointer into the
+             * report would let it write the report later, when timed (red team). */
+            mm_stats_t stats = {0};
+            mm_stats(&stats);
+            rep->stats = stats;
             rep->has_stats = true;
         }
     }

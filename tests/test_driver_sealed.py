@@ -1,0 +1,26 @@
+"""What the child reports, and the trace it replays, are out of the allocator's
+reach: the red team's rules-clean allocators (no system call) forged their scores
+through the report (found by its shape, or through the pointer handed to
+mm_stats), through libc's tunables, and through the child's copy of the trace.
+Each test below fails on the driver before these fixes.
+"""
+from __future__ import annotations
+
+import pytest
+
+from driver_common import broken, run, write_trace
+
+FORGED = 7.77e-8  # the time stats-keep.c claims for each timed run
+CLEAN = ["a 0 16", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
+
+
+def test_mm_stats_gets_no_pointer_into_the_report(tmp_path):
+    """stats-keep.c keeps the pointer mm_stats is given and, when timed, sets the
+    samples of the report it would lie in.  mm_stats now fills a struct of the
+    driver's stack, copied into the report: the timing is the allocator's own."""
+    r = run(broken("stats-keep"), "-f", write_trace(tmp_path, "clean", CLEAN, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("clean")
+    assert t["outcome"] == "ok"
+    assert t["timing"]["seconds"] != pytest.approx(FORGED) and FORGED not in t["timing"]["samples"]
+    assert t["stats"]["mallocs"] == 1, t.get("stats")
