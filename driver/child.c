@@ -37,6 +37,7 @@
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/progress.h"
+#include "driver/sealed.h"
 #include "memlib.h"
 
 enum { HIGH_FD = 64, LOWEST_CHANNEL_FD = 3, HIGHEST_CHANNEL_FD = 1023 };
@@ -150,16 +151,49 @@ static void let_parent_sample(int report_fd, pid_t parent)
         nanosleep(&pause, NULL);
 }
 
-static void run_passes(const trace_t *t, const child_plan_t *plan, channel_t ch, pid_t parent, child_report_t *rep)
+/* What the child runs on and what it reports.  Made in the parent before fork;
+ * in the child sealed (sealed.h) before any allocator code runs, and opened only
+ * for the driver's own writes: each figure goes in as soon as it exists, so
+ * nothing the parent is sent sits in memory the allocator can write between
+ * being measured and being sent (the red team found the report in .bss). */
+typedef struct {
+    child_report_t rep;
+    trace_t trace;      /* the child's copy of the parent's */
+    child_plan_t plan;
+} child_record_t;
+
+static union __attribute__((aligned(SEALED_BYTES))) {
+    child_record_t r;
+    char pages[SEALED_BYTES];
+} sealed;
+
+_Static_assert(sizeof sealed == SEALED_BYTES, "the record fills its own pages");
+
+static child_record_t *const record = &sealed.r;
+
+static inline void put(void *dst, const void *src, size_t n) { sealed_put(&sealed, dst, src, n); }
+
+/* A failed pass's verdict into the report.  Written only after the pass's last
+ * allocator call; a passing one leaves the report's OK. */
+static bool settle(bool ok, const verdict_t *v)
 {
-    verdict_t *v = &rep->verdict;
-    v->outcome = OUTCOME_OK;
-    v->op_index = -1;
+    if (!ok)
+        put(&record->rep.verdict, v, sizeof *v);
+    return ok;
+}
+
+static void run_passes(channel_t ch, pid_t parent)
+{
+    const trace_t *t = &record->trace;
+    const child_plan_t *plan = &record->plan;
+    child_report_t *rep = &record->rep;
+    verdict_t v = {.outcome = OUTCOME_OK, .op_index = -1};
+    put(&rep->verdict, &v, sizeof v);
     bool ok = true;
     placements_t pl = {.offset = placements_array(t->num_ops)};
     if (!pl.offset) {
         let_parent_sample(ch.report, parent);
-        verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
+        settle(verdict_fail(&v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops), &v);
         return;
     }
     if (plan->run_allocator) {
@@ -167,28 +201,35 @@ static void run_passes(const trace_t *t, const child_plan_t *plan, channel_t ch,
         mem_init();
         progress->heap_lo = heap_lo();
         progress->heap_max = heap_max();
-        ok = check_pass(t, PASS_CHECK, plan->check_heap, &pl, v);
+        ok = settle(check_pass(t, PASS_CHECK, plan->check_heap, &pl, &v), &v);
         /* Utilization from the run whose every block was checked, not from an unchecked
          * one; memlib keeps its mark where allocator code cannot write it (child_main reads it). */
         heap_keep_high_water();
     }
     let_parent_sample(ch.report, parent);
-    if (plan->run_allocator) {
-        ok = ok && check_pass(t, PASS_RECHECK, plan->check_heap, &pl, v);
-        rep->has_util = ok && plan->util;
+    if (ok && plan->run_allocator) {
+        ok = settle(check_pass(t, PASS_RECHECK, plan->check_heap, &pl, &v), &v);
+        bool has_util = ok && plan->util;
+        put(&rep->has_util, &has_util, sizeof has_util);
         if (ok && has_stats()) {
-            /* The allocator's own figures, in a struct of its own: a pointer into the
-             * report would let it write the report later, when timed (red team). */
+            /* The allocator's own figures, in its own struct: never a pointer into the report. */
             mm_stats_t stats = {0};
             mm_stats(&stats);
-            rep->stats = stats;
-            rep->has_stats = true;
+            put(&rep->stats, &stats, sizeof stats);
+            put(&rep->has_stats, &(bool){true}, sizeof(bool));
         }
     }
     bool time_mm = ok && plan->run_allocator && plan->time_mm;
-    if (time_mm || plan->time_libc)
-        time_trace(t, time_mm, plan->time_libc, plan->min_samples, &pl, &rep->mm_time, &rep->libc_time,
-                   ok ? v : &(verdict_t){0});
+    if (time_mm || plan->time_libc) {
+        /* The samples sit here until time_trace returns, with allocator code run
+         * between them (a hook per sample in measure.c would close that). */
+        timing_t mm_time, libc_time;
+        bool timed = time_trace(t, time_mm, plan->time_libc, plan->min_samples, &pl, &mm_time, &libc_time, &v);
+        if (ok)
+            settle(timed, &v);
+        put(&rep->mm_time, &mm_time, sizeof mm_time);
+        put(&rep->libc_time, &libc_time, sizeof libc_time);
+    }
     placements_array_free(pl.offset, t->num_ops);
 }
 
@@ -220,21 +261,28 @@ static size_t read_all(int fd, void *buf, size_t len)
     return n;
 }
 
-static void child_main(const trace_t *t, const child_plan_t *plan, int report_fd, int nonce_fd, int output_fd,
-                       pid_t parent)
+static void child_main(int report_fd, int nonce_fd, int output_fd, pid_t parent)
 {
     channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
     catch_faults();
-    static child_report_t rep;
-    run_passes(t, plan, ch, parent, &rep);
+    /* The report, and the trace and plan the driver follows: read-only from here on. */
+    const trace_t *t = &record->trace;
+    sealed_seal(&sealed, true);
+    run_passes(ch, parent);
+    child_report_t *rep = &record->rep;
     /* Read only now, after the allocator's last call: a copy made earlier would sit
      * in memory the allocator can write while the later passes run. */
-    if (rep.has_util)
-        util_compute(t, heap_kept_high_water(), &rep.util);
+    if (rep->has_util) {
+        util_result_t util;
+        util_compute(t, heap_kept_high_water(), &util);
+        put(&rep->util, &util, sizeof util);
+    }
     fflush(stdout);
     /* Read only now, after the allocator's last call: until here it sat in the pipe. */
-    read_all(ch.nonce, rep.nonce, sizeof rep.nonce);
-    write_all(ch.report, &rep, sizeof rep);
+    uint8_t nonce[CHILD_NONCE_BYTES];
+    read_all(ch.nonce, nonce, sizeof nonce);
+    put(rep->nonce, nonce, sizeof nonce);
+    write_all(ch.report, rep, sizeof *rep);
     _exit(0);
 }
 
@@ -303,6 +351,9 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
                          "high-water mark), which is read-only while the allocator runs", addr);
             else if (addr >= lo && addr < lo + progress->heap_max + 4096)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
+            else if (sealed_contains(&sealed, addr))
+                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's report and its copy of the "
+                         "trace, which are read-only while the allocator runs", addr);
             else
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);
         }
@@ -416,6 +467,9 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
     np[0] = high_fd(np[0]);
     if (plan->run_allocator)
         heap_share();
+    memset(&sealed, 0, sizeof sealed);
+    record->trace = *t;
+    record->plan = *plan;
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
@@ -423,7 +477,7 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
         exit(3);
     }
     if (pid == 0)
-        child_main(t, plan, rp[1], np[0], op[1], parent);
+        child_main(rp[1], np[0], op[1], parent);
     setpgid(pid, pid);
     close(rp[1]);
     close(op[1]);

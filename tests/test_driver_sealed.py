@@ -6,12 +6,16 @@ Each test below fails on the driver before these fixes.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from driver_common import broken, run, write_trace
 
-FORGED = 7.77e-8  # the time stats-keep.c claims for each timed run
+FORGED = 7.77e-8  # the time stats-keep.c and report-scan.c claim for each timed run
 CLEAN = ["a 0 16", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
+SEALED_FAULT = (r"it touched 0x[0-9a-f]+, in the driver's report and its copy of the trace, which are read-only "
+                r"while the allocator runs")
 
 
 def test_mm_stats_gets_no_pointer_into_the_report(tmp_path):
@@ -24,3 +28,17 @@ def test_mm_stats_gets_no_pointer_into_the_report(tmp_path):
     assert t["outcome"] == "ok"
     assert t["timing"]["seconds"] != pytest.approx(FORGED) and FORGED not in t["timing"]["samples"]
     assert t["stats"]["mallocs"] == 1, t.get("stats")
+
+
+def test_the_report_is_read_only_while_the_allocator_runs(tmp_path):
+    """report-scan.c finds the report in the program's writable data by its shape
+    once timed and writes its samples there: the write faults, and the message
+    says where it landed."""
+    files = ["-f", write_trace(tmp_path, "scan", CLEAN, weight=1)]
+    r = run(broken("report-scan"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("scan")
+    assert (t["outcome"], t["timing"]) == ("crashed", None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: " + SEALED_FAULT,
+                        t["message"]), t["message"]
+    assert r.row("scan")[1].strip() == t["message"]
