@@ -196,7 +196,14 @@ static void run_passes(channel_t ch, pid_t parent)
         settle(verdict_fail(&v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops), &v);
         return;
     }
-    if (plan->run_allocator) {
+    /* libc first, before any allocator code has run in this process: glibc's
+     * tunables are plain data that allocator code could change to slow libc down. */
+    timing_t unused, samples;
+    if (plan->time_libc) {
+        ok = settle(time_trace(t, false, true, plan->min_samples, &pl, &unused, &samples, &v), &v);
+        put(&rep->libc_time, &samples, sizeof samples);
+    }
+    if (ok && plan->run_allocator) {
         progress_at(PASS_INIT, -1);
         mem_init();
         progress->heap_lo = heap_lo();
@@ -219,16 +226,11 @@ static void run_passes(channel_t ch, pid_t parent)
             put(&rep->has_stats, &(bool){true}, sizeof(bool));
         }
     }
-    bool time_mm = ok && plan->run_allocator && plan->time_mm;
-    if (time_mm || plan->time_libc) {
-        /* The samples sit here until time_trace returns, with allocator code run
-         * between them (a hook per sample in measure.c would close that). */
-        timing_t mm_time, libc_time;
-        bool timed = time_trace(t, time_mm, plan->time_libc, plan->min_samples, &pl, &mm_time, &libc_time, &v);
-        if (ok)
-            settle(timed, &v);
-        put(&rep->mm_time, &mm_time, sizeof mm_time);
-        put(&rep->libc_time, &libc_time, sizeof libc_time);
+    if (ok && plan->run_allocator && plan->time_mm) {
+        /* Its samples sit here until time_trace returns: allocator code runs between
+         * them (a hook per sample in measure.c would close that). */
+        ok = settle(time_trace(t, true, false, plan->min_samples, &pl, &samples, &unused, &v), &v);
+        put(&rep->mm_time, &samples, sizeof samples);
     }
     placements_array_free(pl.offset, t->num_ops);
 }
