@@ -36,6 +36,7 @@
 
 #include "driver/heap.h"
 #include "driver/hooks.h"
+#include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/sealed.h"
 #include "memlib.h"
@@ -158,7 +159,7 @@ static void let_parent_sample(int report_fd, pid_t parent)
  * being measured and being sent (the red team found the report in .bss). */
 typedef struct {
     child_report_t rep;
-    trace_t trace;      /* the child's copy of the parent's */
+    trace_t trace;      /* the child's copy of the parent's; its ops are read-only in the child too */
     child_plan_t plan;
 } child_record_t;
 
@@ -267,8 +268,10 @@ static void child_main(int report_fd, int nonce_fd, int output_fd, pid_t parent)
 {
     channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
     catch_faults();
-    /* The report, and the trace and plan the driver follows: read-only from here on. */
+    /* The trace the checks follow, and the plan, are the driver's: read-only from
+     * here on (the allocator could still point the checker at a trace of its own). */
     const trace_t *t = &record->trace;
+    pages_protect(t->ops, true);
     sealed_seal(&sealed, true);
     run_passes(ch, parent);
     child_report_t *rep = &record->rep;
@@ -356,6 +359,9 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
             else if (sealed_contains(&sealed, addr))
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's report and its copy of the "
                          "trace, which are read-only while the allocator runs", addr);
+            else if (pages_contains(t->ops, addr))
+                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's copy of the trace's ops, "
+                         "which is read-only while the allocator runs", addr);
             else
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);
         }

@@ -2,7 +2,10 @@
 #define _GNU_SOURCE
 #include "driver/pages.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Each mapping starts with its length, in a header that keeps the array 16-byte aligned. */
 enum { HEADER = 16 };
@@ -41,4 +44,20 @@ void pages_free(void *p)
 {
     if (p)
         munmap((char *)p - HEADER, mapped_length(p));
+}
+
+void pages_protect(void *p, bool read_only)
+{
+    if (p && mprotect((char *)p - HEADER, mapped_length(p), read_only ? PROT_READ : PROT_READ | PROT_WRITE)) {
+        perror("mdriver: mprotect");
+        exit(3);
+    }
+}
+
+bool pages_contains(const void *p, uintptr_t addr)
+{
+    if (!p)
+        return false;
+    uintptr_t m = (uintptr_t)p - HEADER, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    return addr >= m && addr - m < (mapped_length((void *)p) + page - 1) / page * page;
 }

@@ -12,13 +12,20 @@
 #ifndef DRIVER_PAGES_H
 #define DRIVER_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* n zeroed bytes; NULL when out of memory. */
 void *pages_alloc(size_t n);
 /* p (from pages_alloc) resized to n bytes, contents kept, new bytes zeroed;
  * NULL when out of memory, and then p is still valid. */
 void *pages_resize(void *p, size_t n);
+/* Make p's pages read-only (or writable again), e.g. the child's trace before
+ * allocator code runs; NULL is fine.  Exits should mprotect fail. */
+void pages_protect(void *p, bool read_only);
+/* True when addr lies in p's pages (for messages about a write there). */
+bool pages_contains(const void *p, uintptr_t addr);
 /* Give p back; NULL is fine. */
 void pages_free(void *p);
 

@@ -55,3 +55,18 @@ def test_libc_is_timed_before_any_allocator_code_runs(tmp_path):
     honest = run(broken("segv"), "-f", trace, tmp=tmp_path).trace("grow")  # bump.h, no TRIGGER here
     assert slowed["outcome"] == honest["outcome"] == "ok"
     assert slowed["libc"]["seconds"] < 4 * honest["libc"]["seconds"], (slowed["libc"], honest["libc"])
+
+
+def test_the_trace_is_read_only_in_the_childs_process(tmp_path):
+    """trace-rewrite.c finds the trace up the stack and rewrites it to one op of the
+    trace's peak payload: utilization would be the ideal, the timed runs one op.
+    The ops are read-only in the trace's process; the write faults."""
+    ops = [op for i in range(50) for op in (f"a {i} 1000", f"f {i}")]
+    files = ["-f", write_trace(tmp_path, "rewritten", ops, weight=1)]
+    r = run(broken("trace-rewrite"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("rewritten")
+    assert (t["outcome"], t["utilization"]) == ("crashed", None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, "
+                        r"in the driver's copy of the trace's ops, which is read-only while the allocator runs",
+                        t["message"]), t["message"]
