@@ -400,6 +400,26 @@ static bool timing_sound(timing_t *tm, bool asked, double *total)
     return true;
 }
 
+/* The fastest time a replay of one op can take.  Each op of the timed loop is at
+ * least a call and a return into the allocator, a load of the op and a store of
+ * where its block landed: a bump allocator (mem_sbrk and nothing else) measured
+ * 2.0 ns an op at best on the kit's 2.6 GHz test machine, about 5 cycles.  Three
+ * taken branches an op cannot retire in fewer than ~1.5 cycles on any current
+ * core, 0.25 ns at 6 GHz.  The red team's replay of a rewritten one-op trace
+ * claimed 0.004 ns an op of the real trace. */
+static const double MIN_SECONDS_PER_OP = 0.25e-9;
+
+/* True (and the sample in *fastest) when a sample of tm is below the floor for n ops. */
+static bool too_fast(const timing_t *tm, size_t n, double *fastest)
+{
+    for (int i = 0; i < tm->n; i++)
+        if (tm->samples[i] < MIN_SECONDS_PER_OP * (double)n) {
+            *fastest = tm->samples[i];
+            return true;
+        }
+    return false;
+}
+
 /* Is this the report the driver's child wrote?  False with *v saying why.  touched:
  * how far the heap pages the first checked run touched reach (heap_touched). */
 static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8_t *nonce, size_t bytes,
@@ -436,6 +456,12 @@ static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8
                                 " bytes, but the first checked run touched heap pages up to %zu bytes above the heap's "
                                 "start", high_water, touched);
     }
+    /* No real replay is that fast (MIN_SECONDS_PER_OP), counted in the parent's ops, not the child's. */
+    double fastest;
+    if (too_fast(&rep->mm_time, t->num_ops, &fastest) || too_fast(&rep->libc_time, t->num_ops, &fastest))
+        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a timed replay of the trace's %zu ops in %.3g s, "
+                            "%.3f ns an op: no allocator is that fast (was what the driver timed changed?)",
+                            t->num_ops, fastest, fastest / (double)t->num_ops * 1e9);
     /* Each sample is a stretch of the child's CPU time: together they cannot exceed all of it. */
     double cpu = cpu_seconds(ru);
     if (timed > cpu * 1.02 + 0.005)

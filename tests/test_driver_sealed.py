@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from driver_common import broken, run, write_trace
+from driver_common import TRIGGER, broken, run, write_trace
 
 FORGED = 7.77e-8  # the time stats-keep.c and report-scan.c claim for each timed run
 CLEAN = ["a 0 16", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
@@ -70,3 +70,16 @@ def test_the_trace_is_read_only_in_the_childs_process(tmp_path):
     assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, "
                         r"in the driver's copy of the trace's ops, which is read-only while the allocator runs",
                         t["message"]), t["message"]
+
+
+def test_a_replay_faster_than_any_allocator_is_tampered(tmp_path):
+    """forge-nonce.c steals the nonce and sends a report whose timed replays took a
+    picosecond: no allocator replays an op in less than 0.25 ns."""
+    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {TRIGGER + 3}", "f 0"], weight=1)]
+    r = run(broken("forge-nonce"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("forged")
+    assert t["outcome"] == "tampered"
+    assert re.fullmatch(r"the report claims a timed replay of the trace's 3 ops in 1e-12 s, 0\.000 ns an op: no "
+                        r"allocator is that fast \(was what the driver timed changed\?\)", t["message"]), t["message"]
+    assert r.summary["perf_index"] == 0
