@@ -42,6 +42,8 @@
 #include "memlib.h"
 
 enum { HIGH_FD = 64, LOWEST_CHANNEL_FD = 3, HIGHEST_CHANNEL_FD = 1023 };
+/* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
+enum { STACK_OVERRUN_BYTES = 16 << 20 };
 
 progress_t *progress;
 
@@ -264,10 +266,26 @@ static size_t read_all(int fd, void *buf, size_t len)
     return n;
 }
 
+/* The stack is memory no check sees and the writable-data rule does not count:
+ * room for a table of placements memorized in a checked run and replayed when
+ * timed, or for block headers kept out of the heap (red team).  The driver and
+ * the kit's allocators need far less than this (see CHILD_STACK_BYTES). */
+static void limit_stack(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > CHILD_STACK_BYTES)) {
+        rl.rlim_cur = CHILD_STACK_BYTES;
+        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > CHILD_STACK_BYTES)
+            rl.rlim_max = CHILD_STACK_BYTES;
+        setrlimit(RLIMIT_STACK, &rl);
+    }
+}
+
 static void child_main(int report_fd, int nonce_fd, int output_fd, pid_t parent)
 {
     channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
     catch_faults();
+    limit_stack();
     /* The trace the checks follow, and the plan, are the driver's: read-only from
      * here on (the allocator could still point the checker at a trace of its own). */
     const trace_t *t = &record->trace;
@@ -331,6 +349,7 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
 
 static void describe_death(const trace_t *t, int status, bool timed_out, double limit, verdict_t *v)
 {
+    char here;  /* in the stack the parent and the child share up to fork; the child's frames lie below */
     pass_t pass = (pass_t)progress->pass;
     int64_t at = progress->op;
     char where[160] = "";
@@ -356,6 +375,10 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
                          "high-water mark), which is read-only while the allocator runs", addr);
             else if (addr >= lo && addr < lo + progress->heap_max + 4096)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
+            else if (addr < (uintptr_t)&here && (uintptr_t)&here - addr < CHILD_STACK_BYTES + STACK_OVERRUN_BYTES)
+                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", past the end of the stack, which is limited to "
+                         "%zu KiB in the trace's process (a large local array, or deep recursion?)", addr,
+                         (size_t)CHILD_STACK_BYTES >> 10);
             else if (sealed_contains(&sealed, addr))
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's report and its copy of the "
                          "trace, which are read-only while the allocator runs", addr);

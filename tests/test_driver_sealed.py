@@ -83,3 +83,16 @@ def test_a_replay_faster_than_any_allocator_is_tampered(tmp_path):
     assert re.fullmatch(r"the report claims a timed replay of the trace's 3 ops in 1e-12 s, 0\.000 ns an op: no "
                         r"allocator is that fast \(was what the driver timed changed\?\)", t["message"]), t["message"]
     assert r.summary["perf_index"] == 0
+
+
+def test_the_stack_is_limited_in_the_childs_process(tmp_path):
+    """stack-deep.c writes to a 4 MiB local array: the stack (storage no check sees)
+    is limited to a few MiB in the trace's process, and the message says so."""
+    files = ["-f", write_trace(tmp_path, "deep", ["a 0 16", f"a 1 {TRIGGER}", "f 0", "f 1"], weight=1)]
+    r = run(broken("stack-deep"), *files, tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("deep")
+    assert (t["outcome"], t["op_index"]) == ("crashed", 1)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) at op 1 \(a 1 777\) of the correctness pass: "
+                        r"it touched 0x[0-9a-f]+, past the end of the stack, which is limited to \d+ KiB in the "
+                        r"trace's process \(a large local array, or deep recursion\?\)", t["message"]), t["message"]
