@@ -24,11 +24,10 @@ typedef struct {
 
 /* Where each op's block landed, as an offset from the heap's low end.  The first
  * correctness run records them; the second and every timed run must repeat them,
- * since the same ops from mm_init on the same heap give the same blocks. */
+ * since the same calls from mm_init on the same heap give the same blocks (a block
+ * that realloc(p, 0) returns is freed at once in every run). */
 typedef struct {
     uint32_t *offset;   /* one per op; a free's is unused */
-    size_t comparable;  /* ops before this one must match: past a realloc(p, 0) that returned a
-                         * block, which a checked run frees and a timed run keeps, runs may differ */
 } placements_t;
 
 /* An array of n offsets, outside libc's heap like every per-trace array of the

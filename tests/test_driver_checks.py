@@ -432,6 +432,20 @@ def test_timing_runs_with_the_right_places_past_the_break(tmp_path):
     assert r.row("bad")[1].strip() == t["message"]
 
 
+def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp_path):
+    """realloc0-late.c's realloc(p, 0) returns a block; when timed, after that op, a
+    request of TRIGGER bytes gets a fresh block instead of the one it reuses when checked.
+    The checked runs free such a block at once; the timed runs used to keep it, so the
+    runs were compared only up to that op.  Now the timed runs free it too, and every op
+    compares: the honest trace passes and the other is caught at the TRIGGER request."""
+    ops = ["a 0 100", "a 1 1000", "r 0 0", "a 2 40", "f 2", "f 1"]
+    files = ["-f", write_trace(tmp_path, "bad", ops + [f"a 3 {TRIGGER}", "f 3"], weight=1),
+             "-f", write_trace(tmp_path, "honest", ops + ["a 3 700", "f 3"], weight=1)]
+    r = run(broken("realloc0-late"), *files, tmp=tmp_path)
+    assert_inconsistent(r, "bad", 6, f"a 3 {TRIGGER}", f"{block(100) + block(1000) + 16:#x}", f"{block(100) + 16:#x}")
+    assert r.trace("honest")["outcome"] == "ok" and r.trace("honest")["timing"] is not None
+
+
 def test_a_second_checked_run_that_places_blocks_elsewhere_is_inconsistent(tmp_path):
     """drift.c is correct in every run, but mm_init does not reset where blocks start."""
     r = run(broken("drift"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 40", "f 0", "f 1"]), tmp=tmp_path)
