@@ -167,11 +167,16 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One timed run of the allocator from mm_init; -1 when mm_init fails. */
+/* One timed run of the allocator from mm_init; -1 when mm_init fails.  Nothing
+ * of an earlier run is in reach through the driver: its record of the checked
+ * run is sealed (time_trace), and the arrays the loop fills are cleared (ptr and
+ * placed would hold the last run's placements). */
 static __attribute__((noinline)) double sample_mm(const trace_t *t, const tag_plan_t *tags, void **ptr,
                                                  uint32_t *placed, uint8_t *seen)
 {
     memset(seen, 0, t->num_ops);  /* tags are never 0: a realloc the run skipped cannot pass */
+    memset(placed, 0, t->num_ops * sizeof *placed);
+    memset(ptr, 0, t->num_ids * sizeof *ptr);
     heap_restart(false);
     if (mm_init() != 0)
         return -1;
@@ -267,6 +272,7 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
                                 "[%#" PRIxPTR ", %#" PRIxPTR ") and [%#" PRIxPTR ", %#" PRIxPTR ")", spans[i - 1].p,
                                 spans[i - 1].p + spans[i - 1].size, spans[i].p, spans[i].p + spans[i].size);
     }
+    memset(spans, 0, n * sizeof *spans);  /* this run's placements: not for the next run to read */
     return true;
 }
 
@@ -361,7 +367,10 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
         if (mm) {
             progress_at(PASS_TIMING, -1);
+            /* The checked run's placements are the perfect table to replay: unreadable while the allocator runs. */
+            placements_seal(pl, t->num_ops, true);
             double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
+            placements_seal(pl, t->num_ops, false);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;

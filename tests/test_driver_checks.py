@@ -432,6 +432,24 @@ def test_timing_runs_with_the_right_places_past_the_break(tmp_path):
     assert r.row("bad")[1].strip() == t["message"]
 
 
+# A timed run must start with nothing of an earlier run in reach (rt_replay.c, red team #6):
+# a table of the checked run's placements, replayed instead of allocating.
+MEMO_OPS = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)] + \
+           [f"a {i} {30 + i}" for i in range(0, 200, 2)]
+
+
+def test_the_drivers_record_of_the_checked_run_is_unreadable_when_timed(tmp_path):
+    """replay-driver.c keeps no table: it finds the driver's record of the checked run's
+    placements through a pointer in a driver frame, and replays it.  The record is now
+    sealed (PROT_NONE) while the allocator runs in a timed run."""
+    r = run(broken("replay-driver"), "-f", write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("memo")
+    assert (t["outcome"], t["op_index"], t["timing"]) == ("crashed", None, None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: it touched 0x[0-9a-f]+, "
+                        r"which is not in the heap", t["message"]), t["message"]
+
+
 def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp_path):
     """realloc0-late.c's realloc(p, 0) returns a block; when timed, after that op, a
     request of TRIGGER bytes gets a fresh block instead of the one it reuses when checked.
