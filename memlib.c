@@ -7,7 +7,9 @@
  * Checked mode (correctness pass): pages wholly past the break are PROT_NONE, so
  * a stray write faults at once; the bytes between the break and the end of its
  * page hold CANARY and are checked by mem_sbrk and the driver.  Fast mode
- * (timing pass): the whole range is writable and mem_sbrk is a pointer bump.
+ * (timing pass): the whole range is writable and mem_sbrk is a pointer bump;
+ * each fast-mode run starts from a clean heap (scrub), so that no run finds
+ * what an earlier one left in it or past its break.
  *
  * memlib's own state (the break, its high-water mark) lives in the driver's data,
  * where an allocator in the same process could find it and lower the mark it is
@@ -51,9 +53,13 @@ static struct __attribute__((aligned(STATE_BYTES))) heap {
 } heap;
 
 /* The high-water mark utilization is scored on: kept at the end of the first
- * checked run, read-only from mem_init to mem_deinit but for that one write. */
+ * checked run, read-only from mem_init to mem_deinit but for that one write.
+ * With it, where the heap is, for the fast mode's scrub: heap's copy is writable
+ * in fast mode, and an allocator could point the scrub away from its own bytes. */
 static struct __attribute__((aligned(STATE_BYTES))) kept {
     size_t high_water;   /* bytes above lo */
+    char *lo, *end;      /* the heap's writable range at its largest: [lo, page_up(lo + max)) */
+    bool shared;         /* the range is MAP_SHARED (heap_share): dropped pages must be removed */
     bool sealed;
 } kept;
 
@@ -180,6 +186,9 @@ void mem_init(void)
     state_close();
     protect(&kept, &kept.sealed, false);
     kept.high_water = 0;
+    kept.lo = heap.lo;
+    kept.end = page_up(heap_end());
+    kept.shared = map == heap.shared;
     protect(&kept, &kept.sealed, true);
 }
 
@@ -187,6 +196,7 @@ void mem_deinit(void)
 {
     state_open();
     protect(&kept, &kept.sealed, false);
+    kept.lo = kept.end = NULL;
     if (heap.lo && munmap(heap.lo - page_size(), heap.mapped))
         fail("munmap");
     heap.lo = heap.shared = NULL;
@@ -201,6 +211,24 @@ void mem_reset_brk(void)
     state_close();
 }
 
+/* Fast mode's clean start: the heap zeroed below the kept mark's page, and every
+ * page above it dropped, so that nothing an allocator left in the heap or past its
+ * break (a table of the checked run's placements, say) outlives the run it wrote it
+ * in.  Zeroed rather than dropped below the mark: those pages stay resident, and an
+ * honest timed run takes no page fault there.  Dropping zeroes a private page, but
+ * a shared one (heap_share) keeps its contents in the shared object until removed. */
+static void scrub(void)
+{
+    if (!kept.lo)
+        return;
+    char *mark = page_up(kept.lo + kept.high_water);
+    if (mark > kept.end)
+        mark = kept.end;
+    memset(kept.lo, 0, (size_t)(mark - kept.lo));
+    if (mark < kept.end && madvise(mark, (size_t)(kept.end - mark), kept.shared ? MADV_REMOVE : MADV_DONTNEED))
+        fail("madvise");
+}
+
 void heap_restart(bool checked)
 {
     state_open();
@@ -210,6 +238,8 @@ void heap_restart(bool checked)
     set_open_end(checked ? heap.lo : page_up(heap_end()));
     heap.high_water = heap.lo;
     state_close();
+    if (!checked)
+        scrub();
 }
 
 void heap_keep_high_water(void)

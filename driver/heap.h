@@ -24,7 +24,9 @@ static const size_t HEAP_LIMIT = (size_t)4 << 30;
 
 /* Set the maximum heap for the next mem_init (default MDRIVER_DEFAULT_MAX_HEAP). */
 void heap_configure(size_t max_heap);
-/* Empty the heap and forget its high-water mark: the start of a pass. */
+/* Empty the heap and forget its high-water mark: the start of a pass.  A fast-mode
+ * (timed) pass also starts from a clean heap: zero below the kept high-water mark's
+ * page, nothing above it, whatever an earlier run wrote there. */
 void heap_restart(bool checked);
 /* Highest break reached since heap_restart, as bytes above mem_heap_lo(). */
 size_t heap_high_water(void);
