@@ -476,6 +476,15 @@ def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp
     assert r.trace("honest")["outcome"] == "ok" and r.trace("honest")["timing"] is not None
 
 
+def test_mm_init_is_part_of_each_timed_run(tmp_path):
+    """timing-init.c spends ~20 ms of arithmetic in each timed run's mm_init: work an
+    allocator could move there (answers computed untimed, then replayed) now counts."""
+    r = run(broken("timing-init"), "-f", write_trace(tmp_path, "init", MEMO_OPS, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    timing = r.trace("init")["timing"]
+    assert min(timing["samples"]) > 0.005, timing
+
+
 def test_a_second_checked_run_that_places_blocks_elsewhere_is_inconsistent(tmp_path):
     """drift.c is correct in every run, but mm_init does not reset where blocks start."""
     r = run(broken("drift"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 40", "f 0", "f 1"]), tmp=tmp_path)
