@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -204,16 +205,13 @@ static __attribute__((noinline)) void scrub_stack(void)
 
 /* One timed run of the allocator, mm_init included; -1 when mm_init fails.  It
  * starts with nothing of an earlier run in reach: the heap and the stack below
- * are clean, the driver's record of the checked run is sealed (time_trace), and
- * the arrays the loop fills are cleared (ptr and placed would hold the last
- * run's placements).  mm_init is timed: a table computed there, untimed, would
- * need no memory that outlived a run. */
+ * are clean, and the driver's own arrays are sealed or cleared (time_trace).
+ * mm_init is timed: a table computed there, untimed, would need no memory that
+ * outlived a run. */
 static __attribute__((noinline)) double sample_mm(const trace_t *t, const tag_plan_t *tags, void **ptr,
                                                  uint32_t *placed, uint8_t *seen)
 {
     memset(seen, 0, t->num_ops);  /* tags are never 0: a realloc the run skipped cannot pass */
-    memset(placed, 0, t->num_ops * sizeof *placed);
-    memset(ptr, 0, t->num_ids * sizeof *ptr);
     heap_restart(false);
     scrub_stack();
     double start = cpu_now();
@@ -310,7 +308,6 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
                                 "[%#" PRIxPTR ", %#" PRIxPTR ") and [%#" PRIxPTR ", %#" PRIxPTR ")", spans[i - 1].p,
                                 spans[i - 1].p + spans[i - 1].size, spans[i].p, spans[i].p + spans[i].size);
     }
-    memset(spans, 0, n * sizeof *spans);  /* this run's placements: not for the next run to read */
     return true;
 }
 
@@ -357,6 +354,31 @@ typedef struct {
     span_t *spans;
 } timing_arrays_t;
 
+/* The arrays the timing pass only reads are read-only from the start: an
+ * allocator could otherwise keep a table in them from one run to the next, or
+ * rewrite them to switch a check off (tags, the final sizes).  pages_alloc gives
+ * each array pages of its own. */
+static void read_only(const void *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)p & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + (n ? n : 1) + page - 1) & ~(page - 1);
+    if (p && mprotect((void *)lo, hi - lo, PROT_READ)) {
+        perror("mdriver: mprotect");
+        exit(3);
+    }
+}
+
+/* The arrays the timing pass writes are cleared before each run of the allocator:
+ * ptr and placed would hold the last run's placements (when libc is not timed in
+ * between), spans the last run's final blocks, or a table the allocator put there. */
+static void clear_written(const trace_t *t, timing_arrays_t *a)
+{
+    size_t ids = t->num_ids ? t->num_ids : 1;
+    memset(a->ptr, 0, ids * sizeof *a->ptr);
+    memset(a->placed, 0, (t->num_ops ? t->num_ops : 1) * sizeof *a->placed);
+    memset(a->spans, 0, ids * sizeof *a->spans);
+}
+
 static void timing_arrays_put(const trace_t *t, timing_arrays_t *a)
 {
     pages_free(a->ptr);
@@ -385,6 +407,9 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
     if (ok) {
         plan_tags(t, a->tags, last);
         trace_end(t, a->live, a->final);
+        read_only(a->tags, t->num_ops * sizeof *a->tags);
+        read_only(a->live, ids);
+        read_only(a->final, ids * sizeof *a->final);
     } else {
         timing_arrays_put(t, a);
     }
@@ -407,6 +432,7 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
             progress_at(PASS_TIMING, -1);
             /* The checked run's placements are the perfect table to replay: unreadable while the allocator runs. */
             placements_seal(pl, t->num_ops, true);
+            clear_written(t, &a);
             double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
             placements_seal(pl, t->num_ops, false);
             if (s < 0) {

@@ -462,6 +462,21 @@ def test_the_drivers_record_of_the_checked_run_is_unreadable_when_timed(tmp_path
                         r"which is not in the heap", t["message"]), t["message"]
 
 
+def test_the_timing_pass_plan_of_checked_bytes_is_read_only(tmp_path):
+    """timing-untag.c skips the copy of its timed reallocs, as timing-nocopy.c does, and
+    hides it: it finds the driver's plan of the bytes checked after each realloc and
+    marks every op "not checked".  The arrays the timing pass only reads are now
+    read-only (and those it writes are cleared before each run): no table or switch there."""
+    ops = [f"a {i} {100 + i}" for i in range(50)] + [f"r {i} {300 + i}" for i in range(50)] + \
+          [f"f {i}" for i in range(50)]
+    r = run(broken("timing-untag"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["timing"]) == ("crashed", None, None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: it touched 0x[0-9a-f]+, "
+                        r"which is not in the heap", t["message"]), t["message"]
+
+
 def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp_path):
     """realloc0-late.c's realloc(p, 0) returns a block; when timed, after that op, a
     request of TRIGGER bytes gets a fresh block instead of the one it reuses when checked.
