@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ static struct __attribute__((aligned(STATE_BYTES))) heap {
     bool sealed;         /* these pages are read-only now */
     size_t page;
     char *shared;        /* the reservation heap_share made before fork, or NULL */
+    char rest[];         /* the rest of the pages, unused: cleared with the heap in fast mode */
 } heap;
 
 /* The high-water mark utilization is scored on: kept at the end of the first
@@ -214,7 +216,7 @@ void mem_reset_brk(void)
 /* Fast mode's clean start: the heap zeroed below the kept mark's page, and every
  * page above it dropped, so that nothing an allocator left in the heap or past its
  * break (a table of the checked run's placements, say) outlives the run it wrote it
- * in.  Zeroed rather than dropped below the mark: those pages stay resident, and an
+ * in; likewise the unused rest of memlib's state pages, writable in fast mode.  Zeroed rather than dropped below the mark: those pages stay resident, and an
  * honest timed run takes no page fault there.  Dropping zeroes a private page, but
  * a shared one (heap_share) keeps its contents in the shared object until removed. */
 static void scrub(void)
@@ -225,6 +227,7 @@ static void scrub(void)
     if (mark > kept.end)
         mark = kept.end;
     memset(kept.lo, 0, (size_t)(mark - kept.lo));
+    memset(heap.rest, 0, STATE_BYTES - offsetof(struct heap, rest));  /* writable in fast mode too */
     if (mark < kept.end && madvise(mark, (size_t)(kept.end - mark), kept.shared ? MADV_REMOVE : MADV_DONTNEED))
         fail("madvise");
 }

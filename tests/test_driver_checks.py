@@ -438,11 +438,12 @@ MEMO_OPS = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0,
            [f"a {i} {30 + i}" for i in range(0, 200, 2)]
 
 
-@pytest.mark.parametrize("name", ["replay-stack", "replay-heap"])
+@pytest.mark.parametrize("name", ["replay-stack", "replay-heap", "replay-state"])
 def test_a_table_of_placements_kept_between_runs_is_gone_when_timed(tmp_path, name):
     """replay-stack.c keeps its table in the stack below its frame, replay-heap.c past
-    the break; both answer every timed malloc from it.  Each timed run now starts with
-    the stack below the loop and the heap scrubbed: the table reads as zeros."""
+    the break, replay-state.c in the unused rest of memlib's state pages; each answers
+    every timed malloc from it.  Each timed run now starts with the stack below the
+    loop, the heap and memlib's spare state bytes scrubbed: the table reads as zeros."""
     r = run(broken(name), "-f", write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp=tmp_path)
     assert_inconsistent(r, "memo", 0, "a 0 16", "0", "0x10")
     # Honest when only checked.
