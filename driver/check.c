@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "driver/blocktree.h"
 #include "driver/fill.h"
@@ -136,17 +134,6 @@ void placements_array_free(uint32_t *a, size_t n)
 {
     (void)n;
     pages_free(a);
-}
-
-void placements_seal(const placements_t *pl, size_t n, bool sealed)
-{
-    /* pages_alloc gives each array pages of its own: all of them, header included. */
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)pl->offset & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)(pl->offset + (n ? n : 1)) + page - 1) & ~(page - 1);
-    if (mprotect((void *)lo, hi - lo, sealed ? PROT_NONE : PROT_READ | PROT_WRITE)) {
-        perror("mdriver: mprotect");
-        exit(3);
-    }
 }
 
 /* The first run notes where op c->at's block landed; the second must agree. */

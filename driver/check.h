@@ -34,9 +34,6 @@ typedef struct {
  * driver (driver/pages.h).  NULL when out of memory. */
 uint32_t *placements_array(size_t n);
 void placements_array_free(uint32_t *a, size_t n);
-/* Make pl's n offsets unreadable (sealed) or readable and writable again: sealed
- * while allocator code runs in a timed run, which could otherwise replay them. */
-void placements_seal(const placements_t *pl, size_t n, bool sealed);
 
 /* The offset of p from the heap's low end lo; NULL has one too, the same every run. */
 static inline uint32_t placement(const void *p, uintptr_t lo) { return (uint32_t)((uintptr_t)p - lo); }

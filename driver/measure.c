@@ -354,20 +354,6 @@ typedef struct {
     span_t *spans;
 } timing_arrays_t;
 
-/* The arrays the timing pass only reads are read-only from the start: an
- * allocator could otherwise keep a table in them from one run to the next, or
- * rewrite them to switch a check off (tags, the final sizes).  pages_alloc gives
- * each array pages of its own. */
-static void read_only(const void *p, size_t n)
-{
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)p & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)p + (n ? n : 1) + page - 1) & ~(page - 1);
-    if (p && mprotect((void *)lo, hi - lo, PROT_READ)) {
-        perror("mdriver: mprotect");
-        exit(3);
-    }
-}
-
 /* The arrays the timing pass writes are cleared before each run of the allocator:
  * ptr and placed would hold the last run's placements (when libc is not timed in
  * between), spans the last run's final blocks, or a table the allocator put there. */
@@ -407,9 +393,11 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
     if (ok) {
         plan_tags(t, a->tags, last);
         trace_end(t, a->live, a->final);
-        read_only(a->tags, t->num_ops * sizeof *a->tags);
-        read_only(a->live, ids);
-        read_only(a->final, ids * sizeof *a->final);
+        /* Read-only from here on: an allocator could otherwise keep a table in them
+         * from one run to the next, or rewrite them to switch a check off. */
+        pages_protect(a->tags, PAGES_READ_ONLY);
+        pages_protect(a->live, PAGES_READ_ONLY);
+        pages_protect(a->final, PAGES_READ_ONLY);
     } else {
         timing_arrays_put(t, a);
     }
@@ -431,10 +419,10 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
         if (mm) {
             progress_at(PASS_TIMING, -1);
             /* The checked run's placements are the perfect table to replay: unreadable while the allocator runs. */
-            placements_seal(pl, t->num_ops, true);
+            pages_protect(pl->offset, PAGES_NO_ACCESS);
             clear_written(t, &a);
             double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
-            placements_seal(pl, t->num_ops, false);
+            pages_protect(pl->offset, PAGES_READ_WRITE);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;

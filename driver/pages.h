@@ -21,9 +21,12 @@ void *pages_alloc(size_t n);
 /* p (from pages_alloc) resized to n bytes, contents kept, new bytes zeroed;
  * NULL when out of memory, and then p is still valid. */
 void *pages_resize(void *p, size_t n);
-/* Make p's pages read-only (or writable again), e.g. the child's trace before
- * allocator code runs; NULL is fine.  Exits should mprotect fail. */
-void pages_protect(void *p, bool read_only);
+/* What allocator code may do with an array's pages while it runs. */
+typedef enum { PAGES_NO_ACCESS, PAGES_READ_ONLY, PAGES_READ_WRITE } pages_access_t;
+/* Set the access to all of p's pages (its own: pages_alloc shares a page with
+ * nothing), e.g. the child's trace read-only before allocator code runs; NULL is
+ * fine.  Exits should mprotect fail. */
+void pages_protect(void *p, pages_access_t access);
 /* True when addr lies in p's pages (for messages about a write there). */
 bool pages_contains(const void *p, uintptr_t addr);
 /* Give p back; NULL is fine. */
