@@ -289,7 +289,7 @@ static void child_main(int report_fd, int nonce_fd, int output_fd, pid_t parent)
     /* The trace the checks follow, and the plan, are the driver's: read-only from
      * here on (the allocator could still point the checker at a trace of its own). */
     const trace_t *t = &record->trace;
-    pages_protect(t->ops, PAGES_READ_ONLY);
+    pages_protect(t->ops, t->num_ops * sizeof *t->ops, PAGES_READ_ONLY);
     sealed_seal(&sealed, true);
     run_passes(ch, parent);
     child_report_t *rep = &record->rep;

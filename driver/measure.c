@@ -395,9 +395,9 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
         trace_end(t, a->live, a->final);
         /* Read-only from here on: an allocator could otherwise keep a table in them
          * from one run to the next, or rewrite them to switch a check off. */
-        pages_protect(a->tags, PAGES_READ_ONLY);
-        pages_protect(a->live, PAGES_READ_ONLY);
-        pages_protect(a->final, PAGES_READ_ONLY);
+        pages_protect(a->tags, t->num_ops * sizeof *a->tags, PAGES_READ_ONLY);
+        pages_protect(a->live, ids, PAGES_READ_ONLY);
+        pages_protect(a->final, ids * sizeof *a->final, PAGES_READ_ONLY);
     } else {
         timing_arrays_put(t, a);
     }
@@ -419,10 +419,10 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
         if (mm) {
             progress_at(PASS_TIMING, -1);
             /* The checked run's placements are the perfect table to replay: unreadable while the allocator runs. */
-            pages_protect(pl->offset, PAGES_NO_ACCESS);
+            pages_protect(pl->offset, t->num_ops * sizeof *pl->offset, PAGES_NO_ACCESS);
             clear_written(t, &a);
             double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
-            pages_protect(pl->offset, PAGES_READ_WRITE);
+            pages_protect(pl->offset, t->num_ops * sizeof *pl->offset, PAGES_READ_WRITE);
             if (s < 0) {
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;
