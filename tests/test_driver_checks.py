@@ -451,16 +451,21 @@ def test_a_table_of_placements_kept_between_runs_is_gone_when_timed(tmp_path, na
     assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
 
 
+def assert_faults_when_timed(driver, trace, tmp_path):
+    """The allocator's write or read of a sealed driver array faulted in a timed run."""
+    r = run(driver, "-f", trace, tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace(trace.name.removesuffix(".rep"))
+    assert (t["outcome"], t["op_index"], t["timing"]) == ("crashed", None, None)
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: it touched 0x[0-9a-f]+, "
+                        r"which is not in the heap", t["message"]), t["message"]
+
+
 def test_the_drivers_record_of_the_checked_run_is_unreadable_when_timed(tmp_path):
     """replay-driver.c keeps no table: it finds the driver's record of the checked run's
     placements through a pointer in a driver frame, and replays it.  The record is now
     sealed (PROT_NONE) while the allocator runs in a timed run."""
-    r = run(broken("replay-driver"), "-f", write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp=tmp_path)
-    assert r.rc == 1
-    t = r.trace("memo")
-    assert (t["outcome"], t["op_index"], t["timing"]) == ("crashed", None, None)
-    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: it touched 0x[0-9a-f]+, "
-                        r"which is not in the heap", t["message"]), t["message"]
+    assert_faults_when_timed(broken("replay-driver"), write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp_path)
 
 
 def test_the_timing_pass_plan_of_checked_bytes_is_read_only(tmp_path):
@@ -470,12 +475,7 @@ def test_the_timing_pass_plan_of_checked_bytes_is_read_only(tmp_path):
     read-only (and those it writes are cleared before each run): no table or switch there."""
     ops = [f"a {i} {100 + i}" for i in range(50)] + [f"r {i} {300 + i}" for i in range(50)] + \
           [f"f {i}" for i in range(50)]
-    r = run(broken("timing-untag"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
-    assert r.rc == 1
-    t = r.trace("bad")
-    assert (t["outcome"], t["op_index"], t["timing"]) == ("crashed", None, None)
-    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: it touched 0x[0-9a-f]+, "
-                        r"which is not in the heap", t["message"]), t["message"]
+    assert_faults_when_timed(broken("timing-untag"), write_trace(tmp_path, "bad", ops, weight=1), tmp_path)
 
 
 def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp_path):
