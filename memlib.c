@@ -216,7 +216,8 @@ void mem_reset_brk(void)
 /* Fast mode's clean start: the heap zeroed below the kept mark's page, and every
  * page above it dropped, so that nothing an allocator left in the heap or past its
  * break (a table of the checked run's placements, say) outlives the run it wrote it
- * in; likewise the unused rest of memlib's state pages, writable in fast mode.  Zeroed rather than dropped below the mark: those pages stay resident, and an
+ * in; likewise the unused rest of memlib's state pages, writable in fast mode.
+ * Zeroed rather than dropped below the mark: those pages stay resident, and an
  * honest timed run takes no page fault there.  Dropping zeroes a private page, but
  * a shared one (heap_share) keeps its contents in the shared object until removed. */
 static void scrub(void)

@@ -201,9 +201,9 @@ static void run_passes(channel_t ch, pid_t parent)
     }
     /* libc first, before any allocator code has run in this process: glibc's
      * tunables are plain data that allocator code could change to slow libc down. */
-    timing_t unused, samples;
+    timing_t samples;
     if (plan->time_libc) {
-        ok = settle(time_trace(t, false, true, plan->min_samples, &pl, &unused, &samples, &v), &v);
+        ok = settle(time_trace(t, false, plan->min_samples, &pl, &samples, &v), &v);
         put(&rep->libc_time, &samples, sizeof samples);
     }
     if (ok && plan->run_allocator) {
@@ -232,7 +232,7 @@ static void run_passes(channel_t ch, pid_t parent)
     if (ok && plan->run_allocator && plan->time_mm) {
         /* Its samples sit here until time_trace returns: allocator code runs between
          * them (a hook per sample in measure.c would close that). */
-        ok = settle(time_trace(t, true, false, plan->min_samples, &pl, &samples, &unused, &v), &v);
+        ok = settle(time_trace(t, true, plan->min_samples, &pl, &samples, &v), &v);
         put(&rep->mm_time, &samples, sizeof samples);
     }
     placements_array_free(pl.offset, t->num_ops);

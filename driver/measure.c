@@ -266,12 +266,11 @@ double kbest_estimate(const double *samples, int n, bool *converged)
     return k ? sum / k : 0;
 }
 
-static bool settled(const timing_t *tm, bool wanted, int min_samples)
+static bool settled(const timing_t *tm, int min_samples)
 {
-    bool converged = true;
-    if (wanted)
-        kbest_estimate(tm->samples, tm->n, &converged);
-    return !wanted || (tm->n >= min_samples && converged);
+    bool converged;
+    kbest_estimate(tm->samples, tm->n, &converged);
+    return tm->n >= min_samples && converged;
 }
 
 /* The blocks a timed run left live must lie inside the heap and apart, as in the
@@ -376,7 +375,7 @@ static void timing_arrays_put(const trace_t *t, timing_arrays_t *a)
     pages_free(a->spans);
 }
 
-static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_arrays_t *a)
+static bool timing_arrays_get(const trace_t *t, bool mm, timing_arrays_t *a)
 {
     size_t ids = t->num_ids ? t->num_ids : 1;
     *a = (timing_arrays_t){
@@ -384,12 +383,12 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
         .placed = placements_array(t->num_ops),
         .tags = pages_alloc((t->num_ops ? t->num_ops : 1) * sizeof *a->tags),
         .seen = pages_alloc(t->num_ops ? t->num_ops : 1),
-        .live = libc ? pages_alloc(ids) : NULL,
+        .live = mm ? NULL : pages_alloc(ids),
         .final = mm ? pages_alloc(ids * sizeof *a->final) : NULL,
         .spans = mm ? pages_alloc(ids * sizeof *a->spans) : NULL,
     };
     size_t *last = pages_alloc(ids * sizeof *last);
-    bool ok = a->ptr && a->placed && a->tags && a->seen && last && (!libc || a->live) && (!mm || (a->final && a->spans));
+    bool ok = a->ptr && a->placed && a->tags && a->seen && last && (mm ? a->final && a->spans : a->live != NULL);
     if (ok) {
         plan_tags(t, a->tags, last);
         trace_end(t, a->live, a->final);
@@ -405,14 +404,12 @@ static bool timing_arrays_get(const trace_t *t, bool mm, bool libc, timing_array
     return ok;
 }
 
-bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mt,
-                timing_t *lt, verdict_t *v)
+bool time_trace(const trace_t *t, bool mm, int min_samples, const placements_t *pl, timing_t *out, verdict_t *v)
 {
     timing_arrays_t a;
-    if (!timing_arrays_get(t, mm, libc, &a))
+    if (!timing_arrays_get(t, mm, &a))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    memset(mt, 0, sizeof *mt);
-    memset(lt, 0, sizeof *lt);
+    memset(out, 0, sizeof *out);
     double began = wall_now();
     bool ok = true;
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
@@ -427,26 +424,21 @@ bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const pla
                 ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
                 break;
             }
-            mt->samples[mt->n++] = s;
+            out->samples[out->n++] = s;
             if (!(ok = placed_as_checked(t, a.placed, pl, v) && tags_kept(t, a.tags, a.seen, v) &&
                        timed_blocks_sound(t, a.ptr, a.final, a.spans, v)))
                 break;
-        }
-        if (libc) {
+        } else {
             progress_at(PASS_LIBC, -1);
-            lt->samples[lt->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.seen, a.live);
+            out->samples[out->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.seen, a.live);
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
-        bool settled_both = settled(mt, mm, min_samples) && settled(lt, libc, min_samples);
-        if ((round + 1 >= min_samples && settled_both) || wall_now() - began > MDRIVER_TIMING_BUDGET)
+        if ((round + 1 >= min_samples && settled(out, min_samples)) || wall_now() - began > MDRIVER_TIMING_BUDGET)
             break;
     }
     bool unused;
-    if (mm)
-        mt->seconds = kbest_estimate(mt->samples, mt->n, &unused);
-    if (libc)
-        lt->seconds = kbest_estimate(lt->samples, lt->n, &unused);
+    out->seconds = kbest_estimate(out->samples, out->n, &unused);
     timing_arrays_put(t, &a);
     return ok;
 }

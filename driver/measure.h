@@ -5,9 +5,9 @@
  * correctness pass, whose every block was checked (memlib keeps the mark, out of
  * the allocator's reach); the peak payload is a property of the trace alone.
  * Timing replays a trace that the correctness pass has already accepted: a
- * pre-decoded op array in a loop with nothing else in it, for the allocator and
- * for libc malloc in alternation, and estimates each one's time with the K-best
- * rule below.
+ * pre-decoded op array in a loop with nothing else in it, for libc malloc (first,
+ * before any allocator code runs in the process) or for the allocator, and
+ * estimates each one's time with the K-best rule below.
  */
 #ifndef DRIVER_MEASURE_H
 #define DRIVER_MEASURE_H
@@ -36,10 +36,9 @@ typedef struct {
 /* Utilization of a run of t whose break reached heap_high_water bytes. */
 void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
 
-/* Time the allocator (mm), libc, or both interleaved; at least min_samples each.
+/* Time the allocator (mm) or else libc, at least min_samples runs, into *out.
  * Every timed run of mm must place its blocks as *pl says the checked run did. */
-bool time_trace(const trace_t *t, bool mm, bool libc, int min_samples, const placements_t *pl, timing_t *mm_time,
-                timing_t *libc_time, verdict_t *v);
+bool time_trace(const trace_t *t, bool mm, int min_samples, const placements_t *pl, timing_t *out, verdict_t *v);
 
 /* The K-best estimate of a set of samples; *converged when the K fastest agree. */
 double kbest_estimate(const double *samples, int n, bool *converged);
