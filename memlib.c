@@ -218,8 +218,9 @@ void mem_reset_brk(void)
  * break (a table of the checked run's placements, say) outlives the run it wrote it
  * in; likewise the unused rest of memlib's state pages, writable in fast mode.
  * Zeroed rather than dropped below the mark: those pages stay resident, and an
- * honest timed run takes no page fault there.  Dropping zeroes a private page, but
- * a shared one (heap_share) keeps its contents in the shared object until removed. */
+ * honest timed run takes no page fault there.  A shared heap (heap_share) keeps a
+ * dropped page's contents in the shared object until removed, which the parent
+ * does (heap_drop_above): the child is allowed no call that could hide a page. */
 static void scrub(void)
 {
     if (!kept.lo)
@@ -229,9 +230,31 @@ static void scrub(void)
         mark = kept.end;
     memset(kept.lo, 0, (size_t)(mark - kept.lo));
     memset(heap.rest, 0, STATE_BYTES - offsetof(struct heap, rest));  /* writable in fast mode too */
-    if (mark < kept.end && madvise(mark, (size_t)(kept.end - mark), kept.shared ? MADV_REMOVE : MADV_DONTNEED))
+    if (mark < kept.end && !kept.shared && madvise(mark, (size_t)(kept.end - mark), MADV_DONTNEED))
         fail("madvise");
 }
+
+void heap_drop_above(size_t high_water)
+{
+    if (!heap.shared)
+        return;
+    char *lo = heap.shared + page_size(), *end = page_up(lo + max_heap());
+    char *mark = page_up(lo + high_water);
+    if (mark < end && madvise(mark, (size_t)(end - mark), MADV_REMOVE))
+        fail("madvise");
+}
+
+void heap_share_view(void)
+{
+    if (heap.shared && mprotect(heap.shared + page_size(), (size_t)page_up((char *)max_heap()), PROT_READ | PROT_WRITE))
+        fail("mprotect");
+}
+
+uintptr_t heap_shared_lo(void) { return heap.shared ? (uintptr_t)heap.shared + page_size() : 0; }
+
+uintptr_t heap_canary_broken(uintptr_t from, uintptr_t to) { return canary_broken((const char *)from, (const char *)to); }
+
+uintptr_t heap_sbrk_violation(void) { return heap.violation; }
 
 void heap_restart(bool checked)
 {
@@ -246,12 +269,14 @@ void heap_restart(bool checked)
         scrub();
 }
 
-void heap_keep_high_water(void)
+void heap_keep_mark(size_t high_water)
 {
     protect(&kept, &kept.sealed, false);
-    kept.high_water = heap_high_water();
+    kept.high_water = high_water;
     protect(&kept, &kept.sealed, true);
 }
+
+void heap_keep_high_water(void) { heap_keep_mark(heap_high_water()); }
 
 size_t heap_kept_high_water(void) { return kept.high_water; }
 

@@ -1,9 +1,12 @@
 /*
- * check.c - the correctness pass (contract in check.h).
+ * check.c - the correctness pass (contract in check.h), run in the parent.
  *
- * Per op: call the allocator, then check the result against the ledger of live
- * blocks (blocktree.h) and the fill pattern (fill.h).  The first problem ends the
- * pass with a verdict naming the op, the addresses and what was expected.
+ * Per op: ask the child for the allocator call (remote.h), then check the result
+ * against the ledger of live blocks (blocktree.h) and the fill pattern (fill.h),
+ * on the heap the parent shares with the child.  The first problem ends the pass
+ * with a verdict naming the op, the addresses and what was expected.  Nothing of
+ * this is in the child's memory: the allocator can neither read ahead in the
+ * trace nor touch the checker's state.
  */
 #include "driver/check.h"
 
@@ -18,6 +21,7 @@
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"
+#include "driver/remote.h"
 #include "memlib.h"
 #include "mm.h"
 
@@ -33,6 +37,12 @@ typedef struct {
 
 typedef struct {
     const trace_t *t;
+    remote_t *rc;
+    uintptr_t lo;        /* the heap's low end, the same in the child and here */
+    size_t brk;          /* the break after the last call, bytes above lo */
+    size_t high_water;   /* the highest break of this run */
+    uintptr_t violation; /* a canary mem_sbrk found overwritten */
+    bool run_checker, checker_ok;
     ledger_entry_t *ledger;
     blocktree_t tree;
     verdict_t *v;
@@ -66,6 +76,30 @@ static const char *here(checker_t *c)
 
 static inline size_t footprint(size_t size) { return size ? size : 1; }
 
+/* [p, p + len) inside [lo, break)? */
+static inline bool in_heap(const checker_t *c, uintptr_t p, size_t len)
+{
+    return p >= c->lo && p - c->lo <= c->brk && len <= c->brk - (p - c->lo);
+}
+
+/* The allocator call for op c->at, in the child; false when the child is gone. */
+static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uintptr_t *result)
+{
+    call_t k = {.kind = kind, .op = c->at, .ptr = ptr, .size = size, .check_heap = c->run_checker && c->at >= 0};
+    answer_t a;
+    if (!remote_call(c->rc, &k, &a))
+        return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
+    c->brk = a.brk <= heap_max() ? (size_t)a.brk : heap_max();
+    if (c->brk > c->high_water)
+        c->high_water = c->brk;
+    if (a.violation && !c->violation)
+        c->violation = a.violation;
+    c->checker_ok &= !k.check_heap || a.checker_ok;
+    if (result)
+        *result = a.result;
+    return true;
+}
+
 static const char *call_name(const op_t *op)
 {
     return op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc";
@@ -77,7 +111,7 @@ static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t si
     if (p == 0) {
         if (size == 0)
             return true;
-        size_t room = heap_max() - mem_heapsize();
+        size_t room = heap_max() - c->brk;
         if (room >= size)
             return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
                                 "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
@@ -91,8 +125,8 @@ static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t si
                             "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
                             here(c), call_name(op), size, p, MM_ALIGNMENT,
                             MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
-    if (!heap_contains(p, size)) {
-        uintptr_t lo = heap_lo(), brk = lo + mem_heapsize();
+    if (!in_heap(c, p, size)) {
+        uintptr_t lo = c->lo, brk = lo + c->brk;
         if (p < lo || p > brk)
             return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                                 "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
@@ -139,7 +173,7 @@ void placements_array_free(uint32_t *a, size_t n)
 /* The first run notes where op c->at's block landed; the second must agree. */
 static bool same_place(checker_t *c, const void *p)
 {
-    uint32_t here_now = placement(p, heap_lo());
+    uint32_t here_now = placement(p, c->lo);
     if (c->record) {
         c->pl->offset[c->at] = here_now;
         return true;
@@ -169,7 +203,10 @@ static void drop_block(checker_t *c, uint32_t id)
 
 static bool do_alloc(checker_t *c, const op_t *op)
 {
-    void *p = op->kind == OP_ALLOC ? mm_malloc(op->size) : mm_realloc(NULL, op->size);
+    uintptr_t got;
+    if (!call(c, op->kind == OP_ALLOC ? CALL_MALLOC : CALL_REALLOC, 0, op->size, &got))
+        return false;
+    void *p = (void *)got;
     if (!check_new_block(c, op, (uintptr_t)p, op->size) || !same_place(c, p))
         return false;
     uint64_t seed = fill_seed(op->id, (uint64_t)c->at);
@@ -185,8 +222,7 @@ static bool do_free(checker_t *c, const op_t *op)
     if (!check_payload(c, op->id, e->size, "found when it was freed"))
         return false;
     drop_block(c, op->id);
-    mm_free((void *)e->p);
-    return true;
+    return call(c, CALL_FREE, e->p, 0, NULL);
 }
 
 static bool do_realloc(checker_t *c, const op_t *op)
@@ -195,7 +231,10 @@ static bool do_realloc(checker_t *c, const op_t *op)
     if (!check_payload(c, op->id, old.size, "found before it was reallocated"))
         return false;
     drop_block(c, op->id);
-    void *p = mm_realloc((void *)old.p, op->size);
+    uintptr_t got;
+    if (!call(c, CALL_REALLOC, old.p, op->size, &got))
+        return false;
+    void *p = (void *)got;
     if (op->size == 0) {
         /* The contract: free and return NULL.  A block returned anyway is checked
          * like malloc(0)'s and given back at once. */
@@ -203,9 +242,8 @@ static bool do_realloc(checker_t *c, const op_t *op)
             return false;
         if (!same_place(c, p))
             return false;
-        if (p)  /* the timed runs give it back too (measure.c): every op stays comparable */
-            mm_free(p);
-        return true;
+        /* the timed runs give it back too (measure.c): every op stays comparable */
+        return !p || call(c, CALL_FREE, (uintptr_t)p, 0, NULL);
     }
     if (!check_new_block(c, op, (uintptr_t)p, op->size) || !same_place(c, p))
         return false;
@@ -231,12 +269,24 @@ static bool do_op(checker_t *c, const op_t *op)
     }
 }
 
+/* The first byte past the break the allocator overwrote (memlib's canary, from
+ * the break to the end of its page), checking at most `limit` bytes (0: all). */
+static uintptr_t slack_violation(const checker_t *c, size_t limit)
+{
+    if (c->violation)
+        return c->violation;
+    uintptr_t brk = c->lo + c->brk, page = mem_pagesize(), end = (brk + page - 1) / page * page;
+    if (limit && end - brk > limit)
+        end = brk + limit;
+    return heap_canary_broken(brk, end);
+}
+
 static bool check_slack(checker_t *c, size_t limit)
 {
-    uintptr_t bad = heap_slack_violation(limit);
+    uintptr_t bad = slack_violation(c, limit);
     if (!bad)
         return true;
-    uintptr_t brk = heap_lo() + mem_heapsize();
+    uintptr_t brk = c->lo + c->brk;
     if (bad < brk)  /* mem_sbrk found it as the heap grew over it: the write came earlier */
         return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                             "%s: the allocator wrote past the heap's end at some earlier op: the byte at %#" PRIxPTR
@@ -257,7 +307,7 @@ static bool check_end(checker_t *c)
     return check_slack(c, 0);
 }
 
-static bool replay_checked(checker_t *c, pass_t pass, bool run_checker)
+static bool replay_checked(checker_t *c, pass_t pass)
 {
     const trace_t *t = c->t;
     for (size_t i = 0; i < t->num_ops; i++) {
@@ -266,29 +316,33 @@ static bool replay_checked(checker_t *c, pass_t pass, bool run_checker)
         progress_at(pass, c->at);
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
-        if (run_checker && has_checkheap() && !run_checkheap((int)i))
+        if (!c->checker_ok)
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
                                 "%s: mm_checkheap(%zu) returned false after this op", here(c), i);
     }
     return check_end(c);
 }
 
-bool check_pass(const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, verdict_t *v)
+bool check_pass(remote_t *rc, const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, size_t *high_water,
+                verdict_t *v)
 {
-    checker_t c = {.t = t, .v = v, .pl = pl, .record = pass == PASS_CHECK, .at = -1};
+    checker_t c = {.t = t, .rc = rc, .lo = heap_shared_lo(), .run_checker = run_checker && has_checkheap(),
+                   .checker_ok = true, .v = v, .pl = pl, .record = pass == PASS_CHECK, .at = -1};
     c.ledger = pages_alloc((t->num_ids ? t->num_ids : 1) * sizeof *c.ledger);
     if (!c.ledger || !blocktree_init(&c.tree, t->num_ids)) {
         pages_free(c.ledger);
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     }
     progress_at(pass, -1);
-    heap_restart(true);
-    int status = mm_init();
-    bool ok = status == 0
-                  ? replay_checked(&c, pass, run_checker)
-                  : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before %s", status,
-                                 pass == PASS_RECHECK ? "the second run (does it reset all its state?)" : "the first op");
-    if (!ok && status == 0 && pass == PASS_RECHECK && v->outcome != OUTCOME_INCONSISTENT) {
+    uintptr_t result;
+    bool ok = call(&c, CALL_INIT, 0, 0, &result);
+    int status = ok ? (int)(intptr_t)result : 0;
+    ok = ok && (status == 0 ? replay_checked(&c, pass)
+                            : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before %s", status,
+                                           pass == PASS_RECHECK ? "the second run (does it reset all its state?)"
+                                                                : "the first op"));
+    *high_water = c.high_water;
+    if (!ok && status == 0 && pass == PASS_RECHECK && v->outcome != OUTCOME_INCONSISTENT && v->outcome != OUTCOME_CRASHED) {
         /* Same trace, same ops: only state that outlived mm_init can explain it. */
         size_t len = strlen(v->message);
         snprintf(v->message + len, sizeof v->message - len,

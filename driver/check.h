@@ -38,9 +38,14 @@ void placements_array_free(uint32_t *a, size_t n);
 /* The offset of p from the heap's low end lo; NULL has one too, the same every run. */
 static inline uint32_t placement(const void *p, uintptr_t lo) { return (uint32_t)((uintptr_t)p - lo); }
 
-/* One full pass starting from mm_init; false with *v filled on the first problem.
- * PASS_CHECK records *pl; PASS_RECHECK checks against it. */
-bool check_pass(const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, verdict_t *v);
+typedef struct remote remote_t;
+
+/* One full pass starting from mm_init, the allocator called in the child rc;
+ * false with *v filled on the first problem (OUTCOME_CRASHED: the child is gone).
+ * PASS_CHECK records *pl; PASS_RECHECK checks against it.  *high_water: the
+ * highest break the run reached, bytes above the heap's low end. */
+bool check_pass(remote_t *rc, const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, size_t *high_water,
+                verdict_t *v);
 
 /* Fill *v and return false: the one way a pass reports a problem. */
 bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)

@@ -1,19 +1,22 @@
 /*
- * child.c - one trace, one child process (see child.h).
+ * child.c - one trace in child processes, judged by the parent (see child.h).
  *
- *   parent                                     child
- *   nonce = 16 random bytes, put in a pipe
- *   heap reserved MAP_SHARED (heap_share)
- *   fork ------------------------------------> own process group, fds 0-2 to /dev/null
- *                                              and the output pipe, report and nonce pipes
- *                                              at random fd numbers, every other fd closed
- *   poll(report pipe, output pipe, deadline)   pass: check (and utilization)
- *   first byte: heap_touched, then sampled <-- write one byte, wait for progress->sampled
- *                                              passes: recheck, timing
- *   SIGKILL the group at the deadline          read the nonce, write(report), _exit(0)
- *   wait4: no report => crashed/exited/timeout, from the shared progress page;
- *   a report => exactly one, with the nonce, with values a real run can have,
- *   and a heap high-water mark no lower than the pages the checked run touched
+ *   parent                                       allocator's child
+ *   heap reserved MAP_SHARED (heap_share),
+ *   timed arrays shared and empty, then fork --> own process group, fds 0-2 to /dev/null
+ *                                                and the output pipe, the channel's doorbells
+ *   view of the heap made writable               waits for calls (channel_next)
+ *   check.c: for each op, one call -----------> the allocator call (mm_checkheap after)
+ *            the result checked here <---------- the block, the break
+ *   heap_touched after the first checked run
+ *   measure.c: ops and tags into the shared arrays
+ *            prepare, then a timed run -------> mm_init and the replay
+ *            the child's CPU clock around it     placements and tags in the shared arrays
+ *            the run judged here
+ *   QUIT, or SIGKILL to the group at the deadline; wait4; a death becomes an
+ *   outcome naming what the parent had asked for (progress.h)
+ *
+ * libc's child is the same without a heap or checked runs.
  */
 #define _GNU_SOURCE
 #include "driver/child.h"
@@ -28,22 +31,25 @@
 #include <math.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/channel.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
-#include "driver/sealed.h"
+#include "driver/remote.h"
 #include "memlib.h"
 
-enum { HIGH_FD = 64, LOWEST_CHANNEL_FD = 3, HIGHEST_CHANNEL_FD = 1023 };
 /* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
 enum { STACK_OVERRUN_BYTES = 16 << 20 };
+/* Empty timed calls made to learn what one costs around a replay; the cheapest counts. */
+enum { CALIBRATION_CALLS = 16 };
+/* The child's fds: 0-2, the output on 1 and 2, then the channel's doorbells. */
+enum { CHILD_BELL_IN = 3, CHILD_BELL_OUT = 4 };
 
 progress_t *progress;
 
@@ -77,193 +83,24 @@ static void catch_faults(void)
         sigaction(faults[i], &sa, NULL);
 }
 
-/* Random bytes from the kernel; without them there is no nonce, so no run. */
-static void random_bytes(void *buf, size_t len)
-{
-    size_t n = 0;
-    while (n < len) {
-        ssize_t got = getrandom((char *)buf + n, len - n, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            perror("mdriver: getrandom");
-            exit(3);
-        }
-        n += (size_t)got;
-    }
-}
-
-/* A random fd number below the fd limit, none of `avoid`: the channel is not
- * at a number an allocator could write to without looking for it first. */
-static int random_fd(const int *avoid, size_t navoid)
-{
-    struct rlimit rl;
-    unsigned limit = HIGHEST_CHANNEL_FD + 1;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < limit && rl.rlim_cur > HIGH_FD)
-        limit = (unsigned)rl.rlim_cur;  /* below HIGH_FD the pipes could not have been made */
-    for (;;) {
-        unsigned r;
-        random_bytes(&r, sizeof r);
-        int fd = LOWEST_CHANNEL_FD + (int)(r % (limit - LOWEST_CHANNEL_FD));
-        bool taken = false;
-        for (size_t i = 0; i < navoid; i++)
-            taken |= avoid[i] == fd;
-        if (!taken)
-            return fd;
-    }
-}
-
-typedef struct {
-    int report, nonce;
-} channel_t;
-
-static channel_t isolate_fds(int report_fd, int nonce_fd, int output_fd)
+/* stdin from /dev/null, stdout and stderr to the output pipe, the doorbells at
+ * fixed numbers, every other fd closed. */
+static void isolate_fds(channel_t *ch, int output_fd)
 {
     setpgid(0, 0);
     int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
     dup2(output_fd, 1);
     dup2(output_fd, 2);
-    int avoid[4] = {report_fd, nonce_fd, output_fd, -1};
-    channel_t ch;
-    avoid[3] = ch.report = random_fd(avoid, 3);
-    ch.nonce = random_fd(avoid, 4);
-    dup2(report_fd, ch.report);
-    dup2(nonce_fd, ch.nonce);
-    int a = ch.report < ch.nonce ? ch.report : ch.nonce, b = ch.report ^ ch.nonce ^ a;
-    if (a > 3)
-        close_range(3, (unsigned)a - 1, 0);
-    if (b > a + 1)
-        close_range((unsigned)a + 1, (unsigned)b - 1, 0);
-    close_range((unsigned)b + 1, ~0u, 0);
+    /* Moved out of the way first: either may sit at 3 or 4 already. */
+    int in = fcntl(ch->bell_in, F_DUPFD, 64), out = fcntl(ch->bell_out, F_DUPFD, 64);
+    dup2(in, CHILD_BELL_IN);
+    dup2(out, CHILD_BELL_OUT);
+    ch->bell_in = CHILD_BELL_IN;
+    ch->bell_out = CHILD_BELL_OUT;
+    close_range(CHILD_BELL_OUT + 1, ~0u, 0);
     setvbuf(stdout, NULL, _IOLBF, 0);
     setvbuf(stderr, NULL, _IONBF, 0);
-    return ch;
-}
-
-static void write_all(int fd, const void *buf, size_t len);
-
-/* The first checked run is over: the parent looks at the heap pages it touched
- * (heap_touched, woken by one byte on the report channel) before a later run can
- * touch more.  Should the parent be gone, so is the reason to wait. */
-static void let_parent_sample(int report_fd, pid_t parent)
-{
-    write_all(report_fd, "S", 1);
-    struct timespec pause = {.tv_nsec = 20000};
-    while (!progress->sampled && getppid() == parent)
-        nanosleep(&pause, NULL);
-}
-
-/* What the child runs on and what it reports.  Made in the parent before fork;
- * in the child sealed (sealed.h) before any allocator code runs, and opened only
- * for the driver's own writes: each figure goes in as soon as it exists, so
- * nothing the parent is sent sits in memory the allocator can write between
- * being measured and being sent (the red team found the report in .bss). */
-typedef struct {
-    child_report_t rep;
-    trace_t trace;      /* the child's copy of the parent's; its ops are read-only in the child too */
-    child_plan_t plan;
-} child_record_t;
-
-static union __attribute__((aligned(SEALED_BYTES))) {
-    child_record_t r;
-    char pages[SEALED_BYTES];
-} sealed;
-
-_Static_assert(sizeof sealed == SEALED_BYTES, "the record fills its own pages");
-
-static child_record_t *const record = &sealed.r;
-
-static inline void put(void *dst, const void *src, size_t n) { sealed_put(&sealed, dst, src, n); }
-
-/* A failed pass's verdict into the report.  Written only after the pass's last
- * allocator call; a passing one leaves the report's OK. */
-static bool settle(bool ok, const verdict_t *v)
-{
-    if (!ok)
-        put(&record->rep.verdict, v, sizeof *v);
-    return ok;
-}
-
-static void run_passes(channel_t ch, pid_t parent)
-{
-    const trace_t *t = &record->trace;
-    const child_plan_t *plan = &record->plan;
-    child_report_t *rep = &record->rep;
-    verdict_t v = {.outcome = OUTCOME_OK, .op_index = -1};
-    put(&rep->verdict, &v, sizeof v);
-    bool ok = true;
-    placements_t pl = {.offset = placements_array(t->num_ops)};
-    if (!pl.offset) {
-        let_parent_sample(ch.report, parent);
-        settle(verdict_fail(&v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops), &v);
-        return;
-    }
-    /* libc first, before any allocator code has run in this process: glibc's
-     * tunables are plain data that allocator code could change to slow libc down. */
-    timing_t samples;
-    if (plan->time_libc) {
-        ok = settle(time_trace(t, false, plan->min_samples, &pl, &samples, &v), &v);
-        put(&rep->libc_time, &samples, sizeof samples);
-    }
-    if (ok && plan->run_allocator) {
-        progress_at(PASS_INIT, -1);
-        mem_init();
-        progress->heap_lo = heap_lo();
-        progress->heap_max = heap_max();
-        ok = settle(check_pass(t, PASS_CHECK, plan->check_heap, &pl, &v), &v);
-        /* Utilization from the run whose every block was checked, not from an unchecked
-         * one; memlib keeps its mark where allocator code cannot write it (child_main reads it). */
-        heap_keep_high_water();
-    }
-    let_parent_sample(ch.report, parent);
-    if (ok && plan->run_allocator) {
-        ok = settle(check_pass(t, PASS_RECHECK, plan->check_heap, &pl, &v), &v);
-        bool has_util = ok && plan->util;
-        put(&rep->has_util, &has_util, sizeof has_util);
-        if (ok && has_stats()) {
-            /* The allocator's own figures, in its own struct: never a pointer into the report. */
-            mm_stats_t stats = {0};
-            mm_stats(&stats);
-            put(&rep->stats, &stats, sizeof stats);
-            put(&rep->has_stats, &(bool){true}, sizeof(bool));
-        }
-    }
-    if (ok && plan->run_allocator && plan->time_mm) {
-        /* Its samples sit here until time_trace returns: allocator code runs between
-         * them (a hook per sample in measure.c would close that). */
-        ok = settle(time_trace(t, true, plan->min_samples, &pl, &samples, &v), &v);
-        put(&rep->mm_time, &samples, sizeof samples);
-    }
-    placements_array_free(pl.offset, t->num_ops);
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
-static size_t read_all(int fd, void *buf, size_t len)
-{
-    size_t n = 0;
-    while (n < len) {
-        ssize_t got = read(fd, (char *)buf + n, len - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        n += (size_t)got;
-    }
-    return n;
 }
 
 /* The stack is memory no check sees and the writable-data rule does not count:
@@ -281,54 +118,96 @@ static void limit_stack(void)
     }
 }
 
-static void child_main(int report_fd, int nonce_fd, int output_fd, pid_t parent)
+/* One call: what the allocator (or libc) answered, and the heap after it. */
+static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
 {
-    channel_t ch = isolate_fds(report_fd, nonce_fd, output_fd);
+    static bool heap_mapped;
+    switch ((call_kind_t)call->kind) {
+    case CALL_INIT:
+        if (!heap_mapped)
+            mem_init();
+        heap_mapped = true;
+        heap_restart(true);
+        a->result = (uintptr_t)(intptr_t)mm_init();
+        break;
+    case CALL_MALLOC: a->result = (uintptr_t)mm_malloc(call->size); break;
+    case CALL_FREE: mm_free((void *)call->ptr); break;
+    case CALL_REALLOC: a->result = (uintptr_t)mm_realloc((void *)call->ptr, call->size); break;
+    case CALL_STATS:
+        if ((a->has_stats = has_stats()))
+            mm_stats(&a->stats);
+        break;
+    case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
+    case CALL_TIMED_RUN: a->result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
+    case CALL_LIBC_RUN: timed_run_libc(ta); break;
+    case CALL_NOTHING: break;
+    case CALL_QUIT:
+        fflush(stdout);
+        _exit(0);
+    }
+    if (call->check_heap && has_checkheap())
+        a->checker_ok = run_checkheap((int)call->op);
+    if (heap_mapped) {
+        a->brk = mem_heapsize();
+        a->violation = heap_sbrk_violation();
+    }
+}
+
+/* Calls around which the parent reads this process's CPU clock. */
+static inline bool timed_kind(uint32_t kind)
+{
+    return kind == CALL_PREPARE_TIMED || kind == CALL_TIMED_RUN || kind == CALL_LIBC_RUN || kind == CALL_NOTHING;
+}
+
+/* Bring this process's CPU time up to date for the parent.  Linux updates a
+ * running task's total only at ticks and scheduler events, and another process
+ * reading it gets that total; reading it here updates it.  The value is not
+ * used: the parent's reading is the one believed. */
+static inline void account_cpu_time(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+}
+
+static void serve(channel_t *ch, const timed_arrays_t *ta)
+{
+    bool spin = true;
+    for (;;) {
+        call_t call;
+        channel_next(ch, &call, spin);
+        answer_t a = {0};
+        perform(&call, ta, &a);
+        bool timed = timed_kind(call.kind);
+        if (timed)
+            account_cpu_time();
+        channel_answer(ch, &a);
+        /* Around timed calls, sleep at once: spinning would be counted in the
+         * next timed call's CPU time. */
+        spin = !timed;
+    }
+}
+
+static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta)
+{
+    isolate_fds(ch, output_fd);
     catch_faults();
     limit_stack();
-    /* The trace the checks follow, and the plan, are the driver's: read-only from
-     * here on (the allocator could still point the checker at a trace of its own). */
-    const trace_t *t = &record->trace;
-    pages_protect(t->ops, t->num_ops * sizeof *t->ops, PAGES_READ_ONLY);
-    sealed_seal(&sealed, true);
-    run_passes(ch, parent);
-    child_report_t *rep = &record->rep;
-    /* Read only now, after the allocator's last call: a copy made earlier would sit
-     * in memory the allocator can write while the later passes run. */
-    if (rep->has_util) {
-        util_result_t util;
-        util_compute(t, heap_kept_high_water(), &util);
-        put(&rep->util, &util, sizeof util);
-    }
-    fflush(stdout);
-    /* Read only now, after the allocator's last call: until here it sat in the pipe. */
-    uint8_t nonce[CHILD_NONCE_BYTES];
-    read_all(ch.nonce, nonce, sizeof nonce);
-    put(rep->nonce, nonce, sizeof nonce);
-    write_all(ch.report, rep, sizeof *rep);
-    _exit(0);
+    serve(ch, ta);
 }
 
 /* ------------------------------------------------------------ in the parent */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int high_fd(int fd)
-{
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
-    close(fd);
-    return moved;
-}
-
-typedef struct {
-    char *buf;
-    size_t len, total;
-} sink_t;
+struct remote {
+    pid_t pid;
+    channel_t ch;
+    clockid_t cpu_clock;  /* the child's CPU clock */
+    double overhead;      /* the cheapest empty timed call; < 0 until measured */
+    double deadline;
+    bool gone, timed_out;
+    output_pump_t pump;
+    int status;
+    struct rusage ru;
+};
 
 static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
 {
@@ -379,12 +258,6 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", past the end of the stack, which is limited to "
                          "%zu KiB in the trace's process (a large local array, or deep recursion?)", addr,
                          (size_t)CHILD_STACK_BYTES >> 10);
-            else if (sealed_contains(&sealed, addr))
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's report and its copy of the "
-                         "trace, which are read-only while the allocator runs", addr);
-            else if (pages_contains(t->ops, addr))
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the driver's copy of the trace's ops, "
-                         "which is read-only while the allocator runs", addr);
             else
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);
         }
@@ -400,27 +273,161 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
     }
 }
 
-static double cpu_seconds(const struct rusage *ru)
+typedef struct {
+    int fd;
+    child_result_t *r;
+} output_sink_t;
+
+static bool drain_output(void *ctx)
 {
-    return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
-           (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1e-6;
+    output_sink_t *o = ctx;
+    return drain(o->fd, o->r->output, MDRIVER_OUTPUT_KEEP, &o->r->output_len, &o->r->output_total);
 }
 
-/* Samples a real timing pass can have produced: at most MDRIVER_MAX_SAMPLES,
- * each finite and not negative; their sum goes to *total.  The estimate is
- * recomputed here rather than taken from the report. */
-static bool timing_sound(timing_t *tm, bool asked, double *total)
+static double child_cpu(const remote_t *c)
 {
-    if (tm->n < 0 || tm->n > MDRIVER_MAX_SAMPLES || (tm->n && !asked))
+    struct timespec ts;
+    if (clock_gettime(c->cpu_clock, &ts))
+        return NAN;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool settle_wait(remote_t *c, wait_result_t w)
+{
+    if (w == WAIT_ANSWERED)
+        return true;
+    c->gone = true;
+    c->timed_out = w == WAIT_TIMEOUT;
+    return false;
+}
+
+bool remote_call(remote_t *c, const call_t *call, answer_t *a)
+{
+    if (c->gone)
         return false;
-    for (int i = 0; i < tm->n; i++) {
-        if (!isfinite(tm->samples[i]) || tm->samples[i] < 0)
-            return false;
-        *total += tm->samples[i];
+    channel_call(&c->ch, call, false);
+    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
+}
+
+/* The child sleeps between timed calls (serve), the parent rings and sleeps too:
+ * every timed call costs the same wake-ups, which the empty calls measure. */
+static bool timed_once(remote_t *c, const call_t *call, double *seconds, answer_t *a)
+{
+    double before = child_cpu(c);
+    channel_call(&c->ch, call, true);
+    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
+        return false;
+    *seconds = child_cpu(c) - before;
+    if (!isfinite(*seconds)) {
+        c->gone = true;
+        return false;
     }
-    bool unused;
-    tm->seconds = tm->n ? kbest_estimate(tm->samples, tm->n, &unused) : 0;
     return true;
+}
+
+bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
+{
+    if (c->gone)
+        return false;
+    if (c->overhead < 0) {
+        call_t nothing = {.kind = CALL_NOTHING, .op = -1};
+        double cheapest = INFINITY, s;
+        answer_t unused;
+        for (int i = 0; i < CALIBRATION_CALLS; i++) {
+            if (!timed_once(c, &nothing, &s, &unused))
+                return false;
+            cheapest = s < cheapest ? s : cheapest;
+        }
+        c->overhead = cheapest;
+    }
+    if (!timed_once(c, call, seconds, a))
+        return false;
+    *seconds = *seconds > c->overhead ? *seconds - c->overhead : 0;
+    return true;
+}
+
+static double now(void) { return monotonic_seconds(); }
+
+/* Fork a child serving calls; false (with *v) when the system would not. */
+static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double deadline, output_sink_t *sink,
+                  verdict_t *v)
+{
+    memset(c, 0, sizeof *c);
+    c->overhead = -1;
+    c->deadline = deadline;
+    int op[2];
+    if (!channel_open(&c->ch))
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver could not set up a child: %s", strerror(errno));
+    if (pipe2(op, O_CLOEXEC)) {
+        channel_close(&c->ch);
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver could not set up a child: %s", strerror(errno));
+    }
+    memset((void *)progress, 0, sizeof *progress);
+    progress->op = -1;
+    if (with_heap) {
+        heap_share();
+        progress->heap_lo = heap_shared_lo();
+        progress->heap_max = heap_max();
+    }
+    fflush(NULL);
+    c->pid = fork();
+    if (c->pid < 0) {
+        perror("mdriver: fork");
+        exit(3);
+    }
+    if (c->pid == 0) {
+        close(op[0]);
+        channel_take_side(&c->ch, true);
+        child_main(&c->ch, op[1], ta);
+    }
+    setpgid(c->pid, c->pid);
+    close(op[1]);
+    channel_take_side(&c->ch, false);
+    if (with_heap)
+        heap_share_view();
+    if (clock_getcpuclockid(c->pid, &c->cpu_clock))
+        c->cpu_clock = -1;
+    sink->fd = op[0];
+    c->pump = (output_pump_t){.output_fd = op[0], .drain = drain_output, .ctx = sink};
+    return true;
+}
+
+/* Let the child go (or kill it at the deadline), keep its last output, reap it;
+ * false with *v saying how it died when it had not been asked to stop. */
+static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
+{
+    bool asked = false;
+    if (!c->gone) {
+        call_t quit = {.kind = CALL_QUIT, .op = -1};
+        channel_call(&c->ch, &quit, false);
+        asked = true;
+    }
+    /* Its output until end of file, within the deadline. */
+    while (c->pump.output_fd >= 0 && !c->timed_out) {
+        double left = c->deadline - now();
+        if (left <= 0) {
+            c->timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = c->pump.output_fd, .events = POLLIN};
+        int n = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0 && !drain_output(c->pump.ctx))
+            c->pump.output_fd = -1;
+    }
+    if (c->timed_out)
+        kill(-c->pid, SIGKILL);
+    while (wait4(c->pid, &c->status, 0, &c->ru) < 0 && errno == EINTR)
+        ;
+    if (c->timed_out)
+        kill(-c->pid, SIGKILL);  /* anything it left behind in its group */
+    close(((output_sink_t *)c->pump.ctx)->fd);
+    channel_close(&c->ch);
+    bool clean = asked && !c->timed_out && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
+    if (!clean)
+        describe_death(t, c->status, c->timed_out, limit, v);
+    return clean;
 }
 
 /* The fastest time a replay of one op can take.  Each op of the timed loop is at
@@ -443,61 +450,100 @@ static bool too_fast(const timing_t *tm, size_t n, double *fastest)
     return false;
 }
 
-/* Is this the report the driver's child wrote?  False with *v saying why.  touched:
- * how far the heap pages the first checked run touched reach (heap_touched). */
-static bool report_sound(const trace_t *t, const child_plan_t *plan, const uint8_t *nonce, size_t bytes,
-                         const struct rusage *ru, size_t touched, child_report_t *rep, verdict_t *v)
+/* The allocator's child: the checked runs, utilization, stats, its timing. */
+static void run_allocator(const trace_t *t, const child_plan_t *plan, double deadline, child_result_t *r)
 {
-    if (bytes != sizeof *rep)
-        return verdict_fail(v, OUTCOME_TAMPERED, -1,
-                            "the driver's report channel carried %zu bytes instead of one %zu-byte report: code "
-                            "in the trace's process (the allocator) wrote into it", bytes, sizeof *rep);
-    if (memcmp(rep->nonce, nonce, CHILD_NONCE_BYTES))
-        return verdict_fail(v, OUTCOME_TAMPERED, -1,
-                            "the report did not carry the random nonce the driver gave this run: it was not "
-                            "written by the driver (a forged or replayed report)");
-    const verdict_t *rv = &rep->verdict;
-    if (rv->outcome >= OUTCOME_COUNT || rv->outcome == OUTCOME_BAD_TRACE || rv->op_index < -1 ||
-        (rv->op_index >= 0 && (uint64_t)rv->op_index >= t->num_ops) || (rep->has_util && !plan->util))
-        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report holds values no run of this trace can give");
-    rep->verdict.message[sizeof rep->verdict.message - 1] = '\0';
-    double timed = 0;
-    if (!timing_sound(&rep->mm_time, plan->run_allocator && plan->time_mm, &timed) ||
-        !timing_sound(&rep->libc_time, plan->time_libc, &timed))
-        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report holds timing samples no timing pass can give");
-    if (rep->has_util) {
-        /* Disjoint blocks inside the heap: the break rose at least as high as the peak payload. */
-        uint64_t high_water = rep->util.heap_high_water;
-        util_compute(t, (size_t)high_water, &rep->util);
-        if (high_water > heap_max() || high_water < rep->util.peak_payload)
-            return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a heap high-water mark of %" PRIu64
-                                " bytes, which no checked run of this trace can reach", high_water);
-        /* Pages past the break are inaccessible in a checked run: none above the mark's page was touched. */
-        uint64_t page = mem_pagesize();
-        if ((high_water + page - 1) / page * page < touched)
-            return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a heap high-water mark of %" PRIu64
-                                " bytes, but the first checked run touched heap pages up to %zu bytes above the heap's "
-                                "start", high_water, touched);
+    child_report_t *rep = &r->report;
+    verdict_t v = {.outcome = OUTCOME_OK, .op_index = -1};
+    timed_arrays_t ta;
+    placements_t pl = {.offset = placements_array(t->num_ops)};
+    if (!pl.offset || !timed_arrays_open(&ta, t)) {
+        placements_array_free(pl.offset, t->num_ops);
+        verdict_fail(&rep->verdict, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
+        return;
     }
-    /* No real replay is that fast (MIN_SECONDS_PER_OP), counted in the parent's ops, not the child's. */
-    double fastest;
-    if (too_fast(&rep->mm_time, t->num_ops, &fastest) || too_fast(&rep->libc_time, t->num_ops, &fastest))
-        return verdict_fail(v, OUTCOME_TAMPERED, -1, "the report claims a timed replay of the trace's %zu ops in %.3g s, "
-                            "%.3f ns an op: no allocator is that fast (was what the driver timed changed?)",
-                            t->num_ops, fastest, fastest / (double)t->num_ops * 1e9);
-    /* Each sample is a stretch of the child's CPU time: together they cannot exceed all of it. */
-    double cpu = cpu_seconds(ru);
-    if (timed > cpu * 1.02 + 0.005)
-        return verdict_fail(v, OUTCOME_TAMPERED, -1,
-                            "the report claims %.3f s of timed replays, but the trace's process used only %.3f s "
-                            "of CPU time", timed, cpu);
-    return true;
+    remote_t c;
+    output_sink_t sink = {.r = r};
+    if (!spawn(&c, &ta, true, deadline, &sink, &rep->verdict)) {
+        timed_arrays_close(&ta);
+        placements_array_free(pl.offset, t->num_ops);
+        return;
+    }
+    size_t high_water = 0, recheck_high_water;
+    bool ok = check_pass(&c, t, PASS_CHECK, plan->check_heap, &pl, &high_water, &v);
+    if (ok) {
+        /* Pages past the break are inaccessible in a checked run: none above the
+         * mark's page can have been touched, unless memlib's state was changed. */
+        size_t touched = heap_touched(), page = mem_pagesize();
+        if ((high_water + page - 1) / page * page < touched)
+            ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "the heap's break was reported at most %zu bytes above the "
+                              "heap's start, but the first checked run touched heap pages up to %zu bytes above it "
+                              "(was memlib's state changed?)", high_water, touched);
+    }
+    ok = ok && check_pass(&c, t, PASS_RECHECK, plan->check_heap, &pl, &recheck_high_water, &v);
+    if (ok && plan->util) {
+        util_compute(t, high_water, &rep->util);
+        rep->has_util = true;
+    }
+    answer_t a;
+    call_t stats = {.kind = CALL_STATS, .op = -1};
+    if (ok && remote_call(&c, &stats, &a) && a.has_stats) {
+        rep->stats = a.stats;
+        rep->has_stats = true;
+    }
+    if (ok && plan->time_mm) {
+        ok = time_trace(&c, t, true, plan->min_samples, &pl, high_water, &ta, &rep->mm_time, &v);
+        double fastest;
+        if (ok && too_fast(&rep->mm_time, t->num_ops, &fastest))
+            ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "a timed replay of the trace's %zu ops took %.3g s of CPU "
+                              "time, %.3f ns an op: no allocator is that fast (what ran was not the replay)",
+                              t->num_ops, fastest, fastest / (double)t->num_ops * 1e9);
+    }
+    verdict_t death;
+    reap(&c, t, plan->time_limit, &death);
+    rep->verdict = c.gone ? death : v;
+    if (c.gone) {
+        rep->has_util = false;
+        rep->has_stats = false;
+        memset(&rep->mm_time, 0, sizeof rep->mm_time);
+    }
+    heap_unshare();
+    timed_arrays_close(&ta);
+    placements_array_free(pl.offset, t->num_ops);
+}
+
+/* libc's child: libc's timing, before and apart from any allocator code. */
+static void run_libc(const trace_t *t, const child_plan_t *plan, double deadline, child_result_t *r)
+{
+    child_report_t *rep = &r->report;
+    timed_arrays_t ta;
+    if (!timed_arrays_open(&ta, t)) {
+        verdict_fail(&rep->verdict, OUTCOME_CRASHED, -1, "the driver ran out of memory for %zu ops", t->num_ops);
+        return;
+    }
+    remote_t c;
+    output_sink_t sink = {.r = r};
+    verdict_t v = {.outcome = OUTCOME_OK, .op_index = -1};
+    if (spawn(&c, &ta, false, deadline, &sink, &v)) {
+        bool ok = time_trace(&c, t, false, plan->min_samples, NULL, 0, &ta, &rep->libc_time, &v);
+        verdict_t death;
+        if (!reap(&c, t, plan->time_limit, &death) && c.gone)
+            v = death;
+        if (!ok || v.outcome != OUTCOME_OK)
+            memset(&rep->libc_time, 0, sizeof rep->libc_time);
+    }
+    rep->verdict = v;
+    timed_arrays_close(&ta);
 }
 
 void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
 {
     memset(r, 0, sizeof *r);
     r->output = calloc(MDRIVER_OUTPUT_KEEP + 1, 1);
+    if (!r->output) {
+        perror("mdriver: calloc");
+        exit(3);
+    }
     if (!progress) {
         progress = mmap(NULL, sizeof *progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (progress == MAP_FAILED) {
@@ -505,98 +551,12 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
             exit(3);
         }
     }
-    memset((void *)progress, 0, sizeof *progress);
-    progress->op = -1;
-    uint8_t nonce[CHILD_NONCE_BYTES];
-    random_bytes(nonce, sizeof nonce);
-    int rp[2], op[2], np[2];
-    if (pipe(rp) || pipe(op) || pipe(np)) {
-        perror("mdriver: pipe");
-        exit(3);
-    }
-    /* The nonce waits in the pipe's buffer, not in the child's memory, until the child reads it. */
-    if (write(np[1], nonce, sizeof nonce) != (ssize_t)sizeof nonce) {
-        perror("mdriver: write");
-        exit(3);
-    }
-    close(np[1]);
-    rp[0] = high_fd(rp[0]), rp[1] = high_fd(rp[1]), op[0] = high_fd(op[0]), op[1] = high_fd(op[1]);
-    np[0] = high_fd(np[0]);
-    if (plan->run_allocator)
-        heap_share();
-    memset(&sealed, 0, sizeof sealed);
-    record->trace = *t;
-    record->plan = *plan;
-    fflush(NULL);
-    pid_t parent = getpid(), pid = fork();
-    if (pid < 0) {
-        perror("mdriver: fork");
-        exit(3);
-    }
-    if (pid == 0)
-        child_main(rp[1], np[0], op[1], parent);
-    setpgid(pid, pid);
-    close(rp[1]);
-    close(op[1]);
-    close(np[0]);
-
-    size_t got = 0, report_bytes = 0, touched = 0;
     double deadline = now() + plan->time_limit;
-    bool timed_out = false, sampled = false;
-    struct pollfd fds[2] = {{.fd = rp[0], .events = POLLIN}, {.fd = op[0], .events = POLLIN}};
-    while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-        double left = deadline - now();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        int n = poll(fds, 2, (int)(left * 1000) + 1);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (n <= 0)
-            continue;
-        if (fds[0].fd >= 0 && fds[0].revents && !sampled) {
-            /* The channel's first byte: the first checked run is over (let_parent_sample). */
-            char mark;
-            ssize_t got_mark = read(rp[0], &mark, 1);
-            if (got_mark == 0 || (got_mark < 0 && errno != EINTR && errno != EAGAIN))
-                fds[0].fd = -1;
-            if (got_mark == 1) {
-                sampled = true;
-                touched = heap_touched();
-                heap_unshare();
-                progress->sampled = 1;
-            }
-        } else if (fds[0].fd >= 0 && fds[0].revents) {
-            if (!drain(rp[0], (char *)&r->report, sizeof r->report, &got, &report_bytes))
-                fds[0].fd = -1;
-        }
-        if (fds[1].fd >= 0 && fds[1].revents &&
-            !drain(op[0], r->output, MDRIVER_OUTPUT_KEEP, &r->output_len, &r->output_total))
-            fds[1].fd = -1;
-    }
-    if (timed_out)
-        kill(-pid, SIGKILL);
-    int status = 0;
-    struct rusage ru = {0};
-    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-        ;
-    if (timed_out)
-        kill(-pid, SIGKILL);  /* anything it left behind in its group */
-    close(rp[0]);
-    close(op[0]);
-    heap_unshare();
-    bool exited_clean = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!exited_clean || report_bytes == 0) {
-        memset(&r->report, 0, sizeof r->report);
-        describe_death(t, status, timed_out, plan->time_limit, &r->report.verdict);
-    } else {
-        verdict_t why = {0};
-        if (!report_sound(t, plan, nonce, report_bytes, &ru, touched, &r->report, &why)) {
-            memset(&r->report, 0, sizeof r->report);
-            r->report.verdict = why;
-        }
-    }
+    r->report.verdict = (verdict_t){.outcome = OUTCOME_OK, .op_index = -1};
+    if (plan->time_libc)
+        run_libc(t, plan, deadline, r);
+    if (plan->run_allocator && r->report.verdict.outcome == OUTCOME_OK)
+        run_allocator(t, plan, deadline, r);
 }
 
 void child_result_free(child_result_t *r)

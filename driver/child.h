@@ -1,18 +1,15 @@
 /*
- * child.h - run one trace's passes in a child process.
+ * child.h - run one trace in child processes, and judge it in the parent.
  *
- * The allocator runs only in the child.  Whatever it does there (crash, hang,
- * exit, abort, print) the parent keeps control: it reads the child's report from
- * a private pipe, its output from another, kills it at the time limit, and turns
- * a death into an outcome naming the pass and op the child had reached.
- *
- * The allocator shares the child's process, so it could write a report of its
- * own.  The parent accepts exactly one report carrying the random nonce it gave
- * this run (read by the child only after the allocator's last call), and only
- * values a real run can produce: among them a heap high-water mark at least as
- * high as the heap pages the first checked run touched, which the parent sees
- * itself (the heap is shared with it until then).  Anything else is
- * OUTCOME_TAMPERED.
+ * The allocator runs only in a child, and the child decides nothing: the parent
+ * keeps the trace, asks for one allocator call at a time (channel.h) and checks
+ * each result itself on the heap the two share (check.c); it times the child's
+ * replays on the child's own CPU clock and compares what each replay left with
+ * the checked run (measure.c).  Whatever the child does (crash, hang, exit,
+ * abort, print, write anywhere in its own memory), the parent keeps control:
+ * it reads the child's output from a pipe, kills it at the time limit, and turns
+ * a death into an outcome naming the pass and op it had asked for.  libc is
+ * timed in a child of its own, where no allocator code ever runs.
  */
 #ifndef DRIVER_CHILD_H
 #define DRIVER_CHILD_H
@@ -35,8 +32,6 @@ typedef struct {
     double time_limit;   /* seconds, for the whole child */
 } child_plan_t;
 
-enum { CHILD_NONCE_BYTES = 16 };
-
 /* The child's stack limit (RLIMIT_STACK), set before any allocator code runs:
  * the stack is storage no check sees.  Every kit variant passes every trace
  * with the limit at 64 KiB (the sanitizer build at 256 KiB; pages the stack
@@ -44,14 +39,13 @@ enum { CHILD_NONCE_BYTES = 16 };
  * or larger local arrays room. */
 enum { CHILD_STACK_BYTES = 2 << 20 };
 
-/* What the child sends back when it gets to the end. */
+/* What the parent concluded about a trace. */
 typedef struct {
-    uint8_t nonce[CHILD_NONCE_BYTES];  /* the parent's, for this run only */
     verdict_t verdict;
     bool has_util, has_stats;
     util_result_t util;
     timing_t mm_time, libc_time;
-    mm_stats_t stats;
+    mm_stats_t stats;       /* the allocator's own figures (mm_stats), as it gave them */
 } child_report_t;
 
 typedef struct {

@@ -34,6 +34,8 @@ size_t heap_high_water(void);
  * (the driver calls it at the end of the first checked run), and read it back. */
 void heap_keep_high_water(void);
 size_t heap_kept_high_water(void);
+/* Keep a mark the caller measured: the child keeps the one its parent measured. */
+void heap_keep_mark(size_t high_water);
 /* The parent's view of the child's first checked run (defense in depth, should an
  * allocator unseal memlib's state): heap_share reserves the heap MAP_SHARED before
  * fork and the child's mem_init adopts it; heap_touched is then how far above
@@ -42,6 +44,18 @@ size_t heap_kept_high_water(void);
 void heap_share(void);
 size_t heap_touched(void);
 void heap_unshare(void);
+/* The parent's side of a shared heap: heap_share_view makes its own view of the
+ * heap writable (after fork: the child's pages past the break must stay
+ * inaccessible), where it fills and checks payloads; heap_shared_lo is the heap's
+ * low end there, the same address as the child's; heap_drop_above removes every
+ * page above high_water's page, for a timed run's clean start. */
+void heap_share_view(void);
+uintptr_t heap_shared_lo(void);
+void heap_drop_above(size_t high_water);
+/* The first byte of [from, to) that is not memlib's canary, or 0. */
+uintptr_t heap_canary_broken(uintptr_t from, uintptr_t to);
+/* The first overwritten canary byte mem_sbrk found as the heap grew over it, or 0. */
+uintptr_t heap_sbrk_violation(void);
 /* True when p lies in memlib's own state (for messages about a write there). */
 bool heap_state_contains(uintptr_t p);
 /* True when [p, p + len) lies inside [mem_heap_lo(), break). */

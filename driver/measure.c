@@ -7,8 +7,9 @@
  * least min_samples), after MDRIVER_MAX_SAMPLES, or when MDRIVER_TIMING_BUDGET
  * seconds have gone, whichever comes first (so a very slow allocator may get
  * fewer than min_samples: each of its samples is long enough to be steady).
- * Samples use the thread's CPU clock, which a busy neighbour process does not
- * inflate the way it inflates wall time.
+ * Samples are the child's CPU time, read by the parent from the child's clock
+ * (a busy neighbour process does not inflate it the way it inflates wall time),
+ * less the cost of an empty timed call measured the same way (remote_timed).
  */
 #define _GNU_SOURCE
 #include "driver/measure.h"
@@ -26,6 +27,7 @@
 #include "driver/heap.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
+#include "driver/remote.h"
 #include "memlib.h"
 #include "mm.h"
 
@@ -69,14 +71,6 @@ typedef struct {
  * without copying it.  Each timed run writes one byte into every new block, at
  * a place and with a value drawn at random for this process, and checks after
  * each realloc that the byte moved with the block; libc's loop does the same. */
-enum { NO_TAG = UINT32_MAX };
-
-typedef struct {
-    uint32_t write_at;  /* where op i's new block gets its tag; NO_TAG: nowhere (no bytes) */
-    uint32_t check_at;  /* where a realloc's block must still hold the old block's tag; NO_TAG: not checked */
-    uint8_t value;      /* the tag op i writes */
-    uint8_t expect;     /* the tag a realloc must find */
-} tag_plan_t;
 
 static uint64_t mix64(uint64_t x)
 {
@@ -156,13 +150,6 @@ static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t
     }
 }
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double wall_now(void)
 {
     struct timespec ts;
@@ -203,22 +190,35 @@ static __attribute__((noinline)) void scrub_stack(void)
     zero_near_stack();
 }
 
-/* One timed run of the allocator, mm_init included; -1 when mm_init fails.  It
- * starts with nothing of an earlier run in reach: the heap and the stack below
- * are clean, and the driver's own arrays are sealed or cleared (time_trace).
- * mm_init is timed: a table computed there, untimed, would need no memory that
- * outlived a run. */
-static __attribute__((noinline)) double sample_mm(const trace_t *t, const tag_plan_t *tags, void **ptr,
-                                                 uint32_t *placed, uint8_t *seen)
+/* ---- in the child: what a timed call does */
+
+void timed_prepare(size_t kept_high_water)
 {
-    memset(seen, 0, t->num_ops);  /* tags are never 0: a realloc the run skipped cannot pass */
+    heap_keep_mark(kept_high_water);
     heap_restart(false);
     scrub_stack();
-    double start = cpu_now();
-    if (mm_init() != 0)
-        return -1;
-    replay(t->ops, t->num_ops, tags, ptr, placed, seen, heap_lo(), (alloc_api_t){mm_malloc, mm_free, mm_realloc});
-    return cpu_now() - start;
+}
+
+/* One timed run of the allocator, mm_init included (a table computed there,
+ * untimed, would need no memory that outlived a run).  It starts with nothing
+ * of an earlier run in reach: the heap and the stack below are clean
+ * (timed_prepare, heap_drop_above), the arrays cleared by the parent. */
+int timed_run_mm(const timed_arrays_t *a)
+{
+    int status = mm_init();
+    if (status != 0)
+        return status;
+    replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(),
+           (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+    return 0;
+}
+
+void timed_run_libc(const timed_arrays_t *a)
+{
+    replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(), (alloc_api_t){malloc, free, realloc});
+    for (uint32_t id = 0; id < a->num_ids; id++)
+        if (a->live[id])
+            free(a->ptr[id]);
 }
 
 /* How the trace leaves each id: live[id] when a block is still allocated (libc's
@@ -233,18 +233,6 @@ static void trace_end(const trace_t *t, unsigned char *live, size_t *size)
         if (size)
             size[op->id] = alive ? op->size : 0;
     }
-}
-
-static __attribute__((noinline)) double sample_libc(const trace_t *t, const tag_plan_t *tags, void **ptr,
-                                                    uint32_t *placed, uint8_t *seen, const unsigned char *live)
-{
-    double start = cpu_now();
-    replay(t->ops, t->num_ops, tags, ptr, placed, seen, heap_lo(), (alloc_api_t){malloc, free, realloc});
-    double elapsed = cpu_now() - start;
-    for (uint32_t id = 0; id < t->num_ids; id++)
-        if (live[id])
-            free(ptr[id]);
-    return elapsed;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -287,8 +275,10 @@ static int by_address(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t *final, span_t *spans, verdict_t *v)
+static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t *final, span_t *spans,
+                               size_t brk, verdict_t *v)
 {
+    uintptr_t lo = heap_shared_lo();
     size_t n = 0;
     for (uint32_t id = 0; id < t->num_ids; id++)
         if (final[id])
@@ -298,10 +288,10 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
         if (!spans[i].p)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, -1, "in the timing pass, a %zu-byte block still live at the "
                                 "end was NULL: the timed runs must get what the checked runs got", spans[i].size);
-        if (!heap_contains(spans[i].p, spans[i].size))
+        if (spans[i].p < lo || spans[i].p - lo > brk || spans[i].size > brk - (spans[i].p - lo))
             return verdict_fail(v, OUTCOME_OUT_OF_HEAP, -1, "in the timing pass, a %zu-byte block still live at the "
                                 "end, at %#" PRIxPTR ", is outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
-                                spans[i].size, spans[i].p, heap_lo(), heap_lo() + mem_heapsize());
+                                spans[i].size, spans[i].p, lo, lo + brk);
         if (i && spans[i - 1].p + spans[i - 1].size > spans[i].p)
             return verdict_fail(v, OUTCOME_OVERLAP, -1, "in the timing pass, blocks still live at the end overlap: "
                                 "[%#" PRIxPTR ", %#" PRIxPTR ") and [%#" PRIxPTR ", %#" PRIxPTR ")", spans[i - 1].p,
@@ -342,95 +332,126 @@ static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *s
     return true;
 }
 
-/* What the timed runs need besides the trace, kept outside libc's heap (pages.h). */
-typedef struct {
-    void **ptr;           /* each id's block */
-    uint32_t *placed;     /* where each op's block landed */
-    tag_plan_t *tags;
-    uint8_t *seen;        /* what each checked realloc found where the old block's tag was */
-    unsigned char *live;  /* libc: the ids the trace leaves allocated */
-    size_t *final;        /* mm: the sizes the trace leaves allocated */
-    span_t *spans;
-} timing_arrays_t;
+/* ---- in the parent */
 
-/* The arrays the timing pass writes are cleared before each run of the allocator:
- * ptr and placed would hold the last run's placements (when libc is not timed in
- * between), spans the last run's final blocks, or a table the allocator put there. */
-static void clear_written(const trace_t *t, timing_arrays_t *a)
+bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
 {
-    size_t ids = t->num_ids ? t->num_ids : 1;
-    memset(a->ptr, 0, ids * sizeof *a->ptr);
-    memset(a->placed, 0, (t->num_ops ? t->num_ops : 1) * sizeof *a->placed);
-    memset(a->spans, 0, ids * sizeof *a->spans);
+    size_t ops = t->num_ops ? t->num_ops : 1, ids = t->num_ids ? t->num_ids : 1;
+    *a = (timed_arrays_t){
+        .num_ops = t->num_ops,
+        .num_ids = t->num_ids,
+        .ops = pages_alloc_shared(ops * sizeof *a->ops),
+        .tags = pages_alloc_shared(ops * sizeof *a->tags),
+        .ptr = pages_alloc_shared(ids * sizeof *a->ptr),
+        .placed = pages_alloc_shared(ops * sizeof *a->placed),
+        .seen = pages_alloc_shared(ops),
+        .live = pages_alloc_shared(ids),
+    };
+    if (a->ops && a->tags && a->ptr && a->placed && a->seen && a->live)
+        return true;
+    timed_arrays_close(a);
+    return false;
 }
 
-static void timing_arrays_put(const trace_t *t, timing_arrays_t *a)
+void timed_arrays_close(timed_arrays_t *a)
 {
-    pages_free(a->ptr);
-    placements_array_free(a->placed, t->num_ops);
+    pages_free(a->ops);
     pages_free(a->tags);
+    pages_free(a->ptr);
+    pages_free(a->placed);
     pages_free(a->seen);
     pages_free(a->live);
-    pages_free(a->final);
-    pages_free(a->spans);
+    memset(a, 0, sizeof *a);
 }
 
-static bool timing_arrays_get(const trace_t *t, bool mm, timing_arrays_t *a)
+/* What only the parent keeps: the tags each realloc must find, the sizes the
+ * trace leaves allocated, room to sort the blocks it leaves. */
+typedef struct {
+    tag_plan_t *plan;
+    size_t *final;
+    span_t *spans;
+} judge_t;
+
+static void judge_put(judge_t *j)
+{
+    pages_free(j->plan);
+    pages_free(j->final);
+    pages_free(j->spans);
+}
+
+/* The child gets the ops, and each op's tag without the value a realloc must
+ * find (which the parent keeps), only now that its checked runs are over. */
+static bool judge_get(const trace_t *t, timed_arrays_t *a, judge_t *j)
 {
     size_t ids = t->num_ids ? t->num_ids : 1;
-    *a = (timing_arrays_t){
-        .ptr = pages_alloc(ids * sizeof *a->ptr),
-        .placed = placements_array(t->num_ops),
-        .tags = pages_alloc((t->num_ops ? t->num_ops : 1) * sizeof *a->tags),
-        .seen = pages_alloc(t->num_ops ? t->num_ops : 1),
-        .live = mm ? NULL : pages_alloc(ids),
-        .final = mm ? pages_alloc(ids * sizeof *a->final) : NULL,
-        .spans = mm ? pages_alloc(ids * sizeof *a->spans) : NULL,
+    *j = (judge_t){
+        .plan = pages_alloc((t->num_ops ? t->num_ops : 1) * sizeof *j->plan),
+        .final = pages_alloc(ids * sizeof *j->final),
+        .spans = pages_alloc(ids * sizeof *j->spans),
     };
     size_t *last = pages_alloc(ids * sizeof *last);
-    bool ok = a->ptr && a->placed && a->tags && a->seen && last && (mm ? a->final && a->spans : a->live != NULL);
+    bool ok = j->plan && j->final && j->spans && last;
     if (ok) {
-        plan_tags(t, a->tags, last);
-        trace_end(t, a->live, a->final);
-        /* Read-only from here on: an allocator could otherwise keep a table in them
-         * from one run to the next, or rewrite them to switch a check off. */
-        pages_protect(a->tags, t->num_ops * sizeof *a->tags, PAGES_READ_ONLY);
-        pages_protect(a->live, ids, PAGES_READ_ONLY);
-        pages_protect(a->final, ids * sizeof *a->final, PAGES_READ_ONLY);
+        plan_tags(t, j->plan, last);
+        trace_end(t, a->live, j->final);
+        memcpy(a->ops, t->ops, t->num_ops * sizeof *t->ops);
+        for (size_t i = 0; i < t->num_ops; i++)
+            a->tags[i] = (tag_plan_t){j->plan[i].write_at, j->plan[i].check_at, j->plan[i].value, 0};
     } else {
-        timing_arrays_put(t, a);
+        judge_put(j);
     }
     pages_free(last);
     return ok;
 }
 
-bool time_trace(const trace_t *t, bool mm, int min_samples, const placements_t *pl, timing_t *out, verdict_t *v)
+/* The arrays a timed run writes, cleared before it: a run that skipped an op
+ * must not pass on what the run before it wrote. */
+static void clear_written(timed_arrays_t *a)
 {
-    timing_arrays_t a;
-    if (!timing_arrays_get(t, mm, &a))
-        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
+    memset(a->ptr, 0, (a->num_ids ? a->num_ids : 1) * sizeof *a->ptr);
+    memset(a->placed, 0, (a->num_ops ? a->num_ops : 1) * sizeof *a->placed);
+    memset(a->seen, 0, a->num_ops ? a->num_ops : 1);  /* tags are never 0 */
+}
+
+bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
+                timed_arrays_t *a, timing_t *out, verdict_t *v)
+{
+    judge_t j;
     memset(out, 0, sizeof *out);
+    if (!judge_get(t, a, &j))
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     double began = wall_now();
     bool ok = true;
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
+        double s;
+        answer_t done;
         if (mm) {
             progress_at(PASS_TIMING, -1);
-            /* The checked run's placements are the perfect table to replay: unreadable while the allocator runs. */
-            pages_protect(pl->offset, t->num_ops * sizeof *pl->offset, PAGES_NO_ACCESS);
-            clear_written(t, &a);
-            double s = sample_mm(t, a.tags, a.ptr, a.placed, a.seen);
-            pages_protect(pl->offset, t->num_ops * sizeof *pl->offset, PAGES_READ_WRITE);
-            if (s < 0) {
-                ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init failed before a timing run");
+            clear_written(a);
+            heap_drop_above(high_water);
+            call_t prepare = {.kind = CALL_PREPARE_TIMED, .op = -1, .kept_high_water = high_water};
+            call_t run = {.kind = CALL_TIMED_RUN, .op = -1};
+            if (!(ok = remote_call(rc, &prepare, &done) && remote_timed(rc, &run, &s, &done))) {
+                verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended in the timing pass");
+                break;
+            }
+            if (done.result != 0) {
+                ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before a timing run",
+                                  (int)(intptr_t)done.result);
                 break;
             }
             out->samples[out->n++] = s;
-            if (!(ok = placed_as_checked(t, a.placed, pl, v) && tags_kept(t, a.tags, a.seen, v) &&
-                       timed_blocks_sound(t, a.ptr, a.final, a.spans, v)))
+            if (!(ok = placed_as_checked(t, a->placed, pl, v) && tags_kept(t, j.plan, a->seen, v) &&
+                       timed_blocks_sound(t, a->ptr, j.final, j.spans, (size_t)done.brk, v)))
                 break;
         } else {
             progress_at(PASS_LIBC, -1);
-            out->samples[out->n++] = sample_libc(t, a.tags, a.ptr, a.placed, a.seen, a.live);
+            call_t run = {.kind = CALL_LIBC_RUN, .op = -1};
+            if (!(ok = remote_timed(rc, &run, &s, &done))) {
+                verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended in libc's timing pass");
+                break;
+            }
+            out->samples[out->n++] = s;
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
@@ -439,6 +460,6 @@ bool time_trace(const trace_t *t, bool mm, int min_samples, const placements_t *
     }
     bool unused;
     out->seconds = kbest_estimate(out->samples, out->n, &unused);
-    timing_arrays_put(t, &a);
+    judge_put(&j);
     return ok;
 }

@@ -5,9 +5,10 @@
  * correctness pass, whose every block was checked (memlib keeps the mark, out of
  * the allocator's reach); the peak payload is a property of the trace alone.
  * Timing replays a trace that the correctness pass has already accepted: a
- * pre-decoded op array in a loop with nothing else in it, for libc malloc (first,
- * before any allocator code runs in the process) or for the allocator, and
- * estimates each one's time with the K-best rule below.
+ * pre-decoded op array in a loop with nothing else in it, for libc malloc (in a
+ * child of its own, where no allocator code ever runs) or for the allocator, and
+ * estimates each one's time with the K-best rule below.  The child runs the
+ * loop; the parent reads the child's CPU clock around it and judges the run.
  */
 #ifndef DRIVER_MEASURE_H
 #define DRIVER_MEASURE_H
@@ -36,9 +37,50 @@ typedef struct {
 /* Utilization of a run of t whose break reached heap_high_water bytes. */
 void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
 
-/* Time the allocator (mm) or else libc, at least min_samples runs, into *out.
- * Every timed run of mm must place its blocks as *pl says the checked run did. */
-bool time_trace(const trace_t *t, bool mm, int min_samples, const placements_t *pl, timing_t *out, verdict_t *v);
+/* Payload tags.  A timed run writes no payloads, so an allocator that knew when
+ * it was timed could move a block on realloc without copying it.  Each timed run
+ * writes one byte into every new block, at a place and with a value drawn at
+ * random for this trace, and records after each realloc the byte found where
+ * the old block's tag was; the parent compares it with the value it kept. */
+enum { NO_TAG = UINT32_MAX };
+
+typedef struct {
+    uint32_t write_at;  /* where op i's new block gets its tag; NO_TAG: nowhere (no bytes) */
+    uint32_t check_at;  /* where a realloc's block must still hold the old block's tag; NO_TAG: not checked */
+    uint8_t value;      /* the tag op i writes */
+    uint8_t expect;     /* the tag a realloc must find: the parent's copy only */
+} tag_plan_t;
+
+/* What a timed run reads and writes: pages the parent and the trace's child
+ * share, made before fork.  The parent puts the ops and tags in only when the
+ * child may see them (after its checked runs), and clears the rest before each
+ * run; the parent judges what the child wrote. */
+typedef struct {
+    size_t num_ops;
+    uint32_t num_ids;
+    op_t *ops;
+    tag_plan_t *tags;
+    void **ptr;             /* each id's block */
+    uint32_t *placed;       /* where each op's block landed (placement()) */
+    uint8_t *seen;          /* what each checked realloc found where the old block's tag was */
+    unsigned char *live;    /* libc: the ids the trace leaves allocated, given back after each run */
+} timed_arrays_t;
+
+bool timed_arrays_open(timed_arrays_t *a, const trace_t *t);
+void timed_arrays_close(timed_arrays_t *a);
+
+/* In the parent: time the allocator (mm) or else libc in the child rc, at least
+ * min_samples runs, into *out.  Every timed run of mm must place its blocks as
+ * *pl says the checked run did, inside the heap the checked run used (high_water). */
+typedef struct remote remote_t;
+bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
+                timed_arrays_t *a, timing_t *out, verdict_t *v);
+
+/* In the child, what the timed calls do: a run's clean start (heap and stack),
+ * one run of the allocator (mm_init's status), one of libc. */
+void timed_prepare(size_t kept_high_water);
+int timed_run_mm(const timed_arrays_t *a);
+void timed_run_libc(const timed_arrays_t *a);
 
 /* The K-best estimate of a set of samples; *converged when the K fastest agree. */
 double kbest_estimate(const double *samples, int n, bool *converged);

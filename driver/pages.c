@@ -12,17 +12,28 @@ enum { HEADER = 16 };
 
 static inline size_t mapped_length(void *p) { return *(size_t *)((char *)p - HEADER); }
 
-void *pages_alloc(size_t n)
+/* Not inherited by a trace's child: the trace, the checker's ledger and the
+ * placements stay the parent's (a child that could read the trace could plan
+ * its placements with hindsight). */
+static inline void private_to_parent(char *m, size_t len) { madvise(m, len, MADV_DONTFORK); }
+
+static void *map(size_t n, int sharing)
 {
     if (n > (size_t)-1 - HEADER)
         return NULL;
     size_t len = n + HEADER;
-    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, sharing | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
+    if (sharing == MAP_PRIVATE)
+        private_to_parent(m, len);
     *(size_t *)m = len;
     return m + HEADER;
 }
+
+void *pages_alloc(size_t n) { return map(n, MAP_PRIVATE); }
+
+void *pages_alloc_shared(size_t n) { return map(n, MAP_SHARED); }
 
 void *pages_resize(void *p, size_t n)
 {
@@ -36,6 +47,7 @@ void *pages_resize(void *p, size_t n)
     char *moved = mremap(m, mapped_length(p), len, MREMAP_MAYMOVE);
     if (moved == MAP_FAILED)
         return NULL;
+    private_to_parent(moved, len);
     *(size_t *)moved = len;
     return moved + HEADER;
 }

@@ -16,8 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* n zeroed bytes; NULL when out of memory. */
+/* n zeroed bytes; NULL when out of memory.  Not inherited by a child forked
+ * later (MADV_DONTFORK): a trace's child gets none of the parent's arrays. */
 void *pages_alloc(size_t n);
+/* n zeroed bytes that a child forked later shares with the parent. */
+void *pages_alloc_shared(size_t n);
 /* p (from pages_alloc) resized to n bytes, contents kept, new bytes zeroed;
  * NULL when out of memory, and then p is still valid. */
 void *pages_resize(void *p, size_t n);

@@ -1,0 +1,197 @@
+/*
+ * channel.c - the parent's calls and the child's answers (see channel.h).
+ *
+ * Each side counts what it has posted (calls, answers).  A waiter spins on the
+ * other side's count, then marks itself asleep, looks once more and blocks on
+ * its doorbell.  The poster bumps its count, then rings if the waiter is marked
+ * asleep.  Both pairs of accesses are sequentially consistent, so either the
+ * waiter sees the new count or the poster sees the mark: no lost wake-up.
+ * A ring the waiter did not need leaves a byte in the pipe; the next sleep
+ * consumes it, finds nothing new and sleeps again.
+ */
+#define _GNU_SOURCE
+#include "driver/channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* About 10 us of polling on current cores: longer than most checked calls and
+ * the parent's check of one, shorter than a context switch pair on a busy VM. */
+enum { SPIN_ROUNDS = 4000 };
+
+struct channel_shared {
+    _Alignas(64) uint64_t calls;
+    uint32_t child_asleep;
+    call_t call;
+    _Alignas(64) uint64_t answers;
+    uint32_t parent_asleep;
+    answer_t answer;
+};
+
+double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static inline uint64_t load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+
+bool channel_open(channel_t *ch)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->shared = mmap(NULL, sizeof *ch->shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (ch->shared == MAP_FAILED)
+        return false;
+    int to_child[2], to_parent[2];
+    if (pipe2(to_child, O_CLOEXEC))
+        return munmap(ch->shared, sizeof *ch->shared), false;
+    if (pipe2(to_parent, O_CLOEXEC)) {
+        close(to_child[0]), close(to_child[1]);
+        return munmap(ch->shared, sizeof *ch->shared), false;
+    }
+    /* Seen from the parent; channel_take_side swaps them in the child. */
+    ch->bell_in = to_parent[0];
+    ch->other_out = to_parent[1];
+    ch->bell_out = to_child[1];
+    ch->other_in = to_child[0];
+    return true;
+}
+
+void channel_take_side(channel_t *ch, bool is_child)
+{
+    if (is_child) {
+        int in = ch->other_in, out = ch->other_out;
+        close(ch->bell_in);
+        close(ch->bell_out);
+        ch->bell_in = in;
+        ch->bell_out = out;
+    } else {
+        close(ch->other_in);
+        close(ch->other_out);
+    }
+    ch->other_in = ch->other_out = -1;
+}
+
+void channel_close(channel_t *ch)
+{
+    if (!ch->shared)
+        return;
+    int fds[] = {ch->bell_in, ch->bell_out, ch->other_in, ch->other_out};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    munmap(ch->shared, sizeof *ch->shared);
+    memset(ch, 0, sizeof *ch);
+}
+
+static void ring(int fd)
+{
+    ssize_t n;
+    do
+        n = write(fd, "!", 1);
+    while (n < 0 && errno == EINTR);
+}
+
+/* Post: the count after the payload, then the bell if the other side sleeps. */
+static void post(uint64_t *count, const uint32_t *asleep, int bell, bool always_ring)
+{
+    __atomic_store_n(count, *count + 1, __ATOMIC_SEQ_CST);
+    if (always_ring || __atomic_load_n(asleep, __ATOMIC_SEQ_CST))
+        ring(bell);
+}
+
+static bool spin_until(const uint64_t *count, uint64_t want)
+{
+    for (int i = 0; i < SPIN_ROUNDS; i++) {
+        if (load(count) >= want)
+            return true;
+        cpu_relax();
+    }
+    return false;
+}
+
+void channel_call(channel_t *ch, const call_t *call, bool ring_always)
+{
+    channel_shared_t *s = ch->shared;
+    s->call = *call;
+    post(&s->calls, &s->child_asleep, ch->bell_out, ring_always);
+}
+
+void channel_answer(channel_t *ch, const answer_t *answer)
+{
+    channel_shared_t *s = ch->shared;
+    s->answer = *answer;
+    post(&s->answers, &s->parent_asleep, ch->bell_out, false);
+}
+
+wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool spin)
+{
+    channel_shared_t *s = ch->shared;
+    uint64_t want = s->calls;
+    if (!(spin && spin_until(&s->answers, want))) {
+        for (;;) {
+            __atomic_store_n(&s->parent_asleep, 1, __ATOMIC_SEQ_CST);
+            if (load(&s->answers) >= want)
+                break;
+            double left = deadline - monotonic_seconds();
+            if (left <= 0) {
+                __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
+                return WAIT_TIMEOUT;
+            }
+            struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
+                                    {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
+            int n = poll(fds, 2, (int)(left * 1000) + 1);
+            if (n < 0 && errno != EINTR)
+                return WAIT_GONE;
+            if (n <= 0)
+                continue;
+            if (fds[1].revents && !pump->drain(pump->ctx))
+                pump->output_fd = -1;
+            if (fds[0].revents) {
+                char bytes[64];
+                ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
+                if (got == 0 && load(&s->answers) < want)
+                    return WAIT_GONE;  /* the child's end closed: it is dead */
+            }
+        }
+        __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
+    }
+    *out = s->answer;
+    return WAIT_ANSWERED;
+}
+
+void channel_next(channel_t *ch, call_t *call, bool spin)
+{
+    channel_shared_t *s = ch->shared;
+    uint64_t want = ch->taken + 1;
+    if (!(spin && spin_until(&s->calls, want))) {
+        for (;;) {
+            __atomic_store_n(&s->child_asleep, 1, __ATOMIC_SEQ_CST);
+            if (load(&s->calls) >= want)
+                break;
+            char bytes[64];
+            ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
+            if (got == 0)
+                _exit(0);  /* the parent is gone */
+        }
+        __atomic_store_n(&s->child_asleep, 0, __ATOMIC_SEQ_CST);
+    }
+    ch->taken = want;
+    *call = s->call;
+}

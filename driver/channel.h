@@ -1,0 +1,100 @@
+/*
+ * channel.h - calls from the driver's parent to a trace's child, and answers.
+ *
+ * The allocator runs only in the child, and nothing the child computes is
+ * believed: the parent holds the trace, asks for one allocator call at a time
+ * and judges each answer itself on the heap it shares with the child.  The
+ * child never sees an op before it is asked to perform it.
+ *
+ * One call is in flight at a time, in a page both processes map.  The waiting
+ * side spins briefly (a checked run is a quick ping-pong of small calls) and
+ * then sleeps on a pipe, its doorbell, which the other side rings only when it
+ * sees the waiter asleep.  A child that dies closes its end of the parent's
+ * doorbell, so the parent's wait ends at once; a parent that dies ends the child.
+ */
+#ifndef DRIVER_CHANNEL_H
+#define DRIVER_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mm_stats.h"
+
+typedef enum {
+    CALL_INIT,          /* a checked run begins: empty the heap (checked mode), then mm_init */
+    CALL_MALLOC,
+    CALL_FREE,
+    CALL_REALLOC,
+    CALL_STATS,         /* mm_stats, when the allocator has it */
+    CALL_PREPARE_TIMED, /* a timed run's clean start (heap, stack), untimed */
+    CALL_TIMED_RUN,     /* one timed replay of the shared ops, mm_init included */
+    CALL_LIBC_RUN,      /* one timed replay through libc, its blocks given back after */
+    CALL_NOTHING,       /* answered at once: what a timed call costs around the replay */
+    CALL_QUIT,
+} call_kind_t;
+
+typedef struct {
+    uint32_t kind;        /* call_kind_t */
+    bool check_heap;      /* mm_checkheap after the call */
+    int64_t op;           /* the op's index (mm_checkheap's argument) */
+    uintptr_t ptr;        /* free, realloc */
+    size_t size;          /* malloc, realloc */
+    uint64_t kept_high_water;  /* prepare: the first checked run's mark (the scrub keeps the heap below it) */
+} call_t;
+
+typedef struct {
+    uintptr_t result;     /* the block returned; mm_init's status */
+    bool checker_ok;      /* mm_checkheap's verdict, when asked */
+    uint64_t brk;         /* the break after the call, as memlib has it: bytes above the heap's low end */
+    uintptr_t violation;  /* the first canary byte mem_sbrk found overwritten, or 0 */
+    bool has_stats;
+    mm_stats_t stats;
+} answer_t;
+
+typedef struct channel_shared channel_shared_t;
+
+typedef struct {
+    channel_shared_t *shared;
+    int bell_in;   /* this side's doorbell, rung by the other side */
+    int bell_out;  /* the other side's doorbell */
+    int other_in, other_out;  /* the other side's ends, closed after fork */
+    uint64_t taken;           /* the child: calls taken so far */
+} channel_t;
+
+/* Before fork: the shared page and both doorbells.  False when out of memory or fds. */
+bool channel_open(channel_t *ch);
+/* After fork, in each process: keep this side's ends (is_child says which). */
+void channel_take_side(channel_t *ch, bool is_child);
+void channel_close(channel_t *ch);
+
+/* ---- the parent */
+
+/* Post a call.  `ring`: wake the child even if it looks awake (timed calls, so
+ * their cost is the same every time). */
+void channel_call(channel_t *ch, const call_t *call, bool ring);
+
+typedef enum { WAIT_ANSWERED, WAIT_GONE, WAIT_TIMEOUT } wait_result_t;
+
+/* While waiting the parent keeps the child's output flowing (a child blocked on
+ * a full stdout pipe would never answer): when output_fd is readable, drain(ctx)
+ * is called; it returns false at end of file, and output_fd is then left alone. */
+typedef struct {
+    int output_fd;
+    bool (*drain)(void *ctx);
+    void *ctx;
+} output_pump_t;
+
+/* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds).
+ * `spin`: poll for it briefly before sleeping. */
+wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool spin);
+
+/* ---- the child */
+
+/* The next call; the child exits when the parent is gone.  `spin` as above. */
+void channel_next(channel_t *ch, call_t *call, bool spin);
+void channel_answer(channel_t *ch, const answer_t *answer);
+
+double monotonic_seconds(void);
+
+#endif

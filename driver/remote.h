@@ -1,0 +1,24 @@
+/*
+ * remote.h - the allocator in a trace's child, as the parent calls it.
+ *
+ * check.c and measure.c run in the parent and reach the allocator only through
+ * these calls (child.c owns the process and implements them).  A call that
+ * returns false found the child gone (crashed, exited, out of time): the caller
+ * stops at once, and child.c says what happened from what the child left behind.
+ */
+#ifndef DRIVER_REMOTE_H
+#define DRIVER_REMOTE_H
+
+#include <stdbool.h>
+
+#include "driver/channel.h"
+
+typedef struct remote remote_t;
+
+/* One call and its answer. */
+bool remote_call(remote_t *r, const call_t *call, answer_t *a);
+/* One timed call: the CPU time the child spent on it, read by the parent from
+ * the child's clock, less what an empty call costs (measured in the same child). */
+bool remote_timed(remote_t *r, const call_t *call, double *seconds, answer_t *a);
+
+#endif
