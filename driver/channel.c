@@ -1,8 +1,8 @@
 /*
  * channel.c - the parent's calls and the child's answers (see channel.h).
  *
- * Each side counts what it has posted (calls, answers).  A waiter spins on the
- * other side's count, then marks itself asleep, looks once more and blocks on
+ * Each side counts what it has posted (calls, answers).  A waiter marks itself
+ * asleep, looks at the other side's count and, when it has not moved, blocks on
  * its doorbell.  The poster bumps its count, then rings if the waiter is marked
  * asleep.  Both pairs of accesses are sequentially consistent, so either the
  * waiter sees the new count or the poster sees the mark: no lost wake-up.
@@ -21,10 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* About 10 us of polling on current cores: longer than most checked calls and
- * the parent's check of one, shorter than a context switch pair on a busy VM. */
-enum { SPIN_ROUNDS = 4000 };
-
 struct channel_shared {
     _Alignas(64) uint64_t calls;
     uint32_t child_asleep;
@@ -39,15 +35,6 @@ double monotonic_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
 }
 
 static inline uint64_t load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
@@ -109,89 +96,75 @@ static void ring(int fd)
 }
 
 /* Post: the count after the payload, then the bell if the other side sleeps. */
-static void post(uint64_t *count, const uint32_t *asleep, int bell, bool always_ring)
+static void post(uint64_t *count, const uint32_t *asleep, int bell)
 {
     __atomic_store_n(count, *count + 1, __ATOMIC_SEQ_CST);
-    if (always_ring || __atomic_load_n(asleep, __ATOMIC_SEQ_CST))
+    if (__atomic_load_n(asleep, __ATOMIC_SEQ_CST))
         ring(bell);
 }
 
-static bool spin_until(const uint64_t *count, uint64_t want)
-{
-    for (int i = 0; i < SPIN_ROUNDS; i++) {
-        if (load(count) >= want)
-            return true;
-        cpu_relax();
-    }
-    return false;
-}
-
-void channel_call(channel_t *ch, const call_t *call, bool ring_always)
+void channel_call(channel_t *ch, const call_t *call)
 {
     channel_shared_t *s = ch->shared;
     s->call = *call;
-    post(&s->calls, &s->child_asleep, ch->bell_out, ring_always);
+    post(&s->calls, &s->child_asleep, ch->bell_out);
 }
 
 void channel_answer(channel_t *ch, const answer_t *answer)
 {
     channel_shared_t *s = ch->shared;
     s->answer = *answer;
-    post(&s->answers, &s->parent_asleep, ch->bell_out, false);
+    post(&s->answers, &s->parent_asleep, ch->bell_out);
 }
 
-wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool spin)
+wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump)
 {
     channel_shared_t *s = ch->shared;
     uint64_t want = s->calls;
-    if (!(spin && spin_until(&s->answers, want))) {
-        for (;;) {
-            __atomic_store_n(&s->parent_asleep, 1, __ATOMIC_SEQ_CST);
-            if (load(&s->answers) >= want)
-                break;
-            double left = deadline - monotonic_seconds();
-            if (left <= 0) {
-                __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
-                return WAIT_TIMEOUT;
-            }
-            struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
-                                    {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
-            int n = poll(fds, 2, (int)(left * 1000) + 1);
-            if (n < 0 && errno != EINTR)
-                return WAIT_GONE;
-            if (n <= 0)
-                continue;
-            if (fds[1].revents && !pump->drain(pump->ctx))
-                pump->output_fd = -1;
-            if (fds[0].revents) {
-                char bytes[64];
-                ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
-                if (got == 0 && load(&s->answers) < want)
-                    return WAIT_GONE;  /* the child's end closed: it is dead */
-            }
+    for (;;) {
+        __atomic_store_n(&s->parent_asleep, 1, __ATOMIC_SEQ_CST);
+        if (load(&s->answers) >= want)
+            break;
+        double left = deadline - monotonic_seconds();
+        if (left <= 0) {
+            __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
+            return WAIT_TIMEOUT;
         }
-        __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
+        struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
+                                {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
+        int n = poll(fds, 2, (int)(left * 1000) + 1);
+        if (n < 0 && errno != EINTR)
+            return WAIT_GONE;
+        if (n <= 0)
+            continue;
+        if (fds[1].revents && !pump->drain(pump->ctx))
+            pump->output_fd = -1;
+        if (fds[0].revents) {
+            char bytes[64];
+            ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
+            if (got == 0 && load(&s->answers) < want)
+                return WAIT_GONE;  /* the child's end closed: it is dead */
+        }
     }
+    __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
     *out = s->answer;
     return WAIT_ANSWERED;
 }
 
-void channel_next(channel_t *ch, call_t *call, bool spin)
+void channel_next(channel_t *ch, call_t *call)
 {
     channel_shared_t *s = ch->shared;
     uint64_t want = ch->taken + 1;
-    if (!(spin && spin_until(&s->calls, want))) {
-        for (;;) {
-            __atomic_store_n(&s->child_asleep, 1, __ATOMIC_SEQ_CST);
-            if (load(&s->calls) >= want)
-                break;
-            char bytes[64];
-            ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
-            if (got == 0)
-                _exit(0);  /* the parent is gone */
-        }
-        __atomic_store_n(&s->child_asleep, 0, __ATOMIC_SEQ_CST);
+    for (;;) {
+        __atomic_store_n(&s->child_asleep, 1, __ATOMIC_SEQ_CST);
+        if (load(&s->calls) >= want)
+            break;
+        char bytes[64];
+        ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
+        if (got == 0)
+            _exit(0);  /* the parent is gone */
     }
+    __atomic_store_n(&s->child_asleep, 0, __ATOMIC_SEQ_CST);
     ch->taken = want;
     *call = s->call;
 }

@@ -171,19 +171,14 @@ static inline void account_cpu_time(void)
 
 static void serve(channel_t *ch, const timed_arrays_t *ta)
 {
-    bool spin = true;
     for (;;) {
         call_t call;
-        channel_next(ch, &call, spin);
+        channel_next(ch, &call);
         answer_t a = {0};
         perform(&call, ta, &a);
-        bool timed = timed_kind(call.kind);
-        if (timed)
+        if (timed_kind(call.kind))
             account_cpu_time();
         channel_answer(ch, &a);
-        /* Around timed calls, sleep at once: spinning would be counted in the
-         * next timed call's CPU time. */
-        spin = !timed;
     }
 }
 
@@ -305,17 +300,17 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
 {
     if (c->gone)
         return false;
-    channel_call(&c->ch, call, false);
-    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
+    channel_call(&c->ch, call);
+    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump));
 }
 
-/* The child sleeps between timed calls (serve), the parent rings and sleeps too:
- * every timed call costs the same wake-ups, which the empty calls measure. */
+/* Both sides sleep between calls: every timed call costs the same wake-ups,
+ * which the empty calls measure. */
 static bool timed_once(remote_t *c, const call_t *call, double *seconds, answer_t *a)
 {
     double before = child_cpu(c);
-    channel_call(&c->ch, call, true);
-    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
+    channel_call(&c->ch, call);
+    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump)))
         return false;
     *seconds = child_cpu(c) - before;
     if (!isfinite(*seconds)) {
@@ -399,7 +394,7 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
     bool asked = false;
     if (!c->gone) {
         call_t quit = {.kind = CALL_QUIT, .op = -1};
-        channel_call(&c->ch, &quit, false);
+        channel_call(&c->ch, &quit);
         asked = true;
     }
     /* Its output until end of file, within the deadline. */
