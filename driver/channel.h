@@ -32,7 +32,6 @@ typedef enum {
     CALL_PREPARE_TIMED, /* a timed run's clean start (heap, stack), untimed */
     CALL_TIMED_RUN,     /* one timed replay of the shared ops, mm_init included */
     CALL_LIBC_RUN,      /* one timed replay through libc, its blocks given back after */
-    CALL_NOTHING,       /* answered at once: what a timed call costs around the replay */
     CALL_QUIT,
 } call_kind_t;
 

@@ -8,8 +8,8 @@
  * seconds have gone, whichever comes first (so a very slow allocator may get
  * fewer than min_samples: each of its samples is long enough to be steady).
  * Samples are the child's CPU time, read by the parent from the child's clock
- * (a busy neighbour process does not inflate it the way it inflates wall time),
- * less the cost of an empty timed call measured the same way (remote_timed).
+ * (a busy neighbour process does not inflate it the way it inflates wall time;
+ * remote_timed).
  */
 #define _GNU_SOURCE
 #include "driver/measure.h"

@@ -18,7 +18,7 @@ typedef struct remote remote_t;
 /* One call and its answer. */
 bool remote_call(remote_t *r, const call_t *call, answer_t *a);
 /* One timed call: the CPU time the child spent on it, read by the parent from
- * the child's clock, less what an empty call costs (measured in the same child). */
+ * the child's clock (the wake-ups around the call included). */
 bool remote_timed(remote_t *r, const call_t *call, double *seconds, answer_t *a);
 
 #endif

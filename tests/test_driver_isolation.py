@@ -134,63 +134,43 @@ def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
 FORGE_CLEAN = ["a 0 16", "a 1 40", "f 0", "f 1"]
 
 
-def test_a_forged_report_alone_is_rejected_for_its_nonce(tmp_path):
-    """forge.c writes a perfect made-up report into the driver's channel and ends the
-    process cleanly: one report of the right size, but without this run's nonce."""
+def test_a_forged_report_is_only_bytes_on_a_doorbell(tmp_path):
+    """forge.c writes a made-up report into every pipe it can and ends the process
+    cleanly.  The old driver read its child's verdict from such a pipe (and had to
+    reject forged ones); now the parent concludes everything itself: the trace ended
+    where the process did."""
     files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], weight=1),
              "-f", write_trace(tmp_path, "clean", FORGE_CLEAN, weight=1)]
     r = run(broken("forge"), "-g", *files, tmp=tmp_path)
     assert r.rc == 1, r.out + r.err
     t = r.trace("forged")
-    assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None)
-    assert t["message"] == ("the report did not carry the random nonce the driver gave this run: it was not "
-                            "written by the driver (a forged or replayed report)")
-    assert r.row("forged")[0].split()[2] == "tampered" and r.row("forged")[1].strip() == t["message"]
+    assert (t["outcome"], t["op_index"], t["utilization"], t["timing"]) == ("exited", 1, None, None)
+    assert t["message"] == (f"the process exited with status 0 at op 1 (a 1 {TRIGGER}) of the correctness pass "
+                            "(did the allocator call exit?)")
     assert r.trace("clean")["outcome"] == "ok"
     assert (r.summary["valid"], r.summary["failed"]) == (1, 1)
     assert "correct:1" in r.out
 
 
-def test_a_forged_report_before_the_drivers_is_rejected_for_its_extra_bytes(tmp_path):
-    """forge.c writes its report and carries on: the channel then holds two reports."""
-    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {TRIGGER + 1}", "f 0"], weight=1)]
-    r = run(broken("forge"), *files, tmp=tmp_path)
-    assert r.rc == 1, r.out + r.err
-    t = r.trace("forged")
-    assert t["outcome"] == "tampered"
-    assert re.fullmatch(r"the driver's report channel carried \d+ bytes instead of one (\d+)-byte report: code in "
-                        r"the trace's process \(the allocator\) wrote into it", t["message"]), t["message"]
-    assert r.summary["perf_index"] == 0
+def test_a_forged_report_changes_no_figure(tmp_path):
+    """forge.c writes its report and carries on: the trace scores exactly what the
+    same bump allocator scores without the forgery."""
+    ops = ["a 0 16", f"a 1 {TRIGGER + 1}", "f 0"]
+    forged = run(broken("forge"), "-f", write_trace(tmp_path, "forged", ops, weight=1), tmp=tmp_path)
+    honest = run(broken("segv"), "-f", write_trace(tmp_path, "forged", ops, weight=1), tmp=tmp_path)  # bump.h
+    assert forged.rc == honest.rc == 0, forged.out + forged.err
+    assert forged.trace("forged")["outcome"] == "ok"
+    assert forged.trace("forged")["utilization"] == honest.trace("forged")["utilization"]
 
 
-def test_the_report_channel_is_not_at_a_fixed_fd(tmp_path):
-    """The child's only fds past stderr are the report and nonce pipes, at random numbers."""
+def test_the_childs_only_fds_past_stderr_are_the_doorbells(tmp_path):
+    """The trace's process keeps 0-2 and the channel's two doorbells; every other fd
+    of the driver (the trace files, the output) is closed."""
     files = [a for i in range(4) for a in ("-f", write_trace(tmp_path, f"t{i}", FORGE_CLEAN, weight=0))]
     r = run(broken("forge"), *files, tmp=tmp_path)
     assert r.rc == 0, r.out + r.err
-    seen = [tuple(t["output"].split("\n")[0].split()[1:]) for t in r.doc["traces"]]
-    assert all(len(fds) == 2 for fds in seen), seen
-    assert len(set(seen)) > 1, seen
-
-
-@pytest.mark.parametrize("size,message", [
-    (TRIGGER, r"the report claims 30\.\d{3} s of timed replays, but the trace's process used only \d+\.\d{3} s "
-              r"of CPU time"),
-    (TRIGGER + 1, r"the report holds timing samples no timing pass can give"),
-    (TRIGGER + 2, r"the report claims a heap high-water mark of 1 bytes, which no checked run of this trace can reach"),
-])
-def test_a_report_with_the_stolen_nonce_must_still_be_possible(tmp_path, size, message):
-    """forge-nonce.c reads the nonce out of its pipe itself (which the driver cannot
-    prevent), but its report claims what no run can: more timed CPU than the
-    process used, or more samples than a timing pass takes (which would also have
-    sent the parent reading past the sample array), or a heap smaller than the
-    payload it held."""
-    files = ["-f", write_trace(tmp_path, "forged", ["a 0 16", f"a 1 {size}", "f 0"], weight=1)]
-    r = run(broken("forge-nonce"), *files, tmp=tmp_path)
-    assert r.rc == 1, r.out + r.err
-    t = r.trace("forged")
-    assert t["outcome"] == "tampered" and re.fullmatch(message, t["message"]), t["message"]
-    assert r.summary["perf_index"] == 0
+    seen = {tuple(t["output"].split("\n")[0].split()[1:]) for t in r.doc["traces"]}
+    assert seen == {("3", "4")}, seen
 
 
 # ------------------------------------------------------------ forged figures in the driver's memory
@@ -229,21 +209,21 @@ def test_the_scored_high_water_mark_is_out_of_reach_in_the_timed_runs(tmp_path):
     assert_others_scored(r)
 
 
-def test_a_mark_lowered_through_mprotect_is_below_the_pages_the_run_touched(tmp_path):
-    """forge-mprotect.c makes memlib's state writable again with mprotect (a system call
-    the grader forbids) and lowers the mark to its peak payload, 8000 bytes, where the
-    honest mark is 16,832.  The parent reserved the heap shared before fork and saw,
-    before any later run, the checked run touch pages up to 20,480 bytes: the report's
-    mark cannot be that low."""
-    bad = ["a 0 8000", "f 0", "a 1 8000", "f 1", f"a 2 {TRIGGER}", "f 2"]
+def test_heap_pages_past_the_break_made_writable_are_seen_by_the_parent(tmp_path):
+    """forge-mprotect.c makes the page after its break's page writable with mprotect
+    (a system call the grader forbids; the child's sandbox allows mprotect inside the
+    heap) and keeps a header there, outside the heap it is scored on.  The parent
+    shares the heap and asks mincore which pages the first checked run touched."""
+    bad = ["a 0 8000", "f 0", f"a 1 {TRIGGER}", "f 1"]
     files = ["-f", write_trace(tmp_path, "before", CLEAN, weight=1), "-f", write_trace(tmp_path, "bad", bad, weight=1),
              "-f", write_trace(tmp_path, "after", CLEAN, weight=1)]
     r = run(broken("forge-mprotect"), *files, tmp=tmp_path)
     assert r.rc == 1, r.out + r.err
     t = r.trace("bad")
     assert (t["outcome"], t["utilization"]) == ("tampered", None)
-    assert t["message"] == ("the report claims a heap high-water mark of 8000 bytes, but the first checked run touched "
-                            "heap pages up to 20480 bytes above the heap's start")
+    assert re.fullmatch(r"the heap's break was reported at most \d+ bytes above the heap's start, but the first "
+                        r"checked run touched heap pages up to \d+ bytes above it \(was memlib's state changed\?\)",
+                        t["message"]), t["message"]
     assert_others_scored(r)
 
 

@@ -17,9 +17,6 @@ static void lower_high_water(void)
         ;
     for (volatile uintptr_t *w = (volatile uintptr_t *)((uintptr_t)&live & ~(uintptr_t)7); (uintptr_t)w >= s.from; w--)
         if (w[0] == lo && w[3] == brk) {
-#ifdef FORGE_UNSEAL
-            unseal(&w[5]);  /* forge-mprotect.c */
-#endif
             w[5] = lo + peak;
             return;
         }
