@@ -1,0 +1,41 @@
+/*
+ * sandbox.h - the system calls the trace's process may make once allocator code runs.
+ *
+ * An allocator needs none: it gets memory from mem_sbrk and writes nothing but
+ * the heap.  A cheating one would open the trace file, keep its metadata in an
+ * mmap'd region the checks never see, make driver pages writable, or signal the
+ * parent.  sandbox_enter installs a seccomp filter that lets through only what
+ * the driver and glibc need (stdio, clocks, sleeps, signals to the process
+ * itself, abort) and, on the driver's own memory, mprotect inside the ranges it
+ * is given and madvise(MADV_DONTNEED).  Any other call raises SIGSYS, its
+ * si_syscall the call's number: a handler that returns resumes after the call
+ * (which failed with ENOSYS), so a handler that records it must re-raise SIGSYS.
+ */
+#ifndef DRIVER_SANDBOX_H
+#define DRIVER_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uintptr_t lo;
+    size_t len;
+} sandbox_range_t;
+
+/* Install the filter for this process and every process it could start (none:
+ * fork is refused).  mprotect is allowed on pages wholly inside one of the
+ * ranges (each shrunk to whole pages), to read and write, never to execute.
+ * False, with nothing installed, where the kernel or the architecture has no
+ * seccomp filters, and always in AddressSanitizer builds (ASan maps memory of
+ * its own as the program runs); the caller then runs unsandboxed. */
+bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges);
+
+/* The name of a system call an allocator might try ("mmap"), or NULL. */
+const char *sandbox_syscall_name(int nr);
+
+/* The clause the driver appends to a SIGSYS crash message, for system call nr:
+ * what was refused and why, one line starting ": it made the system call". */
+void sandbox_describe(int nr, char *buf, size_t len);
+
+#endif
