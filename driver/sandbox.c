@@ -91,7 +91,7 @@ void sandbox_describe(int nr, char *buf, size_t len)
         what = " outside the heap (or to make memory executable)";
         why = "an allocator may change the protection of heap pages only, to read and write";
     } else if (nr == __NR_madvise) {
-        what = " with an advice other than MADV_DONTNEED";
+        what = " outside the heap, or with an advice other than MADV_DONTNEED";
         why = "an allocator gets memory only from mem_sbrk and keeps none of its own";
     } else if (nr == __NR_kill || nr == __NR_tgkill || nr == __NR_tkill) {
         what = " aimed at another process";
@@ -118,7 +118,7 @@ static const int ALLOWED[] = {
     __NR_restart_syscall,
 };
 
-enum { PROG_MAX = 1024, LABEL_SITES = 64 };
+enum { PROG_MAX = 4096, LABEL_SITES = 64 };
 /* nr | X32_BIT: the x32 ABI's numbers, which reach the same kernel code under other numbers. */
 static const uint32_t X32_BIT = 0x40000000u;
 
@@ -128,10 +128,14 @@ typedef struct {
     bool broken;  /* too long, or a jump too far: not installed */
 } prog_t;
 
+/* Which part of a jump a label patches: a conditional jump's 8-bit offsets, or an
+ * unconditional one's 32-bit offset (to jump over a long stretch). */
+typedef enum { IF_TRUE, IF_FALSE, ALWAYS } branch_t;
+
 /* A forward jump target: the jumps to it are patched when it is placed. */
 typedef struct {
     unsigned site[LABEL_SITES];
-    bool taken[LABEL_SITES];  /* the jump's true branch (else its false one) */
+    branch_t branch[LABEL_SITES];
     unsigned n;
 } label_t;
 
@@ -144,38 +148,49 @@ static inline void emit(prog_t *p, uint16_t code, uint32_t k)
     p->insn[p->n++] = (struct sock_filter){.code = code, .k = k};
 }
 
-static inline void refer(prog_t *p, label_t *l, bool taken)
+static inline void refer(prog_t *p, label_t *l, branch_t branch)
 {
-    if (!l)
+    if (!l || p->broken)
         return;  /* NULL: fall through to the next instruction */
     if (l->n == LABEL_SITES) {
         p->broken = true;
         return;
     }
     l->site[l->n] = p->n - 1;
-    l->taken[l->n++] = taken;
+    l->branch[l->n++] = branch;
 }
 
 /* if (A <op> k, or X with BPF_X) goto t, else goto f. */
 static inline void jump(prog_t *p, uint16_t op, uint32_t k, label_t *t, label_t *f)
 {
     emit(p, BPF_JMP | op, k);
-    if (p->broken)
-        return;
-    refer(p, t, true);
-    refer(p, f, false);
+    refer(p, t, IF_TRUE);
+    refer(p, f, IF_FALSE);
+}
+
+/* Unless A == k, goto l, however far. */
+static inline void jump_far_unless(prog_t *p, uint32_t k, label_t *l)
+{
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, k);
+    if (!p->broken)
+        p->insn[p->n - 1].jt = 1;
+    emit(p, BPF_JMP | BPF_JA, 0);
+    refer(p, l, ALWAYS);
 }
 
 static inline void place(prog_t *p, label_t *l)
 {
     for (unsigned i = 0; i < l->n && !p->broken; i++) {
         unsigned off = p->n - l->site[i] - 1;
-        if (off > 255)
+        struct sock_filter *in = &p->insn[l->site[i]];
+        if (l->branch[i] == ALWAYS)
+            in->k = off;
+        else if (off > 255)
             p->broken = true;
-        else if (l->taken[i])
-            p->insn[l->site[i]].jt = (uint8_t)off;
+        else if (l->branch[i] == IF_TRUE)
+            in->jt = (uint8_t)off;
         else
-            p->insn[l->site[i]].jf = (uint8_t)off;
+            in->jf = (uint8_t)off;
     }
     l->n = 0;
 }
@@ -192,6 +207,24 @@ static inline void load_arg(prog_t *p, int i, bool high)
 static inline uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
 static inline uint32_t lo32(uint64_t v) { return (uint32_t)v; }
 
+/* Trap unless A == k. */
+static inline void trap_unless(prog_t *p, uint32_t k)
+{
+    label_t ok = {0};
+    jump(p, BPF_JEQ | BPF_K, k, &ok, NULL);
+    ret(p, SECCOMP_RET_TRAP);
+    place(p, &ok);
+}
+
+/* Trap if A has any of the bits. */
+static inline void trap_if_any(prog_t *p, uint32_t bits)
+{
+    label_t ok = {0};
+    jump(p, BPF_JSET | BPF_K, bits, NULL, &ok);
+    ret(p, SECCOMP_RET_TRAP);
+    place(p, &ok);
+}
+
 /* Allow the call when its 32-bit argument i (the kernel reads only those bits) is v; else trap. */
 static inline void allow_if_arg(prog_t *p, int nr, int i, uint32_t v)
 {
@@ -205,9 +238,9 @@ static inline void allow_if_arg(prog_t *p, int nr, int i, uint32_t v)
     place(p, &other);
 }
 
-/* With the call known to be mprotect: allow it when [addr, addr + len) lies in
- * [lo, hi), comparing 64-bit values a 32-bit half at a time; else fall through. */
-static void allow_mprotect_within(prog_t *p, uint64_t lo, uint64_t hi)
+/* Allow the call when the span its first two arguments give, [addr, addr + len),
+ * lies in [lo, hi), comparing 64-bit values a 32-bit half at a time; else fall through. */
+static void allow_span_within(prog_t *p, uint64_t lo, uint64_t hi)
 {
     enum { ADDR = 0, LEN = 1, ROOM_LO = 0, ROOM_HI = 1 };
     label_t fail = {0}, above_lo = {0}, below_hi = {0}, no_borrow = {0}, fits = {0};
@@ -257,16 +290,32 @@ static void allow_mprotect_within(prog_t *p, uint64_t lo, uint64_t hi)
     place(p, &fail);
 }
 
+/* Allow the call (its span in its first two arguments) within any of the ranges,
+ * each shrunk to whole pages: the kernel rounds a length up to a page. */
+static void allow_in_ranges(prog_t *p, const sandbox_range_t *ranges, size_t n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t lo = ((uint64_t)ranges[i].lo + mask) & ~mask, end = (uint64_t)ranges[i].lo + ranges[i].len;
+        if (end < (uint64_t)ranges[i].lo)
+            continue;
+        end &= ~mask;
+        if (end > lo)
+            allow_span_within(p, lo, end);
+    }
+}
+
 static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid_t self)
 {
-    label_t same_arch = {0}, trap = {0}, allow = {0}, not_listed = {0};
+    label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0}, not_dontneed = {0};
     /* Another architecture's numbers mean other calls: no verdict on them is safe. */
     emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     jump(p, BPF_JEQ | BPF_K, SANDBOX_ARCH, &same_arch, NULL);
     ret(p, SECCOMP_RET_KILL_PROCESS);
     place(p, &same_arch);
     load_nr(p);
-    jump(p, BPF_JSET | BPF_K, X32_BIT, &trap, NULL);
+    trap_if_any(p, X32_BIT);
     size_t n_allowed = sizeof ALLOWED / sizeof *ALLOWED;
     for (size_t i = 0; i < n_allowed; i++)
         jump(p, BPF_JEQ | BPF_K, (uint32_t)ALLOWED[i], &allow, i + 1 == n_allowed ? &not_listed : NULL);
@@ -276,26 +325,25 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     /* abort() and raise() signal the process itself; nothing may signal the parent */
     allow_if_arg(p, __NR_kill, 0, (uint32_t)self);
     allow_if_arg(p, __NR_tgkill, 0, (uint32_t)self);
-    /* the driver drops stack pages; MADV_DONTNEED on the process's own memory gives nothing new */
-    allow_if_arg(p, __NR_madvise, 2, MADV_DONTNEED);
-    jump(p, BPF_JEQ | BPF_K, __NR_mprotect, NULL, &trap);
-    /* mprotect: never to execute (an honest allocator has no use for it), and only inside the ranges */
-    load_arg(p, 2, true);
-    jump(p, BPF_JEQ | BPF_K, 0, NULL, &trap);
+    /* madvise: MADV_DONTNEED anywhere (the driver drops stack pages; on the process's
+     * own memory it gives nothing new); MADV_REMOVE, which frees a shared heap's
+     * pages, inside the ranges */
+    jump_far_unless(p, __NR_madvise, &not_madvise);
     load_arg(p, 2, false);
-    jump(p, BPF_JSET | BPF_K, ~(uint32_t)(PROT_READ | PROT_WRITE), &trap, NULL);
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
-    for (size_t i = 0; i < n_ranges; i++) {
-        /* Shrunk to whole pages: the kernel rounds len up to a page, so a partial page would leak. */
-        uint64_t lo = ((uint64_t)ranges[i].lo + mask) & ~mask, end = (uint64_t)ranges[i].lo + ranges[i].len;
-        if (end < (uint64_t)ranges[i].lo)
-            continue;
-        end &= ~mask;
-        if (end > lo)
-            allow_mprotect_within(p, lo, end);
-    }
-    place(p, &trap);
+    jump(p, BPF_JEQ | BPF_K, MADV_DONTNEED, NULL, &not_dontneed);
+    ret(p, SECCOMP_RET_ALLOW);
+    place(p, &not_dontneed);
+    trap_unless(p, MADV_REMOVE);
+    allow_in_ranges(p, ranges, n_ranges);
+    ret(p, SECCOMP_RET_TRAP);
+    place(p, &not_madvise);
+    /* mprotect: never to execute (an honest allocator has no use for it), and only inside the ranges */
+    trap_unless(p, __NR_mprotect);
+    load_arg(p, 2, true);
+    trap_unless(p, 0);
+    load_arg(p, 2, false);
+    trap_if_any(p, ~(uint32_t)(PROT_READ | PROT_WRITE));
+    allow_in_ranges(p, ranges, n_ranges);
     ret(p, SECCOMP_RET_TRAP);
 }
 

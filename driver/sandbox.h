@@ -6,8 +6,9 @@
  * mmap'd region the checks never see, make driver pages writable, or signal the
  * parent.  sandbox_enter installs a seccomp filter that lets through only what
  * the driver and glibc need (stdio, clocks, sleeps, signals to the process
- * itself, abort) and, on the driver's own memory, mprotect inside the ranges it
- * is given and madvise(MADV_DONTNEED).  Any other call raises SIGSYS, its
+ * itself, abort) and, for the driver's own memory, mprotect and
+ * madvise(MADV_REMOVE) inside the ranges it is given, and madvise(MADV_DONTNEED)
+ * anywhere.  Any other call raises SIGSYS, its
  * si_syscall the call's number: a handler that returns resumes after the call
  * (which failed with ENOSYS), so a handler that records it must re-raise SIGSYS.
  */
@@ -25,7 +26,8 @@ typedef struct {
 
 /* Install the filter for this process and every process it could start (none:
  * fork is refused).  mprotect is allowed on pages wholly inside one of the
- * ranges (each shrunk to whole pages), to read and write, never to execute.
+ * ranges (each shrunk to whole pages), to read and write, never to execute;
+ * madvise(MADV_REMOVE) likewise (it frees pages of a shared heap).
  * False, with nothing installed, where the kernel or the architecture has no
  * seccomp filters, and always in AddressSanitizer builds (ASan maps memory of
  * its own as the program runs); the caller then runs unsandboxed. */
