@@ -93,6 +93,9 @@ void sandbox_describe(int nr, char *buf, size_t len)
     } else if (nr == __NR_madvise) {
         what = " outside the heap, or with an advice other than MADV_DONTNEED";
         why = "an allocator gets memory only from mem_sbrk and keeps none of its own";
+    } else if (nr == __NR_prlimit64) {
+        what = " to change a resource limit or read another process's";
+        why = "an allocator may only read its own limits";
     } else if (nr == __NR_kill || nr == __NR_tgkill || nr == __NR_tkill) {
         what = " aimed at another process";
         why = "an allocator may signal only its own process (abort), no other";
@@ -111,7 +114,11 @@ static const int ALLOWED[] = {
 #ifdef __NR_newfstatat
     __NR_newfstatat,
 #endif
-    __NR_statx, __NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_clock_nanosleep,
+    __NR_statx,
+#ifdef __NR_getrlimit
+    __NR_getrlimit,
+#endif
+    __NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_clock_nanosleep,
     __NR_nanosleep, __NR_sched_yield, __NR_getpid, __NR_gettid, __NR_getppid, __NR_exit, __NR_exit_group,
     __NR_rt_sigreturn, __NR_rt_sigprocmask, __NR_rt_sigaction, __NR_sigaltstack, __NR_futex,
     /* the kernel's own continuation of a sleep interrupted by a stop and a SIGCONT */
@@ -308,7 +315,8 @@ static void allow_in_ranges(prog_t *p, const sandbox_range_t *ranges, size_t n)
 
 static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid_t self)
 {
-    label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0}, not_dontneed = {0};
+    label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0}, not_dontneed = {0},
+            not_prlimit = {0};
     /* Another architecture's numbers mean other calls: no verdict on them is safe. */
     emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     jump(p, BPF_JEQ | BPF_K, SANDBOX_ARCH, &same_arch, NULL);
@@ -325,6 +333,17 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     /* abort() and raise() signal the process itself; nothing may signal the parent */
     allow_if_arg(p, __NR_kill, 0, (uint32_t)self);
     allow_if_arg(p, __NR_tgkill, 0, (uint32_t)self);
+    /* getrlimit: the driver reads its stack's limit; changing a limit, or reading
+     * another process's, is refused (the parent's are the same user's) */
+    jump(p, BPF_JEQ | BPF_K, __NR_prlimit64, NULL, &not_prlimit);
+    load_arg(p, 0, false);
+    trap_unless(p, 0);
+    load_arg(p, 2, false);
+    trap_unless(p, 0);
+    load_arg(p, 2, true);
+    trap_unless(p, 0);
+    ret(p, SECCOMP_RET_ALLOW);
+    place(p, &not_prlimit);
     /* madvise: MADV_DONTNEED anywhere (the driver drops stack pages; on the process's
      * own memory it gives nothing new); MADV_REMOVE, which frees a shared heap's
      * pages, inside the ranges */

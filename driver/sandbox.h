@@ -6,7 +6,7 @@
  * mmap'd region the checks never see, make driver pages writable, or signal the
  * parent.  sandbox_enter installs a seccomp filter that lets through only what
  * the driver and glibc need (stdio, clocks, sleeps, signals to the process
- * itself, abort) and, for the driver's own memory, mprotect and
+ * itself, abort, reading its own resource limits) and, for the driver's own memory, mprotect and
  * madvise(MADV_REMOVE) inside the ranges it is given, and madvise(MADV_DONTNEED)
  * anywhere.  Any other call raises SIGSYS, its
  * si_syscall the call's number: a handler that returns resumes after the call

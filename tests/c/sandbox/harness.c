@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -119,6 +120,13 @@ static void do_kill_self(void)
         exit(3);
 }
 
+static void do_getrlimit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl))
+        exit(3);
+}
+
 static volatile sig_atomic_t got_usr1;
 static void on_usr1(int sig) { got_usr1 = sig; }
 
@@ -148,6 +156,18 @@ static void do_mprotect_high_len(void) { mprotect(pages + page, (1ul << 32) + pa
 static void do_mprotect_wrap(void) { mprotect(pages + page, -page, PROT_READ); }
 static void do_madvise_remove_out(void) { madvise(pages + 2 * page, page, MADV_REMOVE); }
 static void do_madvise_free(void) { madvise(pages + page, page, MADV_FREE); }
+static void do_setrlimit(void)
+{
+    struct rlimit rl = {1 << 20, 1 << 20};
+    setrlimit(RLIMIT_STACK, &rl);
+}
+
+static void do_prlimit_parent(void)
+{
+    struct rlimit rl;
+    prlimit(getppid(), RLIMIT_STACK, NULL, &rl);
+}
+
 static void do_kill_other(void) { kill(other, SIGKILL); }
 static void do_tgkill_other(void) { syscall(__NR_tgkill, other, other, SIGKILL); }
 static void do_tkill(void) { syscall(__NR_tkill, gettid(), 0); }
@@ -203,6 +223,7 @@ static const action_t ACTIONS[] = {
     {"madvise-dontneed", do_madvise_dontneed, -1},
     {"madvise-remove-in", do_madvise_remove_in, -1},
     {"kill-self", do_kill_self, -1},
+    {"getrlimit", do_getrlimit, -1},
     {"raise", do_raise, -1},
     {"kill-self-abort", do_abort, -1},
     {"openat", do_openat, __NR_openat},
@@ -219,6 +240,8 @@ static const action_t ACTIONS[] = {
     {"mprotect-wrap", do_mprotect_wrap, __NR_mprotect},
     {"madvise-remove-out", do_madvise_remove_out, __NR_madvise},
     {"madvise-free", do_madvise_free, __NR_madvise},
+    {"setrlimit", do_setrlimit, __NR_prlimit64},
+    {"prlimit-parent", do_prlimit_parent, __NR_prlimit64},
     {"kill-other", do_kill_other, __NR_kill},
     {"tgkill-other", do_tgkill_other, __NR_tgkill},
     {"tkill", do_tkill, __NR_tkill},
