@@ -37,7 +37,9 @@ bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges);
 const char *sandbox_syscall_name(int nr);
 
 /* The clause the driver appends to a SIGSYS crash message, for system call nr:
- * what was refused and why, one line starting ": it made the system call". */
+ * what was refused and why, one line starting ": it made".  It fits in
+ * SANDBOX_DESCRIBE_BYTES (NUL included); a smaller buf cuts it short. */
+enum { SANDBOX_DESCRIBE_BYTES = 256 };
 void sandbox_describe(int nr, char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
  *                      harness writes "expect N" first, N the call it tries.
  *   harness name N     sandbox_syscall_name(N), or "(null)"
  *   harness describe N sandbox_describe(N)
+ *   harness longest    the length of the longest clause sandbox_describe writes
  *
  * The sandbox's one range is the middle page of three shared ones the harness
  * maps (shared, as the driver's heap is, so that MADV_REMOVE works on them),
@@ -303,6 +304,16 @@ int main(int argc, char **argv)
         char buf[512];
         sandbox_describe(atoi(argv[2]), buf, sizeof buf);
         printf("%s\n", buf);
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "longest")) {
+        char buf[4096];
+        size_t longest = 0;
+        for (int nr = -1; nr < 1024; nr++) {
+            sandbox_describe(nr, buf, sizeof buf);
+            longest = strlen(buf) > longest ? strlen(buf) : longest;
+        }
+        printf("%zu %d\n", longest, SANDBOX_DESCRIBE_BYTES);
         return 0;
     }
     const action_t *a = NULL;
