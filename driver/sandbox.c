@@ -52,7 +52,7 @@ static const syscall_name_t NAMES[] = {
     NAMED(seccomp), NAMED(setpgid), NAMED(setsid), NAMED(setrlimit), NAMED(prlimit64), NAMED(socket),
     NAMED(socketpair), NAMED(connect), NAMED(bind), NAMED(sendto), NAMED(recvfrom), NAMED(ioctl),
     NAMED(fcntl), NAMED(dup), NAMED(dup3), NAMED(pipe2), NAMED(pread64), NAMED(pwrite64), NAMED(preadv),
-    NAMED(pwritev), NAMED(readlinkat), NAMED(getdents64), NAMED(unlinkat), NAMED(mkdirat), NAMED(renameat),
+    NAMED(pwritev), NAMED(readlinkat), NAMED(getdents64), NAMED(unlinkat), NAMED(mkdirat),
     NAMED(faccessat), NAMED(ftruncate), NAMED(truncate), NAMED(getrandom), NAMED(getrusage), NAMED(times),
     NAMED(setitimer), NAMED(timer_create), NAMED(timerfd_create), NAMED(ppoll), NAMED(pselect6),
     NAMED(epoll_pwait), NAMED(perf_event_open), NAMED(io_uring_setup), NAMED(userfaultfd), NAMED(bpf),
@@ -61,7 +61,7 @@ static const syscall_name_t NAMES[] = {
 #ifdef __x86_64__
     NAMED(open), NAMED(creat), NAMED(stat), NAMED(lstat), NAMED(access), NAMED(readlink), NAMED(unlink),
     NAMED(fork), NAMED(vfork), NAMED(dup2), NAMED(pipe), NAMED(poll), NAMED(select), NAMED(alarm),
-    NAMED(pause), NAMED(arch_prctl), NAMED(modify_ldt), NAMED(iopl), NAMED(ioperm), NAMED(time),
+    NAMED(pause), NAMED(renameat), NAMED(arch_prctl), NAMED(modify_ldt), NAMED(iopl), NAMED(ioperm), NAMED(time),
 #endif
 };
 
@@ -344,9 +344,9 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     trap_unless(p, 0);
     ret(p, SECCOMP_RET_ALLOW);
     place(p, &not_prlimit);
-    /* madvise: MADV_DONTNEED anywhere (the driver drops stack pages; on the process's
-     * own memory it gives nothing new); MADV_REMOVE, which frees a shared heap's
-     * pages, inside the ranges */
+    /* madvise: MADV_DONTNEED anywhere (the driver drops stack pages; it gives no
+     * memory, though it can zero the process's private pages, read-only ones too);
+     * MADV_REMOVE, which frees a shared heap's pages, inside the ranges */
     jump_far_unless(p, __NR_madvise, &not_madvise);
     load_arg(p, 2, false);
     jump(p, BPF_JEQ | BPF_K, MADV_DONTNEED, NULL, &not_dontneed);
@@ -370,7 +370,7 @@ bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges)
 {
     if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
         return false;  /* a kernel without seccomp */
-    static prog_t prog;
+    static prog_t prog;  /* 32 KiB: not on a stack the driver may have limited */
     memset(&prog, 0, sizeof prog);
     build(&prog, mprotect_ok, n_ranges, getpid());
     if (prog.broken)

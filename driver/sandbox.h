@@ -6,11 +6,11 @@
  * mmap'd region the checks never see, make driver pages writable, or signal the
  * parent.  sandbox_enter installs a seccomp filter that lets through only what
  * the driver and glibc need (stdio, clocks, sleeps, signals to the process
- * itself, abort, reading its own resource limits) and, for the driver's own memory, mprotect and
- * madvise(MADV_REMOVE) inside the ranges it is given, and madvise(MADV_DONTNEED)
- * anywhere.  Any other call raises SIGSYS, its
- * si_syscall the call's number: a handler that returns resumes after the call
- * (which failed with ENOSYS), so a handler that records it must re-raise SIGSYS.
+ * itself, abort, reading its own resource limits) and, for the driver's own
+ * memory, mprotect and madvise(MADV_REMOVE) inside the ranges it is given and
+ * madvise(MADV_DONTNEED) anywhere.  Any other call raises SIGSYS, si_syscall the
+ * call's number: a handler that returns resumes after the call (which failed
+ * with ENOSYS), so a handler that records the number must re-raise SIGSYS.
  */
 #ifndef DRIVER_SANDBOX_H
 #define DRIVER_SANDBOX_H
@@ -28,9 +28,11 @@ typedef struct {
  * fork is refused).  mprotect is allowed on pages wholly inside one of the
  * ranges (each shrunk to whole pages), to read and write, never to execute;
  * madvise(MADV_REMOVE) likewise (it frees pages of a shared heap).
- * False, with nothing installed, where the kernel or the architecture has no
- * seccomp filters, and always in AddressSanitizer builds (ASan maps memory of
- * its own as the program runs); the caller then runs unsandboxed. */
+ * False, with no filter installed (no_new_privs may be set), where the kernel or
+ * the architecture has no seccomp filters, where the ranges make a filter longer
+ * than the kernel takes (past about 50 ranges), and always in AddressSanitizer
+ * builds (ASan maps memory of its own as the program runs); the caller then runs
+ * unsandboxed. */
 bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges);
 
 /* The name of a system call an allocator might try ("mmap"), or NULL. */
