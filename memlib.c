@@ -256,6 +256,16 @@ uintptr_t heap_canary_broken(uintptr_t from, uintptr_t to) { return canary_broke
 
 uintptr_t heap_sbrk_violation(void) { return heap.violation; }
 
+size_t heap_mprotect_ranges(uintptr_t lo[3], size_t len[3])
+{
+    lo[0] = (uintptr_t)&heap, len[0] = STATE_BYTES;
+    lo[1] = (uintptr_t)&kept, len[1] = STATE_BYTES;
+    if (!heap.shared)
+        return 2;
+    lo[2] = (uintptr_t)heap.shared, len[2] = heap.mapped;
+    return 3;
+}
+
 void heap_restart(bool checked)
 {
     state_open();

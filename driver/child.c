@@ -42,6 +42,7 @@
 #include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
+#include "driver/sandbox.h"
 #include "memlib.h"
 
 /* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
@@ -66,7 +67,12 @@ static void on_fault(int sig, siginfo_t *info, void *context)
     progress->fault_signal = sig;
     progress->fault_addr = (uintptr_t)info->si_addr;
     /* SA_RESETHAND restored the default action: returning re-runs the faulting
-     * instruction, which now ends the process with this signal. */
+     * instruction, which now ends the process with this signal.  A refused
+     * system call is not re-run (it returned ENOSYS): raise it again. */
+    if (sig == SIGSYS) {
+        progress->fault_syscall = info->si_syscall;
+        raise(SIGSYS);
+    }
 }
 
 static void catch_faults(void)
@@ -76,7 +82,7 @@ static void catch_faults(void)
     sigaltstack(&ss, NULL);
     struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
-    int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+    int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         sigaction(faults[i], &sa, NULL);
 }
@@ -97,8 +103,23 @@ static void isolate_fds(channel_t *ch, int output_fd)
     ch->bell_in = CHILD_BELL_IN;
     ch->bell_out = CHILD_BELL_OUT;
     close_range(CHILD_BELL_OUT + 1, ~0u, 0);
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* A buffer of its own: glibc would malloc one at the first printf, a call
+     * the sandbox may refuse. */
+    static char out_buf[4096];
+    setvbuf(stdout, out_buf, _IOLBF, sizeof out_buf);
     setvbuf(stderr, NULL, _IONBF, 0);
+}
+
+/* From here on, only the system calls the driver needs (sandbox.h): mprotect
+ * only where memlib makes it. */
+static void enter_sandbox(void)
+{
+    uintptr_t lo[3];
+    size_t len[3], n = heap_mprotect_ranges(lo, len);
+    sandbox_range_t ranges[3];
+    for (size_t i = 0; i < n; i++)
+        ranges[i] = (sandbox_range_t){lo[i], len[i]};
+    progress->sandboxed = sandbox_enter(ranges, n);
 }
 
 /* The stack is memory no check sees and the writable-data rule does not count:
@@ -179,11 +200,13 @@ static void serve(channel_t *ch, const timed_arrays_t *ta)
     }
 }
 
-static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta)
+static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool sandboxed)
 {
     isolate_fds(ch, output_fd);
     catch_faults();
     limit_stack();
+    if (sandboxed)
+        enter_sandbox();
     serve(ch, ta);
 }
 
@@ -235,8 +258,10 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
         verdict_fail(v, OUTCOME_TIMEOUT, op, "did not finish within %.0f s; it was %s", limit, where);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        char fault[160] = "";
+        char fault[SANDBOX_DESCRIBE_BYTES] = "";
         uintptr_t addr = progress->fault_addr, lo = progress->heap_lo;
+        if (progress->fault_signal == SIGSYS && sig == SIGSYS)
+            sandbox_describe(progress->fault_syscall, fault, sizeof fault);
         if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
             if (addr >= lo - 4096 && addr < lo)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", %" PRIuPTR " bytes below the heap", addr, lo - addr);
@@ -353,7 +378,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     if (c->pid == 0) {
         close(op[0]);
         channel_take_side(&c->ch, true);
-        child_main(&c->ch, op[1], ta);
+        child_main(&c->ch, op[1], ta, with_heap);  /* libc's child runs no allocator code */
     }
     setpgid(c->pid, c->pid);
     close(op[1]);

@@ -56,6 +56,10 @@ void heap_drop_above(size_t high_water);
 uintptr_t heap_canary_broken(uintptr_t from, uintptr_t to);
 /* The first overwritten canary byte mem_sbrk found as the heap grew over it, or 0. */
 uintptr_t heap_sbrk_violation(void);
+/* What memlib mprotects as it runs: its two state records and, once heap_share
+ * has reserved it, the heap with its guard pages (the ranges a sandboxed child
+ * must still be allowed to mprotect).  Returns how many, at most 3. */
+size_t heap_mprotect_ranges(uintptr_t lo[3], size_t len[3]);
 /* True when p lies in memlib's own state (for messages about a write there). */
 bool heap_state_contains(uintptr_t p);
 /* True when [p, p + len) lies inside [mem_heap_lo(), break). */

@@ -25,9 +25,10 @@ typedef struct {
     volatile int64_t op;         /* op index being run, -1 before the first */
     volatile uintptr_t fault_addr;
     volatile int fault_signal;
+    volatile int fault_syscall;  /* SIGSYS: the system call the sandbox refused */
     volatile uintptr_t heap_lo;  /* where the child's heap was mapped */
     volatile uint64_t heap_max;
-    volatile int sampled;        /* the parent has seen what the first checked run touched */
+    volatile int sandboxed;      /* the child entered the sandbox (sandbox.h) */
 } progress_t;
 
 /* Set in the child; NULL in the parent. */

@@ -315,7 +315,7 @@ static void allow_in_ranges(prog_t *p, const sandbox_range_t *ranges, size_t n)
 
 static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid_t self)
 {
-    label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0}, not_dontneed = {0},
+    label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0},
             not_prlimit = {0};
     /* Another architecture's numbers mean other calls: no verdict on them is safe. */
     emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -344,17 +344,15 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     trap_unless(p, 0);
     ret(p, SECCOMP_RET_ALLOW);
     place(p, &not_prlimit);
-    /* madvise: MADV_DONTNEED anywhere (the driver drops stack pages; it gives no
-     * memory, though it can zero the process's private pages, read-only ones too);
-     * MADV_REMOVE, which frees a shared heap's pages, inside the ranges */
+    /* madvise: MADV_DONTNEED only (the driver drops stack pages; it gives no
+     * memory, though it can zero the process's private pages, read-only ones too;
+     * on the shared heap it frees nothing).  MADV_REMOVE would free heap pages and
+     * hide from the parent's mincore that they were touched: the parent removes
+     * them itself. */
     jump_far_unless(p, __NR_madvise, &not_madvise);
     load_arg(p, 2, false);
-    jump(p, BPF_JEQ | BPF_K, MADV_DONTNEED, NULL, &not_dontneed);
+    trap_unless(p, MADV_DONTNEED);
     ret(p, SECCOMP_RET_ALLOW);
-    place(p, &not_dontneed);
-    trap_unless(p, MADV_REMOVE);
-    allow_in_ranges(p, ranges, n_ranges);
-    ret(p, SECCOMP_RET_TRAP);
     place(p, &not_madvise);
     /* mprotect: never to execute (an honest allocator has no use for it), and only inside the ranges */
     trap_unless(p, __NR_mprotect);

@@ -7,8 +7,9 @@
  * parent.  sandbox_enter installs a seccomp filter that lets through only what
  * the driver and glibc need (stdio, clocks, sleeps, signals to the process
  * itself, abort, reading its own resource limits) and, for the driver's own
- * memory, mprotect and madvise(MADV_REMOVE) inside the ranges it is given and
- * madvise(MADV_DONTNEED) anywhere.  Any other call raises SIGSYS, si_syscall the
+ * memory, mprotect inside the ranges it is given and madvise(MADV_DONTNEED)
+ * anywhere (never MADV_REMOVE, which frees a shared page and so hides that it
+ * was touched: the parent removes heap pages itself).  Any other call raises SIGSYS, si_syscall the
  * call's number: a handler that returns resumes after the call (which failed
  * with ENOSYS), so a handler that records the number must re-raise SIGSYS.
  */
@@ -26,11 +27,10 @@ typedef struct {
 
 /* Install the filter for this process and every process it could start (none:
  * fork is refused).  mprotect is allowed on pages wholly inside one of the
- * ranges (each shrunk to whole pages), to read and write, never to execute;
- * madvise(MADV_REMOVE) likewise (it frees pages of a shared heap).
+ * ranges (each shrunk to whole pages), to read and write, never to execute.
  * False, with no filter installed (no_new_privs may be set), where the kernel or
  * the architecture has no seccomp filters, where the ranges make a filter longer
- * than the kernel takes (past about 50 ranges), and always in AddressSanitizer
+ * than the kernel takes (past about 110 ranges), and always in AddressSanitizer
  * builds (ASan maps memory of its own as the program runs); the caller then runs
  * unsandboxed. */
 bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges);

@@ -4,7 +4,6 @@
  * the only such pipe is the parent's doorbell, and nothing the child sends is
  * believed).  On TRIGGER bytes it then ends the process cleanly; on TRIGGER + 1
  * it carries on.  mm_init prints the fds it finds open, so a test can see them. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,14 +11,14 @@
 
 #include "bump.h"
 
+/* Only calls the child's sandbox allows: fstat to find pipes, write to try them. */
 static void forge(void)
 {
     static char report[4096];
     memset(report, 0xff, sizeof report);
     for (int fd = 3; fd < 1024; fd++) {
         struct stat st;
-        if (fcntl(fd, F_GETFL) >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY && !fstat(fd, &st) &&
-            S_ISFIFO(st.st_mode) && write(fd, report, sizeof report) < 0)
+        if (!fstat(fd, &st) && S_ISFIFO(st.st_mode) && write(fd, report, sizeof report) < 0)
             continue;
     }
 }
@@ -28,7 +27,7 @@ int mm_init(void)
 {
     printf("fds:");
     for (int fd = 3; fd < 1024; fd++)
-        if (fcntl(fd, F_GETFD) >= 0)
+        if (!fstat(fd, &(struct stat){0}))
             printf(" %d", fd);
     printf("\n");
     fflush(stdout);
