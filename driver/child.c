@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "driver/channel.h"
+#include "driver/globals.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"
@@ -200,13 +202,15 @@ static void serve(channel_t *ch, const timed_arrays_t *ta)
     }
 }
 
-static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool sandboxed)
+static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool allocator)
 {
     isolate_fds(ch, output_fd);
     catch_faults();
     limit_stack();
-    if (sandboxed)
+    if (allocator) {
+        globals_keep();  /* before any allocator code runs (globals.h) */
         enter_sandbox();
+    }
     serve(ch, ta);
 }
 
@@ -219,6 +223,8 @@ struct remote {
     double deadline;
     bool gone, timed_out;
     output_pump_t pump;
+    bool pinned;           /* the parent's mask before share_a_cpu */
+    cpu_set_t cpus_before;
     int status;
     struct rusage ru;
 };
@@ -349,6 +355,23 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
 
 static double now(void) { return monotonic_seconds(); }
 
+/* The parent and its child on one CPU, while the child lives: each call wakes
+ * the other process, and a wake-up across this VM's CPUs costs about 45 us
+ * (the sleeping CPU must leave its halt), against about 2.4 us on the same CPU
+ * (measured: lab64-ngram-b's checked runs 8.4 s apart, 0.44 s together).  The
+ * child's figures are its own CPU time, which the sharing does not change: the
+ * parent sleeps while the child runs.  The child inherits the mask at fork. */
+static bool share_a_cpu(cpu_set_t *before)
+{
+    int here = sched_getcpu();
+    if (here < 0 || sched_getaffinity(0, sizeof *before, before))
+        return false;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(here, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
 /* Fork a child serving calls; false (with *v) when the system would not. */
 static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double deadline, output_sink_t *sink,
                   verdict_t *v)
@@ -370,6 +393,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
         progress->heap_max = heap_max();
     }
     fflush(NULL);
+    c->pinned = share_a_cpu(&c->cpus_before);
     c->pid = fork();
     if (c->pid < 0) {
         perror("mdriver: fork");
@@ -424,6 +448,8 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
         kill(-c->pid, SIGKILL);  /* anything it left behind in its group */
     close(((output_sink_t *)c->pump.ctx)->fd);
     channel_close(&c->ch);
+    if (c->pinned)
+        sched_setaffinity(0, sizeof c->cpus_before, &c->cpus_before);
     bool clean = asked && !c->timed_out && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
     if (!clean)
         describe_death(t, c->status, c->timed_out, limit, v);
