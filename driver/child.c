@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "driver/channel.h"
-#include "driver/globals.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"
@@ -207,10 +206,8 @@ static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, b
     isolate_fds(ch, output_fd);
     catch_faults();
     limit_stack();
-    if (allocator) {
-        globals_keep();  /* before any allocator code runs (globals.h) */
+    if (allocator)
         enter_sandbox();
-    }
     serve(ch, ta);
 }
 

@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver/globals.h"
 #include "driver/heap.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
@@ -195,7 +194,6 @@ static __attribute__((noinline)) void scrub_stack(void)
 
 void timed_prepare(size_t kept_high_water)
 {
-    globals_restore();
     heap_keep_mark(kept_high_water);
     heap_restart(false);
     scrub_stack();

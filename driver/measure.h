@@ -76,9 +76,8 @@ typedef struct remote remote_t;
 bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v);
 
-/* In the child, what the timed calls do: a run's clean start (the allocator's
- * globals as the program started, heap and stack), one run of the allocator
- * (mm_init's status), one of libc. */
+/* In the child, what the timed calls do: a run's clean start (heap and stack),
+ * one run of the allocator (mm_init's status), one of libc. */
 void timed_prepare(size_t kept_high_water);
 int timed_run_mm(const timed_arrays_t *a);
 void timed_run_libc(const timed_arrays_t *a);

@@ -113,7 +113,8 @@ def test_every_record_states_the_sandbox(batch):
 
 @pytest.fixture(scope="module")
 def escapes(tmp_path_factory):
-    """The same cheats with the symbol rule only warning, so they run: the sandbox must hold."""
+    """The same cheats with the symbol rule only warning, so they run: the driver's
+    sandbox (seccomp, in the trace's process) refuses each first, inside the grader's."""
     root = tmp_path_factory.mktemp("escapes")
     subs = write_all(root / "subs", ["writes", "network", "memhog", "fork_system"])
     marker = "/tmp/mmgrade-host-marker"
@@ -127,25 +128,31 @@ def _printed(sub):
     return "".join(t.output for t in sub.traces)
 
 
-def test_writes_outside_private_tmp_are_denied(escapes):
+def _refused(sub, calls: tuple[str, ...]) -> None:
+    """Every trace ended at the driver's own sandbox, which refused one of `calls`
+    before the grader's sandbox had anything to hold."""
+    assert sub.traces, sub.reason
+    for t in sub.traces:
+        assert t.outcome == "crashed", (t.name, t.outcome, t.message)
+        assert "may not make" in t.message and any(f"the system call {c} (" in t.message for c in calls), t.message
+
+
+def test_writes_outside_private_tmp_are_refused(escapes):
     batch, subs = escapes
-    out = _printed(batch["writes"])
-    assert "open /sub/pwned: denied" in out and "open /usr/pwned: denied" in out and "/traces/pwned: denied" in out
-    assert "open /tmp/scratch: WRITABLE" in out
+    _refused(batch["writes"], ("openat", "open"))
     assert not list(subs.rglob("pwned"))
 
 
 def test_no_network(escapes):
-    assert "connect: failed" in _printed(escapes[0]["network"])
+    _refused(escapes[0]["network"], ("socket",))
 
 
-def test_memory_is_capped(escapes):
-    out = _printed(escapes[0]["memhog"])
-    got = int(out.split("memhog got ")[1].split()[0])
-    assert 0 < got * (1 << 20) <= 268435456
+def test_memory_is_refused(escapes):
+    """malloc of 1 MiB blocks asks the kernel for memory: the trace's process may
+    have none but the heap's."""
+    _refused(escapes[0]["memhog"], ("mmap", "brk"))
 
 
 def test_fork_and_system_stay_inside(escapes):
-    sub = escapes[0]["fork_system"]
-    assert sub.verdict == "ok"
+    _refused(escapes[0]["fork_system"], ("clone", "fork", "clone3"))
     assert not os.path.exists("/tmp/mmgrade-host-marker")

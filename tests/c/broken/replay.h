@@ -2,13 +2,10 @@
  * replay.h - the memorizing allocator of the replay-*.c fixtures: the first timed
  * run (mm_init's third call) is honest and notes where each block landed in the
  * file's table(); every later timed run raises the break once to where the first
- * left it, says so on stdout, and answers every malloc from the table.  Free does
- * nothing.  It counts its runs in its own .bss.
+ * left it and answers every malloc from the table.  Free does nothing.
  */
 #ifndef BROKEN_REPLAY_H
 #define BROKEN_REPLAY_H
-
-#include <stdio.h>
 
 #include "bump.h"
 
@@ -20,9 +17,7 @@ static int inits;
 int mm_init(void)
 {
     k = 0;
-    if (++inits == 4)
-        puts("replaying from the table");
-    return inits >= 4 && mem_sbrk((intptr_t)top) == (void *)-1 ? -1 : 0;
+    return ++inits >= 4 && mem_sbrk((intptr_t)top) == (void *)-1 ? -1 : 0;
 }
 
 void *mm_malloc(size_t size)
