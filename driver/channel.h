@@ -29,6 +29,7 @@ typedef enum {
     CALL_FREE,
     CALL_REALLOC,
     CALL_STATS,         /* mm_stats, when the allocator has it */
+    CALL_CHECKED_REPLAY,/* the second checked run: the shared ops replayed from mm_init, untimed */
     CALL_PREPARE_TIMED, /* a timed run's clean start (heap, stack), untimed */
     CALL_TIMED_RUN,     /* one timed replay of the shared ops, mm_init included */
     CALL_LIBC_RUN,      /* one timed replay through libc, its blocks given back after */

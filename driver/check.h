@@ -40,12 +40,12 @@ static inline uint32_t placement(const void *p, uintptr_t lo) { return (uint32_t
 
 typedef struct remote remote_t;
 
-/* One full pass starting from mm_init, the allocator called in the child rc;
- * false with *v filled on the first problem (OUTCOME_CRASHED: the child is gone).
- * PASS_CHECK records *pl; PASS_RECHECK checks against it.  *high_water: the
- * highest break the run reached, bytes above the heap's low end. */
-bool check_pass(remote_t *rc, const trace_t *t, pass_t pass, bool run_checker, placements_t *pl, size_t *high_water,
-                verdict_t *v);
+/* The first checked run, from mm_init, the allocator called in the child rc one
+ * op at a time; false with *v filled on the first problem (OUTCOME_CRASHED: the
+ * child is gone).  Records *pl, which every later run must repeat (the second
+ * checked run and the timed ones: measure.h).  *high_water: the highest break the
+ * run reached, bytes above the heap's low end. */
+bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *pl, size_t *high_water, verdict_t *v);
 
 /* Fill *v and return false: the one way a pass reports a problem. */
 bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)

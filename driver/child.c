@@ -157,6 +157,10 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
         if ((a->has_stats = has_stats()))
             mm_stats(&a->stats);
         break;
+    case CALL_CHECKED_REPLAY:
+        heap_restart(true);
+        a->result = (uintptr_t)(intptr_t)timed_run_mm(ta);
+        break;
     case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
     case CALL_TIMED_RUN: a->result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
     case CALL_LIBC_RUN: timed_run_libc(ta); break;
@@ -472,8 +476,8 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
         placements_array_free(pl.offset, t->num_ops);
         return;
     }
-    size_t high_water = 0, recheck_high_water;
-    bool ok = check_pass(&c, t, PASS_CHECK, plan->check_heap, &pl, &high_water, &v);
+    size_t high_water = 0;
+    bool ok = check_pass(&c, t, plan->check_heap, &pl, &high_water, &v);
     if (ok) {
         /* Pages past the break are inaccessible in a checked run: none above the
          * mark's page can have been touched, unless memlib's state was changed. */
@@ -483,7 +487,7 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
                               "heap's start, but the first checked run touched heap pages up to %zu bytes above it "
                               "(was memlib's state changed?)", high_water, touched);
     }
-    ok = ok && check_pass(&c, t, PASS_RECHECK, plan->check_heap, &pl, &recheck_high_water, &v);
+    ok = ok && recheck_trace(&c, t, &pl, &ta, &v);
     if (ok && plan->util) {
         util_compute(t, high_water, &rep->util);
         rep->has_util = true;

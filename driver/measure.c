@@ -301,13 +301,20 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
 }
 
 /* A timed run must place every block where the first correctness run did. */
-static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const placements_t *pl, verdict_t *v)
+static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const placements_t *pl, bool timed,
+                              verdict_t *v)
 {
     for (size_t i = 0; i < t->num_ops; i++) {
         if (t->ops[i].kind == OP_FREE || placed[i] == pl->offset[i])
             continue;
         char text[48];
         op_describe(&t->ops[i], text, sizeof text);
+        if (!timed)
+            return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
+                                "op %zu (%s): the second checked run placed the block at heap offset %#" PRIx32
+                                ", the first at %#" PRIx32 " (mm_init must reset all state: the same ops from mm_init "
+                                "must give the same blocks; does the allocator read heap bytes it never wrote?)",
+                                i, text, placed[i], pl->offset[i]);
         return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                             "op %zu (%s): the timed run placed the block at heap offset %#" PRIx32 ", the checked run at %#"
                             PRIx32 " (mm_init must reset all state; an allocator must not behave differently when timed)",
@@ -317,7 +324,7 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
 }
 
 /* A timed run's every realloc must have kept what the block held (the tags above). */
-static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *seen, verdict_t *v)
+static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *seen, bool timed, verdict_t *v)
 {
     for (size_t i = 0; i < t->num_ops; i++) {
         if (tags[i].check_at == NO_TAG || seen[i] == tags[i].expect)
@@ -325,9 +332,9 @@ static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *s
         char text[48];
         op_describe(&t->ops[i], text, sizeof text);
         return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
-                            "op %zu (%s): the timed run's realloc lost the block's payload (a byte the driver had "
+                            "op %zu (%s): the %s run's realloc lost the block's payload (a byte the driver had "
                             "written into it was not in the block it returned; an allocator must not behave "
-                            "differently when timed)", i, text);
+                            "differently when timed)", i, text, timed ? "timed" : "second checked");
     }
     return true;
 }
@@ -413,6 +420,32 @@ static void clear_written(timed_arrays_t *a)
     memset(a->seen, 0, a->num_ops ? a->num_ops : 1);  /* tags are never 0 */
 }
 
+/* What a replay of the allocator left, against the first checked run. */
+static bool run_sound(const trace_t *t, const timed_arrays_t *a, judge_t *j, const placements_t *pl, size_t brk,
+                      bool timed, verdict_t *v)
+{
+    return placed_as_checked(t, a->placed, pl, timed, v) && tags_kept(t, j->plan, a->seen, timed, v) &&
+           timed_blocks_sound(t, a->ptr, j->final, j->spans, brk, v);
+}
+
+bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed_arrays_t *a, verdict_t *v)
+{
+    judge_t j;
+    if (!judge_get(t, a, &j))
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
+    progress_at(PASS_RECHECK, -1);
+    clear_written(a);
+    call_t run = {.kind = CALL_CHECKED_REPLAY, .op = -1};
+    answer_t done;
+    bool ok = remote_call(rc, &run, &done)
+                  ? done.result == 0 ? run_sound(t, a, &j, pl, (size_t)done.brk, false, v)
+                                     : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before the second "
+                                                    "run (does it reset all its state?)", (int)(intptr_t)done.result)
+                  : verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended in the second checked run");
+    judge_put(&j);
+    return ok;
+}
+
 bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v)
 {
@@ -441,8 +474,7 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
                 break;
             }
             out->samples[out->n++] = s;
-            if (!(ok = placed_as_checked(t, a->placed, pl, v) && tags_kept(t, j.plan, a->seen, v) &&
-                       timed_blocks_sound(t, a->ptr, j.final, j.spans, (size_t)done.brk, v)))
+            if (!(ok = run_sound(t, a, &j, pl, (size_t)done.brk, true, v)))
                 break;
         } else {
             progress_at(PASS_LIBC, -1);

@@ -51,8 +51,8 @@ typedef struct {
     uint8_t expect;     /* the tag a realloc must find: the parent's copy only */
 } tag_plan_t;
 
-/* What a timed run reads and writes: pages the parent and the trace's child
- * share, made before fork.  The parent puts the ops and tags in only when the
+/* What a replay reads and writes (the second checked run and the timed runs):
+ * pages the parent and the trace's child share, made before fork.  The parent puts the ops and tags in only when the
  * child may see them (after its checked runs), and clears the rest before each
  * run; the parent judges what the child wrote. */
 typedef struct {
@@ -75,6 +75,13 @@ void timed_arrays_close(timed_arrays_t *a);
 typedef struct remote remote_t;
 bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v);
+
+/* In the parent: the second checked run, a replay of the shared ops in the child
+ * in checked mode (pages past the break inaccessible), untimed, judged as a timed
+ * run is: every block where the first checked run put it, every realloc's tag
+ * kept, the blocks left live inside the heap and apart.  One call for the whole
+ * run, where the first costs a round trip an op. */
+bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed_arrays_t *a, verdict_t *v);
 
 /* In the child, what the timed calls do: a run's clean start (heap and stack),
  * one run of the allocator (mm_init's status), one of libc. */
