@@ -85,8 +85,13 @@ typedef struct {
     void *ctx;
 } output_pump_t;
 
-/* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds). */
-wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump);
+/* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds).
+ * `yield`: give the CPU to the child (sched_yield) instead of sleeping on the
+ * doorbell: with the two on one CPU (child.c) the child runs at once, and a
+ * checked call costs neither the parent's poll and read nor the child's ring.
+ * Timed calls sleep, so that the parent's turns cannot land inside the child's
+ * sample. */
+wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool yield);
 
 /* ---- the child */
 

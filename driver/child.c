@@ -332,7 +332,7 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
     if (c->gone)
         return false;
     channel_call(&c->ch, call);
-    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump));
+    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
 }
 
 /* Both sides sleep between calls, so every timed call costs the same wake-ups
@@ -344,7 +344,7 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
         return false;
     double before = child_cpu(c);
     channel_call(&c->ch, call);
-    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump)))
+    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
         return false;
     *seconds = child_cpu(c) - before;
     if (!isfinite(*seconds) || *seconds < 0) {
