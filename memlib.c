@@ -15,7 +15,7 @@
  * where an allocator in the same process could find it and lower the mark it is
  * scored on.  So it sits alone in its own pages, read-only in checked mode except
  * while memlib itself writes it; fast mode leaves it writable.  The mark the
- * driver scores is kept apart (heap_keep_high_water), read-only from then on.
+ * driver's timed runs follow is kept apart (heap_keep_mark), read-only but then.
  * The driver's parent may reserve the heap shared before fork (heap_share): the
  * child's mem_init adopts it, and the parent can see which pages were touched.
  */

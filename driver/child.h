@@ -29,7 +29,7 @@ typedef struct {
     bool time_mm;        /* time the allocator */
     bool time_libc;      /* time libc malloc */
     int min_samples;
-    double time_limit;   /* seconds, for the whole child */
+    double time_limit;   /* seconds, for the trace's children together */
 } child_plan_t;
 
 /* The child's stack limit (RLIMIT_STACK), set before any allocator code runs:

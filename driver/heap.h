@@ -6,8 +6,9 @@
  * inaccessible, a canary in the last page's slack) and the fast mode of the
  * timing pass (a plain pointer bump), and read what the allocator cannot reset:
  * the break's high-water mark.  memlib's state sits in pages of its own, read-only
- * whenever allocator code runs in checked mode; the mark the driver scores is
- * kept in another, read-only from heap_keep_high_water on.
+ * whenever allocator code runs in checked mode; the mark a timed run's clean
+ * start follows is kept in another, read-only but for heap_keep_mark.  The parent
+ * scores the breaks the child reports, bounded by the pages it saw touched.
  */
 #ifndef DRIVER_HEAP_H
 #define DRIVER_HEAP_H
@@ -30,8 +31,8 @@ void heap_configure(size_t max_heap);
 void heap_restart(bool checked);
 /* Highest break reached since heap_restart, as bytes above mem_heap_lo(). */
 size_t heap_high_water(void);
-/* Keep the current run's high-water mark as the one utilization is scored on
- * (the driver calls it at the end of the first checked run), and read it back. */
+/* Keep the current run's high-water mark, and read it back: the mark below which
+ * a timed run's clean start zeroes the heap (heap_restart). */
 void heap_keep_high_water(void);
 size_t heap_kept_high_water(void);
 /* Keep a mark the caller measured: the child keeps the one its parent measured. */

@@ -58,16 +58,6 @@ void pages_free(void *p)
         munmap((char *)p - HEADER, mapped_length(p));
 }
 
-void pages_protect(void *p, size_t n, pages_access_t access)
-{
-    static const int prot[] = {[PAGES_NO_ACCESS] = PROT_NONE, [PAGES_READ_ONLY] = PROT_READ,
-                               [PAGES_READ_WRITE] = PROT_READ | PROT_WRITE};
-    if (p && mprotect((char *)p - HEADER, n + HEADER, prot[access])) {
-        perror("mdriver: mprotect");
-        exit(3);
-    }
-}
-
 bool pages_contains(const void *p, uintptr_t addr)
 {
     if (!p)

@@ -24,13 +24,6 @@ void *pages_alloc_shared(size_t n);
 /* p (from pages_alloc) resized to n bytes, contents kept, new bytes zeroed;
  * NULL when out of memory, and then p is still valid. */
 void *pages_resize(void *p, size_t n);
-/* What allocator code may do with an array's pages while it runs. */
-typedef enum { PAGES_NO_ACCESS, PAGES_READ_ONLY, PAGES_READ_WRITE } pages_access_t;
-/* Set the access to the pages of p's n bytes (its own: pages_alloc shares a page
- * with nothing), e.g. the child's trace read-only before allocator code runs; NULL
- * is fine.  n is the caller's, not read from p's pages, which may be unreadable.
- * Exits should mprotect fail. */
-void pages_protect(void *p, size_t n, pages_access_t access);
 /* True when addr lies in p's pages (for messages about a write there). */
 bool pages_contains(const void *p, uintptr_t addr);
 /* Give p back; NULL is fine. */

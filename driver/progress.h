@@ -1,9 +1,10 @@
 /*
- * progress.h - where a trace's child process is, readable by the parent.
+ * progress.h - what the parent last asked a trace's child for, and how it died.
  *
- * Lives in a page shared between the driver and the child, so after a crash or a
- * timeout the parent can still say which pass and op the child had reached and,
- * for a fault, the address it touched.
+ * Lives in a page shared between the driver and the child: the parent notes the
+ * pass and op it asked for, the child's fault handler the signal and the address
+ * it touched (or the system call the sandbox refused), so that after a crash or a
+ * timeout the parent can say where and why.  Only messages are made from it.
  */
 #ifndef DRIVER_PROGRESS_H
 #define DRIVER_PROGRESS_H
@@ -31,7 +32,7 @@ typedef struct {
     volatile int sandboxed;      /* the child entered the sandbox (sandbox.h) */
 } progress_t;
 
-/* Set in the child; NULL in the parent. */
+/* Mapped by the parent before its first child (child_run). */
 extern progress_t *progress;
 
 static inline void progress_at(pass_t pass, int64_t op)
