@@ -191,10 +191,23 @@ wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output
     return WAIT_ANSWERED;
 }
 
-void channel_next(channel_t *ch, call_t *call)
+void channel_next(channel_t *ch, call_t *call, bool yield)
 {
     channel_shared_t *s = ch->shared;
     uint64_t want = ch->taken + 1;
+    for (unsigned round = 1; yield; round++) {
+        if (load(&s->calls) >= want)
+            goto taken;
+        if (round % YIELDS_BETWEEN_LOOKS) {
+            sched_yield();
+            continue;
+        }
+        /* the parent's end closed: it is gone */
+        struct pollfd bell = {.fd = ch->bell_in, .events = POLLIN};
+        char bytes[64];
+        if (poll(&bell, 1, 0) > 0 && read(ch->bell_in, bytes, sizeof bytes) == 0)
+            _exit(0);
+    }
     for (;;) {
         __atomic_store_n(&s->child_asleep, 1, __ATOMIC_SEQ_CST);
         if (load(&s->calls) >= want)
@@ -205,6 +218,7 @@ void channel_next(channel_t *ch, call_t *call)
             _exit(0);  /* the parent is gone */
     }
     __atomic_store_n(&s->child_asleep, 0, __ATOMIC_SEQ_CST);
+taken:
     ch->taken = want;
     *call = s->call;
 }

@@ -95,8 +95,10 @@ wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output
 
 /* ---- the child */
 
-/* The next call; the child exits when the parent is gone. */
-void channel_next(channel_t *ch, call_t *call);
+/* The next call; the child exits when the parent is gone.  `yield`: give the CPU
+ * to the parent while waiting (after a checked call, when the next one follows
+ * at once), instead of sleeping on the doorbell. */
+void channel_next(channel_t *ch, call_t *call, bool yield);
 void channel_answer(channel_t *ch, const answer_t *answer);
 
 double monotonic_seconds(void);

@@ -194,12 +194,16 @@ static inline void account_cpu_time(void)
 
 static void serve(channel_t *ch, const timed_arrays_t *ta)
 {
+    bool timed = true;
     for (;;) {
         call_t call;
-        channel_next(ch, &call);
+        /* Around timed calls the child sleeps: a turn it took would count in the
+         * next sample. */
+        channel_next(ch, &call, !timed);
         answer_t a = {0};
         perform(&call, ta, &a);
-        if (timed_kind(call.kind))
+        timed = timed_kind(call.kind);
+        if (timed)
             account_cpu_time();
         channel_answer(ch, &a);
     }
