@@ -6,12 +6,14 @@
  * and judges each answer itself on the heap it shares with the child.  The
  * child never sees an op before it is asked to perform it.
  *
- * One call is in flight at a time, in a page both processes map.  The waiting
- * side sleeps on a pipe, its doorbell, which the other side rings when it sees
- * the waiter asleep.  (Spinning does not pay: the two processes' cache lines
- * take about 0.5 us to cross between this VM's cores, while a round trip of
- * sleeps and wake-ups costs about 2.4 us; spinning made a busy machine far
- * slower, the waiter burning the time slice the other side needed.)  A child that dies closes its end of the parent's
+ * One call is in flight at a time, in a page both processes map, and the two
+ * share one CPU (child.c).  Between checked calls each side waiting yields the
+ * CPU to the other (sched_yield); around timed calls it sleeps on a pipe, its
+ * doorbell, which the other side rings when it sees the waiter asleep, so that
+ * no turn of the waiter lands in a sample.  (Spinning on two CPUs does not pay
+ * here: a cache line takes about 0.5 us to cross between this VM's cores, and a
+ * wake-up across them about 45 us, while two context switches on one CPU cost
+ * about 2 us.)  A child that dies closes its end of the parent's
  * doorbell, so the parent's wait ends at once; a parent that dies ends the child.
  */
 #ifndef DRIVER_CHANNEL_H
