@@ -122,73 +122,53 @@ void channel_answer(channel_t *ch, const answer_t *answer)
     post(&s->answers, &s->parent_asleep, ch->bell_out);
 }
 
-/* Yield until the answer is there, looking at the clock, the child's output and
- * its doorbell's end of file (its death) every so often.  The child never sees
- * the parent asleep here, so it rings no bell. */
-static wait_result_t yield_until_answered(channel_t *ch, uint64_t want, double deadline, output_pump_t *pump)
+/* One look at the child's doorbell and output, waiting up to timeout_ms: keeps
+ * the output flowing (a child blocked on a full stdout pipe would never answer)
+ * and consumes rings.  False when the child is gone: its end of the doorbell
+ * closed before it answered. */
+static bool look(channel_t *ch, uint64_t want, output_pump_t *pump, int timeout_ms)
 {
-    channel_shared_t *s = ch->shared;
-    for (unsigned round = 1;; round++) {
-        if (load(&s->answers) >= want)
-            return WAIT_ANSWERED;
-        if (round % YIELDS_BETWEEN_LOOKS) {
-            sched_yield();
-            continue;
-        }
-        if (monotonic_seconds() >= deadline)
-            return WAIT_TIMEOUT;
-        struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
-                                {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
-        if (poll(fds, 2, 0) > 0) {
-            if (fds[1].revents && !pump->drain(pump->ctx))
-                pump->output_fd = -1;
-            if (fds[0].revents) {
-                char bytes[64];
-                if (read(ch->bell_in, bytes, sizeof bytes) == 0 && load(&s->answers) < want)
-                    return WAIT_GONE;
-            }
-        }
-    }
+    struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
+                            {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
+    int n = poll(fds, 2, timeout_ms);
+    if (n <= 0)
+        return n == 0 || errno == EINTR;
+    if (fds[1].revents && !pump->drain(pump->ctx))
+        pump->output_fd = -1;
+    char bytes[64];
+    return !(fds[0].revents && read(ch->bell_in, bytes, sizeof bytes) == 0 && load(&ch->shared->answers) < want);
 }
 
 wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool yield)
 {
     channel_shared_t *s = ch->shared;
     uint64_t want = s->calls;
-    if (yield) {
-        wait_result_t w = yield_until_answered(ch, want, deadline, pump);
-        if (w == WAIT_ANSWERED)
-            *out = s->answer;
-        return w;
-    }
-    for (;;) {
-        __atomic_store_n(&s->parent_asleep, 1, __ATOMIC_SEQ_CST);
+    wait_result_t w = WAIT_ANSWERED;
+    for (unsigned round = 1;; round++) {
+        if (!yield)
+            __atomic_store_n(&s->parent_asleep, 1, __ATOMIC_SEQ_CST);
         if (load(&s->answers) >= want)
             break;
+        /* Yielding, the child never sees the parent asleep and rings no bell: look
+         * at the clock and the output only every so often. */
+        if (yield && round % YIELDS_BETWEEN_LOOKS) {
+            sched_yield();
+            continue;
+        }
         double left = deadline - monotonic_seconds();
         if (left <= 0) {
-            __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
-            return WAIT_TIMEOUT;
+            w = WAIT_TIMEOUT;
+            break;
         }
-        struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
-                                {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
-        int n = poll(fds, 2, (int)(left * 1000) + 1);
-        if (n < 0 && errno != EINTR)
-            return WAIT_GONE;
-        if (n <= 0)
-            continue;
-        if (fds[1].revents && !pump->drain(pump->ctx))
-            pump->output_fd = -1;
-        if (fds[0].revents) {
-            char bytes[64];
-            ssize_t got = read(ch->bell_in, bytes, sizeof bytes);
-            if (got == 0 && load(&s->answers) < want)
-                return WAIT_GONE;  /* the child's end closed: it is dead */
+        if (!look(ch, want, pump, yield ? 0 : (int)(left * 1000) + 1)) {
+            w = WAIT_GONE;
+            break;
         }
     }
     __atomic_store_n(&s->parent_asleep, 0, __ATOMIC_SEQ_CST);
-    *out = s->answer;
-    return WAIT_ANSWERED;
+    if (w == WAIT_ANSWERED)
+        *out = s->answer;
+    return w;
 }
 
 void channel_next(channel_t *ch, call_t *call, bool yield)

@@ -29,7 +29,6 @@ typedef struct {
     volatile int fault_syscall;  /* SIGSYS: the system call the sandbox refused */
     volatile uintptr_t heap_lo;  /* where the child's heap was mapped */
     volatile uint64_t heap_max;
-    volatile int sandboxed;      /* the child entered the sandbox (sandbox.h) */
 } progress_t;
 
 /* Mapped by the parent before its first child (child_run). */
