@@ -60,6 +60,9 @@ BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(fil
 DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
 DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
+# Linked around the allocator's object: they mark its writable data (driver/audit.h).
+MARK_FIRST  := $(BUILD)/driver/mark/first.o
+MARK_LAST   := $(BUILD)/driver/mark/last.o
 
 .PHONY: all driver clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
@@ -72,7 +75,7 @@ driver: $(BUILD)/mdriver ## build build/<config>/mdriver without touching ./mdri
 mdriver: $(BUILD)/mdriver FORCE
 	@cmp -s $< $@ || { cp $< $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
 
-$(BUILD)/mdriver: $(DRIVER_OBJS) $(ALLOC_OBJ)
+$(BUILD)/mdriver: $(DRIVER_OBJS) $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,

@@ -92,6 +92,14 @@ void channel_close(channel_t *ch)
     memset(ch, 0, sizeof *ch);
 }
 
+const void *channel_page(const channel_t *ch, size_t *used, size_t *len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *used = sizeof *ch->shared;
+    *len = (*used + page - 1) / page * page;
+    return ch->shared;
+}
+
 static void ring(int fd)
 {
     ssize_t n;
@@ -175,6 +183,7 @@ void channel_next(channel_t *ch, call_t *call, bool yield)
 {
     channel_shared_t *s = ch->shared;
     uint64_t want = ch->taken + 1;
+    ch->idle_frame = (uintptr_t)__builtin_frame_address(0);
     for (unsigned round = 1; yield; round++) {
         if (load(&s->calls) >= want)
             goto taken;

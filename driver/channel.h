@@ -26,6 +26,7 @@
 #include "mm_stats.h"
 
 typedef enum {
+    CALL_READY,         /* no allocator code: the child's frame while idle (audit.h) */
     CALL_INIT,          /* a checked run begins: empty the heap (checked mode), then mm_init */
     CALL_MALLOC,
     CALL_FREE,
@@ -64,6 +65,7 @@ typedef struct {
     int bell_out;  /* the other side's doorbell */
     int other_in, other_out;  /* the other side's ends, closed after fork */
     uint64_t taken;           /* the child: calls taken so far */
+    uintptr_t idle_frame;     /* the child: its frame while waiting for a call (audit.h) */
 } channel_t;
 
 /* Before fork: the shared page and both doorbells.  False when out of memory or fds. */
@@ -71,6 +73,8 @@ bool channel_open(channel_t *ch);
 /* After fork, in each process: keep this side's ends (is_child says which). */
 void channel_take_side(channel_t *ch, bool is_child);
 void channel_close(channel_t *ch);
+/* The shared page, and how much of it the channel uses (the rest stays zero). */
+const void *channel_page(const channel_t *ch, size_t *used, size_t *len);
 
 /* ---- the parent */
 

@@ -3,16 +3,22 @@
  *
  *   parent                                       allocator's child
  *   heap reserved MAP_SHARED (heap_share),
- *   timed arrays shared and empty, then fork --> own process group, fds 0-2 to /dev/null
- *                                                and the output pipe, the channel's doorbells
+ *   timed arrays shared and empty, a stack
+ *   shared for the child, then fork ----------> own process group, fds 0-2 to /dev/null
+ *                                                and the output pipe, the channel's doorbells,
+ *                                                onto the shared stack, sandboxed
  *   view of the heap made writable               waits for calls (channel_next)
+ *   READY: a copy of the child's memory <------ its idle frame (audit.h)
  *   check.c: for each op, one call -----------> the allocator call (mm_checkheap after)
  *            the result checked here <---------- the block, the break
+ *            at random ops, an audit of the
+ *            child's memory outside the heap
  *   heap_touched after the first checked run
  *   measure.c: ops and tags into the shared arrays
  *            prepare, then a timed run -------> mm_init and the replay
  *            the child's CPU clock around it     placements and tags in the shared arrays
- *            the run judged here
+ *            the run judged here, the child's
+ *            memory audited
  *   QUIT, or SIGKILL to the group at the deadline; wait4; a death becomes an
  *   outcome naming what the parent had asked for (progress.h)
  *
@@ -35,8 +41,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include "driver/audit.h"
 #include "driver/channel.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
@@ -48,6 +56,10 @@
 
 /* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
 enum { STACK_OVERRUN_BYTES = 16 << 20 };
+/* Inaccessible, below the child's serving stack: as the kernel leaves below a
+ * process's own stack, so that a large local array faults instead of landing in
+ * another mapping. */
+enum { STACK_GUARD_BYTES = 1 << 20 };
 /* The child's fds: 0-2, the output on 1 and 2, then the channel's doorbells. */
 enum { CHILD_BELL_IN = 3, CHILD_BELL_OUT = 4 };
 
@@ -61,6 +73,15 @@ const char *pass_name(pass_t pass)
 }
 
 /* ------------------------------------------------------------ in the child */
+
+/* Everything the serving child changes outside the heap and the allocator's own
+ * data, in one place the audit skips (audit.h). */
+static struct {
+    channel_t ch;
+    const timed_arrays_t *ta;
+    bool allocator;     /* serves an allocator (not libc): sandboxed */
+    bool heap_mapped;
+} serving;
 
 static void on_fault(int sig, siginfo_t *info, void *context)
 {
@@ -104,10 +125,11 @@ static void isolate_fds(channel_t *ch, int output_fd)
     ch->bell_in = CHILD_BELL_IN;
     ch->bell_out = CHILD_BELL_OUT;
     close_range(CHILD_BELL_OUT + 1, ~0u, 0);
-    /* A buffer of its own: glibc would malloc one at the first printf, a call
-     * the sandbox may refuse. */
-    static char out_buf[4096];
-    setvbuf(stdout, out_buf, _IOLBF, sizeof out_buf);
+    /* Unbuffered: glibc would malloc a buffer at the first printf (a call the
+     * sandbox may refuse), and a buffer of the driver's would be memory outside
+     * the heap that the allocator's printing changes (audit.h).  Each printf is
+     * one write. */
+    setvbuf(stdout, NULL, _IONBF, 0);
     setvbuf(stderr, NULL, _IONBF, 0);
 }
 
@@ -142,12 +164,12 @@ static void limit_stack(void)
 /* One call: what the allocator (or libc) answered, and the heap after it. */
 static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
 {
-    static bool heap_mapped;
     switch ((call_kind_t)call->kind) {
+    case CALL_READY: a->result = serving.ch.idle_frame; break;
     case CALL_INIT:
-        if (!heap_mapped)
+        if (!serving.heap_mapped)
             mem_init();
-        heap_mapped = true;
+        serving.heap_mapped = true;
         heap_restart(true);
         a->result = (uintptr_t)(intptr_t)mm_init();
         break;
@@ -171,7 +193,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
     }
     if (call->check_heap && has_checkheap())
         a->checker_ok = run_checkheap((int)call->op);
-    if (heap_mapped) {
+    if (serving.heap_mapped) {
         a->brk = mem_heapsize();
         a->violation = heap_sbrk_violation();
     }
@@ -193,31 +215,55 @@ static inline void account_cpu_time(void)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 }
 
-static void serve(channel_t *ch, const timed_arrays_t *ta)
+static void serve(void)
 {
     bool timed = true;
     for (;;) {
         call_t call;
         /* Around timed calls the child sleeps: a turn it took would count in the
          * next sample. */
-        channel_next(ch, &call, !timed);
+        channel_next(&serving.ch, &call, !timed);
         answer_t a = {0};
-        perform(&call, ta, &a);
+        perform(&call, serving.ta, &a);
         timed = timed_kind(call.kind);
         if (timed)
             account_cpu_time();
-        channel_answer(ch, &a);
+        channel_answer(&serving.ch, &a);
     }
 }
 
-static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool allocator)
+static void sandboxed_serve(void)
 {
-    isolate_fds(ch, output_fd);
+    if (serving.allocator)
+        enter_sandbox();
+    serve();
+}
+
+/* Serve on the stack the parent mapped shared (it empties the dead part below
+ * the idle frames, audit.h); without one (AddressSanitizer builds), here.
+ * setcontext's system calls come before the sandbox. */
+static void serve_on(void *stack_lo, size_t stack_len)
+{
+    static ucontext_t on_stack;
+    if (stack_lo && getcontext(&on_stack) == 0) {
+        on_stack.uc_stack = (stack_t){.ss_sp = stack_lo, .ss_size = stack_len};
+        on_stack.uc_link = NULL;
+        makecontext(&on_stack, sandboxed_serve, 0);
+        setcontext(&on_stack);
+    }
+    sandboxed_serve();
+}
+
+static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool allocator, void *stack_lo,
+                       size_t stack_len)
+{
+    serving.ch = *ch;
+    serving.ta = ta;
+    serving.allocator = allocator;
+    isolate_fds(&serving.ch, output_fd);
     catch_faults();
     limit_stack();
-    if (allocator)
-        enter_sandbox();
-    serve(ch, ta);
+    serve_on(stack_lo, stack_len);
 }
 
 /* ------------------------------------------------------------ in the parent */
@@ -233,7 +279,16 @@ struct remote {
     cpu_set_t cpus_before;
     int status;
     struct rusage ru;
+    char *stack_map;       /* the child's serving stack, shared, a guard page at its bottom; NULL: none */
+    size_t stack_map_len;
+    audit_t *audit;        /* NULL: not audited (libc's child, sanitizer builds) */
+    bool tampered;         /* an audit saw the child change memory outside the heap */
+    int64_t tampered_op;
+    char tampered_msg[320];
 };
+
+static inline uintptr_t stack_lo(const remote_t *c) { return (uintptr_t)c->stack_map + STACK_GUARD_BYTES; }
+static inline uintptr_t stack_hi(const remote_t *c) { return (uintptr_t)c->stack_map + c->stack_map_len; }
 
 static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
 {
@@ -252,9 +307,13 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
     return true;
 }
 
-static void describe_death(const trace_t *t, int status, bool timed_out, double limit, verdict_t *v)
+static void describe_death(const trace_t *t, const remote_t *c, double limit, verdict_t *v)
 {
-    char here;  /* in the stack the parent and the child share up to fork; the child's frames lie below */
+    char here;  /* without a serving stack: in the stack the parent and the child share up to fork */
+    int status = c->status;
+    bool timed_out = c->timed_out;
+    uintptr_t top = c->stack_map ? stack_lo(c) : (uintptr_t)&here;
+    size_t reach = c->stack_map ? STACK_GUARD_BYTES : CHILD_STACK_BYTES;
     pass_t pass = (pass_t)progress->pass;
     int64_t at = progress->op;
     char where[160] = "";
@@ -282,7 +341,7 @@ static void describe_death(const trace_t *t, int status, bool timed_out, double 
                          "high-water mark), which is read-only while the allocator runs", addr);
             else if (addr >= lo && addr < lo + progress->heap_max + 4096)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
-            else if (addr < (uintptr_t)&here && (uintptr_t)&here - addr < CHILD_STACK_BYTES + STACK_OVERRUN_BYTES)
+            else if (addr < top && top - addr < reach + STACK_OVERRUN_BYTES)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", past the end of the stack, which is limited to "
                          "%zu KiB in the trace's process (a large local array, or deep recursion?)", addr,
                          (size_t)CHILD_STACK_BYTES >> 10);
@@ -332,12 +391,43 @@ static bool settle_wait(remote_t *c, wait_result_t w)
     return false;
 }
 
+/* After an answer: the audit, when one is due (audit.h).  False, with the child
+ * killed and the verdict kept for reap, when the child changed memory outside
+ * the heap. */
+static bool audited(remote_t *c, bool due)
+{
+    if (!c->audit || !due || audit_check(c->audit, c->tampered_msg, sizeof c->tampered_msg))
+        return true;
+    c->tampered = true;
+    c->tampered_op = progress->op;
+    kill(c->pid, SIGKILL);
+    c->gone = true;
+    return false;
+}
+
+/* Calls after which an audit falls: one at random in each window of checked
+ * calls, and after every call that runs the allocator through many ops. */
+static bool audit_after(remote_t *c, uint32_t kind)
+{
+    switch ((call_kind_t)kind) {
+    case CALL_MALLOC:
+    case CALL_FREE:
+    case CALL_REALLOC: return audit_due(c->audit);
+    case CALL_STATS:
+    case CALL_CHECKED_REPLAY:
+    case CALL_TIMED_RUN: return true;
+    default: return false;
+    }
+}
+
 bool remote_call(remote_t *c, const call_t *call, answer_t *a)
 {
     if (c->gone)
         return false;
+    if (call->kind == CALL_PREPARE_TIMED)
+        audit_wipe_stack(c->audit);  /* a timed run starts with no dead frames of earlier runs */
     channel_call(&c->ch, call);
-    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
+    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true)) && audited(c, audit_after(c, call->kind));
 }
 
 /* Both sides sleep between calls, so every timed call costs the same wake-ups
@@ -356,7 +446,7 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
         c->gone = true;
         return false;
     }
-    return true;
+    return audited(c, audit_after(c, call->kind));
 }
 
 static double now(void) { return monotonic_seconds(); }
@@ -376,6 +466,27 @@ static bool share_a_cpu(cpu_set_t *before)
     CPU_ZERO(&one);
     CPU_SET(here, &one);
     return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* The child's serving stack: shared, so that the parent can empty its dead
+ * part (audit.h), above a guard.  None in AddressSanitizer builds, whose stack
+ * bookkeeping a switch of stacks would confuse. */
+static void map_stack(remote_t *c)
+{
+#ifndef __SANITIZE_ADDRESS__
+    size_t len = STACK_GUARD_BYTES + CHILD_STACK_BYTES;
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    if (mprotect(m, STACK_GUARD_BYTES, PROT_NONE)) {
+        munmap(m, len);
+        return;
+    }
+    c->stack_map = m;
+    c->stack_map_len = len;
+#else
+    (void)c;
+#endif
 }
 
 /* Fork a child serving calls; false (with *v) when the system would not. */
@@ -398,6 +509,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
         progress->heap_lo = heap_shared_lo();
         progress->heap_max = heap_max();
     }
+    map_stack(c);
     fflush(NULL);
     c->pinned = share_a_cpu(&c->cpus_before);
     c->pid = fork();
@@ -408,7 +520,8 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     if (c->pid == 0) {
         close(op[0]);
         channel_take_side(&c->ch, true);
-        child_main(&c->ch, op[1], ta, with_heap);  /* libc's child runs no allocator code */
+        /* libc's child runs no allocator code */
+        child_main(&c->ch, op[1], ta, with_heap, c->stack_map ? (void *)stack_lo(c) : NULL, CHILD_STACK_BYTES);
     }
     setpgid(c->pid, c->pid);
     close(op[1]);
@@ -456,10 +569,40 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
     channel_close(&c->ch);
     if (c->pinned)
         sched_setaffinity(0, sizeof c->cpus_before, &c->cpus_before);
+    audit_close(c->audit);
+    if (c->stack_map)
+        munmap(c->stack_map, c->stack_map_len);
     bool clean = asked && !c->timed_out && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
-    if (!clean)
-        describe_death(t, c->status, c->timed_out, limit, v);
-    return clean;
+    if (c->tampered)
+        verdict_fail(v, OUTCOME_TAMPERED, c->tampered_op, "%s", c->tampered_msg);
+    else if (!clean)
+        describe_death(t, c, limit, v);
+    return clean && !c->tampered;
+}
+
+/* Before mm_init: the child's idle frame, and a copy of its memory for the
+ * audits (audit.h).  False with *v when the child or the system failed. */
+static bool start_audit(remote_t *c, verdict_t *v)
+{
+    call_t ready = {.kind = CALL_READY, .op = -1};
+    answer_t a;
+    if (!remote_call(c, &ready, &a))
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended before its first call");
+    if (!c->stack_map)
+        return true;
+    size_t used, len, page = (size_t)sysconf(_SC_PAGESIZE);
+    const void *channel = channel_page(&c->ch, &used, &len);
+    audit_child_t child = {
+        .pid = c->pid, .stack_lo = stack_lo(c), .stack_hi = stack_hi(c), .idle_sp = (uintptr_t)a.result,
+        .shared = {channel, (const void *)progress}, .shared_used = {used, sizeof *progress},
+        .shared_len = {len, (sizeof *progress + page - 1) / page * page},
+        .mutable_state = &serving, .mutable_len = sizeof serving,
+    };
+    char err[200];
+    c->audit = audit_open(&child, err, sizeof err);
+    if (!c->audit && err[0])
+        return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver could not watch the trace's process's memory: %s", err);
+    return true;
 }
 
 /* The allocator's child: the checked runs, utilization, stats, its timing. */
@@ -482,7 +625,10 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
         return;
     }
     size_t high_water = 0;
-    bool ok = check_pass(&c, t, plan->check_heap, &pl, &high_water, &v);
+    bool ok = start_audit(&c, &v) && check_pass(&c, t, plan->check_heap, &pl, &high_water, &v) && audited(&c, true);
+    if (ok && !timed_arrays_untouched(&ta))
+        ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "the first checked run touched the pages where the driver "
+                          "will give the timed runs their ops: allocator metadata belongs in the heap");
     if (ok) {
         /* Pages past the break are inaccessible in a checked run: none above the
          * mark's page can have been touched, unless memlib's state was changed. */

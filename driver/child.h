@@ -32,11 +32,12 @@ typedef struct {
     double time_limit;   /* seconds, for the trace's children together */
 } child_plan_t;
 
-/* The child's stack limit (RLIMIT_STACK), set before any allocator code runs:
- * the stack is storage no check sees.  Every kit variant passes every trace
- * with the limit at 64 KiB (the sanitizer build at 256 KiB; pages the stack
- * already had at fork stay usable): 2 MiB leaves a student's deeper recursion
- * or larger local arrays room. */
+/* The child's stack: it serves calls on a mapping of this size that it shares
+ * with the parent (which empties its dead part, audit.h), above an inaccessible
+ * guard; sanitizer builds serve on their own stack, limited to this by
+ * RLIMIT_STACK.  The stack is storage no check of the heap sees.  Every kit
+ * variant passes every trace with 64 KiB (the sanitizer build with 256 KiB):
+ * 2 MiB leaves a student's deeper recursion or larger local arrays room. */
 enum { CHILD_STACK_BYTES = 2 << 20 };
 
 /* What the parent concluded about a trace. */

@@ -360,6 +360,15 @@ bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
     return false;
 }
 
+bool timed_arrays_untouched(const timed_arrays_t *a)
+{
+    const void *arrays[] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        if (!pages_untouched(arrays[i]))
+            return false;
+    return true;
+}
+
 void timed_arrays_close(timed_arrays_t *a)
 {
     pages_free(a->ops);

@@ -68,6 +68,9 @@ typedef struct {
 
 bool timed_arrays_open(timed_arrays_t *a, const trace_t *t);
 void timed_arrays_close(timed_arrays_t *a);
+/* True when no one has written the arrays since they were opened (the child
+ * has no business there before its replays). */
+bool timed_arrays_untouched(const timed_arrays_t *a);
 
 /* In the parent: time the allocator (mm) or else libc in the child rc, at least
  * min_samples runs, into *out.  Every timed run of mm must place its blocks as

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,4 +65,26 @@ bool pages_contains(const void *p, uintptr_t addr)
         return false;
     uintptr_t m = (uintptr_t)p - HEADER, page = (uintptr_t)sysconf(_SC_PAGESIZE);
     return addr >= m && addr - m < (mapped_length((void *)p) + page - 1) / page * page;
+}
+
+bool pages_untouched(const void *p)
+{
+    if (!p)
+        return true;
+    const unsigned char *m = (const unsigned char *)p - HEADER;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = mapped_length((void *)p), first = len < page ? len : page;
+    for (size_t i = HEADER; i < first; i++)  /* the first page holds the length */
+        if (m[i])
+            return false;
+    size_t pages = (len + page - 1) / page;
+    for (size_t at = 1; at < pages; at += 4096) {
+        unsigned char resident[4096];
+        size_t n = pages - at < 4096 ? pages - at : 4096;
+        if (mincore((void *)(m + at * page), n * page < len - at * page ? n * page : len - at * page, resident))
+            return false;
+        for (size_t k = 0; k < n; k++)
+            if (resident[k] & 1)
+                return false;
+    }
+    return true;
 }

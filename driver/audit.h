@@ -1,0 +1,64 @@
+/*
+ * audit.h - the parent's audit of the child's memory outside the heap.
+ *
+ * Utilization counts only the heap, so an allocator that kept its metadata
+ * anywhere else in its process (its stack, libc's data, the driver's) would
+ * score near the ideal.  The parent watches all of the child's writable memory:
+ *
+ *   - private memory (the driver's, libc's and the loader's data, libc's heap,
+ *     the start-up stack): copied once before mm_init, then compared with the
+ *     copy at audits; a difference is `tampered`.  Not compared: the allocator's
+ *     own globals (the linker brackets them with driver/mark/; the grader's
+ *     writable-data rule bounds them), memlib's state, the few bytes libc and
+ *     the driver change while serving calls (stdout's FILE, errno, rseq, the
+ *     child's channel state);
+ *   - the stack the child serves calls on (shared with the parent): below the
+ *     frames of an idle child it holds only dead frames, and the parent empties
+ *     it at audits and before each timed run;
+ *   - the channel's and the progress page's unused bytes: must stay zero.
+ *
+ * Audits fall at a random op in every AUDIT_WINDOW of the first checked run, and
+ * after every replay; the child cannot tell when, so metadata kept outside the
+ * heap is either seen or lost before the next op.  Not in AddressSanitizer
+ * builds (ASan's shadow memory changes everywhere): audit_open returns NULL.
+ */
+#ifndef DRIVER_AUDIT_H
+#define DRIVER_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum { AUDIT_WINDOW = 512 };
+
+typedef struct audit audit_t;
+
+/* What the parent knows of the child beyond its memory map. */
+typedef struct {
+    pid_t pid;
+    uintptr_t stack_lo, stack_hi;  /* the shared stack the child serves calls on */
+    uintptr_t idle_sp;             /* lowest frame address of the child waiting for a call */
+    const void *shared[2];         /* shared pages whose bytes past `used` must stay zero */
+    size_t shared_used[2], shared_len[2];
+    const void *mutable_state;     /* the child's own mutable driver state, not compared */
+    size_t mutable_len;
+} audit_child_t;
+
+/* Copy the child's private memory as it is now (the child idle, before mm_init).
+ * NULL when auditing is not available in this build; *err says why when it
+ * should have been and could not (no /proc, no permission). */
+audit_t *audit_open(const audit_child_t *child, char *err, size_t err_len);
+void audit_close(audit_t *a);
+
+/* After each checked call: true when this op is the window's audit. */
+bool audit_due(audit_t *a);
+
+/* Compare the child's memory with the copy and empty its stack below the idle
+ * frames (the child idle); false with a description of the first change in msg. */
+bool audit_check(audit_t *a, char *msg, size_t msg_len);
+
+/* Empty the child's stack below its idle frames (the child idle). */
+void audit_wipe_stack(audit_t *a);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * hide-stack.h - the cheat the audit stops: block sizes kept outside the heap.
+ *
+ * Headerless blocks, laid end to end at the break, each block's size kept in a
+ * table the driver's checks do not see (the file that includes this says where).
+ * realloc copies as many bytes as the table says the old block has, so a table
+ * that lost its contents shows at once: the payload is not kept.
+ */
+#ifndef BROKEN_HIDE_STACK_H
+#define BROKEN_HIDE_STACK_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "memlib.h"
+#include "mm.h"
+
+#ifndef TABLE_SLOTS
+#define TABLE_SLOTS (1 << 14)
+#endif
+
+/* Where the table lives: set by the including file's mm_init. */
+static uint32_t *sizes;
+
+static inline size_t unit(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1); }
+
+/* The block's slot: its offset in the heap, in units. */
+static inline size_t slot(const void *p)
+{
+    return ((size_t)((const char *)p - (const char *)mem_heap_lo()) / MM_ALIGNMENT) % TABLE_SLOTS;
+}
+
+void *mm_malloc(size_t size)
+{
+    char *p = mem_sbrk((intptr_t)unit(size ? size : 1));
+    if (p == (void *)-1)
+        return NULL;
+    sizes[slot(p)] = (uint32_t)size;
+    return p;
+}
+
+void mm_free(void *p) { (void)p; }
+
+void *mm_realloc(void *p, size_t size)
+{
+    if (!p)
+        return mm_malloc(size);
+    if (size == 0)
+        return NULL;
+    void *q = mm_malloc(size);
+    if (q) {
+        size_t old = sizes[slot(p)];
+        memcpy(q, p, old < size ? old : size);
+    }
+    return q;
+}
+
+#endif

@@ -1,0 +1,100 @@
+"""Memory outside the heap is audited (driver/audit.h).
+
+Utilization counts only the heap, so an allocator that kept its block sizes
+anywhere else in its process would score near the ideal.  Each cheat below is
+"ok" on the driver before the audit (measured with the commit before it) and fails
+now; every allocator of the kit, the classic handout's shape and a chatty one
+pass with an audit after every op.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from driver_common import CLASSIC, broken, run, variant, write_trace
+from variants_common import VARIANTS, present
+
+from conftest import build_driver
+
+HIDDEN = ("it changed \\d+ bytes of memory outside the heap, in {where} \\(the first at 0x[0-9a-f]+\\); allocator "
+          "metadata belongs in the heap, or in mm\\.c's own globals")
+
+
+def realloc_ops(n: int) -> list[str]:
+    return [f"a {i} {8 + i % 40}" for i in range(n)] + [f"r {i} {100 + i % 50}" for i in range(n)] + \
+           [f"f {i}" for i in range(n)]
+
+
+def every_op() -> dict:
+    return {"env": {**os.environ, "MDRIVER_AUDIT_WINDOW": "1"}}
+
+
+def test_sizes_kept_in_the_dead_stack_are_lost_at_an_audit(tmp_path):
+    """hide-stack.c keeps each block's size 256 KiB below mm_init's frame.  The audit
+    that falls somewhere in the first 512 calls empties the stack below the idle
+    child's frames, so the first realloc after it copies nothing: its payload is gone."""
+    r = run(broken("hide-stack"), "-f", write_trace(tmp_path, "hide", realloc_ops(600), weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("hide")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("payload_corrupted", 600, "r 0 100"), (t["outcome"], t["message"])
+    assert "mm_realloc did not keep the old contents" in t["message"]
+
+
+@pytest.mark.parametrize("name, where", [
+    ("hide-startup-stack", "the process's start-up stack"),
+    ("hide-malloc", re.escape("libc's heap (did the allocator call malloc, calloc or realloc?)")),
+])
+def test_sizes_kept_in_private_memory_are_tampering(tmp_path, name, where):
+    """hide-startup-stack.c keeps its sizes below the environment, where the driver's
+    frames were before fork; hide-malloc.c in a table from libc's calloc.  The parent
+    compares the child's private memory with its copy from before mm_init: the audit
+    at the end of the first checked run at the latest sees the change."""
+    r = run(broken(name), "-f", write_trace(tmp_path, "hide", realloc_ops(100), weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("hide")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None), t["message"]
+    assert re.fullmatch(HIDDEN.format(where=where), t["message"]), t["message"]
+    assert t["op_index"] is not None and 0 <= t["op_index"] < 300
+
+
+def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_path):
+    """timing-scratch.c is honest while checked and writes a counter outside the heap
+    in every timed run: the audit after each timed run sees it."""
+    ops = [f"a {i} {16 + i}" for i in range(50)] + [f"f {i}" for i in range(50)]
+    r = run(broken("timing-scratch"), "-f", write_trace(tmp_path, "scratch", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("scratch")
+    assert (t["outcome"], t["timing"]) == ("tampered", None), t["message"]
+    assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+    # Checked only, it is honest.
+    r = run(broken("timing-scratch"), "-f", write_trace(tmp_path, "checked", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
+
+
+# A short trace of each classic shape: growth, frees, reallocs.
+AUDITED_TRACES = ["classic-amptjp.rep", "classic-realloc2.rep", "realloc-vectors.rep"]
+
+
+@pytest.mark.parametrize("name", present(list(VARIANTS)))
+def test_every_variant_passes_with_an_audit_after_every_op(tmp_path, name):
+    """No false alarm: the kit's allocators change nothing outside the heap but their
+    own globals, on the checked, replayed and timed runs, with mm_checkheap after
+    every op (-c) as well."""
+    driver = variant(name)
+    traces = [a for t in AUDITED_TRACES for a in ("-f", f"traces/{t}")]
+    for extra in ([], ["-c"]):
+        r = run(driver, *traces, *extra, "-r", "1", tmp=tmp_path, timeout=600, cwd=driver.parents[2], **every_op())
+        assert r.rc == 0, [(t["name"], t["outcome"], t["message"]) for t in r.doc["traces"] if t["outcome"] != "ok"]
+
+
+@pytest.mark.parametrize("source, alignment", [(CLASSIC / "classic_mm.c", 8), ("tests/c/broken/chatty.c", 16)])
+def test_a_classic_handout_allocator_and_a_printing_one_pass_the_audit(tmp_path, source, alignment):
+    """The classic handout's shape (its own globals, void mm_checkheap, 8-byte
+    alignment) and one that prints on every call (stdio's state changes, and it is
+    not metadata)."""
+    driver = build_driver(alignment=alignment, extra=(f"MM={source}", "-j2"))
+    ops = realloc_ops(200)
+    r = run(driver, "-f", write_trace(tmp_path, "audited", ops, weight=1), "-r", "1", tmp=tmp_path, **every_op())
+    assert r.rc == 0 and r.trace("audited")["outcome"] == "ok", r.trace("audited")["message"]
