@@ -19,6 +19,8 @@ SANITIZE  ?=
 STATS     ?= 1
 DEBUG     ?= 0
 LAYOUT    ?= 0
+# off: no seccomp filter in the trace's process, only to test the grader's own sandbox behind it
+DRIVER_SECCOMP ?= on
 
 WARNINGS  := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
@@ -50,13 +52,15 @@ ifneq ($(filter-out 0 1,$(words $(ALIGNMENT))),)
 endif
 ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
   CONFIG_ERROR := ALIGNMENT=$(ALIGNMENT): the alignment must be 8 or 16
+else ifneq ($(filter-out on off,$(DRIVER_SECCOMP))$(filter-out 1,$(words $(DRIVER_SECCOMP))),)
+  CONFIG_ERROR := DRIVER_SECCOMP=$(DRIVER_SECCOMP): the driver's seccomp filter is on or off
 else ifeq ($(wildcard $(ALLOC_SRC)),)
   CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))
 endif
 # What the allocator's object depends on: its source, or the one-line complaint.
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))
 
-BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))
+BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
 DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
 DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
@@ -105,6 +109,7 @@ $(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
 $(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
 $(BUILD)/mdriver.o: $(ALLOC_STAMP)
 $(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
+$(BUILD)/driver/sandbox.o: KIT_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
 
 $(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)

@@ -142,7 +142,8 @@ static void enter_sandbox(void)
     sandbox_range_t ranges[3];
     for (size_t i = 0; i < n; i++)
         ranges[i] = (sandbox_range_t){lo[i], len[i]};
-    /* False in AddressSanitizer builds, or without seccomp: the child then runs unsandboxed. */
+    /* False in AddressSanitizer and DRIVER_SECCOMP=off builds, or without seccomp: the child
+     * then runs unsandboxed (--describe says which). */
     (void)sandbox_enter(ranges, n);
 }
 

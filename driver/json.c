@@ -7,6 +7,7 @@
 #include "config.h"
 #include "driver/hooks.h"
 #include "driver/outcome.h"
+#include "driver/sandbox.h"
 
 static void separate(json_t *j, const char *key)
 {
@@ -265,6 +266,7 @@ void json_write_description(FILE *out)
     json_integer(&j, "default_max_heap", MDRIVER_DEFAULT_MAX_HEAP);
     json_number(&j, "util_weight", MM_UTIL_WEIGHT);
     json_number(&j, "throughput_cap", MM_THROUGHPUT_CAP);
+    json_bool(&j, "seccomp", sandbox_available());
     json_open(&j, "outcomes", '[');
     for (int o = 0; o < OUTCOME_COUNT; o++) {
         json_open(&j, NULL, '{');

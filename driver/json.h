@@ -40,7 +40,8 @@ typedef struct {
 /* The whole result document, schema 1 (schema/mdriver-result.schema.json). */
 void json_write_result(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
                        const summary_t *s);
-/* `mdriver --describe`: constants, outcome vocabulary, statistics fields. */
+/* `mdriver --describe`: constants, whether the trace's process gets the seccomp
+ * sandbox, outcome vocabulary, statistics fields. */
 void json_write_description(FILE *out);
 
 #endif

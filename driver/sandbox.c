@@ -105,7 +105,10 @@ void sandbox_describe(int nr, char *buf, size_t len)
 
 /* ------------------------------------------------------------ the filter */
 
-#if defined(SANDBOX_ARCH) && !defined(SANDBOX_ASAN)
+/* MDRIVER_SECCOMP_OFF (make DRIVER_SECCOMP=off): no filter, so that the grader's
+ * tests reach the grader's own sandbox behind it.  The grader builds the driver
+ * itself, with its policy's setting; a submission is only the allocator. */
+#if defined(SANDBOX_ARCH) && !defined(SANDBOX_ASAN) && !defined(MDRIVER_SECCOMP_OFF)
 
 /* Allowed whatever their arguments: stdio on the fds the process has, clocks,
  * sleeps, its own ids, signal handling, exit, glibc's locks. */
@@ -364,10 +367,12 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     ret(p, SECCOMP_RET_TRAP);
 }
 
+bool sandbox_available(void) { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0; }
+
 bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges)
 {
-    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-        return false;  /* a kernel without seccomp */
+    if (!sandbox_available())
+        return false;
     static prog_t prog;  /* 32 KiB: not on a stack the driver may have limited */
     memset(&prog, 0, sizeof prog);
     build(&prog, mprotect_ok, n_ranges, getpid());
@@ -387,6 +392,8 @@ bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges)
 }
 
 #else
+
+bool sandbox_available(void) { return false; }
 
 bool sandbox_enter(const sandbox_range_t *mprotect_ok, size_t n_ranges)
 {

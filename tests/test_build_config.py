@@ -41,6 +41,13 @@ def test_missing_allocator_lists_the_variants(args, missing):
         assert "No rule to make target" not in done.stderr
 
 
+@pytest.mark.parametrize("value", ["0", "yes", "on off", ""])
+def test_driver_seccomp_must_be_on_or_off(value):
+    done = make("driver", f"DRIVER_SECCOMP={value}", "VARIANT=best")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == f"make: DRIVER_SECCOMP={value}: the driver's seccomp filter is on or off"
+
+
 def test_good_settings_still_build():
     for alignment in ("8", "16"):
         done = make("driver", f"ALIGNMENT={alignment}", "VARIANT=best")

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import build_driver
 from driver_common import KIT, TRIGGER, broken, run, write_trace
+from driver_common import describe as describe_driver
 
 X86_64 = platform.machine() == "x86_64"
 
@@ -100,10 +102,12 @@ def test_a_filter_too_long_for_the_kernel_is_not_installed(harness):
     assert done.returncode == 2 and "sandbox_enter failed" in done.stderr
 
 
-def test_no_sandbox_under_address_sanitizer(tmp_path):
-    """ASan maps memory as the program runs: sandbox_enter refuses, and the caller runs unsandboxed."""
-    asan = build(tmp_path / "harness-asan", "-fsanitize=address")
-    done = attempt(asan, "printf")
+@pytest.mark.parametrize("flag", ["-fsanitize=address", "-DMDRIVER_SECCOMP_OFF"])
+def test_no_sandbox_under_address_sanitizer_or_when_built_off(tmp_path, flag):
+    """ASan maps memory as the program runs, and DRIVER_SECCOMP=off asks for no filter:
+    sandbox_enter refuses, and the caller runs unsandboxed."""
+    unfiltered = build(tmp_path / "harness-off", flag)
+    done = attempt(unfiltered, "printf")
     assert done.returncode == 2 and "sandbox_enter failed" in done.stderr
 
 
@@ -182,3 +186,13 @@ def test_opening_a_file_in_mm_init_crashes(tmp_path):
     assert t["outcome"] == "crashed"
     for text in ("SIGSYS", "the system call openat (", "may not", "no files"):
         assert text in t["message"], t["message"]
+
+
+def test_a_driver_built_with_seccomp_off_lets_the_call_through(tmp_path):
+    """make DRIVER_SECCOMP=off, for the grader's tests of its own sandbox: the same
+    open goes through, and --describe says the trace's process has no filter."""
+    unfiltered = build_driver(extra=("MM=tests/c/broken/sys-open.c", "DRIVER_SECCOMP=off"))
+    r = run(unfiltered, "-f", write_trace(tmp_path, "t", CLEAN, weight=1), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("t")["outcome"] == "ok", r.out + r.err
+    assert describe_driver(unfiltered)["seccomp"] is False
+    assert describe_driver(broken("sys-open"))["seccomp"] is True
