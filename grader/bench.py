@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             by_origin[origins[sub.name]].append(sub.summary.perf_index)
     print(f"grader bench: {len(subs)} submissions, {len(chosen)} traces ({args.only}*), -j {args.jobs}, "
           f"timing {'pinned per CPU' if args.pin else 'serialized'}")
-    print(f"  sandbox: {', '.join(ctx.sandbox.protections)}; writable_data rule set to warn")
+    print(f"  sandbox: {', '.join(ctx.protections)}; writable_data rule set to warn")
     print(f"  setup (template build, self-check, trace check): {ready - start:.1f} s")
     print(f"  grading wall time: {end - ready:.1f} s = {(end - ready) / len(subs):.2f} s per submission")
     print(f"  per-submission time (build + checks + run, incl. waiting for the timing lock): "

@@ -75,7 +75,10 @@ def kit_digest(kit: Path, traces: list[Path]) -> str:
 
 
 def _make_args(policy: Policy, variant: str | None = None) -> list[str]:
-    args = ["make", "-s", "driver", f"ALIGNMENT={policy.build.alignment}", f"CFLAGS={policy.build.cflags}"]
+    # DRIVER_SECCOMP always given: make would otherwise take it from the grader's environment.
+    seccomp = "on" if policy.sandbox.driver_seccomp else "off"
+    args = ["make", "-s", "driver", f"ALIGNMENT={policy.build.alignment}", f"CFLAGS={policy.build.cflags}",
+            f"DRIVER_SECCOMP={seccomp}"]
     return args + ([f"VARIANT={variant}"] if variant else [])
 
 

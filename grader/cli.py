@@ -103,8 +103,8 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         sandbox = probe(unsafe=unsafe)
         candidates = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
         candidates += references(kit, policy)
-        click.echo(f"sandbox: {', '.join(sandbox.protections)}", err=True)
         ctx = prepare(kit, policy, sandbox, traces)
+        click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
     except ERRORS as err:
         _fail(str(err))
     try:

@@ -1,4 +1,5 @@
-"""What the driver says about itself (`mdriver --describe`): outcome explanations, constants.
+"""What the driver says about itself (`mdriver --describe`): outcome explanations, constants,
+its own sandbox.
 
 The driver owns the outcome vocabulary and its one-line explanations; the grader
 reads them rather than keeping a copy.  When a driver cannot describe itself the
@@ -22,6 +23,12 @@ def describe(driver: Path) -> dict[str, Any]:
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def driver_protections(description: dict[str, Any]) -> tuple[str, ...]:
+    """The layers the driver itself adds around the allocator, as it says (a build with
+    DRIVER_SECCOMP=off or ASan, or a kernel without seccomp, has no filter)."""
+    return ("driver_seccomp",) if description.get("seccomp") is True else ()
 
 
 def outcome_texts(description: dict[str, Any]) -> dict[str, str]:

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from . import scoring, store
 from .build import (BuildResult, KitError, build_submission, build_template, first_error, kit_digest,
                     prepare_folder)
-from .describe import describe, outcome_texts
+from .describe import describe, driver_protections, outcome_texts
 from .kitconfig import read_kit_config
 from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty_summary
 from .policy import Policy
@@ -60,6 +60,7 @@ class Context:
     kit_digest: str
     outcomes: dict[str, str]
     machine: dict[str, str]
+    protections: tuple[str, ...]   # the sandbox's and the driver's own, as every record states them
     best_k: int = 3
 
 
@@ -121,6 +122,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
+                   protections=sandbox.protections + driver_protections(description),
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
 
 
@@ -198,7 +200,7 @@ class _Grader:
             name=cand.name, origin=str(cand.origin), sha256=sha, verdict=verdict, reason=reason,
             build_log="", rules=(), traces=(), stdout="", stderr="",
             summary=empty_summary(len(self.ctx.traces), scoring.max_points(policy)),
-            protections=self.ctx.sandbox.protections, policy_digest=policy.digest(),
+            protections=self.ctx.protections, policy_digest=policy.digest(),
             kit_digest=self.ctx.kit_digest, graded_at=_now(), reference=cand.reference)
         fields.update(extra)
         return Submission(**fields)
@@ -367,7 +369,7 @@ def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch
         wanted = set(names)
         subs = [s for s in subs if s.name in wanted or s.reference]
     batch = Batch(created=_now(), policy=ctx.policy.to_json(), policy_digest=ctx.policy.digest(),
-                  kit_digest=ctx.kit_digest, protections=ctx.sandbox.protections, machine=ctx.machine,
+                  kit_digest=ctx.kit_digest, protections=ctx.protections, machine=ctx.machine,
                   outcomes=ctx.outcomes, submissions=tuple(subs))
     store.write_json(Path(outdir) / "results.json", batch.to_json())
     return batch

@@ -92,6 +92,7 @@ class Rules:
 @dataclass(frozen=True)
 class Sandbox:
     require: bool
+    driver_seccomp: bool         # false only to test the grader's own layers behind the driver's filter
 
 
 @dataclass(frozen=True)

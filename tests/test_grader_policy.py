@@ -22,6 +22,7 @@ def test_defaults_come_from_config_h(kit):
     assert policy.limits.trace_seconds == config["MDRIVER_DEFAULT_TIME_LIMIT"]
     assert policy.limits.max_heap == config["MDRIVER_DEFAULT_MAX_HEAP"]
     assert policy.rules.writable_data_max == 128
+    assert policy.sandbox.driver_seccomp                      # off only to test the grader's own layers
     assert policy.source.endswith("grader.toml")
 
 
@@ -75,6 +76,7 @@ def test_round_trips_through_json(kit):
     ("[rules]\nwritable_data_max = -5\n", "rules.writable_data_max must not be negative"),
     ("[rules]\nextra_allowed_symbols = [1]\n", "rules.extra_allowed_symbols: expected a list of strings"),
     ("[build]\nfile_size_bytes = 0\n", "build.file_size_bytes must be positive"),
+    ('[sandbox]\ndriver_seccomp = "off"\n', "sandbox.driver_seccomp: expected true or false"),
 ])
 def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, text, message):
     course = tmp_path / "course.toml"
