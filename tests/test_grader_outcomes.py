@@ -4,10 +4,11 @@ One batch grades them all (in the real sandbox, with the tiny fixture traces and
 short limits); each test then checks one submission's verdict and reason.
 """
 import os
+import socket
 
 import pytest
 
-from grader_fixtures.helpers import KIT, by_name, run_batch
+from grader_fixtures.helpers import FAST, KIT, by_name, run_batch
 from grader_fixtures.submissions import write_all
 
 VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
@@ -107,21 +108,39 @@ def test_reference_variants_are_graded_alongside(batch):
 
 
 def test_every_record_states_the_sandbox(batch):
+    """The default policy builds the driver with its seccomp filter, and every record says so."""
     for sub in batch.values():
-        assert "no_network" in sub.protections and "unprivileged_user" in sub.protections
+        assert {"no_network", "unprivileged_user", "driver_seccomp"} <= set(sub.protections), sub.protections
+
+
+ESCAPES = ["writes", "network", "memhog", "fork_system"]
+MARKER = "/tmp/mmgrade-host-marker"
+RELAXED = '[rules.action]\nundefined_symbols = "warn"\n'
+
+
+def _escape_batch(tmp_path_factory, name: str, policy_text: str = "", host_port: int = 9):
+    """The cheats with the symbol rule only warning, so that they run."""
+    root = tmp_path_factory.mktemp(name)
+    subs = write_all(root / "subs", ESCAPES, host_port)
+    if os.path.exists(MARKER):
+        os.unlink(MARKER)
+    return by_name(run_batch(KIT, subs, root / "out", RELAXED + policy_text)), subs
 
 
 @pytest.fixture(scope="module")
 def escapes(tmp_path_factory):
-    """The same cheats with the symbol rule only warning, so they run: the driver's
-    sandbox (seccomp, in the trace's process) refuses each first, inside the grader's."""
-    root = tmp_path_factory.mktemp("escapes")
-    subs = write_all(root / "subs", ["writes", "network", "memhog", "fork_system"])
-    marker = "/tmp/mmgrade-host-marker"
-    if os.path.exists(marker):
-        os.unlink(marker)
-    batch = by_name(run_batch(KIT, subs, root / "out", '[rules.action]\nundefined_symbols = "warn"\n'))
-    return batch, subs
+    """The driver's sandbox (seccomp, in the trace's process) refuses each first, inside the grader's."""
+    return _escape_batch(tmp_path_factory, "escapes")
+
+
+@pytest.fixture(scope="module")
+def unfiltered(tmp_path_factory):
+    """The same cheats in a driver built without its filter: only the grader's own sandbox
+    stands in their way, and must hold.  A listener on the host's loopback waits for
+    a connection that only a process outside the sandbox's network could make."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        return _escape_batch(tmp_path_factory, "unfiltered", "[sandbox]\ndriver_seccomp = false\n", port)
 
 
 def _printed(sub):
@@ -137,14 +156,35 @@ def _refused(sub, calls: tuple[str, ...]) -> None:
         assert "may not make" in t.message and any(f"the system call {c} (" in t.message for c in calls), t.message
 
 
+def _ran(sub) -> str:
+    """The cheat ran to the end of every trace, unfiltered, and printed what it met."""
+    assert sub.verdict == "ok", sub.reason
+    assert "driver_seccomp" not in sub.protections, sub.protections
+    return _printed(sub)
+
+
 def test_writes_outside_private_tmp_are_refused(escapes):
     batch, subs = escapes
     _refused(batch["writes"], ("openat", "open"))
     assert not list(subs.rglob("pwned"))
 
 
+def test_writes_outside_private_tmp_are_denied_by_the_grader(unfiltered):
+    batch, subs = unfiltered
+    out = _ran(batch["writes"])
+    assert "open /sub/pwned: denied" in out and "open /usr/pwned: denied" in out and "/traces/pwned: denied" in out
+    assert "open /tmp/scratch: WRITABLE" in out             # the private /tmp: the opens were really made
+    assert not list(subs.rglob("pwned"))
+
+
 def test_no_network(escapes):
     _refused(escapes[0]["network"], ("socket",))
+
+
+def test_no_network_from_the_grader(unfiltered):
+    out = _ran(unfiltered[0]["network"])
+    assert "connect host: failed" in out and "connect: failed" in out
+    assert "CONNECTED" not in out
 
 
 def test_memory_is_refused(escapes):
@@ -153,6 +193,21 @@ def test_memory_is_refused(escapes):
     _refused(escapes[0]["memhog"], ("mmap", "brk"))
 
 
+def test_memory_is_capped_by_the_grader(unfiltered):
+    """Unfiltered, libc's malloc gets memory until the sandbox's address-space limit
+    (FAST's memory_bytes) refuses more; the allocator then goes on, and so does the run."""
+    out = _ran(unfiltered[0]["memhog"])
+    got = int(out.split("memhog got ")[1].split()[0])
+    assert 0 < got * (1 << 20) <= FAST["memory_bytes"]
+
+
 def test_fork_and_system_stay_inside(escapes):
     _refused(escapes[0]["fork_system"], ("clone", "fork", "clone3"))
-    assert not os.path.exists("/tmp/mmgrade-host-marker")
+    assert not os.path.exists(MARKER)
+
+
+def test_fork_and_system_stay_inside_the_grader(unfiltered):
+    """The shell ran and touched the marker, in the sandbox's private /tmp, never the host's."""
+    out = _ran(unfiltered[0]["fork_system"])
+    assert "system: 0" in out and "system: -1" not in out
+    assert not os.path.exists(MARKER)

@@ -68,10 +68,13 @@ CHANGES: dict[str, dict[str, str]] = {
                "/*INIT*/": 'static const char *paths[] = {"/sub/pwned", "/traces/pwned", "/usr/pwned", "/tmp/scratch"};\n'
                            '    for (int i = 0; i < 4; i++) { FILE *f = fopen(paths[i], "w");\n'
                            '        printf("open %s: %s\\n", paths[i], f ? "WRITABLE" : "denied"); if (f) fclose(f); }'},
-    "network": {"/*EXTRA*/": "#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n#include <unistd.h>",
-                "/*INIT*/": "int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a = {0};\n"
-                            "    a.sin_family = AF_INET; a.sin_port = htons(80); a.sin_addr.s_addr = htonl(0x01010101);\n"
-                            '    printf("connect: %s\\n", s >= 0 && connect(s, (void *)&a, sizeof a) == 0 ? "CONNECTED" : "failed");'},
+    "network": {"/*EXTRA*/": "#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n#include <unistd.h>\n"
+                             "static const char *reach(uint32_t host, int port) { int s = socket(AF_INET, SOCK_STREAM, 0);\n"
+                             "    struct sockaddr_in a = {0}; a.sin_family = AF_INET; a.sin_port = htons(port);\n"
+                             "    a.sin_addr.s_addr = htonl(host); int ok = s >= 0 && connect(s, (void *)&a, sizeof a) == 0;\n"
+                             '    if (s >= 0) close(s); return ok ? "CONNECTED" : "failed"; }',
+                "/*INIT*/": 'printf("connect host: %s\\n", reach(0x7f000001, /*HOST_PORT*/));\n'
+                            '    printf("connect: %s\\n", reach(0x01010101, 80));'},
     "memhog": {"/*EXTRA*/": "#include <stdlib.h>",
                "/*INIT*/": "size_t mib = 0; char *p; while (mib < 4096 && (p = malloc(1 << 20))) { memset(p, 1, 1 << 20); mib++; }\n"
                            '    printf("memhog got %zu MiB\\n", mib);'},
@@ -94,15 +97,17 @@ CHANGES: dict[str, dict[str, str]] = {
 }
 
 
-def source(name: str) -> str:
+def source(name: str, host_port: int = 9) -> str:
+    """HOST_PORT: where "network" connects on the host's loopback, a port a test listens
+    on (a process in the host's network namespace reaches it, one in its own does not)."""
     text = BASE
     for marker, replacement in CHANGES[name].items():
         text = text.replace(marker, replacement)
-    return text
+    return text.replace("/*HOST_PORT*/", str(host_port))
 
 
-def write_all(folder: Path, names: list[str]) -> Path:
+def write_all(folder: Path, names: list[str], host_port: int = 9) -> Path:
     for name in names:
         (folder / name).mkdir(parents=True, exist_ok=True)
-        (folder / name / "mm.c").write_text(source(name))
+        (folder / name / "mm.c").write_text(source(name, host_port))
     return folder
