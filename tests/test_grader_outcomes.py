@@ -157,9 +157,13 @@ def _refused(sub, calls: tuple[str, ...]) -> None:
 
 
 def _ran(sub) -> str:
-    """The cheat ran to the end of every trace, unfiltered, and printed what it met."""
-    assert sub.verdict == "ok", sub.reason
+    """The cheat ran unfiltered and printed what it met.  What its calls left in libc's
+    memory (fopen's FILE, malloc's blocks) the driver's audit may then call tampered:
+    another layer of the driver's, after the fact; the grader's sandbox held before."""
     assert "driver_seccomp" not in sub.protections, sub.protections
+    assert sub.traces, sub.reason
+    for t in sub.traces:
+        assert t.outcome in ("ok", "tampered"), (t.name, t.outcome, t.message)
     return _printed(sub)
 
 
@@ -195,7 +199,7 @@ def test_memory_is_refused(escapes):
 
 def test_memory_is_capped_by_the_grader(unfiltered):
     """Unfiltered, libc's malloc gets memory until the sandbox's address-space limit
-    (FAST's memory_bytes) refuses more; the allocator then goes on, and so does the run."""
+    (FAST's memory_bytes) refuses more."""
     out = _ran(unfiltered[0]["memhog"])
     got = int(out.split("memhog got ")[1].split()[0])
     assert 0 < got * (1 << 20) <= FAST["memory_bytes"]
