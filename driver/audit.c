@@ -145,10 +145,27 @@ static void skip_mutable(audit_t *a)
         add_skip(a, (uintptr_t)keys, PTHREAD_KEY_BYTES);
 }
 
+/* Does /proc number processes as this process does?  Not when it belongs to
+ * another pid namespace (a sandbox that did not mount its own): its entry for
+ * the child's pid would be another process. */
+static bool proc_is_ours(void)
+{
+    char self[32];
+    ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+    if (n <= 0)
+        return false;
+    self[n] = '\0';
+    return atoi(self) == (int)getpid();
+}
+
 /* The child's private writable mappings, from its memory map. */
 static bool read_map(audit_t *a, char *err, size_t err_len)
 {
     char path[64];
+    if (!proc_is_ours()) {
+        snprintf(err, err_len, "/proc here belongs to another pid namespace");
+        return false;
+    }
     snprintf(path, sizeof path, "/proc/%d/maps", (int)a->child.pid);
     FILE *f = fopen(path, "r");
     if (!f) {

@@ -8,7 +8,7 @@
  *
  * One call is in flight at a time, in a page both processes map, and the two
  * share one CPU (child.c).  Between checked calls each side waiting yields the
- * CPU to the other (sched_yield); around timed calls it sleeps on a pipe, its
+ * CPU to the other (sched_yield; the child, 64 turns, then it sleeps); around timed calls it sleeps on a pipe, its
  * doorbell, which the other side rings when it sees the waiter asleep, so that
  * no turn of the waiter lands in a sample.  (Spinning on two CPUs does not pay
  * here: a cache line takes about 0.5 us to cross between this VM's cores, and a

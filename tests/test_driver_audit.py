@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -98,3 +99,17 @@ def test_a_classic_handout_allocator_and_a_printing_one_pass_the_audit(tmp_path,
     ops = realloc_ops(200)
     r = run(driver, "-f", write_trace(tmp_path, "audited", ops, weight=1), "-r", "1", tmp=tmp_path, **every_op())
     assert r.rc == 0 and r.trace("audited")["outcome"] == "ok", r.trace("audited")["message"]
+
+
+def test_without_its_own_proc_the_run_goes_on_unaudited_and_says_so(tmp_path):
+    """In a pid namespace whose /proc is the host's, /proc/<pid> names another process:
+    the parent must not read that one's memory map as its child's.  The run goes on,
+    unaudited, with one warning line."""
+    driver = variant(None)
+    trace = write_trace(tmp_path, "plain", realloc_ops(50), weight=0)
+    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--bind", str(tmp_path), str(tmp_path),
+            str(driver), "-f", str(trace), "--json", str(tmp_path / "r.json")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines() == ["mdriver: warning: /proc here belongs to another pid namespace: memory an "
+                                        "allocator keeps outside the heap goes unaudited in this run"], done.stderr
