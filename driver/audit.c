@@ -54,7 +54,7 @@ struct audit {
 extern char mm_globals_data_first, mm_globals_data_last, mm_globals_bss_first, mm_globals_bss_last;
 
 #ifdef __SANITIZE_ADDRESS__
-audit_t *audit_open(const audit_child_t *child, char *err, size_t err_len)
+audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len)
 {
     (void)child;
     if (err_len)
@@ -81,13 +81,15 @@ static void next_window(audit_t *a)
         a->due_at += a->window;
 }
 
-/* MDRIVER_AUDIT_WINDOW (1 to AUDIT_WINDOW) audits more often, for tests; never less. */
-static uint64_t window_size(void)
+/* AUDIT_WINDOW ops, or a share of a longer run; MDRIVER_AUDIT_WINDOW (from 1 to
+ * that) audits more often, for tests, never less. */
+static uint64_t window_size(size_t ops)
 {
+    uint64_t window = ops / AUDITS_PER_RUN > AUDIT_WINDOW ? ops / AUDITS_PER_RUN : AUDIT_WINDOW;
     const char *s = getenv("MDRIVER_AUDIT_WINDOW");
     char *end;
     unsigned long n = s ? strtoul(s, &end, 10) : 0;
-    return s && *s && !*end && n >= 1 && n <= AUDIT_WINDOW ? n : AUDIT_WINDOW;
+    return s && *s && !*end && n >= 1 && n <= window ? n : window;
 }
 
 static void add_skip(audit_t *a, uintptr_t lo, size_t len)
@@ -217,7 +219,7 @@ static bool read_child(audit_t *a, unsigned char *buf)
     return true;
 }
 
-audit_t *audit_open(const audit_child_t *child, char *err, size_t err_len)
+audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len)
 {
     err[0] = '\0';
     audit_t *a = pages_alloc(sizeof *a);
@@ -229,7 +231,7 @@ audit_t *audit_open(const audit_child_t *child, char *err, size_t err_len)
     a->child = *child;
     if (getrandom(&a->rng, sizeof a->rng, 0) != (ssize_t)sizeof a->rng || !a->rng)
         a->rng = (uint64_t)child->pid * 0x9E3779B97F4A7C15u | 1;
-    a->window = window_size();
+    a->window = window_size(ops);
     skip_mutable(a);
     if (!read_map(a, err, err_len))
         return audit_close(a), NULL;

@@ -17,9 +17,12 @@
  *     it at audits and before each timed run;
  *   - the channel's and the progress page's unused bytes: must stay zero.
  *
- * Audits fall at a random op in every AUDIT_WINDOW of the first checked run, and
- * after every replay; the child cannot tell when, so metadata kept outside the
- * heap is either seen or lost before the next op.  Not in AddressSanitizer
+ * Audits fall at a random op in every window of the first checked run (AUDIT_WINDOW
+ * ops, or 1/AUDITS_PER_RUN of a longer run: an audit costs 50-250 us), at its
+ * end and after every replay.  The child cannot tell when, so metadata it keeps
+ * outside the heap for good is seen, or lost, at the first audit; metadata it
+ * keeps out only for a while escapes an audit with a chance that falls as that
+ * while grows.  Not in AddressSanitizer
  * builds (ASan's shadow memory changes everywhere): audit_open returns NULL.
  */
 #ifndef DRIVER_AUDIT_H
@@ -30,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum { AUDIT_WINDOW = 512 };
+enum { AUDIT_WINDOW = 512, AUDITS_PER_RUN = 256 };
 
 typedef struct audit audit_t;
 
@@ -45,10 +48,11 @@ typedef struct {
     size_t mutable_len;
 } audit_child_t;
 
-/* Copy the child's private memory as it is now (the child idle, before mm_init).
+/* Copy the child's private memory as it is now (the child idle, before mm_init),
+ * for a first checked run of `ops` calls.
  * NULL when auditing is not available in this build; *err says why when it
  * should have been and could not (no /proc, no permission). */
-audit_t *audit_open(const audit_child_t *child, char *err, size_t err_len);
+audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len);
 void audit_close(audit_t *a);
 
 /* After each checked call: true when this op is the window's audit. */

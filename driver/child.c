@@ -585,7 +585,7 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
  * audits (audit.h).  False with *v when the child failed.  Where the system
  * will not let the parent read its child's memory (no /proc; ptrace denied by a
  * hardened kernel) the run goes on unaudited, and says so once. */
-static bool start_audit(remote_t *c, verdict_t *v)
+static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
 {
     call_t ready = {.kind = CALL_READY, .op = -1};
     answer_t a;
@@ -602,7 +602,7 @@ static bool start_audit(remote_t *c, verdict_t *v)
         .mutable_state = &serving, .mutable_len = sizeof serving,
     };
     char err[200];
-    c->audit = audit_open(&child, err, sizeof err);
+    c->audit = audit_open(&child, ops, err, sizeof err);
     static bool warned;
     if (!c->audit && err[0] && !warned) {
         fprintf(stderr, "mdriver: warning: %s: memory an allocator keeps outside the heap goes unaudited in this run\n",
@@ -632,7 +632,7 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
         return;
     }
     size_t high_water = 0;
-    bool ok = start_audit(&c, &v) && check_pass(&c, t, plan->check_heap, &pl, &high_water, &v) && audited(&c, true);
+    bool ok = start_audit(&c, t->num_ops, &v) && check_pass(&c, t, plan->check_heap, &pl, &high_water, &v) && audited(&c, true);
     if (ok && !timed_arrays_untouched(&ta))
         ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "the first checked run touched the pages where the driver "
                           "will give the timed runs their ops: allocator metadata belongs in the heap");

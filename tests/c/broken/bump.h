@@ -32,8 +32,9 @@ static inline char *bump(size_t size)
 
 static inline size_t block_size(const void *p) { return *(const size_t *)((const char *)p - HDR); }
 
-/* realloc as malloc + copy + free, through the file's own mm_malloc. */
-static inline void *copy_realloc(void *p, size_t size)
+/* realloc as malloc + copy of the old block's `old` bytes + free, through the
+ * file's own mm_malloc and mm_free. */
+static inline void *realloc_copying(void *p, size_t old, size_t size)
 {
     if (!p)
         return mm_malloc(size);
@@ -43,11 +44,13 @@ static inline void *copy_realloc(void *p, size_t size)
     }
     void *q = mm_malloc(size);
     if (q) {
-        size_t old = block_size(p);
         memcpy(q, p, old < size ? old : size);
         mm_free(p);
     }
     return q;
 }
+
+/* The same, the old size read from bump()'s header. */
+static inline void *copy_realloc(void *p, size_t size) { return realloc_copying(p, p ? block_size(p) : 0, size); }
 
 #endif

@@ -9,11 +9,7 @@
 #ifndef BROKEN_HIDE_STACK_H
 #define BROKEN_HIDE_STACK_H
 
-#include <stdint.h>
-#include <string.h>
-
-#include "memlib.h"
-#include "mm.h"
+#include "bump.h"
 
 #ifndef TABLE_SLOTS
 #define TABLE_SLOTS (1 << 14)
@@ -21,8 +17,6 @@
 
 /* Where the table lives: set by the including file's mm_init. */
 static uint32_t *sizes;
-
-static inline size_t unit(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1); }
 
 /* The block's slot: its offset in the heap, in units. */
 static inline size_t slot(const void *p)
@@ -32,7 +26,7 @@ static inline size_t slot(const void *p)
 
 void *mm_malloc(size_t size)
 {
-    char *p = mem_sbrk((intptr_t)unit(size ? size : 1));
+    char *p = mem_sbrk((intptr_t)align_up(size ? size : 1));
     if (p == (void *)-1)
         return NULL;
     sizes[slot(p)] = (uint32_t)size;
@@ -41,18 +35,6 @@ void *mm_malloc(size_t size)
 
 void mm_free(void *p) { (void)p; }
 
-void *mm_realloc(void *p, size_t size)
-{
-    if (!p)
-        return mm_malloc(size);
-    if (size == 0)
-        return NULL;
-    void *q = mm_malloc(size);
-    if (q) {
-        size_t old = sizes[slot(p)];
-        memcpy(q, p, old < size ? old : size);
-    }
-    return q;
-}
+void *mm_realloc(void *p, size_t size) { return realloc_copying(p, p ? sizes[slot(p)] : 0, size); }
 
 #endif

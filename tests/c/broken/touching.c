@@ -43,16 +43,9 @@ void mm_free(void *p) { (void)p; }
 
 void *mm_realloc(void *p, size_t size)
 {
-    if (!p)
-        return mm_malloc(size);
-    if (size == 0)
-        return NULL;
     size_t old = 0;
-    for (int i = 0; i < s.n; i++)
+    for (int i = 0; p && i < s.n; i++)
         if (s.blocks[i] == p)
             old = s.sizes[i];
-    void *q = mm_malloc(size);
-    if (q)
-        memcpy(q, p, old < size ? old : size);
-    return q;
+    return realloc_copying(p, old, size);
 }
