@@ -9,13 +9,16 @@
  *     the start-up stack): copied once before mm_init, then compared with the
  *     copy at audits; a difference is `tampered`.  Not compared: the allocator's
  *     own globals (the linker brackets them with driver/mark/; the grader's
- *     writable-data rule bounds them), memlib's state, the few bytes libc and
- *     the driver change while serving calls (stdout's FILE, errno, rseq, the
- *     child's channel state);
+ *     writable-data rule bounds them) and thread-local variables, memlib's
+ *     state, the few bytes libc, the kernel and the driver change while serving
+ *     calls (stdout's FILE, errno, rseq, the child's channel counters);
  *   - the stack the child serves calls on (shared with the parent): below the
  *     frames of an idle child it holds only dead frames, and the parent empties
  *     it at audits and before each timed run;
  *   - the channel's and the progress page's unused bytes: must stay zero.
+ *
+ * After each call the child itself clears the dead frames just below its
+ * serving loop and the vector and x87 registers (child.c).
  *
  * Audits fall at a random op in every window of the first checked run (AUDIT_WINDOW
  * ops, or 1/AUDITS_PER_RUN of a longer run: an audit costs 50-250 us), at its
@@ -33,7 +36,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum { AUDIT_WINDOW = 512, AUDITS_PER_RUN = 256 };
+enum { AUDIT_WINDOW = 512, AUDITS_PER_RUN = 256, AUDIT_SPANS = 4 };
 
 typedef struct audit audit_t;
 
@@ -42,10 +45,10 @@ typedef struct {
     pid_t pid;
     uintptr_t stack_lo, stack_hi;  /* the shared stack the child serves calls on */
     uintptr_t idle_sp;             /* lowest frame address of the child waiting for a call */
-    const void *shared[2];         /* shared pages whose bytes past `used` must stay zero */
-    size_t shared_used[2], shared_len[2];
-    const void *mutable_state;     /* the child's own mutable driver state, not compared */
-    size_t mutable_len;
+    const void *zero[AUDIT_SPANS];     /* bytes of shared pages that must stay zero */
+    size_t zero_len[AUDIT_SPANS];
+    const void *serving[AUDIT_SPANS];  /* the fields the serving child changes: not compared */
+    size_t serving_len[AUDIT_SPANS];
 } audit_child_t;
 
 /* Copy the child's private memory as it is now (the child idle, before mm_init),

@@ -27,6 +27,8 @@ IFUNC = "i"                      # nm's letter for an indirect function: its res
 # Writable sections gcc makes for C globals (name == X or X.*).  Any other writable name is refused:
 # the linker places an unknown name where it likes, and no C global needs one.
 DATA_SECTIONS = (".data", ".bss", ".tdata", ".tbss", ".ldata", ".lbss")
+# A writable section aligned past this has padding before it that its size does not count.
+MAX_DATA_ALIGN = 64
 # Relocated read-only data: written by the loader, then made read-only (RELRO) before main.
 RELRO_SECTIONS = (".data.rel.ro",)
 # Names the toolchain and the C runtime call or look up on their own, which a global definition
@@ -147,8 +149,8 @@ def _in(name: str, families: tuple[str, ...]) -> bool:
     return any(name == f or name.startswith(f + ".") for f in families)
 
 
-def sections(obj: Path) -> list[tuple[str, str, int, str]]:
-    """(name, type, size, flags) for every section of OBJ, read from its ELF section headers.
+def sections(obj: Path) -> list[tuple[str, str, int, str, int]]:
+    """(name, type, size, flags, alignment) for every section of OBJ, read from its ELF section headers.
 
     Parsed here rather than from readelf's table, whose columns a section name with a space in
     it shifts (such a section used to be skipped, and its size never counted)."""
@@ -162,7 +164,7 @@ def sections(obj: Path) -> list[tuple[str, str, int, str]]:
         raise ToolError(f"{obj}: not an ELF object the grader can read ({err})") from None
 
 
-def _elf_sections(data: bytes) -> list[tuple[str, str, int, str]]:
+def _elf_sections(data: bytes) -> list[tuple[str, str, int, str, int]]:
     if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
         raise ValueError("bad ELF header")
     wide, end = data[4] == 2, "<" if data[5] == 1 else ">"
@@ -194,15 +196,15 @@ def _elf_sections(data: bytes) -> list[tuple[str, str, int, str]]:
         return data[start:stop].decode("utf-8", "backslashreplace")
 
     out = []
-    for sh_name, sh_type, sh_flags, _addr, _off, sh_size, *_ in rows[1:]:
+    for sh_name, sh_type, sh_flags, _addr, _off, sh_size, _link, _info, sh_addralign, _entsize in rows[1:]:
         flags = "".join(letter for bit, letter in _SHF if sh_flags & bit)
-        out.append((name(sh_name), _SHT.get(sh_type, hex(sh_type)), sh_size, flags))
+        out.append((name(sh_name), _SHT.get(sh_type, hex(sh_type)), sh_size, flags, sh_addralign))
     return out
 
 
 def check_constructors(secs, syms, policy: Policy) -> RuleResult:
     """Code that runs before main or after exit: constructor sections and IFUNC resolvers."""
-    bad = [name for name, kind, size, _ in secs
+    bad = [name for name, kind, size, *_ in secs
            if size and (_in(name, CONSTRUCTOR_SECTIONS) or kind in CONSTRUCTOR_TYPES)]
     bad += [f"{name} (IFUNC)" for name, kind, _ in syms if kind == IFUNC]
     return _verdict("constructors", policy, bad, "no constructors, destructors or IFUNC resolvers",
@@ -214,7 +216,7 @@ def writable_bytes(secs, syms) -> int:
     """Every allocated writable section + common symbols; RELRO data and constructor tables
     (refused by their own rule) are not counted.  Names are matched exactly (X or X.*)."""
     total = 0
-    for name, kind, size, flags in secs:
+    for name, kind, size, flags, _ in secs:
         if "W" in flags and "A" in flags and not _in(name, RELRO_SECTIONS) \
                 and not _in(name, CONSTRUCTOR_SECTIONS) and kind not in CONSTRUCTOR_TYPES:
             total += size
@@ -223,20 +225,30 @@ def writable_bytes(secs, syms) -> int:
 
 def unknown_writable(secs) -> list[str]:
     """Writable sections with a name gcc never gives C globals (set with __attribute__((section)))."""
-    return [name for name, kind, size, flags in secs
+    return [name for name, kind, size, flags, _ in secs
             if size and "W" in flags and "A" in flags and kind not in CONSTRUCTOR_TYPES
             and not _in(name, DATA_SECTIONS + RELRO_SECTIONS + CONSTRUCTOR_SECTIONS)]
+
+
+def over_aligned(secs) -> list[str]:
+    """Writable sections aligned past MAX_DATA_ALIGN: the linker's padding before one is memory
+    the section's size does not count, and the driver cannot tell from the allocator's own."""
+    return [f"{name} (aligned to {align} bytes)" for name, kind, size, flags, align in secs
+            if size and "W" in flags and "A" in flags and align > MAX_DATA_ALIGN]
 
 
 def check_writable(secs, syms, policy: Policy) -> RuleResult:
     used = writable_bytes(secs, syms)
     limit = policy.rules.writable_data_max
-    odd = unknown_writable(secs)
-    bad = ([f"{used} bytes"] if used > limit else []) + [f"section {n}" for n in odd]
+    odd, padded = unknown_writable(secs), over_aligned(secs)
+    bad = ([f"{used} bytes"] if used > limit else []) + [f"section {n}" for n in odd + padded]
     detail = f"{used} bytes of writable globals, more than the {limit} allowed" if used > limit else \
         f"{used} bytes of writable globals (limit {limit})"
     if odd:
         detail += f"; writable sections with names no C global gets (use .data/.bss): {_names(odd)}"
+    if padded:
+        detail += (f"; writable sections aligned past {MAX_DATA_ALIGN} bytes, whose padding would be uncounted "
+                   f"storage: {_names(padded)}")
     return _verdict("writable_data", policy, bad, f"{used} bytes of writable globals (limit {limit})", detail)
 
 

@@ -60,6 +60,34 @@ def test_sizes_kept_in_private_memory_are_tampering(tmp_path, name, where):
     assert t["op_index"] is not None and 0 <= t["op_index"] < 300
 
 
+# Eight blocks, then each grown: the red team's tables hold 16 to 144 sizes.
+SMALL_OPS = [f"a {i} {8 + 4 * i}" for i in range(8)] + [f"r {i} {40 + i}" for i in range(8)] + \
+            [f"f {i}" for i in range(8)]
+
+
+@pytest.mark.parametrize("name, outcome, where", [
+    ("hide-thread-block", "tampered", re.escape("the thread's control block and thread-local data (glibc's)")),
+    ("hide-file", "tampered", re.escape("libc's data (its malloc's settings among them)")),
+    ("hide-near-stack", "payload_corrupted", None),
+    ("hide-registers", "payload_corrupted", None),
+])
+def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
+    """The red team kept sizes where the first audit did not look: glibc's thread
+    descriptor (skipped whole), stdout's FILE (skipped whole), the 1 KiB the
+    parent's wipe leaves below the idle frames, registers xmm8-15.  The audit now
+    compares all but the bytes an honest run changes, and the child clears the
+    near stack and the vector registers after every call: the first two are
+    tampered, the other two lose their sizes before the first realloc."""
+    r = run(broken(name), "-f", write_trace(tmp_path, "small", SMALL_OPS, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("small")
+    assert t["outcome"] == outcome, (t["outcome"], t["message"])
+    if where:
+        assert re.fullmatch(HIDDEN.format(where=where), t["message"]), t["message"]
+    else:
+        assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
+
+
 def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_path):
     """timing-scratch.c is honest while checked and writes a counter outside the heap
     in every timed run: the audit after each timed run sees it."""
