@@ -57,6 +57,7 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
     return NULL;
 }
 void audit_close(audit_t *a) { (void)a; }
+bool audit_available(void) { return false; }
 bool audit_due(audit_t *a) { (void)a; return false; }
 bool audit_check(audit_t *a, char *msg, size_t msg_len) { (void)a, (void)msg, (void)msg_len; return true; }
 void audit_wipe_stack(audit_t *a) { (void)a; }
@@ -157,6 +158,21 @@ static bool proc_is_ours(void)
     self[n] = '\0';
     return atoi(self) == (int)getpid();
 }
+
+/* Yama's ptrace_scope: 0 where there is no Yama. */
+static int ptrace_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = 0;
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = 0;
+        fclose(f);
+    }
+    return scope;
+}
+
+bool audit_available(void) { return proc_is_ours() && ptrace_scope() < 2; }
 
 /* The child's private writable mappings, from its memory map. */
 static bool read_map(audit_t *a, char *err, size_t err_len)

@@ -51,6 +51,11 @@ typedef struct {
     size_t serving_len[AUDIT_SPANS];
 } audit_child_t;
 
+/* Can this build, here, audit a child?  Not in AddressSanitizer builds, with a
+ * /proc of another pid namespace, or where Yama lets only root read a child's
+ * memory (ptrace_scope 2 or 3).  For `mdriver --describe`. */
+bool audit_available(void);
+
 /* Copy the child's private memory as it is now (the child idle, before mm_init),
  * for a first checked run of `ops` calls.
  * NULL when auditing is not available in this build; *err says why when it

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "driver/audit.h"
 #include "driver/hooks.h"
 #include "driver/outcome.h"
 #include "driver/sandbox.h"
@@ -267,6 +268,7 @@ void json_write_description(FILE *out)
     json_number(&j, "util_weight", MM_UTIL_WEIGHT);
     json_number(&j, "throughput_cap", MM_THROUGHPUT_CAP);
     json_bool(&j, "seccomp", sandbox_available());
+    json_bool(&j, "audit", audit_available());
     json_open(&j, "outcomes", '[');
     for (int o = 0; o < OUTCOME_COUNT; o++) {
         json_open(&j, NULL, '{');

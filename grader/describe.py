@@ -27,8 +27,10 @@ def describe(driver: Path) -> dict[str, Any]:
 
 def driver_protections(description: dict[str, Any]) -> tuple[str, ...]:
     """The layers the driver itself adds around the allocator, as it says (a build with
-    DRIVER_SECCOMP=off or ASan, or a kernel without seccomp, has no filter)."""
-    return ("driver_seccomp",) if description.get("seccomp") is True else ()
+    DRIVER_SECCOMP=off or ASan, or a kernel without seccomp, has no filter; an ASan build,
+    or a machine that will not let a process read its child's memory, no audit)."""
+    layers = {"driver_seccomp": "seccomp", "driver_audit": "audit"}
+    return tuple(name for name, key in layers.items() if description.get(key) is True)
 
 
 def outcome_texts(description: dict[str, Any]) -> dict[str, str]:

@@ -8,14 +8,15 @@ pass with an audit after every op.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 
 import pytest
 
-from driver_common import CLASSIC, broken, run, variant, write_trace
-from variants_common import VARIANTS, present
+from driver_common import CLASSIC, broken, describe, run, variant, write_trace
+from variants_common import VARIANTS, make, present
 
 from conftest import build_driver
 
@@ -141,3 +142,13 @@ def test_without_its_own_proc_the_run_goes_on_unaudited_and_says_so(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr.splitlines() == ["mdriver: warning: /proc here belongs to another pid namespace: memory an "
                                         "allocator keeps outside the heap goes unaudited in this run"], done.stderr
+
+
+def test_describe_says_whether_the_driver_can_audit_here(tmp_path):
+    """`mdriver --describe` tells the grader whether to list driver_audit among a
+    record's protections: yes here, no in a sanitizer build, no where /proc is
+    another pid namespace's."""
+    assert describe(variant("best"))["audit"] is True
+    assert describe(make("driver", "best", 16, sanitize=True))["audit"] is False
+    inside = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", str(variant("best")), "--describe"]
+    assert json.loads(subprocess.run(inside, capture_output=True, text=True, timeout=60).stdout)["audit"] is False

@@ -110,7 +110,8 @@ def test_reference_variants_are_graded_alongside(batch):
 def test_every_record_states_the_sandbox(batch):
     """The default policy builds the driver with its seccomp filter, and every record says so."""
     for sub in batch.values():
-        assert {"no_network", "unprivileged_user", "driver_seccomp"} <= set(sub.protections), sub.protections
+        assert {"no_network", "unprivileged_user", "driver_seccomp", "driver_audit"} <= set(sub.protections), \
+            sub.protections
 
 
 ESCAPES = ["writes", "network", "memhog", "fork_system"]
