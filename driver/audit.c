@@ -43,6 +43,7 @@ struct audit {
     size_t bytes;
     uint64_t calls, due_at;    /* checked calls so far; the window's audit */
     uint64_t window;
+    uint64_t next_live;        /* the payload mark of the next payload audit */
     uint64_t rng;
 };
 
@@ -59,6 +60,7 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
 void audit_close(audit_t *a) { (void)a; }
 bool audit_available(void) { return false; }
 bool audit_due(audit_t *a) { (void)a; return false; }
+bool audit_payload_due(audit_t *a, uint64_t live_bytes) { (void)a, (void)live_bytes; return false; }
 bool audit_check(audit_t *a, char *msg, size_t msg_len) { (void)a, (void)msg, (void)msg_len; return true; }
 void audit_wipe_stack(audit_t *a) { (void)a; }
 #else
@@ -248,6 +250,7 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
     if (getrandom(&a->rng, sizeof a->rng, 0) != (ssize_t)sizeof a->rng || !a->rng)
         a->rng = (uint64_t)child->pid * 0x9E3779B97F4A7C15u | 1;
     a->window = window_size(ops);
+    a->next_live = PAYLOAD_FLOOR;
     skip_mutable(a);
     if (!read_map(a, err, err_len))
         return audit_close(a), NULL;
@@ -263,6 +266,15 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
     }
     next_window(a);
     return a;
+}
+
+bool audit_payload_due(audit_t *a, uint64_t live_bytes)
+{
+    if (!a || live_bytes < a->next_live)
+        return false;
+    uint64_t step = live_bytes / PAYLOAD_STEP_DIV + 1;
+    a->next_live = live_bytes + step + next_random(a) % step;
+    return true;
 }
 
 void audit_close(audit_t *a)

@@ -41,6 +41,7 @@ typedef struct {
     uintptr_t lo;        /* the heap's low end, the same in the child and here */
     size_t brk;          /* the break after the last call, bytes above lo */
     size_t high_water;   /* the highest break of this run */
+    uint64_t live_bytes; /* the payload of the live blocks */
     uintptr_t violation; /* a canary mem_sbrk found overwritten */
     bool run_checker, checker_ok;
     ledger_entry_t *ledger;
@@ -179,6 +180,7 @@ static bool same_place(checker_t *c, const void *p)
 static void add_block(checker_t *c, uint32_t id, uintptr_t p, size_t size, uint64_t seed, int64_t born)
 {
     c->ledger[id] = (ledger_entry_t){p, size, seed, born, true};
+    c->live_bytes += size;
     if (p)
         blocktree_insert(&c->tree, id, p, p + footprint(size));
 }
@@ -187,6 +189,8 @@ static void drop_block(checker_t *c, uint32_t id)
 {
     if (c->ledger[id].p)
         blocktree_remove(&c->tree, id);
+    if (c->ledger[id].live)
+        c->live_bytes -= c->ledger[id].size;
     c->ledger[id].live = false;
 }
 
@@ -305,6 +309,8 @@ static bool replay_checked(checker_t *c)
         progress_at(PASS_CHECK, c->at);
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
+        if (!remote_payload(c->rc, c->live_bytes))
+            return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
         if (!c->checker_ok)
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
                                 "%s: mm_checkheap(%zu) returned false after this op", here(c), i);

@@ -22,7 +22,8 @@
  *   QUIT, or SIGKILL to the group at the deadline; wait4; a death becomes an
  *   outcome naming what the parent had asked for (progress.h)
  *
- * libc's child is the same without a heap or checked runs.
+ * libc's child is the same without a heap or checked runs.  The child's side
+ * is serve.c; the audit of its memory, audit.c.
  */
 #define _GNU_SOURCE
 #include "driver/child.h"
@@ -41,7 +42,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "driver/audit.h"
@@ -52,6 +52,7 @@
 #include "driver/progress.h"
 #include "driver/remote.h"
 #include "driver/sandbox.h"
+#include "driver/serve.h"
 #include "memlib.h"
 
 /* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
@@ -60,8 +61,6 @@ enum { STACK_OVERRUN_BYTES = 16 << 20 };
  * process's own stack, so that a large local array faults instead of landing in
  * another mapping. */
 enum { STACK_GUARD_BYTES = 1 << 20 };
-/* The child's fds: 0-2, the output on 1 and 2, then the channel's doorbells. */
-enum { CHILD_BELL_IN = 3, CHILD_BELL_OUT = 4 };
 
 progress_t *progress;
 
@@ -70,246 +69,6 @@ const char *pass_name(pass_t pass)
     static const char *names[PASS_COUNT] = {"start-up", "mm_init", "correctness", "second correctness",
                                             "timing", "libc timing"};
     return pass < PASS_COUNT ? names[pass] : "unknown";
-}
-
-/* ------------------------------------------------------------ in the child */
-
-/* Everything the serving child changes outside the heap and the allocator's own
- * data, in one place the audit skips (audit.h). */
-static struct {
-    channel_t ch;
-    const timed_arrays_t *ta;
-    bool allocator;     /* serves an allocator (not libc): sandboxed */
-    bool heap_mapped;
-} serving;
-
-static void on_fault(int sig, siginfo_t *info, void *context)
-{
-    (void)context;
-    progress->fault_signal = sig;
-    progress->fault_addr = (uintptr_t)info->si_addr;
-    /* SA_RESETHAND restored the default action: returning re-runs the faulting
-     * instruction, which now ends the process with this signal.  A refused
-     * system call is not re-run (it returned ENOSYS): raise it again. */
-    if (sig == SIGSYS) {
-        progress->fault_syscall = info->si_syscall;
-        raise(SIGSYS);
-    }
-}
-
-static void catch_faults(void)
-{
-    static char alt_stack[1 << 16];
-    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
-    sigaltstack(&ss, NULL);
-    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND};
-    sigemptyset(&sa.sa_mask);
-    int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS};
-    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
-        sigaction(faults[i], &sa, NULL);
-}
-
-/* stdin from /dev/null, stdout and stderr to the output pipe, the doorbells at
- * fixed numbers, every other fd closed. */
-static void isolate_fds(channel_t *ch, int output_fd)
-{
-    setpgid(0, 0);
-    int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    dup2(output_fd, 1);
-    dup2(output_fd, 2);
-    /* Moved out of the way first: either may sit at 3 or 4 already. */
-    int in = fcntl(ch->bell_in, F_DUPFD, 64), out = fcntl(ch->bell_out, F_DUPFD, 64);
-    dup2(in, CHILD_BELL_IN);
-    dup2(out, CHILD_BELL_OUT);
-    ch->bell_in = CHILD_BELL_IN;
-    ch->bell_out = CHILD_BELL_OUT;
-    close_range(CHILD_BELL_OUT + 1, ~0u, 0);
-    /* Unbuffered: glibc would malloc a buffer at the first printf (a call the
-     * sandbox may refuse), and a buffer of the driver's would be memory outside
-     * the heap that the allocator's printing changes (audit.h).  Each printf is
-     * one write. */
-    setvbuf(stdout, NULL, _IONBF, 0);
-    setvbuf(stderr, NULL, _IONBF, 0);
-}
-
-/* From here on, only the system calls the driver needs (sandbox.h): mprotect
- * only where memlib makes it. */
-static void enter_sandbox(void)
-{
-    uintptr_t lo[3];
-    size_t len[3], n = heap_mprotect_ranges(lo, len);
-    sandbox_range_t ranges[3];
-    for (size_t i = 0; i < n; i++)
-        ranges[i] = (sandbox_range_t){lo[i], len[i]};
-    /* False in AddressSanitizer and DRIVER_SECCOMP=off builds, or without seccomp: the child
-     * then runs unsandboxed (--describe says which). */
-    (void)sandbox_enter(ranges, n);
-}
-
-/* The stack is memory no check sees and the writable-data rule does not count:
- * room for a table of placements memorized in a checked run and replayed when
- * timed, or for block headers kept out of the heap (red team).  The driver and
- * the kit's allocators need far less than this (see CHILD_STACK_BYTES). */
-static void limit_stack(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > CHILD_STACK_BYTES)) {
-        rl.rlim_cur = CHILD_STACK_BYTES;
-        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > CHILD_STACK_BYTES)
-            rl.rlim_max = CHILD_STACK_BYTES;
-        setrlimit(RLIMIT_STACK, &rl);
-    }
-}
-
-/* One call: what the allocator (or libc) answered, and the heap after it. */
-static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
-{
-    switch ((call_kind_t)call->kind) {
-    case CALL_READY: a->result = serving.ch.idle_frame; break;
-    case CALL_INIT:
-        if (!serving.heap_mapped)
-            mem_init();
-        serving.heap_mapped = true;
-        heap_restart(true);
-        a->result = (uintptr_t)(intptr_t)mm_init();
-        break;
-    case CALL_MALLOC: a->result = (uintptr_t)mm_malloc(call->size); break;
-    case CALL_FREE: mm_free((void *)call->ptr); break;
-    case CALL_REALLOC: a->result = (uintptr_t)mm_realloc((void *)call->ptr, call->size); break;
-    case CALL_STATS:
-        if ((a->has_stats = has_stats()))
-            mm_stats(&a->stats);
-        break;
-    case CALL_CHECKED_REPLAY:
-        heap_restart(true);
-        a->result = (uintptr_t)(intptr_t)timed_run_mm(ta);
-        break;
-    case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
-    case CALL_TIMED_RUN: a->result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
-    case CALL_LIBC_RUN: timed_run_libc(ta); break;
-    case CALL_QUIT:
-        fflush(stdout);
-        _exit(0);
-    }
-    if (call->check_heap && has_checkheap())
-        a->checker_ok = run_checkheap((int)call->op);
-    if (serving.heap_mapped) {
-        a->brk = mem_heapsize();
-        a->violation = heap_sbrk_violation();
-    }
-}
-
-/* Calls around which the parent reads this process's CPU clock. */
-static inline bool timed_kind(uint32_t kind)
-{
-    return kind == CALL_PREPARE_TIMED || kind == CALL_TIMED_RUN || kind == CALL_LIBC_RUN;
-}
-
-/* Bring this process's CPU time up to date for the parent.  Linux updates a
- * running task's total only at ticks and scheduler events, and another process
- * reading it gets that total; reading it here updates it.  The value is not
- * used: the parent's reading is the one believed. */
-static inline void account_cpu_time(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-}
-
-/* Clear what a call leaves outside the heap that the audit would not see (red
- * team): the dead frames just below the serving loop, which the parent's wipe
- * spares (they lie within its margin below the idle frames), and the vector,
- * x87 and mask registers, which no later call of the driver's overwrites. */
-enum { NEAR_FRAMES_BYTES = 2048 };
-
-static inline void clear_registers(void)
-{
-#ifdef __x86_64__
-    if (__builtin_cpu_supports("avx512f"))
-        __asm__ volatile("vpxord %%zmm16, %%zmm16, %%zmm16\n vpxord %%zmm17, %%zmm17, %%zmm17\n"
-                         "vpxord %%zmm18, %%zmm18, %%zmm18\n vpxord %%zmm19, %%zmm19, %%zmm19\n"
-                         "vpxord %%zmm20, %%zmm20, %%zmm20\n vpxord %%zmm21, %%zmm21, %%zmm21\n"
-                         "vpxord %%zmm22, %%zmm22, %%zmm22\n vpxord %%zmm23, %%zmm23, %%zmm23\n"
-                         "vpxord %%zmm24, %%zmm24, %%zmm24\n vpxord %%zmm25, %%zmm25, %%zmm25\n"
-                         "vpxord %%zmm26, %%zmm26, %%zmm26\n vpxord %%zmm27, %%zmm27, %%zmm27\n"
-                         "vpxord %%zmm28, %%zmm28, %%zmm28\n vpxord %%zmm29, %%zmm29, %%zmm29\n"
-                         "vpxord %%zmm30, %%zmm30, %%zmm30\n vpxord %%zmm31, %%zmm31, %%zmm31\n"
-                         "kxorq %%k1, %%k1, %%k1\n kxorq %%k2, %%k2, %%k2\n kxorq %%k3, %%k3, %%k3\n"
-                         "kxorq %%k4, %%k4, %%k4\n kxorq %%k5, %%k5, %%k5\n kxorq %%k6, %%k6, %%k6\n"
-                         "kxorq %%k7, %%k7, %%k7" ::: "memory");
-    if (__builtin_cpu_supports("avx"))
-        __asm__ volatile("vzeroall" ::: "memory");
-    else
-        __asm__ volatile("pxor %%xmm0, %%xmm0\n pxor %%xmm1, %%xmm1\n pxor %%xmm2, %%xmm2\n pxor %%xmm3, %%xmm3\n"
-                         "pxor %%xmm4, %%xmm4\n pxor %%xmm5, %%xmm5\n pxor %%xmm6, %%xmm6\n pxor %%xmm7, %%xmm7\n"
-                         "pxor %%xmm8, %%xmm8\n pxor %%xmm9, %%xmm9\n pxor %%xmm10, %%xmm10\n"
-                         "pxor %%xmm11, %%xmm11\n pxor %%xmm12, %%xmm12\n pxor %%xmm13, %%xmm13\n"
-                         "pxor %%xmm14, %%xmm14\n pxor %%xmm15, %%xmm15" ::: "memory");
-    /* the MMX registers alias x87's: zero them, then leave the x87 state empty */
-    __asm__ volatile("pxor %%mm0, %%mm0\n pxor %%mm1, %%mm1\n pxor %%mm2, %%mm2\n pxor %%mm3, %%mm3\n"
-                     "pxor %%mm4, %%mm4\n pxor %%mm5, %%mm5\n pxor %%mm6, %%mm6\n pxor %%mm7, %%mm7\n"
-                     "emms\n fninit" ::: "memory");
-#endif
-}
-
-static __attribute__((noinline)) void forget_call(void)
-{
-    char near[NEAR_FRAMES_BYTES];
-    memset(near, 0, sizeof near);
-    __asm__ volatile("" : : "r"(near) : "memory");
-    clear_registers();
-}
-
-static void serve(void)
-{
-    bool timed = true;
-    for (;;) {
-        call_t call;
-        /* Around timed calls the child sleeps: a turn it took would count in the
-         * next sample. */
-        channel_next(&serving.ch, &call, !timed);
-        answer_t a = {0};
-        perform(&call, serving.ta, &a);
-        forget_call();
-        timed = timed_kind(call.kind);
-        if (timed)
-            account_cpu_time();
-        channel_answer(&serving.ch, &a);
-    }
-}
-
-static void sandboxed_serve(void)
-{
-    if (serving.allocator)
-        enter_sandbox();
-    serve();
-}
-
-/* Serve on the stack the parent mapped shared (it empties the dead part below
- * the idle frames, audit.h); without one (AddressSanitizer builds), here.
- * setcontext's system calls come before the sandbox. */
-static void serve_on(void *stack_lo, size_t stack_len)
-{
-    static ucontext_t on_stack;
-    if (stack_lo && getcontext(&on_stack) == 0) {
-        on_stack.uc_stack = (stack_t){.ss_sp = stack_lo, .ss_size = stack_len};
-        on_stack.uc_link = NULL;
-        makecontext(&on_stack, sandboxed_serve, 0);
-        setcontext(&on_stack);
-    }
-    sandboxed_serve();
-}
-
-static void child_main(channel_t *ch, int output_fd, const timed_arrays_t *ta, bool allocator, void *stack_lo,
-                       size_t stack_len)
-{
-    serving.ch = *ch;
-    serving.ta = ta;
-    serving.allocator = allocator;
-    isolate_fds(&serving.ch, output_fd);
-    catch_faults();
-    limit_stack();
-    serve_on(stack_lo, stack_len);
 }
 
 /* ------------------------------------------------------------ in the parent */
@@ -466,6 +225,11 @@ static bool audit_after(remote_t *c, uint32_t kind)
     }
 }
 
+bool remote_payload(remote_t *c, uint64_t live_bytes)
+{
+    return !c->gone && audited(c, audit_payload_due(c->audit, live_bytes));
+}
+
 bool remote_call(remote_t *c, const call_t *call, answer_t *a)
 {
     if (c->gone)
@@ -567,7 +331,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
         close(op[0]);
         channel_take_side(&c->ch, true);
         /* libc's child runs no allocator code */
-        child_main(&c->ch, op[1], ta, with_heap, c->stack_map ? (void *)stack_lo(c) : NULL, CHILD_STACK_BYTES);
+        serve_calls(&c->ch, op[1], ta, with_heap, c->stack_map ? (void *)stack_lo(c) : NULL, CHILD_STACK_BYTES);
     }
     setpgid(c->pid, c->pid);
     close(op[1]);
@@ -648,9 +412,8 @@ static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
                  (const void *)&p->fault_signal},
         .zero_len = {len - used, (sizeof *p + page - 1) / page * page - sizeof *p, sizeof p->fault_addr,
                      sizeof p->fault_signal + sizeof p->fault_syscall},
-        .serving = {&serving.ch.taken, &serving.ch.idle_frame, &serving.heap_mapped},
-        .serving_len = {sizeof serving.ch.taken, sizeof serving.ch.idle_frame, sizeof serving.heap_mapped},
     };
+    serve_mutable_spans(child.serving, child.serving_len);
     char err[200];
     c->audit = audit_open(&child, ops, err, sizeof err);
     static bool warned;

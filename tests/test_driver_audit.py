@@ -89,6 +89,23 @@ def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
         assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
 
 
+def test_memory_kept_outside_only_around_the_peak_is_seen(tmp_path):
+    """hide-at-peak.c keeps a word outside the heap only while its payload is above
+    150 KB: 100 ops of a 2,300-op trace, which one random audit in 512 would seldom
+    hit.  The audits at each op where the payload has grown a few percent past the
+    last such audit (3-6%: every 5 to 9 ops here) fall inside the burst."""
+    ops = [f"a {i} 1000" for i in range(100)]                              # 100 KB
+    ops += [op for k in range(1000) for op in (f"a 100 1000", "f 100")]     # steady
+    ops += [f"a {i} 1000" for i in range(100, 200)]                        # to 200 KB
+    ops += [f"f {i}" for i in range(200)]
+    r = run(broken("hide-at-peak"), "-f", write_trace(tmp_path, "peak", ops, ids=201, weight=0), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("peak")
+    assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+    assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+    assert 2100 + 50 <= t["op_index"] < 2100 + 100, t["op_index"]
+
+
 def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_path):
     """timing-scratch.c is honest while checked and writes a counter outside the heap
     in every timed run: the audit after each timed run sees it."""
