@@ -22,7 +22,6 @@
 enum { IDLE_MARGIN = 1024 };
 enum { MAX_REGIONS = 64, MAX_SKIPS = 24, NAME_BYTES = 64 };
 
-
 typedef struct {
     uintptr_t lo, hi;
     size_t at;                 /* offset in the copy */
@@ -52,7 +51,7 @@ extern char mm_globals_data_first, mm_globals_data_last, mm_globals_bss_first, m
 #ifdef __SANITIZE_ADDRESS__
 audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len)
 {
-    (void)child;
+    (void)child, (void)ops;
     if (err_len)
         err[0] = '\0';
     return NULL;
