@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -95,12 +96,26 @@ void channel_close(channel_t *ch)
     memset(ch, 0, sizeof *ch);
 }
 
-const void *channel_page(const channel_t *ch, size_t *used, size_t *len)
+size_t channel_gaps(const channel_t *ch, const void *lo[], size_t len[])
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    *used = sizeof *ch->shared;
-    *len = (*used + page - 1) / page * page;
-    return ch->shared;
+    const struct {
+        size_t from, to;
+    } gaps[] = {
+        {offsetof(channel_shared_t, child_asleep) + sizeof ch->shared->child_asleep, offsetof(channel_shared_t, call)},
+        {offsetof(channel_shared_t, call) + sizeof ch->shared->call, offsetof(channel_shared_t, answers)},
+        {offsetof(channel_shared_t, parent_asleep) + sizeof ch->shared->parent_asleep,
+         offsetof(channel_shared_t, answer)},
+        {offsetof(channel_shared_t, answer) + sizeof ch->shared->answer,
+         (sizeof *ch->shared + page - 1) / page * page},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof gaps / sizeof *gaps; i++)
+        if (gaps[i].to > gaps[i].from) {
+            lo[n] = (const char *)ch->shared + gaps[i].from;
+            len[n++] = gaps[i].to - gaps[i].from;
+        }
+    return n;
 }
 
 static void ring(int fd)

@@ -73,8 +73,9 @@ bool channel_open(channel_t *ch);
 /* After fork, in each process: keep this side's ends (is_child says which). */
 void channel_take_side(channel_t *ch, bool is_child);
 void channel_close(channel_t *ch);
-/* The shared page, and how much of it the channel uses (the rest stays zero). */
-const void *channel_page(const channel_t *ch, size_t *used, size_t *len);
+/* The bytes of the shared page no one writes (between its fields, after
+ * them), which must stay zero: their number, at most 4. */
+size_t channel_gaps(const channel_t *ch, const void *lo[], size_t len[]);
 
 /* ---- the parent */
 

@@ -402,17 +402,16 @@ static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended before its first call");
     if (!c->stack_map)
         return true;
-    size_t used, len, page = (size_t)sysconf(_SC_PAGESIZE);
-    const char *channel = channel_page(&c->ch, &used, &len);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const progress_t *p = progress;
     audit_child_t child = {
         .pid = c->pid, .stack_lo = stack_lo(c), .stack_hi = stack_hi(c), .idle_sp = (uintptr_t)a.result,
-        /* the pages' unused tails, and the fault fields a living child leaves alone */
-        .zero = {channel + used, (const char *)p + sizeof *p, (const void *)&p->fault_addr,
-                 (const void *)&p->fault_signal},
-        .zero_len = {len - used, (sizeof *p + page - 1) / page * page - sizeof *p, sizeof p->fault_addr,
+        /* the progress page's unused tail, and the fault fields a living child leaves alone */
+        .zero = {(const char *)p + sizeof *p, (const void *)&p->fault_addr, (const void *)&p->fault_signal},
+        .zero_len = {(sizeof *p + page - 1) / page * page - sizeof *p, sizeof p->fault_addr,
                      sizeof p->fault_signal + sizeof p->fault_syscall},
     };
+    channel_gaps(&c->ch, child.zero + 3, child.zero_len + 3);  /* and the channel page's gaps */
     serve_mutable_spans(child.serving, child.serving_len);
     char err[200];
     c->audit = audit_open(&child, ops, err, sizeof err);

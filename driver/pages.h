@@ -26,8 +26,8 @@ void *pages_alloc_shared(size_t n);
 void *pages_resize(void *p, size_t n);
 /* True when addr lies in p's pages (for messages about a write there). */
 bool pages_contains(const void *p, uintptr_t addr);
-/* True when p (from pages_alloc_shared) still holds only zeros and no page of
- * it past the first was ever touched, by this process or a child. */
+/* True when no page of p (from pages_alloc_shared) was ever touched, by this
+ * process or a child: the array starts on a page of its own, after its header's. */
 bool pages_untouched(const void *p);
 /* Give p back; NULL is fine. */
 void pages_free(void *p);
