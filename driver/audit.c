@@ -18,8 +18,6 @@
 #include "driver/heap.h"
 #include "driver/pages.h"
 
-/* Below the idle child's lowest driver frame: libc's system call wrappers. */
-enum { IDLE_MARGIN = 1024 };
 enum { MAX_REGIONS = 64, MAX_SKIPS = 24, NAME_BYTES = 64 };
 
 typedef struct {
@@ -61,7 +59,6 @@ bool audit_available(void) { return false; }
 bool audit_due(audit_t *a) { (void)a; return false; }
 bool audit_payload_due(audit_t *a, uint64_t live_bytes) { (void)a, (void)live_bytes; return false; }
 bool audit_check(audit_t *a, char *msg, size_t msg_len) { (void)a, (void)msg, (void)msg_len; return true; }
-void audit_wipe_stack(audit_t *a) { (void)a; }
 #else
 
 static uint64_t next_random(audit_t *a)
@@ -362,7 +359,6 @@ bool audit_check(audit_t *a, char *msg, size_t msg_len)
 {
     if (!a)
         return true;
-    audit_wipe_stack(a);
     for (size_t i = 0; i < AUDIT_SPANS; i++)
         if (a->child.zero[i] && !all_zero(a->child.zero[i], a->child.zero_len[i])) {
             snprintf(msg, msg_len, "it wrote into bytes of a page the driver shares with the trace's process that "
@@ -389,16 +385,4 @@ bool audit_check(audit_t *a, char *msg, size_t msg_len)
     return true;
 }
 
-void audit_wipe_stack(audit_t *a)
-{
-    if (!a || !a->child.stack_lo)
-        return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), floor = a->child.idle_sp - IDLE_MARGIN;
-    if (floor <= a->child.stack_lo || floor > a->child.stack_hi)
-        return;
-    uintptr_t whole = floor & ~(page - 1);
-    if (whole > a->child.stack_lo)
-        madvise((void *)a->child.stack_lo, whole - a->child.stack_lo, MADV_REMOVE);
-    memset((void *)whole, 0, floor - whole);
-}
 #endif

@@ -12,13 +12,12 @@
  *     writable-data rule bounds them) and thread-local variables, memlib's
  *     state, the few bytes libc, the kernel and the driver change while serving
  *     calls (stdout's FILE, errno, rseq, the child's channel counters);
- *   - the stack the child serves calls on (shared with the parent): below the
- *     frames of an idle child it holds only dead frames, and the parent empties
- *     it at audits and before each timed run;
+ *   - the stack the child serves calls on is shared with the parent, which
+ *     empties its dead part before each audit and each timed run (child.c);
  *   - the channel's and the progress page's unused bytes: must stay zero.
  *
  * After each call the child itself clears the dead frames just below its
- * serving loop and the vector and x87 registers (child.c).
+ * serving loop and the vector and x87 registers (serve.c).
  *
  * Audits fall at a random op in every window of the first checked run (AUDIT_WINDOW
  * ops, or 1/AUDITS_PER_RUN of a longer run: an audit costs about 45 us), at each
@@ -50,8 +49,6 @@ typedef struct audit audit_t;
 /* What the parent knows of the child beyond its memory map. */
 typedef struct {
     pid_t pid;
-    uintptr_t stack_lo, stack_hi;  /* the shared stack the child serves calls on */
-    uintptr_t idle_sp;             /* lowest frame address of the child waiting for a call */
     const void *zero[AUDIT_SPANS];     /* bytes of shared pages that must stay zero */
     size_t zero_len[AUDIT_SPANS];
     const void *serving[AUDIT_SPANS];  /* the fields the serving child changes: not compared */
@@ -77,11 +74,8 @@ bool audit_due(audit_t *a);
  * the last): an audit near every peak, about 50 per tenfold. */
 bool audit_payload_due(audit_t *a, uint64_t live_bytes);
 
-/* Compare the child's memory with the copy and empty its stack below the idle
- * frames (the child idle); false with a description of the first change in msg. */
+/* Compare the child's memory with the copy (the child idle); false with a
+ * description of the first change in msg. */
 bool audit_check(audit_t *a, char *msg, size_t msg_len);
-
-/* Empty the child's stack below its idle frames (the child idle). */
-void audit_wipe_stack(audit_t *a);
 
 #endif

@@ -61,6 +61,8 @@ enum { STACK_OVERRUN_BYTES = 16 << 20 };
  * process's own stack, so that a large local array faults instead of landing in
  * another mapping. */
 enum { STACK_GUARD_BYTES = 1 << 20 };
+/* Below the idle child's lowest driver frame: libc's system call wrappers. */
+enum { IDLE_MARGIN = 1024 };
 
 progress_t *progress;
 
@@ -86,6 +88,7 @@ struct remote {
     struct rusage ru;
     char *stack_map;       /* the child's serving stack, shared, a guard page at its bottom; NULL: none */
     size_t stack_map_len;
+    uintptr_t idle_frame;  /* the child's frame while it waits for a call (READY) */
     audit_t *audit;        /* NULL: not audited (libc's child, sanitizer builds) */
     bool tampered;         /* an audit saw the child change memory outside the heap */
     int64_t tampered_op;
@@ -196,12 +199,28 @@ static bool settle_wait(remote_t *c, wait_result_t w)
     return false;
 }
 
+/* Empty the child's serving stack below its idle frames (the child idle): an
+ * allocator's dead frames, or anything it kept there, read as zeros. */
+static void wipe_stack(const remote_t *c)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), floor = c->idle_frame - IDLE_MARGIN;
+    if (!c->stack_map || floor <= stack_lo(c) || floor > stack_hi(c))
+        return;
+    uintptr_t whole = floor & ~(page - 1);
+    if (whole > stack_lo(c))
+        madvise((void *)stack_lo(c), whole - stack_lo(c), MADV_REMOVE);
+    memset((void *)whole, 0, floor - whole);
+}
+
 /* After an answer: the audit, when one is due (audit.h).  False, with the child
  * killed and the verdict kept for reap, when the child changed memory outside
  * the heap. */
 static bool audited(remote_t *c, bool due)
 {
-    if (!c->audit || !due || audit_check(c->audit, c->tampered_msg, sizeof c->tampered_msg))
+    if (!c->audit || !due)
+        return true;
+    wipe_stack(c);
+    if (audit_check(c->audit, c->tampered_msg, sizeof c->tampered_msg))
         return true;
     c->tampered = true;
     c->tampered_op = progress->op;
@@ -235,7 +254,7 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
     if (c->gone)
         return false;
     if (call->kind == CALL_PREPARE_TIMED)
-        audit_wipe_stack(c->audit);  /* a timed run starts with no dead frames of earlier runs */
+        wipe_stack(c);  /* a timed run starts with no dead frames of earlier runs */
     channel_call(&c->ch, call);
     return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true)) && audited(c, audit_after(c, call->kind));
 }
@@ -400,12 +419,13 @@ static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
     answer_t a;
     if (!remote_call(c, &ready, &a))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended before its first call");
+    c->idle_frame = (uintptr_t)a.result;
     if (!c->stack_map)
         return true;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const progress_t *p = progress;
     audit_child_t child = {
-        .pid = c->pid, .stack_lo = stack_lo(c), .stack_hi = stack_hi(c), .idle_sp = (uintptr_t)a.result,
+        .pid = c->pid,
         /* the progress page's unused tail, and the fault fields a living child leaves alone */
         .zero = {(const char *)p + sizeof *p, (const void *)&p->fault_addr, (const void *)&p->fault_signal},
         .zero_len = {(sizeof *p + page - 1) / page * page - sizeof *p, sizeof p->fault_addr,

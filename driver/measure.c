@@ -161,9 +161,11 @@ static double wall_now(void)
  * that knows it is timed (mm_init's third call on) could replay a table of the
  * checked run's placements kept there (the red team kept one 1 MiB below its
  * frame).  The nearest STACK_SCRUB_NEAR bytes, where the allocator's own frames
- * will be, are zeroed and stay resident (no page fault in the timed window);
- * everything deeper, as far as the stack limit lets the stack reach, is dropped
- * (private pages read back as zeros).  Assumes a stack limit of at most
+ * will be, are zeroed and stay resident (no page fault in the timed window).
+ * On the shared stack the child serves on, the parent has removed everything
+ * deeper already (child.c); on the process's own stack (sanitizer builds) it
+ * is dropped here, as far as the stack limit lets the stack reach (private
+ * pages read back as zeros).  Assumes a stack limit of at most
  * STACK_SCRUB_DEPTH (the default is 8 MiB, and the child may set less): under a
  * larger limit or none, nothing deeper than STACK_SCRUB_DEPTH is dropped. */
 enum { STACK_SCRUB_NEAR = 64 << 10, STACK_SCRUB_SLACK = 8 << 10 };

@@ -147,18 +147,35 @@ def test_a_classic_handout_allocator_and_a_printing_one_pass_the_audit(tmp_path,
     assert r.rc == 0 and r.trace("audited")["outcome"] == "ok", r.trace("audited")["message"]
 
 
-def test_without_its_own_proc_the_run_goes_on_unaudited_and_says_so(tmp_path):
-    """In a pid namespace whose /proc is the host's, /proc/<pid> names another process:
-    the parent must not read that one's memory map as its child's.  The run goes on,
-    unaudited, with one warning line."""
-    driver = variant(None)
-    trace = write_trace(tmp_path, "plain", realloc_ops(50), weight=0)
+def without_own_proc(driver, tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """Run mdriver in a pid namespace whose /proc is the host's: there /proc/<pid>
+    names another process, so the parent cannot audit its child."""
     argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--bind", str(tmp_path), str(tmp_path),
-            str(driver), "-f", str(trace), "--json", str(tmp_path / "r.json")]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+            str(driver), *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+
+def test_without_its_own_proc_the_run_goes_on_unaudited_and_says_so(tmp_path):
+    """The parent must not read another process's memory map as its child's.  The run
+    goes on, unaudited, with one warning line."""
+    trace = write_trace(tmp_path, "plain", realloc_ops(50), weight=0)
+    done = without_own_proc(variant(None), tmp_path, "-f", str(trace))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr.splitlines() == ["mdriver: warning: /proc here belongs to another pid namespace: memory an "
                                         "allocator keeps outside the heap goes unaudited in this run"], done.stderr
+
+
+def test_unaudited_timed_runs_still_start_on_an_empty_stack(tmp_path):
+    """replay-stack.c replays, when timed, placements it kept in the dead stack.  The
+    parent empties the child's stack before each timed run whether or not it can
+    audit (it once did so only as part of an audit, and unaudited this was ok)."""
+    ops = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)] + \
+          [f"a {i} {30 + i}" for i in range(0, 200, 2)]
+    trace = write_trace(tmp_path, "memo", ops, weight=1)
+    done = without_own_proc(broken("replay-stack"), tmp_path, "-f", str(trace), "--json", str(tmp_path / "r.json"))
+    assert "goes unaudited" in done.stderr, done.stderr
+    t = json.loads((tmp_path / "r.json").read_text())["traces"][0]
+    assert t["outcome"] == "inconsistent", (t["outcome"], t["message"])
 
 
 def test_describe_says_whether_the_driver_can_audit_here(tmp_path):
