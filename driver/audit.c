@@ -41,15 +41,18 @@ struct audit {
     uint64_t calls, due_at;    /* checked calls so far; the window's audit */
     uint64_t window;
     uint64_t next_live;        /* the payload mark of the next payload audit */
+    size_t peak[AUDIT_PEAKS];  /* the ops of the peak audits, ascending */
+    size_t n_peaks, next_peak;
     uint64_t rng;
 };
 
 extern char mm_globals_data_first, mm_globals_data_last, mm_globals_bss_first, mm_globals_bss_last;
 
 #ifdef __SANITIZE_ADDRESS__
-audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len)
+audit_t *audit_open(const audit_child_t *child, size_t ops, const size_t *peaks, size_t n_peaks, char *err,
+                    size_t err_len)
 {
-    (void)child, (void)ops;
+    (void)child, (void)ops, (void)peaks, (void)n_peaks;
     if (err_len)
         err[0] = '\0';
     return NULL;
@@ -57,7 +60,11 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
 void audit_close(audit_t *a) { (void)a; }
 bool audit_available(void) { return false; }
 bool audit_due(audit_t *a) { (void)a; return false; }
-bool audit_payload_due(audit_t *a, uint64_t live_bytes) { (void)a, (void)live_bytes; return false; }
+bool audit_payload_due(audit_t *a, size_t op, uint64_t live_bytes)
+{
+    (void)a, (void)op, (void)live_bytes;
+    return false;
+}
 bool audit_check(audit_t *a, char *msg, size_t msg_len) { (void)a, (void)msg, (void)msg_len; return true; }
 #else
 
@@ -233,7 +240,8 @@ static bool read_child(audit_t *a, unsigned char *buf)
     return true;
 }
 
-audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len)
+audit_t *audit_open(const audit_child_t *child, size_t ops, const size_t *peaks, size_t n_peaks, char *err,
+                    size_t err_len)
 {
     err[0] = '\0';
     audit_t *a = pages_alloc(sizeof *a);
@@ -247,6 +255,8 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
         a->rng = (uint64_t)child->pid * 0x9E3779B97F4A7C15u | 1;
     a->window = window_size(ops);
     a->next_live = PAYLOAD_FLOOR;
+    a->n_peaks = n_peaks < AUDIT_PEAKS ? n_peaks : AUDIT_PEAKS;
+    memcpy(a->peak, peaks, a->n_peaks * sizeof *peaks);
     skip_mutable(a);
     if (!read_map(a, err, err_len))
         return audit_close(a), NULL;
@@ -264,10 +274,14 @@ audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t er
     return a;
 }
 
-bool audit_payload_due(audit_t *a, uint64_t live_bytes)
+bool audit_payload_due(audit_t *a, size_t op, uint64_t live_bytes)
 {
-    if (!a || live_bytes < a->next_live)
+    if (!a)
         return false;
+    bool peak = a->next_peak < a->n_peaks && a->peak[a->next_peak] == op;
+    a->next_peak += peak;
+    if (live_bytes < a->next_live)
+        return peak;
     uint64_t step = live_bytes / PAYLOAD_STEP_DIV + 1;
     a->next_live = live_bytes + step + next_random(a) % step;
     return true;

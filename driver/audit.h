@@ -21,12 +21,14 @@
  *
  * Audits fall at a random op in every window of the first checked run (AUDIT_WINDOW
  * ops, or 1/AUDITS_PER_RUN of a longer run: an audit costs about 45 us), at each
- * op where the live payload has grown a random 3-6% past the last such audit's
- * (metadata kept out only around the peaks, where it pays, is seen there), at
- * the run's end and after every replay.  The child cannot tell when, so metadata it keeps
- * outside the heap for good is seen, or lost, at the first audit; metadata it
- * keeps out only for a while escapes an audit with a chance that falls as that
- * while grows.  Not in AddressSanitizer
+ * op where the live payload has grown a random 3-6% past the last such audit's,
+ * at the op where the payload is highest in each of AUDIT_PEAKS equal spans of
+ * the run, the trace's peak among them (metadata kept out only around the peaks,
+ * where it pays, is seen there), at the run's end and after every replay.  The
+ * child cannot tell when: it has not seen the trace, so it cannot know an op for
+ * a peak.  Metadata it keeps outside the heap for good is seen, or lost, at the
+ * first audit; metadata it keeps out only for a while, away from the peaks,
+ * escapes an audit with a chance that falls as that while grows.  Not in AddressSanitizer
  * builds (ASan's shadow memory changes everywhere): audit_open returns NULL.
  */
 #ifndef DRIVER_AUDIT_H
@@ -43,6 +45,8 @@ enum { AUDIT_WINDOW = 512, AUDITS_PER_RUN = 256, AUDIT_SPANS = 8 };
  * (`-r 1 -t traces`, best, against the driver before the audit): +12% wall time
  * without payload audits, +14% with marks 3-6% apart, +22% with 1.6-3%. */
 enum { PAYLOAD_FLOOR = 16 << 10, PAYLOAD_STEP_DIV = 32 };
+/* Peak audits: the spans a run's highest payloads are taken from. */
+enum { AUDIT_PEAKS = 32 };
 
 typedef struct audit audit_t;
 
@@ -61,18 +65,20 @@ typedef struct {
 bool audit_available(void);
 
 /* Copy the child's private memory as it is now (the child idle, before mm_init),
- * for a first checked run of `ops` calls.
+ * for a first checked run of `ops` calls whose payload peaks at the n_peaks ops
+ * (ascending) of `peaks` (measure.h: payload_peaks).
  * NULL when auditing is not available in this build; *err says why when it
  * should have been and could not (no /proc, no permission). */
-audit_t *audit_open(const audit_child_t *child, size_t ops, char *err, size_t err_len);
+audit_t *audit_open(const audit_child_t *child, size_t ops, const size_t *peaks, size_t n_peaks, char *err,
+                    size_t err_len);
 void audit_close(audit_t *a);
 
 /* After each checked call: true when this op is the window's audit. */
 bool audit_due(audit_t *a);
-/* After each checked op: true when the live payload passed the next of a
- * ladder of marks (from PAYLOAD_FLOOR, each a random 3-6% above the payload at
- * the last): an audit near every peak, about 50 per tenfold. */
-bool audit_payload_due(audit_t *a, uint64_t live_bytes);
+/* After checked op `op`: true when it is one of the peaks, or when the live
+ * payload passed the next of a ladder of marks (from PAYLOAD_FLOOR, each a
+ * random 3-6% above the payload at the last): about 50 per tenfold. */
+bool audit_payload_due(audit_t *a, size_t op, uint64_t live_bytes);
 
 /* Compare the child's memory with the copy (the child idle); false with a
  * description of the first change in msg. */

@@ -309,7 +309,7 @@ static bool replay_checked(checker_t *c)
         progress_at(PASS_CHECK, c->at);
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
-        if (!remote_payload(c->rc, c->live_bytes))
+        if (!remote_payload(c->rc, i, c->live_bytes))
             return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
         if (!c->checker_ok)
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,

@@ -244,9 +244,9 @@ static bool audit_after(remote_t *c, uint32_t kind)
     }
 }
 
-bool remote_payload(remote_t *c, uint64_t live_bytes)
+bool remote_payload(remote_t *c, size_t op, uint64_t live_bytes)
 {
-    return !c->gone && audited(c, audit_payload_due(c->audit, live_bytes));
+    return !c->gone && audited(c, audit_payload_due(c->audit, op, live_bytes));
 }
 
 bool remote_call(remote_t *c, const call_t *call, answer_t *a)
@@ -413,7 +413,7 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
  * audits (audit.h).  False with *v when the child failed.  Where the system
  * will not let the parent read its child's memory (no /proc; ptrace denied by a
  * hardened kernel) the run goes on unaudited, and says so once. */
-static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
+static bool start_audit(remote_t *c, const trace_t *t, verdict_t *v)
 {
     call_t ready = {.kind = CALL_READY, .op = -1};
     answer_t a;
@@ -433,8 +433,10 @@ static bool start_audit(remote_t *c, size_t ops, verdict_t *v)
     };
     channel_gaps(&c->ch, child.zero + 3, child.zero_len + 3);  /* and the channel page's gaps */
     serve_mutable_spans(child.serving, child.serving_len);
+    size_t peaks[AUDIT_PEAKS];
+    size_t n_peaks = payload_peaks(t, AUDIT_PEAKS, peaks);
     char err[200];
-    c->audit = audit_open(&child, ops, err, sizeof err);
+    c->audit = audit_open(&child, t->num_ops, peaks, n_peaks, err, sizeof err);
     static bool warned;
     if (!c->audit && err[0] && !warned) {
         fprintf(stderr, "mdriver: warning: %s: memory an allocator keeps outside the heap goes unaudited in this run\n",
@@ -464,7 +466,7 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
         return;
     }
     size_t high_water = 0;
-    bool ok = start_audit(&c, t->num_ops, &v) && check_pass(&c, t, plan->check_heap, &pl, &high_water, &v) && audited(&c, true);
+    bool ok = start_audit(&c, t, &v) && check_pass(&c, t, plan->check_heap, &pl, &high_water, &v) && audited(&c, true);
     if (ok && !timed_arrays_untouched(&ta))
         ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "the first checked run touched the pages where the driver "
                           "will give the timed runs their ops: allocator metadata belongs in the heap");

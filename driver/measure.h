@@ -36,6 +36,11 @@ typedef struct {
 
 /* Utilization of a run of t whose break reached heap_high_water bytes. */
 void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
+/* Split the trace into `parts` spans of equal op counts; in each, the first op
+ * where the live payload is the span's highest (the trace's peak is one of
+ * them).  Writes at most `parts` op indices to at, ascending; returns how many
+ * (none where a span holds no payload, or with no memory to work in). */
+size_t payload_peaks(const trace_t *t, size_t parts, size_t *at);
 
 /* Payload tags.  A timed run writes no payloads, so an allocator that knew when
  * it was timed could move a block on realloc without copying it.  Each timed run

@@ -17,11 +17,11 @@ typedef struct remote remote_t;
 
 /* One call and its answer. */
 bool remote_call(remote_t *r, const call_t *call, answer_t *a);
-/* After a checked op, the live blocks' payload: when it has grown past the
- * last audit's by a random 3-6%, the child's memory is audited now
- * (audit.h), so that metadata kept outside the heap only around the peaks,
- * where it would pay, is seen.  False when the child is gone. */
-bool remote_payload(remote_t *r, uint64_t live_bytes);
+/* After checked op `op`, the live blocks' payload: at the payload's peaks, and
+ * where it has grown past the last audit's by a random 3-6%, the child's memory
+ * is audited now (audit.h), so that metadata kept outside the heap only around
+ * the peaks, where it would pay, is seen.  False when the child is gone. */
+bool remote_payload(remote_t *r, size_t op, uint64_t live_bytes);
 /* One timed call: the CPU time the child spent on it, read by the parent from
  * the child's clock (the wake-ups around the call included). */
 bool remote_timed(remote_t *r, const call_t *call, double *seconds, answer_t *a);

@@ -106,6 +106,45 @@ def test_memory_kept_outside_only_around_the_peak_is_seen(tmp_path):
     assert 2100 + 50 <= t["op_index"] < 2100 + 100, t["op_index"]
 
 
+def test_memory_kept_outside_only_at_the_very_peak_is_seen_there(tmp_path):
+    """Over 150 KB for one op only (the trace's peak, 1 KB above the threshold):
+    a payload mark seldom falls inside that last 0.7%, nor does one random audit in
+    512.  The parent knows from the trace where the payload peaks, the child does
+    not: the audit at the peak sees the word, at that very op, in every run."""
+    ops = [f"a {i} 1000" for i in range(151)] + ["f 150"] + [f"f {i}" for i in range(150)]
+    trace = write_trace(tmp_path, "top", ops, ids=151, weight=0)
+    for _ in range(3):
+        r = run(broken("hide-at-peak"), "-f", trace, tmp=tmp_path)
+        assert r.rc == 1
+        t = r.trace("top")
+        assert (t["outcome"], t["op_index"]) == ("tampered", 150), (t["outcome"], t["message"])
+        assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+
+
+def test_memory_kept_outside_only_at_a_lower_later_peak_is_seen_there(tmp_path):
+    """The payload jumps to 300 KB and drains to 100 KB; long after, it climbs to a
+    second, lower peak of 160 KB, over 150 KB for its last ten ops, where
+    hide-at-peak.c (with HIDE_UPTO, only up to 160 KB) keeps its word out.  No
+    payload mark falls there (the marks stay above 300 KB), and the random audits
+    seldom do; the audit at the highest op of each 32nd of the run does."""
+    ops = ["a 0 100000", "a 1 200000", "f 1"]
+    ops += [op for _ in range(500) for op in ("a 2 1000", "f 2")]            # steady at 100 KB
+    ops += [f"a {i} 1000" for i in range(3, 63)]                          # to 160 KB
+    ops += [f"f {i}" for i in range(3, 63)]
+    ops += [op for _ in range(500) for op in ("a 2 1000", "f 2")] + ["f 0"]
+    trace = write_trace(tmp_path, "second", ops, ids=63, weight=0)
+    climb_top = 3 + 1000 + 60 - 1                                          # op of the 160 KB peak
+    for _ in range(3):
+        r = run(broken("hide-at-peak"), "-f", trace, tmp=tmp_path, env={**os.environ, "HIDE_UPTO": "160000"})
+        assert r.rc == 1
+        t = r.trace("second")
+        assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+        assert climb_top - 9 <= t["op_index"] <= climb_top, t["op_index"]
+    # Above the band, the same allocator is honest: no false alarm at the peaks.
+    r = run(broken("hide-at-peak"), "-f", trace, tmp=tmp_path, env={**os.environ, "HIDE_UPTO": "150000"})
+    assert r.rc == 0 and r.trace("second")["outcome"] == "ok", r.trace("second")["message"]
+
+
 def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_path):
     """timing-scratch.c is honest while checked and writes a counter outside the heap
     in every timed run: the audit after each timed run sees it."""
