@@ -192,10 +192,30 @@ static inline void clear_registers(void)
                          "pxor %%xmm8, %%xmm8\n pxor %%xmm9, %%xmm9\n pxor %%xmm10, %%xmm10\n"
                          "pxor %%xmm11, %%xmm11\n pxor %%xmm12, %%xmm12\n pxor %%xmm13, %%xmm13\n"
                          "pxor %%xmm14, %%xmm14\n pxor %%xmm15, %%xmm15" ::: "memory");
-    /* the MMX registers alias x87's: zero them, then leave the x87 state empty */
+    /* the MMX registers alias x87's: zero them, then leave the x87 state empty;
+     * MXCSR back to its value at start-up (its flags and modes are bits too) */
+    static const uint32_t mxcsr_default = 0x1F80;
     __asm__ volatile("pxor %%mm0, %%mm0\n pxor %%mm1, %%mm1\n pxor %%mm2, %%mm2\n pxor %%mm3, %%mm3\n"
                      "pxor %%mm4, %%mm4\n pxor %%mm5, %%mm5\n pxor %%mm6, %%mm6\n pxor %%mm7, %%mm7\n"
-                     "emms\n fninit" ::: "memory");
+                     "emms\n fninit\n ldmxcsr %0" : : "m"(mxcsr_default) : "memory");
+#endif
+}
+
+/* The general registers a call may leave changed (r8 and r9 outlived the
+ * driver's code between two calls: a red team kept sizes there).  Inline in
+ * the serving loop, not in a function of its own, whose epilogue would restore
+ * the callee-saved ones the allocator set; the compiler keeps its own values
+ * in the loop elsewhere across it.  rbp, which may be the frame pointer, is
+ * left: built with gcc 12 the loop's code changes it between two calls. */
+static inline __attribute__((always_inline)) void clear_general_registers(void)
+{
+#ifdef __x86_64__
+    __asm__ volatile("xor %%eax, %%eax\n xor %%ebx, %%ebx\n xor %%ecx, %%ecx\n xor %%edx, %%edx\n"
+                     "xor %%esi, %%esi\n xor %%edi, %%edi\n xor %%r8d, %%r8d\n xor %%r9d, %%r9d\n"
+                     "xor %%r10d, %%r10d\n xor %%r11d, %%r11d\n xor %%r12d, %%r12d\n xor %%r13d, %%r13d\n"
+                     "xor %%r14d, %%r14d\n xor %%r15d, %%r15d"
+                     ::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+                         "r15", "cc", "memory");
 #endif
 }
 
@@ -218,6 +238,7 @@ static _Noreturn void serve(void)
         answer_t a = {0};
         perform(&call, serving.ta, &a);
         forget_call();
+        clear_general_registers();
         timed = timed_kind(call.kind);
         if (timed)
             account_cpu_time();
