@@ -4,11 +4,8 @@
  * gcc 12 (r9 too; the others were overwritten or are the caller's to keep).  No
  * header: the sizes are nowhere else.  The child now zeroes every register a
  * call may leave changed after each call. */
-#include "memlib.h"
-#include "mm.h"
-#include <stdint.h>
+#include "bump.h"  /* for align_up: the blocks themselves get no header here */
 
-static inline size_t align_up(size_t n) { return (n + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1); }
 static inline uint64_t load(void) { uint64_t v; __asm__ volatile("mov %%r8, %0" : "=r"(v)); return v; }
 static inline void store(uint64_t v) { __asm__ volatile("mov %0, %%r8" :: "r"(v) : "r8"); }
 static inline unsigned slot(const void *p) { return ((size_t)((const char *)p - (const char *)mem_heap_lo()) / MM_ALIGNMENT) % 8; }
