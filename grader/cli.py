@@ -19,6 +19,7 @@ from .grade import BatchError, Context, collect, grade_batch, prepare, reference
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
 from .policy import PolicyError, load_policy
+from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
 from .submissions import Candidate, SubmissionError, discover
@@ -267,6 +268,48 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     for trace in sub.traces:
         click.echo(f"  {trace.name:24} {trace.outcome:18} {trace.message}")
     click.echo(exports.autolab_line(sub))
+
+
+@main.command()
+@click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))
+@kit_option
+@config_option
+@click.option("--unsafe", is_flag=True, help="build even where no sandbox can isolate the code")
+def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
+    """Build SUBMISSION (default ./mm.c) as the grader does and apply its static rules.
+
+    Runs no trace (./mdriver does that): it tells you before you submit whether the
+    grader would refuse the file, e.g. for more writable globals than the course allows.
+    Exit status 0 when the grader would run it, 1 when it would not, 2 when the check
+    could not be made.
+
+    \b
+    Example:
+      mmgrade check mm.c --config course.toml
+    """
+    kit = kit or default_kit()
+    try:
+        policy = load_policy(kit, config)
+        sandbox = probe(unsafe=unsafe)
+        found = discover(submission)
+        if len(found) != 1:
+            raise SubmissionError(f"{submission}: expected one submission, found {len(found)}")
+        result = precheck(kit, policy, sandbox, found[0])
+    except (*ERRORS, PrecheckError) as err:
+        _fail(str(err))
+    name = submission.name
+    if result.built.status != "ok":
+        what = "does not compile" if result.built.status == "compile_error" else "does not link with the driver"
+        click.echo(f"{name}: {what}: {result.build_problem()}")
+    for rule in result.rules:
+        click.echo(f"  {rule.verdict:7} {rule.rule:18} {rule.detail}")
+    if result.would_run:
+        click.echo(f"{name}: passes the grader's build and static rules (alignment {policy.build.alignment}); "
+                   "./mdriver -V scores it")
+        return
+    if result.rejected:
+        click.echo(f"{name}: the grader would reject it: " + ", ".join(r.rule for r in result.rejected))
+    sys.exit(1)
 
 
 @main.group(name="package")

@@ -100,7 +100,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
     work.mkdir(parents=True, exist_ok=True)
     work.chmod(0o755)
     if sandbox.setpriv:
-        _check_reachable(work)
+        check_reachable(work)
     private = work / "traces"
     private.mkdir(exist_ok=True)
     for path in traces:
@@ -126,7 +126,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
 
 
-def _check_reachable(work: Path) -> None:
+def check_reachable(work: Path) -> None:
     """The sandbox's unprivileged uid must be able to walk down to the work folder."""
     for folder in [work, *work.parents]:
         if not folder.stat().st_mode & 0o001:

@@ -237,13 +237,19 @@ def over_aligned(secs) -> list[str]:
             if size and "W" in flags and "A" in flags and align > MAX_DATA_ALIGN]
 
 
+def _largest_data(syms, limit: int = 4) -> str:
+    """The biggest writable variables by name, so a student sees which ones to move into the heap."""
+    found = sorted(((size, name) for name, kind, size in syms if kind in "dDbBC" and size), reverse=True)
+    return (" (" + ", ".join(f"{name} {size}" for size, name in found[:limit]) + ")") if found else ""
+
+
 def check_writable(secs, syms, policy: Policy) -> RuleResult:
     used = writable_bytes(secs, syms)
     limit = policy.rules.writable_data_max
     odd, padded = unknown_writable(secs), over_aligned(secs)
     bad = ([f"{used} bytes"] if used > limit else []) + [f"section {n}" for n in odd + padded]
-    detail = f"{used} bytes of writable globals, more than the {limit} allowed" if used > limit else \
-        f"{used} bytes of writable globals (limit {limit})"
+    detail = f"{used} bytes of writable globals, more than the {limit} allowed{_largest_data(syms)}" \
+        if used > limit else f"{used} bytes of writable globals (limit {limit})"
     if odd:
         detail += f"; writable sections with names no C global gets (use .data/.bss): {_names(odd)}"
     if padded:

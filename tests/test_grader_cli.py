@@ -9,7 +9,7 @@ import pytest
 from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, write_policy
 from grader_fixtures.submissions import source
 
-COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["package"], ["package", "gradescope"],
+COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["check"], ["package"], ["package", "gradescope"],
             ["package", "autolab"]]
 
 
@@ -55,6 +55,7 @@ def test_grade_end_to_end(classroom, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
+    (["check", "nowhere.c"], "nowhere.c: no such file"),
     (["grade", ".", "-o", "x", "--config", "missing.toml"], "cannot read the policy"),
     (["grade", ".", "-o", "x", "--kit", "/nonexistent-kit"], "config.h"),
     (["package", "gradescope", "-o", "/nonexistent/dir/a.zip"], "/nonexistent/dir/a.zip: cannot write the bundle"),
@@ -116,3 +117,37 @@ def test_without_bubblewrap_it_degrades_and_says_so(classroom, tmp_path):
     assert data["protections"] == ["wall_clock_kill", "resource_limits", "unprivileged_user"]
     assert "no_network" not in done.stderr and "unprivileged_user" in done.stderr
     assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"
+
+
+@pytest.mark.parametrize("name, status, expected", [
+    ("good", 0, ["pass    writable_data", "passes the grader's build and static rules"]),
+    ("globals", 1, ["more than the 128 allowed (big_table 512, helper_count 4)",
+                    "warn    other_globals      non-static globals (make them static): big_table, helper_count",
+                    "the grader would reject it: writable_data"]),
+    ("compile_error", 1, ["mm.c: does not compile: mm.c:"]),
+    ("link_error", 1, ["does not link with the driver", "reject  undefined_symbols",
+                       "helper_nobody_defines"]),
+])
+def test_check_tells_a_student_what_the_grader_would_refuse(tmp_path, name, status, expected):
+    (tmp_path / "mm.c").write_text(source(name))
+    done = _cli("check", "--kit", make_fake_kit(tmp_path / "kit"), "--config", write_policy(tmp_path), cwd=tmp_path)
+    assert done.returncode == status, done.stdout + done.stderr
+    assert all(line in done.stdout for line in expected), done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_check_agrees_with_the_grader(classroom, tmp_path):
+    """The same build and rules: what check refuses, grade rejects, and the other way round."""
+    kit, subs, config = classroom
+    for name in ("globals", "ifunc"):
+        (subs / f"{name}.c").write_text(source(name))
+    (subs / "cid.c").unlink()
+    out = tmp_path / "out"
+    graded = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+    assert graded.returncode == 0, graded.stderr
+    verdicts = {s["name"]: s["verdict"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+    for name in ("ann", "bob", "globals", "ifunc"):
+        path = next(subs.glob(f"{name}*.c"))
+        checked = _cli("check", path, "--kit", kit, "--config", config)
+        assert (checked.returncode == 0) == (verdicts[name] == "ok"), (name, verdicts[name], checked.stdout)
+        assert ("would reject" in checked.stdout) == (verdicts[name] == "rejected"), (name, checked.stdout)
