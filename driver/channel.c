@@ -144,7 +144,7 @@ void channel_call(channel_t *ch, const call_t *call)
 void channel_answer(channel_t *ch, const answer_t *answer)
 {
     channel_shared_t *s = ch->shared;
-    s->answer = *answer;
+    memcpy(&s->answer, answer, sizeof *answer);   /* every byte, so none of an earlier answer stays */
     post(&s->answers, &s->parent_asleep, ch->bell_out);
 }
 

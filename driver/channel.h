@@ -48,12 +48,13 @@ typedef struct {
     uint64_t kept_high_water;  /* prepare: the first checked run's mark (the scrub keeps the heap below it) */
 } call_t;
 
+/* No padding: every byte of an answer is one the child writes (serve.c). */
 typedef struct {
     uintptr_t result;     /* the block returned; mm_init's status */
-    bool checker_ok;      /* mm_checkheap's verdict, when asked */
     uint64_t brk;         /* the break after the call, as memlib has it: bytes above the heap's low end */
     uintptr_t violation;  /* the first canary byte mem_sbrk found overwritten, or 0 */
-    bool has_stats;
+    uint32_t checker_ok;  /* mm_checkheap's verdict, when asked: 0 or 1 */
+    uint32_t has_stats;   /* 0 or 1 */
     mm_stats_t stats;
 } answer_t;
 

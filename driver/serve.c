@@ -109,38 +109,50 @@ static void limit_stack(void)
     }
 }
 
-/* One call: what the allocator (or libc) answered, and the heap after it. */
+/* One call: what the allocator (or libc) answered, and the heap after it.  The
+ * answer is written over zeros once the allocator's code has returned: bytes a
+ * call wrote into the serving loop's frame (where the answer lies) would else
+ * reach the shared page in the fields this call leaves unset, and the next call
+ * could read them back there (red team). */
 static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
 {
+    uintptr_t result = 0;
+    bool stats_given = false;
+    mm_stats_t stats;
     switch ((call_kind_t)call->kind) {
-    case CALL_READY: a->result = serving.ch.idle_frame; break;
+    case CALL_READY: result = serving.ch.idle_frame; break;
     case CALL_INIT:
         if (!serving.heap_mapped)
             mem_init();
         serving.heap_mapped = true;
         heap_restart(true);
-        a->result = (uintptr_t)(intptr_t)mm_init();
+        result = (uintptr_t)(intptr_t)mm_init();
         break;
-    case CALL_MALLOC: a->result = (uintptr_t)mm_malloc(call->size); break;
+    case CALL_MALLOC: result = (uintptr_t)mm_malloc(call->size); break;
     case CALL_FREE: mm_free((void *)call->ptr); break;
-    case CALL_REALLOC: a->result = (uintptr_t)mm_realloc((void *)call->ptr, call->size); break;
+    case CALL_REALLOC: result = (uintptr_t)mm_realloc((void *)call->ptr, call->size); break;
     case CALL_STATS:
-        if ((a->has_stats = has_stats()))
-            mm_stats(&a->stats);
+        if ((stats_given = has_stats()))
+            mm_stats(&stats);
         break;
     case CALL_CHECKED_REPLAY:
         heap_restart(true);
-        a->result = (uintptr_t)(intptr_t)timed_run_mm(ta);
+        result = (uintptr_t)(intptr_t)timed_run_mm(ta);
         break;
     case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
-    case CALL_TIMED_RUN: a->result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
+    case CALL_TIMED_RUN: result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
     case CALL_LIBC_RUN: timed_run_libc(ta); break;
     case CALL_QUIT:
         fflush(stdout);
         _exit(0);
     }
-    if (call->check_heap && has_checkheap())
-        a->checker_ok = run_checkheap((int)call->op);
+    bool checker_ok = call->check_heap && has_checkheap() && run_checkheap((int)call->op);
+    memset(a, 0, sizeof *a);
+    a->result = result;
+    a->checker_ok = checker_ok;
+    a->has_stats = stats_given;
+    if (stats_given)
+        a->stats = stats;
     if (serving.heap_mapped) {
         a->brk = mem_heapsize();
         a->violation = heap_sbrk_violation();
@@ -235,7 +247,7 @@ static _Noreturn void serve(void)
         /* Around timed calls the child sleeps: a turn it took would count in the
          * next sample. */
         channel_next(&serving.ch, &call, !timed);
-        answer_t a = {0};
+        answer_t a;
         perform(&call, serving.ta, &a);
         forget_call();
         clear_general_registers();
