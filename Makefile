@@ -145,8 +145,10 @@ test-deps: ## install the Debian packages the tests use (needs root and apt-get)
 	  else echo "make: the tests want these Debian packages:$$missing (not root: the tests that need them will say so)"; fi; \
 	fi
 
-PYTEST_ARGS ?=
-test: venv test-deps ## install what the tests need and run every test
+# Two workers: the tests share build/ under a file lock, and every figure they check is a
+# ratio or a count, not a time, so a neighbour's load changes no verdict.
+PYTEST_ARGS ?= -n 2
+test: venv test-deps ## install what the tests need and run every test (PYTEST_ARGS= for one worker)
 	$(PYTHON) -m pytest $(PYTEST_ARGS) tests
 
 config-error:
