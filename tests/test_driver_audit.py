@@ -72,15 +72,18 @@ SMALL_OPS = [f"a {i} {8 + 4 * i}" for i in range(8)] + [f"r {i} {40 + i}" for i 
     ("hide-near-stack", "payload_corrupted", None),
     ("hide-registers", "payload_corrupted", None),
     ("hide-gprs", "payload_corrupted", None),
+    ("hide-answer", "payload_corrupted", None),
 ])
 def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
     """The red team kept sizes where the first audit did not look: glibc's thread
     descriptor (skipped whole), stdout's FILE (skipped whole), the 1 KiB the
-    parent's wipe leaves below the idle frames, registers xmm8-15, register r8.
-    The audit now compares all but the bytes an honest run changes, and the child
-    clears the near stack, the vector registers and the general ones after every
-    call: the first two are tampered, the others lose their sizes before the
-    first realloc."""
+    parent's wipe leaves below the idle frames, registers xmm8-15, register r8,
+    the unused statistics of the answers the channel carries.  The audit now
+    compares all but the bytes an honest run changes, and the child clears the
+    near stack, the vector registers and the general ones after every call and
+    writes each answer over zeros: the first two are tampered, the others lose
+    their sizes before the first realloc (hide-answer's got through the first
+    checked run before, and was caught only by the replay, as inconsistent)."""
     r = run(broken(name), "-f", write_trace(tmp_path, "small", SMALL_OPS, weight=1), tmp=tmp_path)
     assert r.rc == 1
     t = r.trace("small")
