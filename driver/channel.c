@@ -137,7 +137,7 @@ static void post(uint64_t *count, const uint32_t *asleep, int bell)
 void channel_call(channel_t *ch, const call_t *call)
 {
     channel_shared_t *s = ch->shared;
-    s->call = *call;
+    memcpy(&s->call, call, sizeof *call);   /* every byte: none the last call wrote here stays */
     post(&s->calls, &s->child_asleep, ch->bell_out);
 }
 
@@ -222,5 +222,5 @@ void channel_next(channel_t *ch, call_t *call, bool yield)
     __atomic_store_n(&s->child_asleep, 0, __ATOMIC_SEQ_CST);
 taken:
     ch->taken = want;
-    *call = s->call;
+    memcpy(call, &s->call, sizeof *call);
 }

@@ -39,9 +39,10 @@ typedef enum {
     CALL_QUIT,
 } call_kind_t;
 
+/* No padding, as in answer_t. */
 typedef struct {
     uint32_t kind;        /* call_kind_t */
-    bool check_heap;      /* mm_checkheap after the call */
+    uint32_t check_heap;  /* mm_checkheap after the call: 0 or 1 */
     int64_t op;           /* the op's index (mm_checkheap's argument) */
     uintptr_t ptr;        /* free, realloc */
     size_t size;          /* malloc, realloc */
