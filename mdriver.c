@@ -21,7 +21,8 @@
 #include "config.h"
 #include "driver/baseline.h"
 #include "driver/heap.h"
-#include "driver/json.h"
+#include "driver/describe.h"
+#include "driver/result.h"
 #include "driver/options.h"
 #include "driver/report.h"
 #include "driver/score.h"
@@ -169,19 +170,6 @@ static int parse_only(const options_t *o)
     return status;
 }
 
-static FILE *open_json(const char *dest)
-{
-    if (!strcmp(dest, "-"))
-        return stdout;
-    if (!strncmp(dest, "fd:", 3)) {
-        char *end;
-        long fd = strtol(dest + 3, &end, 10);
-        errno = EINVAL;  /* what the caller reports when the number itself is bad */
-        return end == dest + 3 || *end || fd < 0 ? NULL : fdopen((int)fd, "w");
-    }
-    return fopen(dest, "w");
-}
-
 /* One line from the secret fd, read only now that no allocator code will run again. */
 static void read_secret(int fd, char *buf, size_t len)
 {
@@ -224,7 +212,7 @@ int main(int argc, char **argv)
     }
 
     FILE *json = NULL;
-    if (o.json && !(json = open_json(o.json))) {
+    if (o.json && !(json = result_open(o.json))) {
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
         baseline_free(&cached);
         options_free(&o);

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "driver/json.h"
+#include "driver/result.h"
 #include "driver/run.h"
 
 typedef struct {

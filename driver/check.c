@@ -2,7 +2,7 @@
  * check.c - the correctness pass (contract in check.h), run in the parent.
  *
  * Per op: ask the child for the allocator call (remote.h), then check the result
- * against the ledger of live blocks (blocktree.h) and the fill pattern (fill.h),
+ * against the ledger of live blocks (ledger.h) and the fill pattern (fill.h),
  * on the heap the parent shares with the child.  The first problem ends the pass
  * with a verdict naming the op, the addresses and what was expected.  Nothing of
  * this is in the child's memory: the allocator can neither read ahead in the
@@ -11,15 +11,14 @@
 #include "driver/check.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/blocktree.h"
 #include "driver/fill.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
+#include "driver/ledger.h"
 #include "driver/pages.h"
 #include "driver/remote.h"
 #include "memlib.h"
@@ -28,59 +27,22 @@
 enum { SLACK_CHECKED_PER_OP = 64 };
 
 typedef struct {
-    uintptr_t p;
-    size_t size;
-    uint64_t seed;
-    int64_t born;  /* op that created it */
-    bool live;
-} ledger_entry_t;
-
-typedef struct {
     const trace_t *t;
     remote_t *rc;
     uintptr_t lo;        /* the heap's low end, the same in the child and here */
     size_t brk;          /* the break after the last call, bytes above lo */
     size_t high_water;   /* the highest break of this run */
-    uint64_t live_bytes; /* the payload of the live blocks */
     uintptr_t violation; /* a canary mem_sbrk found overwritten */
     bool run_checker, checker_ok;
-    ledger_entry_t *ledger;
-    blocktree_t tree;
+    ledger_t live;       /* the live blocks */
     verdict_t *v;
     placements_t *pl;
     int64_t at;        /* current op; -1 after the last */
     char op[64];       /* what here() last wrote */
 } checker_t;
 
-bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)
-{
-    v->outcome = outcome;
-    v->op_index = op_index;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->message, sizeof v->message, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 /* "op 12 (a 3 4072)": where a message happened, formatted only when one is written. */
-static const char *here(checker_t *c)
-{
-    if (c->at < 0)
-        return "after the last op";
-    int n = snprintf(c->op, sizeof c->op, "op %" PRId64 " (", c->at);
-    op_describe(&c->t->ops[c->at], c->op + n, sizeof c->op - (size_t)n - 1);
-    strcat(c->op, ")");
-    return c->op;
-}
-
-static inline size_t footprint(size_t size) { return size ? size : 1; }
-
-/* [p, p + len) inside [lo, break)? */
-static inline bool in_heap(const checker_t *c, uintptr_t p, size_t len)
-{
-    return p >= c->lo && p - c->lo <= c->brk && len <= c->brk - (p - c->lo);
-}
+static const char *here(checker_t *c) { return op_where(c->t, c->at, c->op, sizeof c->op); }
 
 /* The allocator call for op c->at, in the child; false when the child is gone. */
 static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uintptr_t *result)
@@ -100,56 +62,16 @@ static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uin
     return true;
 }
 
-static const char *call_name(const op_t *op)
+/* Is the block p of `size` bytes, just returned for op c->at, acceptable? */
+static bool check_new_block(checker_t *c, uintptr_t p, size_t size)
 {
-    return op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc";
-}
-
-/* Is the block p of `size` bytes, just returned for op, acceptable? */
-static bool check_new_block(checker_t *c, const op_t *op, uintptr_t p, size_t size)
-{
-    if (p == 0) {
-        if (size == 0)
-            return true;
-        size_t room = heap_max() - c->brk;
-        if (room >= size)
-            return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
-                                "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
-                                here(c), call_name(op), size, room);
-        return verdict_fail(c->v, OUTCOME_ALLOC_FAILED, c->at,
-                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit "
-                            "(too little of it holds live data)", here(c), call_name(op), size, heap_max());
-    }
-    if (p % MM_ALIGNMENT)
-        return verdict_fail(c->v, OUTCOME_MISALIGNED, c->at,
-                            "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
-                            here(c), call_name(op), size, p, MM_ALIGNMENT,
-                            MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
-    if (!in_heap(c, p, size)) {
-        uintptr_t lo = c->lo, brk = lo + c->brk;
-        if (p < lo || p > brk)
-            return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
-                                "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
-                                here(c), call_name(op), size, p, lo, brk);
-        return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
-                            "%s: %s(%zu) returned %#" PRIxPTR ", whose last byte is %zu bytes past the heap's end %#" PRIxPTR,
-                            here(c), call_name(op), size, p, p + size - brk, brk);
-    }
-    uint32_t other = blocktree_overlap(&c->tree, p, p + footprint(size));
-    if (other != BLOCKTREE_NONE) {
-        const ledger_entry_t *o = &c->ledger[other];
-        return verdict_fail(c->v, OUTCOME_OVERLAP, c->at,
-                            "%s: %s(%zu) returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
-                            "[%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64,
-                            here(c), call_name(op), size, p, p + footprint(size), other, o->p, o->p + footprint(o->size),
-                            o->born);
-    }
-    return true;
+    heap_span_t h = {.lo = c->lo, .brk = c->brk, .max = heap_max()};
+    return ledger_check_block(&c->live, h, c->t, c->at, p, size, c->v);
 }
 
 static bool check_payload(checker_t *c, uint32_t id, size_t len, const char *when)
 {
-    const ledger_entry_t *e = &c->ledger[id];
+    const ledger_entry_t *e = &c->live.entry[id];
     if (!e->p)
         return true;
     size_t bad = verify_payload((const unsigned char *)e->p, len, e->seed);
@@ -177,53 +99,36 @@ static bool same_place(checker_t *c, const void *p)
     return true;
 }
 
-static void add_block(checker_t *c, uint32_t id, uintptr_t p, size_t size, uint64_t seed, int64_t born)
-{
-    c->ledger[id] = (ledger_entry_t){p, size, seed, born, true};
-    c->live_bytes += size;
-    if (p)
-        blocktree_insert(&c->tree, id, p, p + footprint(size));
-}
-
-static void drop_block(checker_t *c, uint32_t id)
-{
-    if (c->ledger[id].p)
-        blocktree_remove(&c->tree, id);
-    if (c->ledger[id].live)
-        c->live_bytes -= c->ledger[id].size;
-    c->ledger[id].live = false;
-}
-
 static bool do_alloc(checker_t *c, const op_t *op)
 {
     uintptr_t got;
     if (!call(c, op->kind == OP_ALLOC ? CALL_MALLOC : CALL_REALLOC, 0, op->size, &got))
         return false;
     void *p = (void *)got;
-    if (!check_new_block(c, op, (uintptr_t)p, op->size) || !same_place(c, p))
+    if (!check_new_block(c, (uintptr_t)p, op->size) || !same_place(c, p))
         return false;
     uint64_t seed = fill_seed(op->id, (uint64_t)c->at);
     if (p)
         fill_payload(p, 0, op->size, seed);
-    add_block(c, op->id, (uintptr_t)p, op->size, seed, c->at);
+    ledger_add(&c->live, op->id, (uintptr_t)p, op->size, seed, c->at);
     return true;
 }
 
 static bool do_free(checker_t *c, const op_t *op)
 {
-    ledger_entry_t *e = &c->ledger[op->id];
+    ledger_entry_t *e = &c->live.entry[op->id];
     if (!check_payload(c, op->id, e->size, "found when it was freed"))
         return false;
-    drop_block(c, op->id);
+    ledger_drop(&c->live, op->id);
     return call(c, CALL_FREE, e->p, 0, NULL);
 }
 
 static bool do_realloc(checker_t *c, const op_t *op)
 {
-    ledger_entry_t old = c->ledger[op->id];
+    ledger_entry_t old = c->live.entry[op->id];
     if (!check_payload(c, op->id, old.size, "found before it was reallocated"))
         return false;
-    drop_block(c, op->id);
+    ledger_drop(&c->live, op->id);
     uintptr_t got;
     if (!call(c, CALL_REALLOC, old.p, op->size, &got))
         return false;
@@ -231,17 +136,17 @@ static bool do_realloc(checker_t *c, const op_t *op)
     if (op->size == 0) {
         /* The contract: free and return NULL.  A block returned anyway is checked
          * like malloc(0)'s and given back at once. */
-        if (p && !check_new_block(c, op, (uintptr_t)p, 0))
+        if (p && !check_new_block(c, (uintptr_t)p, 0))
             return false;
         if (!same_place(c, p))
             return false;
         /* the timed runs give it back too (measure.c): every op stays comparable */
         return !p || call(c, CALL_FREE, (uintptr_t)p, 0, NULL);
     }
-    if (!check_new_block(c, op, (uintptr_t)p, op->size) || !same_place(c, p))
+    if (!check_new_block(c, (uintptr_t)p, op->size) || !same_place(c, p))
         return false;
     size_t kept = old.size < op->size ? old.size : op->size;
-    add_block(c, op->id, (uintptr_t)p, op->size, old.seed, old.born);
+    ledger_add(&c->live, op->id, (uintptr_t)p, op->size, old.seed, old.born);
     if (old.p && !check_payload(c, op->id, kept, "so mm_realloc did not keep the old contents"))
         return false;
     if (p)
@@ -295,7 +200,7 @@ static bool check_end(checker_t *c)
 {
     c->at = -1;
     for (uint32_t id = 0; id < c->t->num_ids; id++)
-        if (c->ledger[id].live && !check_payload(c, id, c->ledger[id].size, "found at the end of the trace"))
+        if (c->live.entry[id].live && !check_payload(c, id, c->live.entry[id].size, "found at the end of the trace"))
             return false;
     return check_slack(c, 0);
 }
@@ -309,7 +214,7 @@ static bool replay_checked(checker_t *c)
         progress_at(PASS_CHECK, c->at);
         if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
-        if (!remote_payload(c->rc, i, c->live_bytes))
+        if (!remote_payload(c->rc, i, c->live.live_bytes))
             return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
         if (!c->checker_ok)
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
@@ -322,11 +227,8 @@ bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *
 {
     checker_t c = {.t = t, .rc = rc, .lo = heap_shared_lo(), .run_checker = run_checker && has_checkheap(),
                    .checker_ok = true, .v = v, .pl = pl, .at = -1};
-    c.ledger = pages_alloc((t->num_ids ? t->num_ids : 1) * sizeof *c.ledger);
-    if (!c.ledger || !blocktree_init(&c.tree, t->num_ids)) {
-        pages_free(c.ledger);
+    if (!ledger_open(&c.live, t->num_ids))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    }
     progress_at(PASS_CHECK, -1);
     uintptr_t result;
     bool ok = call(&c, CALL_INIT, 0, 0, &result);
@@ -334,7 +236,6 @@ bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *
     ok = ok && (status == 0 ? replay_checked(&c)
                             : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before the first op", status));
     *high_water = c.high_water;
-    blocktree_destroy(&c.tree);
-    pages_free(c.ledger);
+    ledger_close(&c.live);
     return ok;
 }

@@ -16,12 +16,6 @@
 #include "driver/progress.h"
 #include "driver/trace.h"
 
-typedef struct {
-    outcome_t outcome;
-    int64_t op_index; /* -1 when not at an op */
-    char message[512];
-} verdict_t;
-
 /* Where each op's block landed, as an offset from the heap's low end.  The first
  * correctness run records them; the second and every timed run must repeat them,
  * since the same calls from mm_init on the same heap give the same blocks (a block
@@ -46,9 +40,4 @@ typedef struct remote remote_t;
  * checked run and the timed ones: measure.h).  *high_water: the highest break the
  * run reached, bytes above the heap's low end. */
 bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *pl, size_t *high_water, verdict_t *v);
-
-/* Fill *v and return false: the one way a pass reports a problem. */
-bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 #endif

@@ -1,9 +1,6 @@
 /*
- * measure.h - utilization, and the timing pass.
+ * measure.h - the timing pass (utilization is utilization.h's).
  *
- * Utilization = peak live payload / the break's high-water mark in the first
- * correctness pass, whose every block was checked (memlib keeps the mark, out of
- * the allocator's reach); the peak payload is a property of the trace alone.
  * Timing replays a trace that the correctness pass has already accepted: a
  * pre-decoded op array in a loop with nothing else in it, for libc malloc (in a
  * child of its own, where no allocator code ever runs) or for the allocator, and
@@ -19,28 +16,13 @@
 #include "config.h"
 #include "driver/check.h"
 #include "driver/trace.h"
-
-typedef struct {
-    double util;          /* peak payload / heap high-water mark */
-    double ideal;         /* peak payload / peak of payloads rounded up to the alignment */
-    uint64_t peak_payload;
-    uint64_t peak_aligned;
-    uint64_t heap_high_water;
-} util_result_t;
+#include "driver/utilization.h"
 
 typedef struct {
     double seconds;  /* the estimate: mean of the K fastest samples */
     int n;
     double samples[MDRIVER_MAX_SAMPLES];
 } timing_t;
-
-/* Utilization of a run of t whose break reached heap_high_water bytes. */
-void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u);
-/* Split the trace into `parts` spans of equal op counts; in each, the first op
- * where the live payload is the span's highest (the trace's peak is one of
- * them).  Writes at most `parts` op indices to at, ascending; returns how many
- * (none where a span holds no payload, or with no memory to work in). */
-size_t payload_peaks(const trace_t *t, size_t parts, size_t *at);
 
 /* Payload tags.  A timed run writes no payloads, so an allocator that knew when
  * it was timed could move a block on realloc without copying it.  Each timed run

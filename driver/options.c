@@ -46,16 +46,54 @@ static const char usage[] =
     "example: ./mdriver -V -t traces\n"
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
 
+static const char replay_usage[] =
+    "usage: mmreplay [-t DIR] [-f FILE]... [-T SECS] [-M BYTES] [--json FILE|-]\n"
+    "Replays malloc traces in-process against the allocator built in and prints each trace's\n"
+    "utilization: fast, for research on trusted allocators.  Not a judge: no sandbox, no payload\n"
+    "or audit checks, no timing (mdriver is the judge).  Each result gets the cheap checks (NULL,\n"
+    "alignment, inside the heap, overlap); each trace runs in a child of its own.\n"
+    "  -t DIR      run every .rep / .rep.gz trace in DIR (default: the kit's traces/)\n"
+    "  -f FILE     run this trace (repeatable; with -t, both)\n"
+    "  -T SECS     per-trace time limit (default %d)\n"
+    "  -M BYTES    maximum heap, with K/M/G suffixes (default 20M, at most 4G)\n"
+    "  --json DEST write the result (mdriver's per-trace fields, no timing) to a file or - (stdout)\n"
+    "example: build/best-a16/mmreplay -t traces   (make replay VARIANT=best)\n"
+    "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
+
+enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE };
+
+static const struct option mdriver_longs[] = {
+    {"json", required_argument, NULL, OPT_JSON},
+    {"secret-fd", required_argument, NULL, OPT_SECRET_FD},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"save-baseline", required_argument, NULL, OPT_SAVE_BASELINE},
+    {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
+    {"describe", no_argument, NULL, OPT_DESCRIBE},
+    {"help", no_argument, NULL, 'h'},
+    {0, 0, 0, 0},
+};
+
+static const struct option replay_longs[] = {
+    {"json", required_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {0, 0, 0, 0},
+};
+
+const options_program_t OPTIONS_MDRIVER = {"mdriver", usage, ":t:f:clvVgT:M:r:ah", mdriver_longs};
+const options_program_t OPTIONS_REPLAY = {"mmreplay", replay_usage, ":t:f:T:M:h", replay_longs};
+
+static const options_program_t *program = &OPTIONS_MDRIVER;  /* the one parsing now: messages name it */
+
 static void print_usage(FILE *to)
 {
-    fprintf(to, usage, MDRIVER_DEFAULT_TIME_LIMIT, MDRIVER_DEFAULT_MIN_SAMPLES);
+    fprintf(to, program->usage, MDRIVER_DEFAULT_TIME_LIMIT, MDRIVER_DEFAULT_MIN_SAMPLES);
 }
 
 static int complain(const char *fmt, const char *arg)
 {
-    fputs("mdriver: ", stderr);
+    fprintf(stderr, "%s: ", program->name);
     fprintf(stderr, fmt, arg);
-    fputs(" (mdriver -h for help)\n", stderr);
+    fprintf(stderr, " (%s -h for help)\n", program->name);
     return OPTIONS_EXIT_USAGE;
 }
 
@@ -152,28 +190,19 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
                            : i == o->num_files ? "the baseline"
                            : strcmp(flag, "--json") ? "also the output of --json" : "also the output of --save-baseline";
         if (input && (same_file(dest, input) || (input == other && !strcmp(dest, input)))) {
-            fprintf(stderr, "mdriver: %s %s: that file is %s %s; refusing to overwrite it (mdriver -h for help)\n",
-                    flag, dest, what, input);
+            fprintf(stderr, "%s: %s %s: that file is %s %s; refusing to overwrite it (%s -h for help)\n",
+                    program->name, flag, dest, what, input, program->name);
             return true;
         }
     }
     return false;
 }
 
-enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE };
+int options_parse(int argc, char **argv, options_t *o) { return options_parse_as(&OPTIONS_MDRIVER, argc, argv, o); }
 
-int options_parse(int argc, char **argv, options_t *o)
+int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o)
 {
-    static const struct option longs[] = {
-        {"json", required_argument, NULL, OPT_JSON},
-        {"secret-fd", required_argument, NULL, OPT_SECRET_FD},
-        {"baseline", required_argument, NULL, OPT_BASELINE},
-        {"save-baseline", required_argument, NULL, OPT_SAVE_BASELINE},
-        {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
-        {"describe", no_argument, NULL, OPT_DESCRIBE},
-        {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0},
-    };
+    program = p;
     memset(o, 0, sizeof *o);
     o->time_limit = MDRIVER_DEFAULT_TIME_LIMIT;
     o->max_heap = MDRIVER_DEFAULT_MAX_HEAP;
@@ -184,7 +213,7 @@ int options_parse(int argc, char **argv, options_t *o)
     long n;
     opterr = 0;
     int c;  /* int, not char: see the file comment */
-    while ((c = getopt_long(argc, argv, ":t:f:clvVgT:M:r:ah", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, p->shorts, p->longs, NULL)) != -1) {
         switch (c) {
         case 't':
             if (num_dirs == sizeof dirs / sizeof *dirs)

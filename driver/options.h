@@ -4,6 +4,7 @@
 #ifndef DRIVER_OPTIONS_H
 #define DRIVER_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,8 +26,22 @@ typedef struct {
 
 enum { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };
 
+/* A program's command line: its name (in messages), its -h text (a printf format given
+ * the default time limit and sample count), and the flags it takes (getopt's). */
+typedef struct {
+    const char *name;
+    const char *usage;
+    const char *shorts;
+    const struct option *longs;
+} options_program_t;
+
+/* mdriver's whole command line; mmreplay's, a part of it (-t, -f, -T, -M, --json, -h). */
+extern const options_program_t OPTIONS_MDRIVER, OPTIONS_REPLAY;
+
 /* Parse argv into *o; on a mistake print one line to stderr and return OPTIONS_EXIT_USAGE. */
 int options_parse(int argc, char **argv, options_t *o);
+/* The same for program p: a flag it does not take is an unknown option. */
+int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o);
 void options_free(options_t *o);
 
 #endif

@@ -1,5 +1,8 @@
-/* outcome.c - names and plain-words explanations of trace outcomes. */
+/* outcome.c - names and plain-words explanations of trace outcomes, and verdicts. */
 #include "driver/outcome.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 static const struct {
     const char *name;
@@ -31,4 +34,15 @@ const char *outcome_name(outcome_t o)
 const char *outcome_explanation(outcome_t o)
 {
     return o < OUTCOME_COUNT ? outcomes[o].explanation : "unknown outcome";
+}
+
+bool verdict_fail(verdict_t *v, outcome_t outcome, int64_t op_index, const char *fmt, ...)
+{
+    v->outcome = outcome;
+    v->op_index = op_index;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    return false;
 }

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "driver/json.h"
+#include "driver/result.h"
 #include "driver/options.h"
 #include "driver/run.h"
 

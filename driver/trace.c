@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,4 +398,16 @@ void op_describe(const op_t *op, char *buf, size_t len)
         snprintf(buf, len, "f %u", op->id);
     else
         snprintf(buf, len, "%c %u %zu", letters[op->kind], op->id, op->size);
+}
+
+const char *op_where(const trace_t *t, int64_t at, char *buf, size_t len)
+{
+    if (at < 0)
+        return "after the last op";
+    int n = snprintf(buf, len, "op %" PRId64 " (", at);
+    if (n < 0 || (size_t)n + 2 > len)
+        return buf;
+    op_describe(&t->ops[at], buf + n, len - (size_t)n - 1);
+    strcat(buf, ")");
+    return buf;
 }

@@ -45,6 +45,9 @@ void trace_free(trace_t *trace);
 
 /* The op as it is written in a trace, e.g. "r 7 4096". */
 void op_describe(const op_t *op, char *buf, size_t len);
+/* Where in t a message is about: "op 12 (a 3 4072)", or "after the last op" for
+ * at < 0; written to buf, which it returns. */
+const char *op_where(const trace_t *t, int64_t at, char *buf, size_t len);
 
 static inline bool trace_scores_util(const trace_t *t)
 {

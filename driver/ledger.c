@@ -1,0 +1,96 @@
+/* ledger.c - the live blocks of a run and the checks of a new block (see ledger.h). */
+#include "driver/ledger.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "driver/pages.h"
+
+bool ledger_open(ledger_t *l, uint32_t num_ids)
+{
+    *l = (ledger_t){.entry = pages_alloc((num_ids ? num_ids : 1) * sizeof *l->entry)};
+    if (l->entry && blocktree_init(&l->tree, num_ids))
+        return true;
+    pages_free(l->entry);
+    return false;
+}
+
+void ledger_close(ledger_t *l)
+{
+    blocktree_destroy(&l->tree);
+    pages_free(l->entry);
+    l->entry = NULL;
+}
+
+void ledger_add(ledger_t *l, uint32_t id, uintptr_t p, size_t size, uint64_t seed, int64_t born)
+{
+    l->entry[id] = (ledger_entry_t){p, size, seed, born, true};
+    l->live_bytes += size;
+    if (p)
+        blocktree_insert(&l->tree, id, p, p + footprint(size));
+}
+
+void ledger_drop(ledger_t *l, uint32_t id)
+{
+    if (l->entry[id].p)
+        blocktree_remove(&l->tree, id);
+    if (l->entry[id].live)
+        l->live_bytes -= l->entry[id].size;
+    l->entry[id].live = false;
+}
+
+/* [p, p + len) inside [lo, break)? */
+static inline bool in_heap(heap_span_t h, uintptr_t p, size_t len)
+{
+    return p >= h.lo && p - h.lo <= h.brk && len <= h.brk - (p - h.lo);
+}
+
+static const char *call_name(const op_t *op)
+{
+    return op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc";
+}
+
+bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int64_t at, uintptr_t p, size_t size,
+                        verdict_t *v)
+{
+    char where[64];
+    const op_t *op = &t->ops[at];
+    if (p == 0) {
+        if (size == 0)
+            return true;
+        size_t room = h.max - h.brk;
+        if (room >= size)
+            return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
+                                "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
+                                op_where(t, at, where, sizeof where), call_name(op), size, room);
+        return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
+                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit "
+                            "(too little of it holds live data)", op_where(t, at, where, sizeof where), call_name(op),
+                            size, h.max);
+    }
+    if (p % MM_ALIGNMENT)
+        return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
+                            op_where(t, at, where, sizeof where), call_name(op), size, p, MM_ALIGNMENT,
+                            MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
+    if (!in_heap(h, p, size)) {
+        uintptr_t brk = h.lo + h.brk;
+        if (p < h.lo || p > brk)
+            return verdict_fail(v, OUTCOME_OUT_OF_HEAP, at,
+                                "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
+                                op_where(t, at, where, sizeof where), call_name(op), size, p, h.lo, brk);
+        return verdict_fail(v, OUTCOME_OUT_OF_HEAP, at,
+                            "%s: %s(%zu) returned %#" PRIxPTR ", whose last byte is %zu bytes past the heap's end %#" PRIxPTR,
+                            op_where(t, at, where, sizeof where), call_name(op), size, p, p + size - brk, brk);
+    }
+    uint32_t other = blocktree_overlap(&l->tree, p, p + footprint(size));
+    if (other != BLOCKTREE_NONE) {
+        const ledger_entry_t *o = &l->entry[other];
+        return verdict_fail(v, OUTCOME_OVERLAP, at,
+                            "%s: %s(%zu) returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
+                            "[%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64,
+                            op_where(t, at, where, sizeof where), call_name(op), size, p, p + footprint(size), other,
+                            o->p, o->p + footprint(o->size), o->born);
+    }
+    return true;
+}

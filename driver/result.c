@@ -1,0 +1,206 @@
+/* result.c - the result documents of a run of traces (see result.h). */
+#include "driver/result.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "driver/hooks.h"
+#include "driver/json.h"
+#include "driver/outcome.h"
+
+static void write_timing(json_t *j, const char *key, bool present, const timing_t *t, size_t ops)
+{
+    if (!present || t->n == 0)
+        return json_null(j, key);
+    json_open(j, key, '{');
+    json_number(j, "seconds", t->seconds);
+    json_number(j, "ops_per_sec", t->seconds > 0 ? (double)ops / t->seconds : 0);
+    json_open(j, "samples", '[');
+    for (int i = 0; i < t->n; i++)
+        json_number(j, NULL, t->samples[i]);
+    json_close(j, ']');
+    json_close(j, '}');
+}
+
+static void write_stats(json_t *j, const mm_stats_t *st)
+{
+    json_open(j, "stats", '{');
+#define MM_STATS_JSON(name, what) json_integer(j, #name, (long long)st->name);
+    MM_STATS_FIELDS(MM_STATS_JSON)
+#undef MM_STATS_JSON
+    json_close(j, '}');
+}
+
+/* What both programs say of a trace: what it is, what happened, its utilization. */
+static void trace_fields(json_t *j, const trace_run_t *r)
+{
+    const child_report_t *rep = &r->result.report;
+    bool bad = r->outcome == OUTCOME_BAD_TRACE;
+    json_string(j, "name", r->name);
+    json_string(j, "path", r->path);
+    json_integer(j, "weight", r->weight);
+    json_integer(j, "ops", (long long)r->ops);
+    json_string(j, "outcome", outcome_name(r->outcome));
+    json_string(j, "message", bad ? r->bad_trace : rep->verdict.message);
+    int64_t at = bad ? -1 : rep->verdict.op_index;
+    if (at >= 0)
+        json_integer(j, "op_index", at);
+    else
+        json_null(j, "op_index");
+    json_string(j, "op", bad || at < 0 ? NULL : r->op_text);
+    if (rep->has_util) {
+        json_number(j, "utilization", rep->util.util);
+        json_number(j, "ideal_utilization", rep->util.ideal);
+        json_integer(j, "peak_payload", (long long)rep->util.peak_payload);
+        json_integer(j, "heap_high_water", (long long)rep->util.heap_high_water);
+    } else {
+        json_null(j, "utilization");
+        json_null(j, "ideal_utilization");
+        json_null(j, "peak_payload");
+        json_null(j, "heap_high_water");
+    }
+}
+
+static void write_trace(json_t *j, const trace_run_t *r)
+{
+    const child_report_t *rep = &r->result.report;
+    bool bad = r->outcome == OUTCOME_BAD_TRACE;
+    json_open(j, NULL, '{');
+    trace_fields(j, r);
+    write_timing(j, "timing", !bad && run_ok(r), &rep->mm_time, r->ops);
+    write_timing(j, "libc", r->has_libc, &r->libc, r->ops);
+    if (rep->has_stats)
+        write_stats(j, &rep->stats);
+    else
+        json_null(j, "stats");
+    json_string_n(j, "output", r->result.output ? r->result.output : "", r->result.output_len);
+    json_close(j, '}');
+}
+
+static void settings_fields(json_t *j, const options_t *o)
+{
+    json_integer(j, "alignment", MM_ALIGNMENT);
+    json_integer(j, "max_heap", (long long)o->max_heap);
+    json_number(j, "time_limit", o->time_limit);
+}
+
+static void summary_counts(json_t *j, const summary_t *s)
+{
+    json_integer(j, "traces", s->traces);
+    json_integer(j, "valid", s->valid);
+    json_integer(j, "failed", s->failed);
+    json_integer(j, "bad_traces", s->bad_traces);
+    json_number(j, "utilization", s->utilization);
+}
+
+void json_write_result(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
+                       const summary_t *s)
+{
+    json_t j = {.out = out};
+    json_open(&j, NULL, '{');
+    json_integer(&j, "schema", 1);
+    json_string(&j, "tool", "mdriver");
+    json_string(&j, "secret", info->secret);
+
+    json_open(&j, "allocator", '{');
+    json_string(&j, "name", info->allocator);
+    if (has_team()) {
+        json_open(&j, "team", '{');
+        json_string(&j, "teamname", team.teamname);
+        json_string(&j, "name1", team.name1);
+        json_string(&j, "id1", team.id1);
+        json_string(&j, "name2", team.name2);
+        json_string(&j, "id2", team.id2);
+        json_close(&j, '}');
+    } else {
+        json_null(&j, "team");
+    }
+    json_bool(&j, "has_checkheap", has_checkheap());
+    json_bool(&j, "has_stats", has_stats());
+    json_close(&j, '}');
+
+    json_open(&j, "settings", '{');
+    settings_fields(&j, o);
+    json_integer(&j, "min_samples", o->min_samples);
+    json_bool(&j, "check_heap", o->check_heap);
+    json_string(&j, "baseline", info->baseline);
+    json_string(&j, "baseline_source", info->baseline_source);
+    json_close(&j, '}');
+
+    json_open(&j, "scoring", '{');
+    json_number(&j, "util_weight", MM_UTIL_WEIGHT);
+    json_number(&j, "throughput_cap", MM_THROUGHPUT_CAP);
+    json_string(&j, "estimator", "mean of the 3 fastest thread-CPU-time samples (K-best, K=3, 2% tolerance)");
+    json_close(&j, '}');
+
+    json_open(&j, "machine", '{');
+    json_string(&j, "hostname", info->hostname);
+    json_string(&j, "cpu", info->cpu);
+    json_string(&j, "date", info->date);
+    json_close(&j, '}');
+
+    json_open(&j, "traces", '[');
+    for (size_t i = 0; i < n; i++)
+        write_trace(&j, &runs[i]);
+    json_close(&j, ']');
+
+    json_open(&j, "summary", '{');
+    summary_counts(&j, s);
+    if (s->throughput > 0) {
+        json_number(&j, "throughput_ops_per_sec", s->throughput);
+        json_number(&j, "libc_ops_per_sec", s->libc_throughput);
+        json_number(&j, "throughput_ratio", s->ratio);
+    } else {
+        json_null(&j, "throughput_ops_per_sec");
+        json_null(&j, "libc_ops_per_sec");
+        json_null(&j, "throughput_ratio");
+    }
+    json_number(&j, "util_points", s->util_points);
+    json_number(&j, "throughput_points", s->throughput_points);
+    json_number(&j, "perf_index", s->perf_index);
+    json_close(&j, '}');
+    json_close(&j, '}');
+    fputc('\n', out);
+}
+
+void json_write_replay(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
+                       const summary_t *s)
+{
+    json_t j = {.out = out};
+    json_open(&j, NULL, '{');
+    json_integer(&j, "schema", 1);
+    json_string(&j, "tool", "mmreplay");
+    json_open(&j, "allocator", '{');
+    json_string(&j, "name", info->allocator);
+    json_close(&j, '}');
+    json_open(&j, "settings", '{');
+    settings_fields(&j, o);
+    json_close(&j, '}');
+    json_open(&j, "traces", '[');
+    for (size_t i = 0; i < n; i++) {
+        json_open(&j, NULL, '{');
+        trace_fields(&j, &runs[i]);
+        json_close(&j, '}');
+    }
+    json_close(&j, ']');
+    json_open(&j, "summary", '{');
+    summary_counts(&j, s);
+    json_close(&j, '}');
+    json_close(&j, '}');
+    fputc('\n', out);
+}
+
+FILE *result_open(const char *dest)
+{
+    if (!strcmp(dest, "-"))
+        return stdout;
+    if (!strncmp(dest, "fd:", 3)) {
+        char *end;
+        long fd = strtol(dest + 3, &end, 10);
+        errno = EINVAL;  /* what the caller reports when the number itself is bad */
+        return end == dest + 3 || *end || fd < 0 ? NULL : fdopen((int)fd, "w");
+    }
+    return fopen(dest, "w");
+}
