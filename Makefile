@@ -5,6 +5,7 @@
 #   make ALIGNMENT=8          the classic 8-byte-aligned lab
 #   make MM=path/to/file.c    build ./mdriver from any allocator file
 #   make LAYOUT=3             the allocator's 4th placement layout (MM_LAYOUT; config.h)
+#   make replay VARIANT=best  build/best-a16/mmreplay: utilization only, fast, not a judge
 #   make test                 install what the tests need and run them all
 #   make help                 every target
 #
@@ -61,14 +62,20 @@ endif
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))
 
 BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
-DRIVER_SRCS := mdriver.c memlib.c $(wildcard driver/*.c)
+# driver/replay.c is mmreplay's alone; every other driver/ file is mdriver's.
+DRIVER_SRCS := mdriver.c memlib.c $(filter-out driver/replay.c,$(wildcard driver/*.c))
 DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
+# mmreplay: the allocator called in-process, with the driver's own parser, checks of a
+# new block, utilization, average and JSON, and none of its child, sandbox or timing code.
+REPLAY_SRCS := mmreplay.c memlib.c $(addprefix driver/,replay.c run.c trace.c pages.c utilization.c outcome.c \
+               ledger.c blocktree.c options.c score.c json.c result.c)
+REPLAY_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(REPLAY_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
 # Linked around the allocator's object: they mark its writable data (driver/audit.h).
 MARK_FIRST  := $(BUILD)/driver/mark/first.o
 MARK_LAST   := $(BUILD)/driver/mark/last.o
 
-.PHONY: all driver clean help test test-deps venv FORCE config-error
+.PHONY: all driver replay clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
 
 all: mdriver ## build ./mdriver from mm.c, or from variants/$(VARIANT).c
@@ -80,6 +87,12 @@ mdriver: $(BUILD)/mdriver FORCE
 	@cmp -s $< $@ || { cp $< $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
 
 $(BUILD)/mdriver: $(DRIVER_OBJS) $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+replay: $(BUILD)/mmreplay ## build build/<config>/mmreplay: utilization only, in-process, fast; not a judge (path on the last line)
+	@echo $(BUILD)/mmreplay
+
+$(BUILD)/mmreplay: $(REPLAY_OBJS) $(ALLOC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,
@@ -106,8 +119,8 @@ $(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
 	$(CC) $(CFLAGS) $(KIT_FLAGS) $$(cat $(CHECKHEAP_FLAGS)) -c -o $@ $<
 
 # The driver learns which allocator it carries and where the kit lives.
-$(BUILD)/mdriver.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
-$(BUILD)/mdriver.o: $(ALLOC_STAMP)
+$(BUILD)/mdriver.o $(BUILD)/mmreplay.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
+$(BUILD)/mdriver.o $(BUILD)/mmreplay.o: $(ALLOC_STAMP)
 $(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 $(BUILD)/driver/sandbox.o: KIT_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
 
@@ -118,7 +131,7 @@ $(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP)
 # The allocator's dependencies are those of the file named in the stamp; for
 # another file they may name one that is gone (alice/mm.c deleted, then
 # MM=bob/mm.c), and the stamp's change rebuilds the object anyway.
--include $(DRIVER_OBJS:.o=.d)
+-include $(DRIVER_OBJS:.o=.d) $(BUILD)/mmreplay.d $(BUILD)/driver/replay.d
 ifeq ($(shell cat $(ALLOC_STAMP) 2>/dev/null),$(ALLOC_SRC))
 -include $(ALLOC_OBJ:.o=.d)
 endif

@@ -67,16 +67,8 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
 {
     double began = now();
     trace_t t;
-    r->path = path;
-    if (!trace_load(path, o->max_heap, &t, r->bad_trace, sizeof r->bad_trace)) {
-        r->outcome = OUTCOME_BAD_TRACE;
-        snprintf(r->name, sizeof r->name, "%s", t.name);
-        fprintf(stderr, "mdriver: %s\n", r->bad_trace);
+    if (!run_load(r, path, o->max_heap, "mdriver", &t))
         return;
-    }
-    snprintf(r->name, sizeof r->name, "%s", t.name);
-    r->weight = t.weight;
-    r->ops = t.num_ops;
     bool time_libc = trace_scores_throughput(&t) && !cached;
     child_plan_t plan = {
         .run_allocator = true,
@@ -90,8 +82,7 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
     child_run(&t, &plan, &r->result);
     const child_report_t *rep = &r->result.report;
     r->outcome = rep->verdict.outcome;
-    if (rep->verdict.op_index >= 0 && (size_t)rep->verdict.op_index < t.num_ops)
-        op_describe(&t.ops[rep->verdict.op_index], r->op_text, sizeof r->op_text);
+    run_note_op(r, &t);
     if (time_libc && rep->libc_time.n) {
         r->libc = rep->libc_time;
         r->has_libc = true;

@@ -34,4 +34,11 @@ typedef struct {
 
 static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_OK; }
 
+/* Read the trace at path into *t and note what it is in *r (its path, name, weight
+ * and ops).  False when it cannot be read: *r is then a bad_trace, and "PROGRAM:
+ * FILE:LINE: what" is on stderr. */
+bool run_load(trace_run_t *r, const char *path, size_t max_size, const char *program, trace_t *t);
+/* r->op_text: the op of t where r's verdict was found, as written in the trace. */
+void run_note_op(trace_run_t *r, const trace_t *t);
+
 #endif
