@@ -95,13 +95,20 @@ static void summary_counts(json_t *j, const summary_t *s)
     json_number(j, "utilization", s->utilization);
 }
 
-void json_write_result(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
-                       const summary_t *s)
+/* A document's opening: schema 1, and which program wrote it. */
+static json_t document_start(FILE *out, const char *tool)
 {
     json_t j = {.out = out};
     json_open(&j, NULL, '{');
     json_integer(&j, "schema", 1);
-    json_string(&j, "tool", "mdriver");
+    json_string(&j, "tool", tool);
+    return j;
+}
+
+void json_write_result(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
+                       const summary_t *s)
+{
+    json_t j = document_start(out, "mdriver");
     json_string(&j, "secret", info->secret);
 
     json_open(&j, "allocator", '{');
@@ -168,10 +175,7 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
 void json_write_replay(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
                        const summary_t *s)
 {
-    json_t j = {.out = out};
-    json_open(&j, NULL, '{');
-    json_integer(&j, "schema", 1);
-    json_string(&j, "tool", "mmreplay");
+    json_t j = document_start(out, "mmreplay");
     json_open(&j, "allocator", '{');
     json_string(&j, "name", info->allocator);
     json_close(&j, '}');

@@ -17,9 +17,9 @@ KIT = Path(__file__).resolve().parent.parent
 
 
 def build_driver(variant: str | None = None, alignment: int = 16, sanitize: bool = False,
-                 extra: tuple[str, ...] = ()) -> Path:
-    """Build the driver for one configuration and return its path."""
-    args = ["make", "-s", "-C", str(KIT), "driver", f"ALIGNMENT={alignment}"]
+                 extra: tuple[str, ...] = (), target: str = "driver") -> Path:
+    """Build the driver for one configuration and return its path (target "replay": mmreplay)."""
+    args = ["make", "-s", "-C", str(KIT), target, f"ALIGNMENT={alignment}"]
     if variant:
         args.append(f"VARIANT={variant}")
     if sanitize:

@@ -18,6 +18,12 @@ Only main() prints.
     .venv/bin/python tools/compare.py mm-old.c mm.c
     .venv/bin/python tools/compare.py segregated best --seeds 8 --speed-runs 5
     .venv/bin/python tools/compare.py best my-best.c --layouts 16 --speed-runs 0
+    .venv/bin/python tools/compare.py best my-best.c --layouts 16 --speed-runs 0 --fast
+
+--fast measures utilization with mmreplay (make replay): the allocator called in-process,
+each result given only the cheap checks, for an allocator already known to pass mdriver.
+It gives mdriver's figures (tests/test_replay.py holds it to that) in a fraction of the time;
+mdriver remains the judge, and times the speed runs either way.
 """
 from __future__ import annotations
 
@@ -65,14 +71,27 @@ def allocator(spec: str) -> Allocator:
     raise click.ClickException(f"{spec}: neither a .c file nor a variant (variants: {known})")
 
 
-def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path, layout: int = 0) -> tuple[Path, Path]:
-    """Build A and B at LAYOUT, each driver copied to FOLDER: two files of one basename share a
-    build folder, so the second build would replace the first's driver."""
+@dataclass(frozen=True)
+class Tool:
+    """What measures utilization: mdriver, the judge, or mmreplay (--fast), in-process."""
+    target: str                   # the make target that builds it
+    program: str
+    samples: int | None           # -r for a utilization run; None: the program takes none
+
+
+JUDGE = Tool("driver", "mdriver", 1)
+FAST = Tool("replay", "mmreplay", None)
+
+
+def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path, layout: int = 0,
+               tool: Tool = JUDGE) -> tuple[Path, Path]:
+    """Build A and B at LAYOUT, each program copied to FOLDER: two files of one basename share a
+    build folder, so the second build would replace the first's program."""
     folder.mkdir(parents=True, exist_ok=True)
     drivers = []
     for tag, alloc in (("a", a), ("b", b)):
-        built = make_driver([*alloc.make_args, f"LAYOUT={layout}"], alignment, alloc.source)
-        copy = folder / (f"mdriver-{tag}" + (f"-l{layout}" if layout else ""))
+        built = make_driver([*alloc.make_args, f"LAYOUT={layout}"], alignment, alloc.source, tool.target)
+        copy = folder / (f"{tool.program}-{tag}" + (f"-l{layout}" if layout else ""))
         shutil.copy2(built, copy)
         drivers.append(copy)
     return drivers[0], drivers[1]
@@ -197,8 +216,17 @@ class Layouts:
         return len(set(getattr(self, side))) == 1
 
 
+def utilization(programs: tuple[Path, Path], a: Allocator, b: Allocator, files: list[Path], time_limit: int,
+                folder: Path, tool: Tool, tag: str = "") -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+    """A's and B's outcomes on FILES, run by TOOL's programs (A first)."""
+    return tuple(outcomes(run_driver(p, alloc.label, files, time_limit, tool.samples,
+                                     folder / f"util-{side}{tag}.json"))
+                 for p, alloc, side in zip(programs, (a, b), "ab"))
+
+
 def at_layouts(a: Allocator, b: Allocator, alignment: int, suite: list[Path], held: list[Path],
-               first: tuple[Paired, Paired | None], n: int, time_limit: int, folder: Path) -> Layouts:
+               first: tuple[Paired, Paired | None], n: int, time_limit: int, folder: Path,
+               tool: Tool = JUDGE) -> Layouts:
     """Both allocators' averages at layouts 0..N-1 (layout 0's are FIRST, already measured)."""
     def averages(s: Paired, h: Paired | None, side: int) -> tuple[float, float | None]:
         return s.averages()[side], (h.averages()[side] if h is not None and h.scored else None)
@@ -206,9 +234,8 @@ def at_layouts(a: Allocator, b: Allocator, alignment: int, suite: list[Path], he
     got_a, got_b = [averages(*first, 0)], [averages(*first, 1)]
     for layout in range(1, n):
         click.echo(f"layout {layout} (of 0-{n - 1}): A then B", err=True)
-        da, db = build_both(a, b, alignment, folder, layout)
-        ra = outcomes(run_driver(da, a.label, suite + held, time_limit, 1, folder / f"util-a-l{layout}.json"))
-        rb = outcomes(run_driver(db, b.label, suite + held, time_limit, 1, folder / f"util-b-l{layout}.json"))
+        programs = build_both(a, b, alignment, folder, layout, tool)
+        ra, rb = utilization(programs, a, b, suite + held, time_limit, folder, tool, f"-l{layout}")
         s, h = paired(suite, ra, rb), (paired(held, ra, rb) if held else None)
         got_a.append(averages(s, h, 0))
         got_b.append(averages(s, h, 1))
@@ -358,13 +385,17 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
               help="alternating timed runs of the suite (0: utilization only)")
 @click.option("--layouts", default=1, show_default=True, type=click.IntRange(1, 16),
               help="also run layouts 1..N-1 of allocators that read MM_LAYOUT (config.h) and average")
+@click.option("--fast", is_flag=True,
+              help="utilization (suite, held-out, layouts) from mmreplay, in-process, instead of mdriver: "
+                   "the same figures for an allocator that passes mdriver, in a fraction of the time; "
+                   "throughput still from mdriver, which remains the judge")
 @click.option("--time-limit", default=60, show_default=True, help="per-trace limit in seconds (-T)")
 @click.option("--work-dir", default="build/compare", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="also write the comparison as JSON here")
 def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],
-         alignment: str, speed_runs: int, layouts: int, time_limit: int, work_dir: Path,
+         alignment: str, speed_runs: int, layouts: int, fast: bool, time_limit: int, work_dir: Path,
          json_out: Path | None) -> None:
     """Compare allocators A and B (variant names or .c files) on the suite and on held-out seeds."""
     traces_dir, recipe_path, work_dir = (p if p.is_absolute() else Path.cwd() / p
@@ -372,22 +403,24 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
     a, b = allocator(a_spec), allocator(b_spec)
     suite = suite_traces(traces_dir)
     held = held_out_traces(recipe_path, names, k, work_dir / "seeds")
-    driver_a, driver_b = build_both(a, b, int(alignment), work_dir)
-    click.echo(f"{len(suite)} suite traces and {len(held)} held-out traces, A then B", err=True)
-    got_a = outcomes(run_driver(driver_a, a.label, suite + held, time_limit, 1, work_dir / "util-a.json"))
-    got_b = outcomes(run_driver(driver_b, b.label, suite + held, time_limit, 1, work_dir / "util-b.json"))
+    tool = FAST if fast else JUDGE
+    programs = build_both(a, b, int(alignment), work_dir, tool=tool)
+    click.echo(f"{len(suite)} suite traces and {len(held)} held-out traces, A then B"
+               + (" (utilization by mmreplay)" if fast else ""), err=True)
+    got_a, got_b = utilization(programs, a, b, suite + held, time_limit, work_dir, tool)
     suite_p = paired(suite, got_a, got_b)
     held_p = paired(held, got_a, got_b) if held else None
     lay = None
     if layouts > 1:
-        lay = at_layouts(a, b, int(alignment), suite, held, (suite_p, held_p), layouts, time_limit, work_dir)
-    fast = None
+        lay = at_layouts(a, b, int(alignment), suite, held, (suite_p, held_p), layouts, time_limit, work_dir, tool)
+    timed = None
     if speed_runs:
+        drivers = programs if tool == JUDGE else build_both(a, b, int(alignment), work_dir)
         click.echo(f"timing: {speed_runs} rounds of A then B on the suite", err=True)
-        fast = speed((driver_a, driver_b), (a.label, b.label), suite, speed_runs, time_limit, work_dir)
-    click.echo(report(a, b, int(alignment), suite_p, held_p, k, fast, lay))
+        timed = speed(drivers, (a.label, b.label), suite, speed_runs, time_limit, work_dir)
+    click.echo(report(a, b, int(alignment), suite_p, held_p, k, timed, lay))
     if json_out:
-        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, fast, lay), indent=1) + "\n")
+        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, timed, lay), indent=1) + "\n")
 
 
 if __name__ == "__main__":

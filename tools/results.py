@@ -127,11 +127,12 @@ def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str
 
 # ---------------------------------------------------------------- measuring
 
-def make_driver(alloc_args: list[str], alignment: int, what: str) -> Path:
-    """`make driver` with ALLOC_ARGS (VARIANT=... or MM=...); WHAT names the allocator in errors."""
+def make_driver(alloc_args: list[str], alignment: int, what: str, target: str = "driver") -> Path:
+    """`make driver` (or TARGET: `replay` builds mmreplay) with ALLOC_ARGS (VARIANT=... or MM=...);
+    WHAT names the allocator in errors."""
     (KIT / "build").mkdir(exist_ok=True)
     with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
-        done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", *alloc_args,
+        done = subprocess.run(["make", "-s", "-C", str(KIT), target, *alloc_args,
                                f"ALIGNMENT={alignment}"], capture_output=True, text=True)
     if done.returncode != 0:            # the compiler's error, not make's closing "*** Error 1"
         raise click.ClickException(f"{what} does not build at alignment {alignment}: "
@@ -143,15 +144,16 @@ def build(variant: str, alignment: int) -> Path:
     return make_driver([f"VARIANT={variant}"], alignment, f"variants/{variant}.c")
 
 
-def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
-    """Run DRIVER on FILES into OUT (JSON); LABEL names the allocator in errors."""
+def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int | None, out: Path) -> dict:
+    """Run DRIVER on FILES into OUT (JSON); LABEL names the allocator in errors.  SAMPLES None: no
+    timing to ask for (mmreplay, which takes mdriver's -T and --json but not -r)."""
     partial = out.with_suffix(".partial")
-    args = [str(driver), "-T", str(time_limit), "-r", str(samples), "--json", str(partial)]
+    args = [str(driver), "-T", str(time_limit), *(["-r", str(samples)] if samples else []), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode not in (0, 1) or not partial.exists():
-        raise click.ClickException(f"mdriver failed for {label}: "
+        raise click.ClickException(f"{'mmreplay' if samples is None else 'mdriver'} failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
     partial.replace(out)            # only a finished run lands in the cache
     return json.loads(out.read_text())
