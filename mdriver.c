@@ -4,9 +4,10 @@
  *   options  (driver/options.c)   what to run
  *   per trace, in a child process (driver/child.c):
  *     check    (driver/check.c)   two correctness passes, from mm_init each time
- *     measure  (driver/measure.c) utilization; timing of the allocator and of libc
+ *     utilization (driver/utilization.c), of the first correctness pass
+ *     measure  (driver/measure.c) timing of the allocator and of libc
  *   score    (driver/score.c)     the performance index
- *   report   (driver/report.c)    the table; json (driver/json.c) for programs
+ *   report   (driver/report.c)    the table; result (driver/result.c) the JSON for programs
  *
  * main only wires these together.
  */

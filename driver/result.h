@@ -1,8 +1,8 @@
 /*
  * result.h - the result documents (JSON) of a run of traces, for programs.
  *
- * mdriver's is schema 1 (schema/mdriver-result.schema.json).  mmreplay's has the
- * same fields where the two programs measure the same thing (per trace: name,
+ * mdriver's is schema 1 (schema/mdriver-result.schema.json).  mmreplay's
+ * (schema/mmreplay-result.schema.json) has the same fields where the two programs measure the same thing (per trace: name,
  * path, weight, ops, outcome, message, op, utilization, peak payload, high-water
  * mark; the summary's counts and utilization), and no timing, statistics or
  * score, which mmreplay does not measure; "tool" says which program wrote it.

@@ -2,6 +2,8 @@
 #
 #   make compare A=mm-old.c B=mm.c          two files (or variant names: A=segregated B=best)
 #   COMPARE_ARGS="--seeds 8 --speed-runs 5"  more held-out seeds, more timed rounds
+#   COMPARE_ARGS="--layouts 16 --speed-runs 0 --fast"   utilization by mmreplay (make replay), in-process:
+#                                           mdriver's figures, faster; mdriver remains the judge
 #
 # Prints per-trace utilization changes, the suite's and the held-out traces' averages with a
 # paired standard error, the throughput of alternating runs, and a verdict (tools/compare.py).

@@ -83,6 +83,22 @@ def test_report_shows_averages_speed_and_a_verdict(compared):
     assert text.strip().splitlines()[-1] == "Verdict: " + got["verdict"]
 
 
+def test_fast_gives_the_same_figures(compared, tmp_path):
+    """--fast: utilization from mmreplay, every figure and the verdict as mdriver's; the timed runs
+    are still mdriver's."""
+    _, _, judged = compared
+    _suite(tmp_path)
+    done = _compare(tmp_path, "segregated", "segregated-realloc", "--speed-runs", "1", "--fast")
+    assert done.returncode == 0, done.stderr
+    fast = json.loads((tmp_path / "out.json").read_text())
+    for part in ("suite", "held_out", "verdict"):
+        assert fast[part] == judged[part]
+    assert "(utilization by mmreplay)" in done.stderr
+    work = tmp_path / "work"
+    assert {p.name for p in work.glob("mm*")} == {"mmreplay-a", "mmreplay-b"}
+    assert {p.name for p in work.glob("mdriver*")} == {"mdriver-a", "mdriver-b"} and fast["speed"]["runs"] == 1
+
+
 def test_same_allocator_twice_shows_no_difference(tmp_path):
     _suite(tmp_path)
     done = _compare(tmp_path, "segregated", "segregated", "--speed-runs", "0")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conftest import KIT, build_driver
@@ -29,11 +30,20 @@ def replay(alloc: str, extra: tuple[str, ...] = ()) -> Path:
     return build_driver(alloc, extra=extra, target="replay")
 
 
+@functools.cache
+def schema() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((KIT / "schema" / "mmreplay-result.schema.json").read_text()))
+
+
 def run_replay(binary: Path, *args: str | Path, tmp: Path) -> tuple[subprocess.CompletedProcess, dict | None]:
+    """Run mmreplay with args, its JSON written to tmp and checked against its schema."""
     dest = tmp / f"replay-{len(list(tmp.glob('replay-*')))}.json"
     done = subprocess.run([str(binary), *map(str, args), "--json", str(dest)], capture_output=True, text=True,
                           timeout=120)
-    return done, (json.loads(dest.read_text()) if dest.exists() and dest.stat().st_size else None)
+    doc = json.loads(dest.read_text()) if dest.exists() and dest.stat().st_size else None
+    if doc is not None:
+        schema().validate(doc)
+    return done, doc
 
 
 def by_name(doc: dict) -> dict[str, dict]:
