@@ -30,15 +30,6 @@ enum { YIELDS_BETWEEN_LOOKS = 64 };
  * the sandbox allows it read and write on its doorbells, not poll.) */
 enum { YIELDS_BEFORE_SLEEP = 64 };
 
-struct channel_shared {
-    _Alignas(64) uint64_t calls;
-    uint32_t child_asleep;
-    call_t call;
-    _Alignas(64) uint64_t answers;
-    uint32_t parent_asleep;
-    answer_t answer;
-};
-
 double monotonic_seconds(void)
 {
     struct timespec ts;

@@ -59,7 +59,16 @@ typedef struct {
     mm_stats_t stats;
 } answer_t;
 
-typedef struct channel_shared channel_shared_t;
+/* The page both processes map: the parent writes calls, the child answers.
+ * Each side's counter and flag share a cache line apart from the other's. */
+typedef struct channel_shared {
+    _Alignas(64) uint64_t calls;
+    uint32_t child_asleep;
+    call_t call;
+    _Alignas(64) uint64_t answers;
+    uint32_t parent_asleep;
+    answer_t answer;
+} channel_shared_t;
 
 typedef struct {
     channel_shared_t *shared;

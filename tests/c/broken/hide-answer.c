@@ -11,17 +11,7 @@
 
 enum { SLOTS = sizeof(mm_stats_t) / sizeof(uint32_t) };
 
-/* The channel page as driver/channel.c lays it out. */
-struct page {
-    _Alignas(64) uint64_t calls;
-    uint32_t child_asleep;
-    call_t call;
-    _Alignas(64) uint64_t answers;
-    uint32_t parent_asleep;
-    answer_t answer;
-};
-
-static struct page *page;  /* found once; the sizes are not here */
+static channel_shared_t *page;  /* the channel page, found once; the sizes are not here */
 
 static inline unsigned slot(const void *p)
 {
@@ -31,7 +21,7 @@ static inline unsigned slot(const void *p)
 /* The child's channel_t among the driver's globals: a page pointer, four
  * descriptors, the calls taken (as many as the page says were made), and the
  * idle frame, a little above ours. */
-static struct page *find_page(void)
+static channel_shared_t *find_page(void)
 {
     uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
     span_t s;
@@ -40,8 +30,8 @@ static struct page *find_page(void)
              c = (const channel_t *)((uintptr_t)c + 8)) {
             uintptr_t p = (uintptr_t)c->shared;
             if (p && p % 4096 == 0 && c->idle_frame > frame && c->idle_frame < frame + (1 << 16) &&
-                c->taken && ((struct page *)p)->calls == c->taken)
-                return (struct page *)p;
+                c->taken && ((channel_shared_t *)p)->calls == c->taken)
+                return (channel_shared_t *)p;
         }
     return NULL;
 }
