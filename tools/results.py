@@ -11,6 +11,7 @@ textbook predicts.  Only main() prints; the rest returns values or text.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -127,12 +128,14 @@ def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str
 
 # ---------------------------------------------------------------- measuring
 
+JOBS = min(8, len(os.sched_getaffinity(0)))    # make's jobs: a build is most of a --fast compare
+
 def make_driver(alloc_args: list[str], alignment: int, what: str, target: str = "driver") -> Path:
     """`make driver` (or TARGET: `replay` builds mmreplay) with ALLOC_ARGS (VARIANT=... or MM=...);
     WHAT names the allocator in errors."""
     (KIT / "build").mkdir(exist_ok=True)
     with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
-        done = subprocess.run(["make", "-s", "-C", str(KIT), target, *alloc_args,
+        done = subprocess.run(["make", "-s", f"-j{JOBS}", "-C", str(KIT), target, *alloc_args,
                                f"ALIGNMENT={alignment}"], capture_output=True, text=True)
     if done.returncode != 0:            # the compiler's error, not make's closing "*** Error 1"
         raise click.ClickException(f"{what} does not build at alignment {alignment}: "
