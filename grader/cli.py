@@ -45,6 +45,15 @@ config_option = click.option("--config", "config", type=click.Path(dir_okay=Fals
                              default=None, help="course policy TOML, laid over the kit's grader.toml")
 
 
+def one_submission(command):
+    """SUBMISSION (default ./mm.c), --kit, --config and --unsafe: a command about one student's file."""
+    for option in (click.option("--unsafe", is_flag=True, help="go on even where no sandbox can isolate the code"),
+                   config_option, kit_option,
+                   click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Grade malloc-lab submissions safely, fairly and reproducibly.
@@ -246,10 +255,7 @@ def _find_submission(folder: Path) -> Path:
 
 
 @main.command()
-@click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))
-@kit_option
-@config_option
-@click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
+@one_submission
 def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
     """Grade SUBMISSION (default ./mm.c) and end with the line Autolab reads.
 
@@ -271,10 +277,7 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
 
 
 @main.command()
-@click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))
-@kit_option
-@config_option
-@click.option("--unsafe", is_flag=True, help="build even where no sandbox can isolate the code")
+@one_submission
 def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
     """Build SUBMISSION (default ./mm.c) as the grader does and apply its static rules.
 
