@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "driver/baseline.h"
+#include "driver/clock.h"
 #include "driver/heap.h"
 #include "driver/describe.h"
 #include "driver/result.h"
@@ -32,14 +33,7 @@
 #define MDRIVER_ALLOCATOR "mm.c"
 #endif
 
-static double clock_seconds(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+static double now(void) { return monotonic_seconds(); }
 
 static void machine_info(run_info_t *info, char *host, size_t hostlen, char *cpu, size_t cpulen, char *date,
                          size_t datelen)

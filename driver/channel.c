@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "driver/channel.h"
+#include "driver/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Yields between two looks at the clock, the output and the doorbell: a look is a
@@ -29,13 +29,6 @@ enum { YIELDS_BETWEEN_LOOKS = 64 };
 /* Turns the child gives the parent before it sleeps instead.  (It may not poll:
  * the sandbox allows it read and write on its doorbells, not poll.) */
 enum { YIELDS_BEFORE_SLEEP = 64 };
-
-double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static inline uint64_t load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 

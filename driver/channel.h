@@ -119,6 +119,4 @@ wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output
 void channel_next(channel_t *ch, call_t *call, bool yield);
 void channel_answer(channel_t *ch, const answer_t *answer);
 
-double monotonic_seconds(void);
-
 #endif

@@ -46,6 +46,7 @@
 
 #include "driver/audit.h"
 #include "driver/channel.h"
+#include "driver/clock.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"

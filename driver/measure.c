@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/clock.h"
 #include "driver/heap.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
@@ -122,13 +123,6 @@ static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t
         placed[i] = placement(p, lo);
         put_tag(p, &tags[i]);
     }
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The stack below the timed loop, scrubbed before each timed run: an allocator
@@ -438,7 +432,7 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
     memset(out, 0, sizeof *out);
     if (!judge_get(t, a, &j))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    double began = wall_now();
+    double began = monotonic_seconds();
     bool ok = true;
     for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
         double s;
@@ -472,7 +466,7 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
         }
         /* A replay so slow that the budget is spent before min_samples is its own
          * average, and more of them would only eat the trace's time limit. */
-        if ((round + 1 >= min_samples && settled(out, min_samples)) || wall_now() - began > MDRIVER_TIMING_BUDGET)
+        if ((round + 1 >= min_samples && settled(out, min_samples)) || monotonic_seconds() - began > MDRIVER_TIMING_BUDGET)
             break;
     }
     bool unused;

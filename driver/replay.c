@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "driver/clock.h"
 #include "driver/heap.h"
 #include "driver/ledger.h"
 #include "driver/pages.h"
@@ -124,12 +124,7 @@ static void replay_child(const trace_t *t, shared_t *sh)
 
 /* ------------------------------------------------------------ in the parent */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return monotonic_seconds(); }
 
 /* Until the child's end of the pipe closes (it ended) or the deadline: false at the deadline. */
 static bool wait_for_end(int fd, double deadline)
