@@ -123,6 +123,8 @@ $(BUILD)/mdriver.o $(BUILD)/mmreplay.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALL
 $(BUILD)/mdriver.o $(BUILD)/mmreplay.o: $(ALLOC_STAMP)
 $(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 $(BUILD)/driver/sandbox.o: KIT_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
+# rbp an ordinary register in the serving loop, which zeroes it after each call (driver/scrub.h)
+$(BUILD)/driver/serve.o: KIT_FLAGS += -fomit-frame-pointer
 
 $(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)

@@ -17,7 +17,8 @@
  *   - the channel's and the progress page's unused bytes: must stay zero.
  *
  * After each call the child itself clears the dead frames just below its
- * serving loop and the vector and x87 registers (serve.c).
+ * serving loop (serve.c) and the processor state a call could leave for the
+ * next (scrub.h).
  *
  * Audits fall at a random op in every window of the first checked run (AUDIT_WINDOW
  * ops, or 1/AUDITS_PER_RUN of a longer run: an audit costs about 45 us), at each

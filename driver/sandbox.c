@@ -47,7 +47,7 @@ static const syscall_name_t NAMES[] = {
     NAMED(mprotect), NAMED(madvise), NAMED(brk), NAMED(mincore), NAMED(msync), NAMED(mlock), NAMED(munlock),
     NAMED(pkey_mprotect), NAMED(memfd_create), NAMED(shmget), NAMED(shmat), NAMED(shmdt), NAMED(shmctl),
     NAMED(clone), NAMED(clone3), NAMED(execve), NAMED(execveat), NAMED(wait4), NAMED(waitid), NAMED(kill),
-    NAMED(tkill), NAMED(tgkill), NAMED(rt_sigqueueinfo), NAMED(pidfd_open), NAMED(pidfd_send_signal),
+    NAMED(tkill), NAMED(tgkill), NAMED(rt_sigaction), NAMED(sigaltstack), NAMED(rt_sigqueueinfo), NAMED(pidfd_open), NAMED(pidfd_send_signal),
     NAMED(pidfd_getfd), NAMED(ptrace), NAMED(process_vm_readv), NAMED(process_vm_writev), NAMED(prctl),
     NAMED(seccomp), NAMED(setpgid), NAMED(setsid), NAMED(setrlimit), NAMED(prlimit64), NAMED(socket),
     NAMED(socketpair), NAMED(connect), NAMED(bind), NAMED(sendto), NAMED(recvfrom), NAMED(ioctl),
@@ -96,6 +96,9 @@ void sandbox_describe(int nr, char *buf, size_t len)
     } else if (nr == __NR_prlimit64) {
         what = " to change a resource limit or read another process's";
         why = "an allocator may only read its own limits";
+    } else if (nr == __NR_rt_sigaction || nr == __NR_sigaltstack) {
+        what = nr == __NR_rt_sigaction ? " to change a signal's action" : " to change the signal stack";
+        why = "an allocator may read the process's signal handling, which the driver sets, but not change it";
     } else if (nr == __NR_kill || nr == __NR_tgkill || nr == __NR_tkill) {
         what = " aimed at another process";
         why = "an allocator may signal only its own process (abort), no other";
@@ -111,7 +114,7 @@ void sandbox_describe(int nr, char *buf, size_t len)
 #if defined(SANDBOX_ARCH) && !defined(SANDBOX_ASAN) && !defined(MDRIVER_SECCOMP_OFF)
 
 /* Allowed whatever their arguments: stdio on the fds the process has, clocks,
- * sleeps, its own ids, signal handling, exit, glibc's locks. */
+ * sleeps, its own ids, exit, glibc's locks. */
 static const int ALLOWED[] = {
     __NR_read, __NR_write, __NR_readv, __NR_writev, __NR_close, __NR_lseek, __NR_fstat,
 #ifdef __NR_newfstatat
@@ -123,7 +126,7 @@ static const int ALLOWED[] = {
 #endif
     __NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_clock_nanosleep,
     __NR_nanosleep, __NR_sched_yield, __NR_getpid, __NR_gettid, __NR_getppid, __NR_exit, __NR_exit_group,
-    __NR_rt_sigreturn, __NR_rt_sigprocmask, __NR_rt_sigaction, __NR_sigaltstack, __NR_futex,
+    __NR_rt_sigreturn, __NR_futex,
     /* the kernel's own continuation of a sleep interrupted by a stop and a SIGCONT */
     __NR_restart_syscall,
 };
@@ -248,6 +251,21 @@ static inline void allow_if_arg(prog_t *p, int nr, int i, uint32_t v)
     place(p, &other);
 }
 
+/* Allow the call when its pointer argument i is NULL; else trap. */
+static inline void allow_if_null(prog_t *p, int nr, int i)
+{
+    label_t other = {0}, no = {0};
+    jump(p, BPF_JEQ | BPF_K, (uint32_t)nr, NULL, &other);
+    load_arg(p, i, false);
+    jump(p, BPF_JEQ | BPF_K, 0, NULL, &no);
+    load_arg(p, i, true);
+    jump(p, BPF_JEQ | BPF_K, 0, NULL, &no);
+    ret(p, SECCOMP_RET_ALLOW);
+    place(p, &no);
+    ret(p, SECCOMP_RET_TRAP);
+    place(p, &other);
+}
+
 /* Allow the call when the span its first two arguments give, [addr, addr + len),
  * lies in [lo, hi), comparing 64-bit values a 32-bit half at a time; else fall through. */
 static void allow_span_within(prog_t *p, uint64_t lo, uint64_t hi)
@@ -319,7 +337,7 @@ static void allow_in_ranges(prog_t *p, const sandbox_range_t *ranges, size_t n)
 static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid_t self)
 {
     label_t same_arch = {0}, allow = {0}, not_listed = {0}, not_madvise = {0},
-            not_prlimit = {0};
+            not_prlimit = {0}, not_mask = {0};
     /* Another architecture's numbers mean other calls: no verdict on them is safe. */
     emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     jump(p, BPF_JEQ | BPF_K, SANDBOX_ARCH, &same_arch, NULL);
@@ -336,6 +354,19 @@ static void build(prog_t *p, const sandbox_range_t *ranges, size_t n_ranges, pid
     /* abort() and raise() signal the process itself; nothing may signal the parent */
     allow_if_arg(p, __NR_kill, 0, (uint32_t)self);
     allow_if_arg(p, __NR_tgkill, 0, (uint32_t)self);
+    /* a signal's action and the signal stack: read, never changed (the kernel would
+     * keep what the allocator wrote there for the next call; the driver set both
+     * before the sandbox) */
+    allow_if_null(p, __NR_rt_sigaction, 1);
+    allow_if_null(p, __NR_sigaltstack, 0);
+    /* the signal mask: every call answered as done (SECCOMP_RET_ERRNO with 0: it
+     * returns 0) and not done, so the mask stays as the driver left it, where the
+     * kernel would keep what an allocator wrote for its next call (scrub.h).
+     * abort() and raise() block signals around their kill, which then lands at
+     * once: the process still ends. */
+    jump(p, BPF_JEQ | BPF_K, __NR_rt_sigprocmask, NULL, &not_mask);
+    ret(p, SECCOMP_RET_ERRNO | 0);
+    place(p, &not_mask);
     /* getrlimit: the driver reads its stack's limit; changing a limit, or reading
      * another process's, is refused (the parent's are the same user's) */
     jump(p, BPF_JEQ | BPF_K, __NR_prlimit64, NULL, &not_prlimit);

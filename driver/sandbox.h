@@ -6,7 +6,9 @@
  * mmap'd region the checks never see, make driver pages writable, or signal the
  * parent.  sandbox_enter installs a seccomp filter that lets through only what
  * the driver and glibc need (stdio, clocks, sleeps, signals to the process
- * itself, abort, reading its own resource limits) and, for the driver's own
+ * itself, abort, reading its own resource limits, reading a signal's action and
+ * the signal stack; rt_sigprocmask returns 0 and leaves the mask as it is, so
+ * that no call can keep bits there for the next: scrub.h) and, for the driver's own
  * memory, mprotect inside the ranges it is given and madvise(MADV_DONTNEED)
  * anywhere (never MADV_REMOVE, which frees a shared page and so hides that it
  * was touched: the parent removes heap pages itself).  Any other call raises SIGSYS, si_syscall the

@@ -16,6 +16,7 @@
 #include "driver/hooks.h"
 #include "driver/progress.h"
 #include "driver/sandbox.h"
+#include "driver/scrub.h"
 #include "memlib.h"
 
 /* The child's fds: 0-2, the output on 1 and 2, then the channel's doorbells. */
@@ -81,8 +82,8 @@ static void isolate_fds(channel_t *ch, int output_fd)
 }
 
 /* From here on, only the system calls the driver needs (sandbox.h): mprotect
- * only where memlib makes it. */
-static void enter_sandbox(void)
+ * only where memlib makes it.  False when the child runs unsandboxed. */
+static bool enter_sandbox(void)
 {
     uintptr_t lo[3];
     size_t len[3], n = heap_mprotect_ranges(lo, len);
@@ -91,7 +92,7 @@ static void enter_sandbox(void)
         ranges[i] = (sandbox_range_t){lo[i], len[i]};
     /* False in AddressSanitizer and DRIVER_SECCOMP=off builds, or without seccomp: the child
      * then runs unsandboxed (--describe says which). */
-    (void)sandbox_enter(ranges, n);
+    return sandbox_enter(ranges, n);
 }
 
 /* The stack is memory no check sees and the writable-data rule does not count:
@@ -175,68 +176,18 @@ static inline void account_cpu_time(void)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 }
 
-/* Clear what a call leaves outside the heap that the audit would not see (red
- * team): the dead frames just below the serving loop, which the parent's wipe
- * spares (they lie within its margin below the idle frames), and the vector,
- * x87 and mask registers, which no later call of the driver's overwrites. */
+/* What a call leaves outside the heap that the audit would not see (red team):
+ * the dead frames just below the serving loop, which the parent's wipe spares
+ * (they lie within its margin below the idle frames), and the processor and
+ * process state scrub.h lists. */
 enum { NEAR_FRAMES_BYTES = 2048 };
-
-static inline void clear_registers(void)
-{
-#ifdef __x86_64__
-    if (__builtin_cpu_supports("avx512f"))
-        __asm__ volatile("vpxord %%zmm16, %%zmm16, %%zmm16\n vpxord %%zmm17, %%zmm17, %%zmm17\n"
-                         "vpxord %%zmm18, %%zmm18, %%zmm18\n vpxord %%zmm19, %%zmm19, %%zmm19\n"
-                         "vpxord %%zmm20, %%zmm20, %%zmm20\n vpxord %%zmm21, %%zmm21, %%zmm21\n"
-                         "vpxord %%zmm22, %%zmm22, %%zmm22\n vpxord %%zmm23, %%zmm23, %%zmm23\n"
-                         "vpxord %%zmm24, %%zmm24, %%zmm24\n vpxord %%zmm25, %%zmm25, %%zmm25\n"
-                         "vpxord %%zmm26, %%zmm26, %%zmm26\n vpxord %%zmm27, %%zmm27, %%zmm27\n"
-                         "vpxord %%zmm28, %%zmm28, %%zmm28\n vpxord %%zmm29, %%zmm29, %%zmm29\n"
-                         "vpxord %%zmm30, %%zmm30, %%zmm30\n vpxord %%zmm31, %%zmm31, %%zmm31\n"
-                         "kxorq %%k1, %%k1, %%k1\n kxorq %%k2, %%k2, %%k2\n kxorq %%k3, %%k3, %%k3\n"
-                         "kxorq %%k4, %%k4, %%k4\n kxorq %%k5, %%k5, %%k5\n kxorq %%k6, %%k6, %%k6\n"
-                         "kxorq %%k7, %%k7, %%k7" ::: "memory");
-    if (__builtin_cpu_supports("avx"))
-        __asm__ volatile("vzeroall" ::: "memory");
-    else
-        __asm__ volatile("pxor %%xmm0, %%xmm0\n pxor %%xmm1, %%xmm1\n pxor %%xmm2, %%xmm2\n pxor %%xmm3, %%xmm3\n"
-                         "pxor %%xmm4, %%xmm4\n pxor %%xmm5, %%xmm5\n pxor %%xmm6, %%xmm6\n pxor %%xmm7, %%xmm7\n"
-                         "pxor %%xmm8, %%xmm8\n pxor %%xmm9, %%xmm9\n pxor %%xmm10, %%xmm10\n"
-                         "pxor %%xmm11, %%xmm11\n pxor %%xmm12, %%xmm12\n pxor %%xmm13, %%xmm13\n"
-                         "pxor %%xmm14, %%xmm14\n pxor %%xmm15, %%xmm15" ::: "memory");
-    /* the MMX registers alias x87's: zero them, then leave the x87 state empty;
-     * MXCSR back to its value at start-up (its flags and modes are bits too) */
-    static const uint32_t mxcsr_default = 0x1F80;
-    __asm__ volatile("pxor %%mm0, %%mm0\n pxor %%mm1, %%mm1\n pxor %%mm2, %%mm2\n pxor %%mm3, %%mm3\n"
-                     "pxor %%mm4, %%mm4\n pxor %%mm5, %%mm5\n pxor %%mm6, %%mm6\n pxor %%mm7, %%mm7\n"
-                     "emms\n fninit\n ldmxcsr %0" : : "m"(mxcsr_default) : "memory");
-#endif
-}
-
-/* The general registers a call may leave changed (r8 and r9 outlived the
- * driver's code between two calls: a red team kept sizes there).  Inline in
- * the serving loop, not in a function of its own, whose epilogue would restore
- * the callee-saved ones the allocator set; the compiler keeps its own values
- * in the loop elsewhere across it.  rbp, which may be the frame pointer, is
- * left: built with gcc 12 the loop's code changes it between two calls. */
-static inline __attribute__((always_inline)) void clear_general_registers(void)
-{
-#ifdef __x86_64__
-    __asm__ volatile("xor %%eax, %%eax\n xor %%ebx, %%ebx\n xor %%ecx, %%ecx\n xor %%edx, %%edx\n"
-                     "xor %%esi, %%esi\n xor %%edi, %%edi\n xor %%r8d, %%r8d\n xor %%r9d, %%r9d\n"
-                     "xor %%r10d, %%r10d\n xor %%r11d, %%r11d\n xor %%r12d, %%r12d\n xor %%r13d, %%r13d\n"
-                     "xor %%r14d, %%r14d\n xor %%r15d, %%r15d"
-                     ::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                         "r15", "cc", "memory");
-#endif
-}
 
 static __attribute__((noinline)) void forget_call(void)
 {
     char near[NEAR_FRAMES_BYTES];
     memset(near, 0, sizeof near);
     __asm__ volatile("" : : "r"(near) : "memory");
-    clear_registers();
+    scrub_after_call();
 }
 
 static _Noreturn void serve(void)
@@ -250,7 +201,7 @@ static _Noreturn void serve(void)
         answer_t a;
         perform(&call, serving.ta, &a);
         forget_call();
-        clear_general_registers();
+        scrub_general_registers();
         timed = timed_kind(call.kind);
         if (timed)
             account_cpu_time();
@@ -260,8 +211,8 @@ static _Noreturn void serve(void)
 
 static _Noreturn void sandboxed_serve(void)
 {
-    if (serving.allocator)
-        enter_sandbox();
+    if (serving.allocator && enter_sandbox())
+        scrub_mask_kept();
     serve();
 }
 
@@ -289,6 +240,7 @@ _Noreturn void serve_calls(const channel_t *ch, int output_fd, const timed_array
     isolate_fds(&serving.ch, output_fd);
     catch_faults();
     limit_stack();
+    scrub_record();
     serve_on(stack_lo, stack_len);
 }
 

@@ -6,7 +6,7 @@
  * stack the parent mapped for it, and from then on performs one call at a
  * time (channel.h): an allocator call, a replay, a timed run.  After each call
  * it clears what the call left outside the heap that the parent's audit would
- * not see (audit.h).
+ * not see (audit.h, scrub.h).
  */
 #ifndef DRIVER_SERVE_H
 #define DRIVER_SERVE_H

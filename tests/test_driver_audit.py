@@ -94,6 +94,64 @@ def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
         assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
 
 
+def fields_ops(slots: int, field_bits: int) -> list[str]:
+    """A trace hide-fields.h keeps whole while its word survives: `slots` blocks of
+    one alignment unit each (so each has a field of its own), sizes that fit a
+    field, then each grown (the copy needs the old size), then all freed."""
+    sizes = [4, 8, 12] if field_bits >= 4 else [1]
+    return ([f"a {i} {sizes[i % len(sizes)]}" for i in range(slots)] + [f"r {i} {40 + i}" for i in range(slots)] +
+            [f"f {i}" for i in range(slots)])
+
+
+@pytest.mark.parametrize("name, slots, field_bits", [
+    ("hide-gsbase", 8, 4),
+    ("hide-selectors", 3, 4),
+    ("hide-flags", 1, 1),
+    ("hide-sigmask", 8, 4),
+    ("hide-rbp", 8, 8),
+])
+def test_the_processor_and_signal_state_a_call_leaves_is_put_back(tmp_path, name, slots, field_bits):
+    """The red team kept its block sizes, with no header, in state outside memory
+    that the kernel keeps for the process and the driver's code never touched: the
+    GS segment's base (wrgsbase), the DS, ES and GS selectors, RFLAGS's ID bit, the
+    real-time signals' bits of the signal mask (rt_sigprocmask, which raise()
+    needs), and rbp (callee-saved: a serving loop that keeps nothing in it would
+    not notice).  The child puts each back as it found it after every call (the
+    sandbox answers rt_sigprocmask without changing the mask): the first realloc
+    copies nothing, and the payload check says so.  All but hide-rbp scored ok
+    before; hide-rbp crashed the loop, which kept a pointer in rbp."""
+    r = run(broken(name), "-f", write_trace(tmp_path, "fields", fields_ops(slots, field_bits), weight=1),
+            tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("fields")
+    assert (t["outcome"], t["op_index"]) == ("payload_corrupted", slots), (t["outcome"], t["message"])
+    assert "mm_realloc did not keep the old contents" in t["message"], t["message"]
+
+
+def test_an_unsandboxed_child_puts_the_signal_mask_back(tmp_path):
+    """Without the driver's seccomp filter (DRIVER_SECCOMP=off, behind the grader's
+    own sandbox) rt_sigprocmask goes through: the child sets the mask it started
+    with after each call instead, and hide-sigmask.c loses its sizes the same way."""
+    unfiltered = build_driver(extra=("MM=tests/c/broken/hide-sigmask.c", "DRIVER_SECCOMP=off"))
+    r = run(unfiltered, "-f", write_trace(tmp_path, "fields", fields_ops(8, 4), weight=1), tmp=tmp_path)
+    t = r.trace("fields")
+    assert (t["outcome"], t["op_index"]) == ("payload_corrupted", 8), (t["outcome"], t["message"])
+
+
+@pytest.mark.parametrize("name, call", [("hide-sigaction", "rt_sigaction"), ("hide-altstack", "sigaltstack")])
+def test_changing_signal_handling_is_refused(tmp_path, name, call):
+    """A signal's action (handler, flags and mask) and the signal stack are state
+    the kernel keeps for the process: the red team kept its sizes in them.  The
+    sandbox lets a call read them, no longer change them, and the trace crashes at
+    mm_init, the first call that tries."""
+    r = run(broken(name), "-f", write_trace(tmp_path, "fields", fields_ops(8, 4), weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("fields")
+    assert t["outcome"] == "crashed", (t["outcome"], t["message"])
+    for text in ("SIGSYS", f"the system call {call} (", "may not", "signal"):
+        assert text in t["message"], t["message"]
+
+
 def test_memory_kept_outside_only_around_the_peak_is_seen(tmp_path):
     """hide-at-peak.c keeps a word outside the heap only while its payload is above
     150 KB: 100 ops of a 2,300-op trace, which one random audit in 512 would seldom

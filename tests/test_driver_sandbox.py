@@ -23,8 +23,9 @@ from driver_common import describe as describe_driver
 X86_64 = platform.machine() == "x86_64"
 
 ALLOWED = ["printf", "clocks", "fstat", "mprotect-in", "madvise-dontneed", "kill-self",
-           "getrlimit", "raise"]
-REFUSED = ["openat", "mmap", "munmap", "mremap", "brk", "mprotect-out", "mprotect-below", "mprotect-straddle",
+           "getrlimit", "raise", "sigprocmask-kept", "sigaction-read",
+           "sigaltstack-read"]
+REFUSED = ["openat", "sigaction-set", "sigaltstack-set", "mmap", "munmap", "mremap", "brk", "mprotect-out", "mprotect-below", "mprotect-straddle",
            "mprotect-exec", "mprotect-high-addr", "mprotect-high-len", "mprotect-wrap", "madvise-remove-in", "madvise-remove-out",
            "madvise-free", "setrlimit", "prlimit-parent", "tkill", "kill-parent", "kill-group", "fork", "clone3",
            "execve", "socket", "ptrace", "prctl", "seccomp", "ioctl", "fcntl", "dup", "pipe2", "getrandom",

@@ -126,11 +126,38 @@ static void do_getrlimit(void)
 static volatile sig_atomic_t got_usr1;
 static void on_usr1(int sig) { got_usr1 = sig; }
 
+/* The handler is set before the sandbox, as the driver sets its own. */
 static void do_raise(void)
 {
-    signal(SIGUSR1, on_usr1);
     raise(SIGUSR1);
     if (!got_usr1)
+        exit(3);
+}
+
+/* The block is answered as done and not done: the signal lands at once. */
+static void do_sigprocmask_kept(void)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    if (sigprocmask(SIG_BLOCK, &usr1, NULL))
+        exit(3);
+    raise(SIGUSR1);
+    if (!got_usr1)
+        exit(3);
+}
+
+static void do_sigaction_read(void)
+{
+    struct sigaction now;
+    if (sigaction(SIGUSR1, NULL, &now) || now.sa_handler != on_usr1)
+        exit(3);
+}
+
+static void do_sigaltstack_read(void)
+{
+    stack_t now;
+    if (sigaltstack(NULL, &now))
         exit(3);
 }
 
@@ -138,6 +165,13 @@ static void do_raise(void)
 
 static void do_abort(void) { abort(); }
 static void do_openat(void) { open("/etc/hostname", O_RDONLY); }
+static void do_sigaction_set(void) { signal(SIGUSR2, on_usr1); }
+static void do_sigaltstack_set(void)
+{
+    static char stack[1 << 16];
+    stack_t ss = {.ss_sp = stack, .ss_size = sizeof stack};
+    sigaltstack(&ss, NULL);
+}
 static void do_mmap(void) { mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); }
 static void do_munmap(void) { munmap(pages + 2 * page, page); }
 static void do_mremap(void) { mremap(pages + 2 * page, page, 2 * page, MREMAP_MAYMOVE); }
@@ -221,8 +255,13 @@ static const action_t ACTIONS[] = {
     {"kill-self", do_kill_self, -1},
     {"getrlimit", do_getrlimit, -1},
     {"raise", do_raise, -1},
+    {"sigprocmask-kept", do_sigprocmask_kept, -1},
+    {"sigaction-read", do_sigaction_read, -1},
+    {"sigaltstack-read", do_sigaltstack_read, -1},
     {"kill-self-abort", do_abort, -1},
     {"openat", do_openat, __NR_openat},
+    {"sigaction-set", do_sigaction_set, __NR_rt_sigaction},
+    {"sigaltstack-set", do_sigaltstack_set, __NR_sigaltstack},
     {"mmap", do_mmap, __NR_mmap},
     {"munmap", do_munmap, __NR_munmap},
     {"mremap", do_mremap, __NR_mremap},
@@ -328,6 +367,7 @@ int main(int argc, char **argv)
     struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO | SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSYS, &sa, NULL);
+    signal(SIGUSR1, on_usr1);
     /* As the driver's child does: stdout line-buffered, its buffer made before the sandbox. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("entering\n");
