@@ -60,6 +60,8 @@ void scrub_record(void)
         start.pkru = read_pkru();
 }
 
+/* The mask registers with kxorw, which AVX-512F has: it zeroes all 64 bits (k0
+ * too: no predicate, but a register a process may write). */
 static inline void zero_vector_registers(void)
 {
     if (__builtin_cpu_supports("avx512f"))
@@ -71,9 +73,8 @@ static inline void zero_vector_registers(void)
                          "vpxord %%zmm26, %%zmm26, %%zmm26\n vpxord %%zmm27, %%zmm27, %%zmm27\n"
                          "vpxord %%zmm28, %%zmm28, %%zmm28\n vpxord %%zmm29, %%zmm29, %%zmm29\n"
                          "vpxord %%zmm30, %%zmm30, %%zmm30\n vpxord %%zmm31, %%zmm31, %%zmm31\n"
-                         "kxorq %%k1, %%k1, %%k1\n kxorq %%k2, %%k2, %%k2\n kxorq %%k3, %%k3, %%k3\n"
-                         "kxorq %%k4, %%k4, %%k4\n kxorq %%k5, %%k5, %%k5\n kxorq %%k6, %%k6, %%k6\n"
-                         "kxorq %%k7, %%k7, %%k7" ::: "memory");
+                         "kxorw %%k0, %%k0, %%k0\n kxorw %%k1, %%k1, %%k1\n kxorw %%k2, %%k2, %%k2\n kxorw %%k3, %%k3, %%k3\n"
+                         "kxorw %%k4, %%k4, %%k4\n kxorw %%k5, %%k5, %%k5\n kxorw %%k6, %%k6, %%k6\n kxorw %%k7, %%k7, %%k7" ::: "memory");
     if (__builtin_cpu_supports("avx"))
         __asm__ volatile("vzeroall" ::: "memory");
     else

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -94,6 +95,10 @@ def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
         assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
 
 
+# hide-k0.c writes k0 with kmovq (AVX-512BW)
+AVX512BW = "avx512bw" in Path("/proc/cpuinfo").read_text().split()
+
+
 def fields_ops(slots: int, field_bits: int) -> list[str]:
     """A trace hide-fields.h keeps whole while its word survives: `slots` blocks of
     one alignment unit each (so each has a field of its own), sizes that fit a
@@ -109,13 +114,14 @@ def fields_ops(slots: int, field_bits: int) -> list[str]:
     ("hide-flags", 1, 1),
     ("hide-sigmask", 8, 4),
     ("hide-rbp", 8, 8),
+    pytest.param("hide-k0", 8, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k0 to hide in")),
 ])
 def test_the_processor_and_signal_state_a_call_leaves_is_put_back(tmp_path, name, slots, field_bits):
     """The red team kept its block sizes, with no header, in state outside memory
     that the kernel keeps for the process and the driver's code never touched: the
-    GS segment's base (wrgsbase), the DS, ES and GS selectors, RFLAGS's ID bit, the
-    real-time signals' bits of the signal mask (rt_sigprocmask, which raise()
-    needs), and rbp (callee-saved: a serving loop that keeps nothing in it would
+    GS segment's base (wrgsbase), the DS, ES and GS selectors, AVX-512's k0,
+    RFLAGS's ID bit, the real-time signals' bits of the signal mask
+    (rt_sigprocmask, which raise() needs), and rbp (callee-saved: a serving loop that keeps nothing in it would
     not notice).  The child puts each back as it found it after every call (the
     sandbox answers rt_sigprocmask without changing the mask): the first realloc
     copies nothing, and the payload check says so.  All but hide-rbp scored ok
