@@ -6,15 +6,16 @@
  * and judges each answer itself on the heap it shares with the child.  The
  * child never sees an op before it is asked to perform it.
  *
- * One call is in flight at a time, in a page both processes map, and the two
- * share one CPU (child.c).  Between checked calls each side waiting yields the
- * CPU to the other (sched_yield; the child, 64 turns, then it sleeps); around timed calls it sleeps on a pipe, its
- * doorbell, which the other side rings when it sees the waiter asleep, so that
- * no turn of the waiter lands in a sample.  (Spinning on two CPUs does not pay
- * here: a cache line takes about 0.5 us to cross between this VM's cores, and a
- * wake-up across them about 45 us, while two context switches on one CPU cost
- * about 2 us.)  A child that dies closes its end of the parent's
- * doorbell, so the parent's wait ends at once; a parent that dies ends the child.
+ * One call is in flight at a time, in a page both processes map.  Between
+ * checked calls a waiting side first spins, when the two run on different CPUs
+ * (apart), then yields the CPU (sched_yield; the child, 64 turns, then it
+ * sleeps); around timed calls it sleeps on a pipe, its doorbell, which the
+ * other side rings when it sees the waiter asleep, so that no turn of the
+ * waiter lands in a sample.  Which pays depends on the host (cpus.h decides):
+ * on an AMD EPYC VM a round trip took 0.24 us spinning apart and 3.1 us
+ * yielding on one CPU; on an Intel Xeon VM a cache line took 0.5 us to cross
+ * between cores.  A child that dies closes its end of the parent's doorbell, so
+ * the parent's wait ends at once; a parent that dies ends the child.
  */
 #ifndef DRIVER_CHANNEL_H
 #define DRIVER_CHANNEL_H
@@ -64,6 +65,7 @@ typedef struct {
 typedef struct channel_shared {
     _Alignas(64) uint64_t calls;
     uint32_t child_asleep;
+    uint32_t apart;       /* the two run on different CPUs: a waiter spins before it yields (cpus.h) */
     call_t call;
     _Alignas(64) uint64_t answers;
     uint32_t parent_asleep;
@@ -76,6 +78,9 @@ typedef struct {
     int bell_out;  /* the other side's doorbell */
     int other_in, other_out;  /* the other side's ends, closed after fork */
     uint64_t taken;           /* the child: calls taken so far */
+    unsigned spins, misses;   /* the parent: spinning waits in this window, and those that ran out */
+    unsigned bad_windows;     /* the parent: windows in a row with too many run out */
+    bool woke_child;          /* the parent: its last call rang the sleeping child's doorbell */
     uintptr_t idle_frame;     /* the child: its frame while waiting for a call (audit.h) */
 } channel_t;
 
@@ -92,6 +97,15 @@ size_t channel_gaps(const channel_t *ch, const void *lo[], size_t len[]);
 
 void channel_call(channel_t *ch, const call_t *call);
 
+/* Can a waiter here spin (x86-64: it counts time-stamp ticks)? */
+bool channel_can_spin(void);
+/* Tell both sides whether the two run on different CPUs: then a waiter spins,
+ * watching the other side's count, for some 20 us before it yields. */
+void channel_set_apart(channel_t *ch, bool apart);
+/* Apart, have too many of the parent's spins run out lately (the other CPU busy
+ * with another process, or calls too slow to wait for)? */
+bool channel_spins_failing(channel_t *ch);
+
 typedef enum { WAIT_ANSWERED, WAIT_GONE, WAIT_TIMEOUT } wait_result_t;
 
 /* While waiting the parent keeps the child's output flowing (a child blocked on
@@ -104,11 +118,11 @@ typedef struct {
 } output_pump_t;
 
 /* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds).
- * `yield`: give the CPU to the child (sched_yield) instead of sleeping on the
- * doorbell: with the two on one CPU (child.c) the child runs at once, and a
- * checked call costs neither the parent's poll and read nor the child's ring.
- * Timed calls sleep, so that the parent's turns cannot land inside the child's
- * sample. */
+ * `yield`: spin first when apart, then give the CPU to the child (sched_yield)
+ * instead of sleeping on the doorbell: with the two on one CPU (cpus.h) the
+ * child runs at once, and a checked call costs neither the parent's poll and
+ * read nor the child's ring.  Timed calls sleep, so that the parent's turns
+ * cannot land inside the child's sample. */
 wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output_pump_t *pump, bool yield);
 
 /* ---- the child */

@@ -47,6 +47,7 @@
 #include "driver/audit.h"
 #include "driver/channel.h"
 #include "driver/clock.h"
+#include "driver/cpus.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/pages.h"
@@ -83,8 +84,7 @@ struct remote {
     double deadline;
     bool gone, timed_out;
     output_pump_t pump;
-    bool pinned;           /* the parent's mask before share_a_cpu */
-    cpu_set_t cpus_before;
+    cpus_t cpus;           /* where the child runs */
     int status;
     struct rusage ru;
     char *stack_map;       /* the child's serving stack, shared, a guard page at its bottom; NULL: none */
@@ -257,7 +257,9 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
     if (call->kind == CALL_PREPARE_TIMED)
         wipe_stack(c);  /* a timed run starts with no dead frames of earlier runs */
     channel_call(&c->ch, call);
-    return settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true)) && audited(c, audit_after(c, call->kind));
+    bool answered = settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
+    cpus_watch(&c->cpus, c->pid, &c->ch);
+    return answered && audited(c, audit_after(c, call->kind));
 }
 
 /* Both sides sleep between calls, so every timed call costs the same wake-ups
@@ -267,6 +269,7 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
 {
     if (c->gone)
         return false;
+    cpus_join(&c->cpus, c->pid, &c->ch, false);  /* timed as libc's child is: on the parent's CPU */
     double before = child_cpu(c);
     channel_call(&c->ch, call);
     if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
@@ -280,23 +283,6 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
 }
 
 static double now(void) { return monotonic_seconds(); }
-
-/* The parent and its child on one CPU, while the child lives: each call wakes
- * the other process, and a wake-up across this VM's CPUs costs about 45 us
- * (the sleeping CPU must leave its halt), against about 2.4 us on the same CPU
- * (measured: lab64-ngram-b's checked runs 8.4 s apart, 0.44 s together).  The
- * child's figures are its own CPU time, which the sharing does not change: the
- * parent sleeps while the child runs.  The child inherits the mask at fork. */
-static bool share_a_cpu(cpu_set_t *before)
-{
-    int here = sched_getcpu();
-    if (here < 0 || sched_getaffinity(0, sizeof *before, before))
-        return false;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(here, &one);
-    return sched_setaffinity(0, sizeof one, &one) == 0;
-}
 
 /* The child's serving stack: shared, so that the parent can empty its dead
  * part (audit.h), above a guard.  None in AddressSanitizer builds, whose stack
@@ -341,7 +327,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     }
     map_stack(c);
     fflush(NULL);
-    c->pinned = share_a_cpu(&c->cpus_before);
+    cpus_pin_parent(&c->cpus);
     c->pid = fork();
     if (c->pid < 0) {
         perror("mdriver: fork");
@@ -356,6 +342,7 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     setpgid(c->pid, c->pid);
     close(op[1]);
     channel_take_side(&c->ch, false);
+    cpus_place_child(&c->cpus, c->pid, &c->ch, with_heap);
     if (with_heap)
         heap_share_view();
     if (clock_getcpuclockid(c->pid, &c->cpu_clock))
@@ -397,8 +384,7 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
         kill(-c->pid, SIGKILL);  /* anything it left behind in its group */
     close(((output_sink_t *)c->pump.ctx)->fd);
     channel_close(&c->ch);
-    if (c->pinned)
-        sched_setaffinity(0, sizeof c->cpus_before, &c->cpus_before);
+    cpus_unpin_parent(&c->cpus);
     audit_close(c->audit);
     if (c->stack_map)
         munmap(c->stack_map, c->stack_map_len);

@@ -5,11 +5,12 @@ remaining traces still run and are scored.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 
-from driver_common import TRIGGER, broken, describe, run, write_trace
+from driver_common import KIT, TRIGGER, broken, describe, run, variant, write_trace
 
 CLEAN = ["a 0 64", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
 
@@ -238,3 +239,52 @@ def test_the_drivers_got_is_read_only(tmp_path):
     assert (t["outcome"], t["utilization"], t["timing"]) == ("crashed", None, None)
     assert re.match(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, which is not "
                     r"in the heap", t["message"]), t["message"]
+
+
+# Both sides of every placement: the default tries apart first and may fall back.
+PLACEMENTS = ["together", "apart", None]
+
+
+def placed(placement: str | None) -> dict:
+    """The environment that puts the child there (None: where the driver decides)."""
+    env = {k: v for k, v in os.environ.items() if k != "MDRIVER_CPUS"}
+    if placement:
+        env["MDRIVER_CPUS"] = placement
+    return env
+
+
+def figures(r) -> list[tuple]:
+    """What a run found, per trace: all but the timing."""
+    return [(t["name"], t["outcome"], t["op_index"], t["utilization"], t["heap_high_water"]) for t in r.doc["traces"]]
+
+
+def test_the_childs_cpu_changes_no_figure(tmp_path):
+    """The child on the parent's CPU (each side yields), on another (each side
+    spins first), or wherever the driver decides (cpus.h): the same outcomes and
+    utilization on suite traces that realloc, churn and fill the heap, and no lost
+    call (a lost wake-up would end in the time limit)."""
+    names = ["classic-realloc", "classic-random", "lab64-ngram-b", "realloc-many", "size-sweep"]
+    args = [a for n in names for a in ("-f", str(KIT / "traces" / f"{n}.rep"))]
+    found = {}
+    for placement in PLACEMENTS:
+        r = run(variant("best"), *args, "-r", "1", tmp=tmp_path, env=placed(placement))
+        assert r.rc == 0, (placement, r.out + r.err)
+        found[placement] = figures(r)
+    assert found["together"] == found["apart"] == found[None]
+    assert [f[1] for f in found[None]] == ["ok"] * len(names)
+
+
+def test_calls_too_slow_to_spin_for_are_served_in_every_placement(tmp_path):
+    """slow-calls.c takes 40 us a call, longer than a spin: apart, every wait
+    falls back to yielding, and by default the child is brought to the parent's
+    CPU after a window of such waits.  Same figures every way."""
+    ops = [f"a {i} {16 + i}" for i in range(200)] + [f"r {i} {40 + i}" for i in range(200)] + \
+          [f"f {i}" for i in range(200)]
+    trace = write_trace(tmp_path, "slow", ops, weight=1)
+    found = {}
+    for placement in PLACEMENTS:
+        r = run(broken("slow-calls"), "-f", trace, "-r", "1", tmp=tmp_path, env=placed(placement))
+        assert r.rc == 0, (placement, r.out + r.err)
+        found[placement] = figures(r)
+    assert found["together"] == found["apart"] == found[None]
+    assert found[None][0][1] == "ok"

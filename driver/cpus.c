@@ -1,0 +1,78 @@
+/* cpus.c - where a trace's child runs (see cpus.h). */
+#define _GNU_SOURCE
+#include "driver/cpus.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TOGETHER_CHILDREN = 4 };
+static unsigned together_for;   /* children still to start together after a failure */
+
+typedef enum { CPUS_ADAPT, CPUS_TOGETHER, CPUS_APART } cpus_choice_t;
+
+static cpus_choice_t cpus_choice(void)
+{
+    const char *v = getenv("MDRIVER_CPUS");
+    if (v && !strcmp(v, "together"))
+        return CPUS_TOGETHER;
+    if (v && !strcmp(v, "apart"))
+        return CPUS_APART;
+    return CPUS_ADAPT;
+}
+
+void cpus_pin_parent(cpus_t *c)
+{
+    *c = (cpus_t){.cpu = sched_getcpu()};
+    if (c->cpu < 0 || sched_getaffinity(0, sizeof c->before, &c->before))
+        return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c->cpu, &one);
+    c->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+static bool move_apart(cpus_t *c, pid_t child, cpus_choice_t choice)
+{
+    if (!c->pinned || !channel_can_spin() || choice == CPUS_TOGETHER)
+        return false;
+    if (together_for && choice != CPUS_APART) {
+        together_for--;
+        return false;
+    }
+    cpu_set_t other;
+    CPU_ZERO(&other);
+    for (int i = 0; i < CPU_SETSIZE && !CPU_COUNT(&other); i++)
+        if (i != c->cpu && CPU_ISSET(i, &c->before))
+            CPU_SET(i, &other);
+    return CPU_COUNT(&other) && sched_setaffinity(child, sizeof other, &other) == 0;
+}
+
+void cpus_place_child(cpus_t *c, pid_t child, channel_t *ch, bool checked_calls)
+{
+    cpus_choice_t choice = cpus_choice();
+    c->apart = checked_calls && move_apart(c, child, choice);
+    c->stay_apart = c->apart && choice == CPUS_APART;
+    channel_set_apart(ch, c->apart);
+}
+
+void cpus_join(cpus_t *c, pid_t child, channel_t *ch, bool failed)
+{
+    if (!c->apart)
+        return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c->cpu, &one);
+    if (sched_setaffinity(child, sizeof one, &one))
+        return;
+    c->apart = false;
+    channel_set_apart(ch, false);
+    if (failed)
+        together_for = TOGETHER_CHILDREN;
+}
+
+void cpus_unpin_parent(cpus_t *c)
+{
+    if (c->pinned)
+        sched_setaffinity(0, sizeof c->before, &c->before);
+    c->pinned = false;
+}
