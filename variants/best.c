@@ -5,7 +5,7 @@
  *               at its top (moved up as the heap grows): 44 bytes while
  *               at most 8 blocks are free or kept (one list of each) and
  *               the heap is small, 480 once the class tables are added
- *               (512 at 16-byte alignment, with the medium sizes' live
+ *               (504 at 16-byte alignment, with the medium sizes' live
  *               counts), plus a run index while runs live; the globals are a
  *               pointer and the statistics
  *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one class
@@ -22,7 +22,7 @@
  *               alignment unit (13-16, 29-32, ... bytes at 16) gets a slot in
  *               a run with a bitmap: up to 64 bytes a 1 KiB run, once 8 small
  *               blocks live (a run of a few packed KiB, up to 63 slots, once
- *               32 runs of its size live); up to 512 bytes a run of a few
+ *               16 runs of its size live); up to 384 bytes a run of a few
  *               packed KiB, for each size whose live blocks' headers would
  *               pay for half a run (at 8-byte alignment: the size that leads
  *               the medium requests needing new space), and in a hole when
@@ -42,7 +42,7 @@
  *               block and a larger one its top, so that the two kinds gather
  *               apart and freed large blocks coalesce into large holes
  *   growth      by what the request lacks beyond the free block at the top;
- *               a small request grows the heap by heap/32 (at most 8 KiB)
+ *               a small request grows the heap by heap/128 (at most 16 KiB)
  *   realloc     shrink: move down to the bottom of a lower hole that fits
  *               (the lowest for a large block, one of heap/256 or more; else
  *               the tightest), else in place (a large block first slides
@@ -97,8 +97,14 @@ enum {
     N_CLASSES = N_EXACT + RANGE_SPLITS * (HUGE_BITS - RANGE_BITS) + 1,
     MAP_WORDS = (N_CLASSES + 63) / 64,
     MEAN_SHIFT = 4,            /* the running mean of request sizes weighs the last 1/16 */
-    CHUNK_DIV = 32,            /* a small request grows the heap by heap / CHUNK_DIV ... */
-    CHUNK_MAX = 8192,          /* ... but at most this */
+    CHUNK_DIV = 128,           /* a small request grows the heap by heap / CHUNK_DIV ... */
+    CHUNK_MAX = 16384,         /* ... but at most this.  Round 10's joint search (means over
+                                  16 layouts): 128 and 16 KiB against 32 and 8 KiB, with
+                                  QUICK_DEPTH, RUN_MAX_OBJ, RUN_WASTE_DIV and RUN_LONG_LIVE
+                                  moved too: suite +0.14, held-out +0.10, validation seeds
+                                  +0.12 +- 0.03.  heap/128 alone: +0.03 / +0.08 / +0.07
+                                  (realloc-many +0.4..2.5 on every set); 16 KiB alone loses
+                                  0.08 (lab64-bdd-a), with heap/128 it gains */
     SHRINK_MOVE_MIN = 16,      /* a shrinking realloc may move to a lower hole from this size */
     BIG_DIV = 256,             /* a realloc'd block of heap / BIG_DIV or more is large ... */
     SLACK_SHIFT = 3,           /* ... and a growing one keeps a rest below 1/8 of its size */
@@ -107,15 +113,17 @@ enum {
     RUN_EARN = 2,              /* at 16-byte alignment instead: once the headers its live
                                   blocks cost come to RUN_EARN / 4 of a run's bytes */
     PIN_PROBES = 32,           /* free blocks a small request looks at to pass over a pin */
-    QUICK_DEPTH = 4,           /* freed blocks a quick list keeps:
-                                  measured: 1 and 4 give the same utilization, 4 is faster */
+    QUICK_DEPTH = 7,           /* freed blocks a quick list keeps: 7 (the most quick_count
+                                  holds) over 4: validation +0.02 with the rest of round 10's
+                                  constants, -0.00 alone (rounds before: 1 and 4 the same
+                                  utilization, 4 faster than 1) */
 };
 
 /* Runs: headerless objects.  A request whose header would cost a whole
  * alignment unit (e.g. 32 bytes at 16-byte alignment: 36 rounds to 48) goes to
  * a run instead, a RUN_BYTES-aligned allocated block carved into equal slots
  * with a bitmap: one granule for small slots, a few packed granules for
- * medium ones (65-512 bytes; e.g. 128 bytes would cost 144 with a header).
+ * medium ones (65-384 bytes; e.g. 128 bytes would cost 144 with a header).
  * free() knows a run's object by its granule's state in the run map, itself
  * an allocated block in the heap (best-runs.h). */
 enum {
@@ -127,14 +135,20 @@ enum {
     RUN_HEAD = (RUN_META + CB_ALIGN - 1) / CB_ALIGN * CB_ALIGN,  /* a medium run's run_t, aligned */
     RUN_MIN_OBJ = 16,
     RUN_SMALL_MAX = 64,                      /* small runs: slots up to this, one granule */
-    RUN_MAX_OBJ = 512,                       /* medium runs: several granules, packed */
+    RUN_MAX_OBJ = 384,                       /* medium runs: several granules, packed (384,
+                                                not 512: validation +0.03 in round 10's set) */
     RUN_MIN_SLOTS = 16,                      /* a medium run holds at least this many slots */
     RUN_MAX_SPAN = 8,                        /* ... in at most this many granules */
-    RUN_WASTE_DIV = 2,                       /* ... wasting under alignment / this per slot */
+    RUN_WASTE_DIV = 1,                       /* ... wasting under alignment / this per slot
+                                                (1, not 2: classic-binary2 +0.37 on every
+                                                seed; validation +0.02 alone) */
     RUN_HOLE_FIRST = 1,                      /* medium runs grow the heap only when no hole fits */
     RUN_PROBES = 64,                         /* free blocks looked at for a run's place */
-    RUN_LONG_LIVE = 32,                      /* a small size's runs are long (packed, several
-                                                granules) once this many of them live */
+    RUN_LONG_LIVE = 16,                      /* a small size's runs are long (packed, several
+                                                granules) once this many of them live (16,
+                                                not 32, in round 10's set: validation +0.006
+                                                +- 0.006, the weakest of its moves; round 6
+                                                saw 16 lose 0.45 on lab64-syn-mix's seeds) */
     RUN_CLASSES = RUN_MAX_OBJ / CB_ALIGN + 1,                /* (at most 255: no_run_class) */
     SMALL_CLASSES = RUN_SMALL_MAX / CB_ALIGN + 1,
 };
