@@ -20,15 +20,19 @@ static cpus_choice_t cpus_choice(void)
     return CPUS_ADAPT;
 }
 
+/* Pin a process to one CPU: true when done. */
+static bool pin(pid_t pid, int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(pid, sizeof one, &one) == 0;
+}
+
 void cpus_pin_parent(cpus_t *c)
 {
     *c = (cpus_t){.cpu = sched_getcpu()};
-    if (c->cpu < 0 || sched_getaffinity(0, sizeof c->before, &c->before))
-        return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(c->cpu, &one);
-    c->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+    c->pinned = c->cpu >= 0 && sched_getaffinity(0, sizeof c->before, &c->before) == 0 && pin(0, c->cpu);
 }
 
 static bool move_apart(cpus_t *c, pid_t child, cpus_choice_t choice)
@@ -39,12 +43,10 @@ static bool move_apart(cpus_t *c, pid_t child, cpus_choice_t choice)
         together_for--;
         return false;
     }
-    cpu_set_t other;
-    CPU_ZERO(&other);
-    for (int i = 0; i < CPU_SETSIZE && !CPU_COUNT(&other); i++)
+    for (int i = 0; i < CPU_SETSIZE; i++)
         if (i != c->cpu && CPU_ISSET(i, &c->before))
-            CPU_SET(i, &other);
-    return CPU_COUNT(&other) && sched_setaffinity(child, sizeof other, &other) == 0;
+            return pin(child, i);
+    return false;
 }
 
 void cpus_place_child(cpus_t *c, pid_t child, channel_t *ch, bool checked_calls)
@@ -57,12 +59,7 @@ void cpus_place_child(cpus_t *c, pid_t child, channel_t *ch, bool checked_calls)
 
 void cpus_join(cpus_t *c, pid_t child, channel_t *ch, bool failed)
 {
-    if (!c->apart)
-        return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(c->cpu, &one);
-    if (sched_setaffinity(child, sizeof one, &one))
+    if (!c->apart || !pin(child, c->cpu))
         return;
     c->apart = false;
     channel_set_apart(ch, false);

@@ -9,6 +9,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Written once in the child before the parent's copy of its memory (audit.h). */
+static struct {
+    uint64_t signal_mask;
+    bool mask_kept;
+#ifdef __x86_64__
+    uint64_t fs_base, gs_base;
+    uint32_t pkru;
+    uint16_t ds, es, fs, gs;
+    bool has_fsgsbase, has_pkru;
+#endif
+} start;
+
 #ifdef __x86_64__
 #include <cpuid.h>
 
@@ -20,15 +32,6 @@ enum {
 /* RFLAGS bits a process may set and no call should pass on: TF, DF, NT, AC, ID. */
 static const uint64_t FLAGS_CLEARED = 1u << 8 | 1u << 10 | 1u << 14 | 1u << 18 | 1u << 21;
 
-/* Written once in the child before the parent's copy of its memory (audit.h). */
-static struct {
-    uint64_t signal_mask;
-    bool mask_kept;
-    uint64_t fs_base, gs_base;
-    uint32_t pkru;
-    uint16_t ds, es, fs, gs;
-    bool has_fsgsbase, has_pkru;
-} start;
 
 static inline uint16_t selector_ds(void) { uint16_t s; __asm__ volatile("mov %%ds, %0" : "=r"(s)); return s; }
 static inline uint16_t selector_es(void) { uint16_t s; __asm__ volatile("mov %%es, %0" : "=r"(s)); return s; }
@@ -48,9 +51,8 @@ static bool kernel_enabled_pkru(void)
     return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & CPUID_OSPKE_BIT);
 }
 
-void scrub_record(void)
+static void record_processor(void)
 {
-    syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &start.signal_mask, sizeof start.signal_mask);
     start.ds = selector_ds(), start.es = selector_es(), start.fs = selector_fs(), start.gs = selector_gs();
     if ((start.has_fsgsbase = getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE_BIT)) {
         __asm__ volatile("rdfsbase %0" : "=r"(start.fs_base));
@@ -116,35 +118,33 @@ static inline void restore_segments(void)
         __asm__ volatile("wrfsbase %0\n wrgsbase %1" : : "r"(start.fs_base), "r"(start.gs_base) : "memory");
 }
 
-void scrub_after_call(void)
+static void restore_processor(void)
 {
     zero_vector_registers();
     clear_flags();
     restore_segments();
     if (start.has_pkru)
         __asm__ volatile("wrpkru" : : "a"(start.pkru), "c"(0), "d"(0) : "memory");
-    if (!start.mask_kept)
-        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &start.signal_mask, NULL, sizeof start.signal_mask);
 }
 
 #else
 
-static struct {
-    uint64_t signal_mask;
-    bool mask_kept;
-} start;
+static void record_processor(void) {}
+static void restore_processor(void) {}
+
+#endif
 
 void scrub_record(void)
 {
     syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &start.signal_mask, sizeof start.signal_mask);
+    record_processor();
 }
+
+void scrub_mask_kept(void) { start.mask_kept = true; }
 
 void scrub_after_call(void)
 {
+    restore_processor();
     if (!start.mask_kept)
         syscall(SYS_rt_sigprocmask, SIG_SETMASK, &start.signal_mask, NULL, sizeof start.signal_mask);
 }
-
-#endif
-
-void scrub_mask_kept(void) { start.mask_kept = true; }
