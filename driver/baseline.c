@@ -10,12 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The first line of a baseline file of this driver's method. */
+static const char HEADER_LINE[] = "mdriver-baseline 2";
+
 bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *runs, size_t n)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return false;
-    fprintf(f, "mdriver-baseline 1\nmachine %s | %s\ndate %s\nalignment %d\n", info->hostname, info->cpu, info->date,
+    fprintf(f, "%s\nmachine %s | %s\ndate %s\nalignment %d\n", HEADER_LINE, info->hostname, info->cpu, info->date,
             MM_ALIGNMENT);
     for (size_t i = 0; i < n; i++)
         if (runs[i].has_libc)
@@ -82,7 +85,11 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         lineno++;
         line[strcspn(line, "\n")] = '\0';
         int alignment;
-        if (lineno == 1 && strcmp(line, "mdriver-baseline 1") != 0) {
+        if (lineno == 1 && !strcmp(line, "mdriver-baseline 1")) {
+            snprintf(err, errlen, "%s:1: an older mdriver's baseline, whose libc timings paid for page faults this "
+                     "driver's do not: time libc again, or save a new baseline with --save-baseline", path);
+            ok = false;
+        } else if (lineno == 1 && strcmp(line, HEADER_LINE) != 0) {
             snprintf(err, errlen, "%s:1: not an mdriver baseline file", path);
             ok = false;
         } else if (!strncmp(line, "machine ", 8)) {

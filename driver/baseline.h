@@ -2,11 +2,13 @@
  * baseline.h - libc's timings stored for reuse, with where and when they were taken.
  *
  * File format, one record a line:
- *   mdriver-baseline 1
+ *   mdriver-baseline 2
  *   machine HOSTNAME | CPU
  *   date ISO-8601
  *   alignment N
  *   trace NAME OPS SECONDS     (NAME may hold spaces: OPS and SECONDS are the last two fields)
+ * Version 1's libc timings were taken while glibc gave memory back between and
+ * within runs (measure.c, timed_libc_keep_memory): they are refused.
  */
 #ifndef DRIVER_BASELINE_H
 #define DRIVER_BASELINE_H

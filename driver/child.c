@@ -191,6 +191,27 @@ static double child_cpu(const remote_t *c)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The child's page faults so far, minor and major (/proc/PID/stat's fields 10
+ * and 12), or -1 when they cannot be read. */
+static long child_faults(const remote_t *c)
+{
+    char path[32], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    line[n] = '\0';
+    const char *fields = strrchr(line, ')');  /* after the command's name, which may hold anything */
+    unsigned long minor, major;
+    if (!fields || sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu", &minor, &major) != 2)
+        return -1;
+    return (long)(minor + major);
+}
+
 static bool settle_wait(remote_t *c, wait_result_t w)
 {
     if (w == WAIT_ANSWERED)
@@ -265,16 +286,19 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
 /* Both sides sleep between calls, so every timed call costs the same wake-ups
  * (about 2 us here: a one-op trace's samples): they stay in the sample, the same
  * for libc and the allocator, rather than be estimated and taken out. */
-bool remote_timed(remote_t *c, const call_t *call, double *seconds, answer_t *a)
+bool remote_timed(remote_t *c, const call_t *call, double *seconds, long *faults, answer_t *a)
 {
     if (c->gone)
         return false;
     cpus_join(&c->cpus, c->pid, &c->ch, false);  /* timed as libc's child is: on the parent's CPU */
+    long faults_before = child_faults(c);
     double before = child_cpu(c);
     channel_call(&c->ch, call);
     if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
         return false;
     *seconds = child_cpu(c) - before;
+    long faults_after = child_faults(c);
+    *faults = faults_before >= 0 && faults_after >= faults_before ? faults_after - faults_before : -1;
     if (!isfinite(*seconds) || *seconds < 0) {
         c->gone = true;
         return false;

@@ -22,6 +22,8 @@ typedef struct {
     double seconds;  /* the estimate: mean of the K fastest samples */
     int n;
     double samples[MDRIVER_MAX_SAMPLES];
+    long faults[MDRIVER_MAX_SAMPLES];  /* the child's page faults in each sample's run, -1 unknown */
+    bool has_faults;                   /* faults[] measured (not for a cached baseline) */
 } timing_t;
 
 /* Payload tags.  A timed run writes no payloads, so an allocator that knew when
@@ -78,6 +80,9 @@ bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed
 void timed_prepare(size_t kept_high_water);
 int timed_run_mm(const timed_arrays_t *a);
 void timed_run_libc(const timed_arrays_t *a);
+/* In libc's child, before its first run: glibc keeps the memory it gets, as the
+ * simulated heap does for the allocator (its pages stay resident between runs). */
+void timed_libc_keep_memory(void);
 
 /* The K-best estimate of a set of samples; *converged when the K fastest agree. */
 double kbest_estimate(const double *samples, int n, bool *converged);

@@ -23,7 +23,8 @@ bool remote_call(remote_t *r, const call_t *call, answer_t *a);
  * the peaks, where it would pay, is seen.  False when the child is gone. */
 bool remote_payload(remote_t *r, size_t op, uint64_t live_bytes);
 /* One timed call: the CPU time the child spent on it, read by the parent from
- * the child's clock (the wake-ups around the call included). */
-bool remote_timed(remote_t *r, const call_t *call, double *seconds, answer_t *a);
+ * the child's clock (the wake-ups around the call included), and the page faults
+ * the child took meanwhile (-1 if the system would not say). */
+bool remote_timed(remote_t *r, const call_t *call, double *seconds, long *faults, answer_t *a);
 
 #endif

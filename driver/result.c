@@ -21,6 +21,12 @@ static void write_timing(json_t *j, const char *key, bool present, const timing_
     for (int i = 0; i < t->n; i++)
         json_number(j, NULL, t->samples[i]);
     json_close(j, ']');
+    if (t->has_faults) {
+        json_open(j, "page_faults", '[');
+        for (int i = 0; i < t->n; i++)
+            json_integer(j, NULL, t->faults[i]);
+        json_close(j, ']');
+    }
     json_close(j, '}');
 }
 

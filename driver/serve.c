@@ -241,6 +241,8 @@ _Noreturn void serve_calls(const channel_t *ch, int output_fd, const timed_array
     catch_faults();
     limit_stack();
     scrub_record();
+    if (!allocator)
+        timed_libc_keep_memory();
     serve_on(stack_lo, stack_len);
 }
 
