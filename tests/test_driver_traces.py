@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from driver_common import run, write_trace
+from driver_common import run, variant, write_trace
 
 HEADER = "20000\n2\n{ops}\n0\n"  # classic order: suggested heap, ids, ops, weight
 
@@ -253,3 +253,59 @@ def test_last_line_without_a_newline(tmp_path, driver):
     r = run(driver, "-f", path, tmp=tmp_path)
     assert r.rc == 0, r.err
     assert r.trace("noeol")["ops"] == 2
+
+
+def decorated(line: str, rng: random.Random) -> str:
+    """LINE as the format also allows it: other blanks, leading zeros, a comment, CRLF."""
+    tokens = line.split()
+    pick = rng.randrange(6)
+    if pick == 0:
+        return "\t" + "  ".join(tokens)
+    if pick == 1:   # 10 and 11 digits, 19 and 20 digits: each side of the common line's widths
+        return " ".join([tokens[0], tokens[1].zfill(rng.choice([10, 11])),
+                         *[t.zfill(rng.choice([19, 20])) for t in tokens[2:]]])
+    if pick == 2:
+        return line + "#remark" if rng.random() < 0.5 else line + "  # remark"
+    if pick == 3:
+        return line + "\r"
+    if pick == 4:
+        return line + "\n\n# between ops"
+    return line
+
+
+def test_every_spelling_of_an_op_reads_the_same(tmp_path):
+    """The parser's common-line fast path and its general path give the same ops: a random
+    trace written plainly and with every spelling the format allows scores the same."""
+    rng = random.Random(2026)
+    live: dict[int, int] = {}
+    ops = []
+    for _ in range(4000):
+        free_ids = [i for i in range(300) if i not in live]
+        kind = rng.random()
+        if live and kind < 0.35:
+            ops.append(f"f {(i := rng.choice(list(live)))}")
+            del live[i]
+        elif live and kind < 0.5:
+            i, size = rng.choice(list(live)), rng.choice([0, rng.randrange(1, 5000)])
+            ops.append(f"r {i} {size}")
+            if size:
+                live[i] = size
+            else:
+                del live[i]
+        elif free_ids:
+            i, size = rng.choice(free_ids), rng.randrange(0, 5000)
+            ops.append(f"{rng.choice('an')} {i} {size}")
+            live[i] = size
+    plain = write_trace(tmp_path, "plain", ops, weight=2, ids=300)
+    lines = plain.read_text().splitlines()
+    head, body = lines[:4], lines[4:]
+    other = tmp_path / "spelled.rep"
+    other.write_text("\n".join(head + [decorated(x, rng) for x in body]) + "\n")
+    assert other.read_text().count("\n") > plain.read_text().count("\n")
+    r = run(variant("segregated"), "-f", plain, "-f", other, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    a, b = r.trace("plain"), r.trace("spelled")
+    assert a["outcome"] == b["outcome"] == "ok"
+    keys = ("ops", "peak_payload", "heap_high_water", "utilization")
+    assert [a[k] for k in keys] == [b[k] for k in keys]
+    assert a["ops"] == len(ops)
