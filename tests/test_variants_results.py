@@ -30,6 +30,17 @@ def test_run_round_trips_through_json():
     assert results.Run.from_json(r.to_json()) == r
 
 
+def test_the_median_run_is_one_real_run_carrying_every_ratio():
+    runs = [_run("best", {"a": 0.5}, k) for k in (1300.0, 900.0, 1100.0, 1000.0)]
+    runs[3] = results.replace(runs[3], ratio=None)      # every trace failed: counts as lowest
+    m = results.median_run(runs)
+    assert results.replace(m, ratios=()) == runs[1]   # None (lowest) < 0.9 < 1.1 < 1.3: the lower middle
+    assert m.ratios == (1.3, 0.9, 1.1, 0.0)
+    assert results.ratio_range(m) == " (0.00-1.30 over 4 runs)"
+    assert results.median_run(runs[:1]) is runs[0] and results.ratio_range(runs[0]) == ""
+    assert results.Run.from_json(m.to_json()) == m
+
+
 def test_claims_report_a_contradiction_with_its_reason():
     first = _run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
     best = _run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
@@ -74,9 +85,19 @@ def test_cli_measures_and_writes_docs(tmp_path):
     out = tmp_path / "docs"
     done = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
                            "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--variant", "best",
-                           "--layouts", "3"], cwd=KIT, capture_output=True, text=True, timeout=600)
+                           "--layouts", "3", "--repeats", "3"], cwd=KIT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     md = (out / "results.md").read_text()
+    # three runs of each, in rounds; the table shows the median one's figures and every ratio's range
+    assert done.stderr.index("best at 8-byte alignment on 1 trace (run 1 of 3)") < \
+        done.stderr.index("segregated at 16-byte alignment on 2 traces (run 2 of 3)")
+    for variant in ("segregated", "best"):
+        summaries = [json.loads((tmp_path / "cache" / f"{variant}-a16{suffix}.json").read_text())["summary"]
+                     for suffix in ("", "-r2", "-r3")]
+        ratios = sorted(s["throughput_ratio"] for s in summaries)
+        median = next(s for s in summaries if s["throughput_ratio"] == ratios[1])
+        assert (f"| {median['throughput_ratio']:.2f} ({ratios[0]:.2f}-{ratios[2]:.2f} over 3 runs) "
+                f"| {median['perf_index']:.1f} |") in md
     for heading in ("## The progression at 16-byte alignment", "## The classic group at 8-byte alignment",
                     "## Targets of `best`", "## Utilization per trace", "## Statistics counters"):
         assert heading in md
@@ -90,8 +111,23 @@ def test_cli_measures_and_writes_docs(tmp_path):
     # --reuse renders again from the cache without measuring
     again = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
                             "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--variant", "best",
-                            "--layouts", "3", "--reuse"], cwd=KIT, capture_output=True, text=True, timeout=120)
+                            "--layouts", "3", "--repeats", "3", "--reuse"], cwd=KIT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "measuring" not in again.stderr
+    # a variant whose first run took longer than --repeat-limit runs once; --reuse adds missing runs only
+    once = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
+                           "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--layouts", "1",
+                           "--reuse", "--repeats", "4", "--repeat-limit", "0"], cwd=KIT, capture_output=True,
+                          text=True, timeout=120)
+    assert once.returncode == 0 and "measuring" not in once.stderr, once.stderr
+    assert "over 3 runs" not in (out / "results.md").read_text()
+    more = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
+                           "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--layouts", "1",
+                           "--reuse", "--repeats", "4"], cwd=KIT, capture_output=True, text=True, timeout=120)
+    assert more.returncode == 0, more.stderr
+    assert [line for line in more.stderr.splitlines() if line.startswith("measuring")] == [
+        "measuring segregated at 16-byte alignment on 2 traces (run 4 of 4)",
+        "measuring segregated at 8-byte alignment on 1 trace (run 4 of 4)"]
+    assert "over 4 runs" in (out / "results.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

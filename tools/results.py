@@ -7,6 +7,11 @@ textbook predicts.  Only main() prints; the rest returns values or text.
 
     .venv/bin/python tools/results.py                      # everything (slow: the implicit lists)
     .venv/bin/python tools/results.py --reuse --rerun best # re-measure one, reuse the rest
+
+One run's ratio to libc moves with the machine (libc's own Kops on the same traces varied by
+1.3-1.9x between variants' rows of one run), so each variant is run several times, in rounds
+(every variant once per round, so that a slow spell touches them alike), and the tables show
+its median run by that ratio, with the ratios' range beside it.
 """
 from __future__ import annotations
 
@@ -15,8 +20,9 @@ import os
 import subprocess
 import sys
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+import time
 from statistics import mean
 
 import click
@@ -72,6 +78,7 @@ class Run:
     failed: int
     machine: str = ""
     date: str = ""
+    ratios: tuple[float, ...] = ()   # every run's ratio to libc, when the variant ran more than once
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -80,7 +87,8 @@ class Run:
 
     @classmethod
     def from_json(cls, d: dict) -> "Run":
-        return cls(**{**d, "traces": tuple(TraceResult.from_json(t) for t in d["traces"])})
+        return cls(**{**d, "traces": tuple(TraceResult.from_json(t) for t in d["traces"]),
+                      "ratios": tuple(d.get("ratios", ()))})
 
     def group_util(self, group: str) -> float | None:
         us = [t.utilization or 0.0 for t in self.traces if t.group == group]
@@ -107,6 +115,16 @@ def group_of(name: str, groups: dict[str, str]) -> str:
         if name.startswith(prefix):
             return group
     return "kit"
+
+
+def median_run(runs: list[Run]) -> Run:
+    """The run whose ratio to libc is the median of RUNS' (the lower middle of an even count),
+    carrying every run's ratio; a run without a ratio (every trace failed) counts as lowest.
+    Its tables are one real run's, not a mix of figures from several."""
+    if len(runs) == 1:
+        return runs[0]
+    ranked = sorted(runs, key=lambda r: r.ratio or 0.0)
+    return replace(ranked[(len(ranked) - 1) // 2], ratios=tuple(r.ratio or 0.0 for r in runs))
 
 
 def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
@@ -147,6 +165,9 @@ def build(variant: str, alignment: int) -> Path:
     return make_driver([f"VARIANT={variant}"], alignment, f"variants/{variant}.c")
 
 
+ELAPSED = "results_elapsed_seconds"    # added to the driver's JSON in the cache: the run's wall time
+
+
 def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int | None, out: Path) -> dict:
     """Run DRIVER on FILES into OUT (JSON); LABEL names the allocator in errors.  SAMPLES None: no
     timing to ask for (mmreplay, which takes mdriver's -T and --json but not -r)."""
@@ -154,16 +175,59 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     args = [str(driver), "-T", str(time_limit), *(["-r", str(samples)] if samples else []), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
+    started = time.monotonic()
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode not in (0, 1) or not partial.exists():
         raise click.ClickException(f"{'mmreplay' if samples is None else 'mdriver'} failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
+    result = json.loads(partial.read_text())
+    result[ELAPSED] = round(time.monotonic() - started, 3)   # whether the run is worth repeating
+    partial.write_text(json.dumps(result))
     partial.replace(out)            # only a finished run lands in the cache
-    return json.loads(out.read_text())
+    return result
 
 
 def measure(variant: str, alignment: int, files: list[Path], time_limit: int, samples: int, out: Path) -> dict:
     return run_driver(build(variant, alignment), variant, files, time_limit, samples, out)
+
+
+def cache_file(cache_dir: Path, variant: str, alignment: int, run: int) -> Path:
+    """The cached JSON of VARIANT's RUN-th run (0 first) at ALIGNMENT."""
+    return cache_dir / f"{variant}-a{alignment}{f'-r{run + 1}' if run else ''}.json"
+
+
+def measure_rounds(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Path, groups: dict[str, str],
+                   reuse: bool, rerun: tuple[str, ...], repeats: int, repeat_limit: float,
+                   time_limit: int, samples: int) -> dict[int, list[Run]]:
+    """Run every variant REPEATS times at each (alignment, files) of PLAN, in rounds, and return
+    each one's median run per alignment.  A variant whose first run took over REPEAT_LIMIT
+    seconds runs once (the implicit lists on the whole suite: their ratio is far from any target).
+    With REUSE, a run already in the cache is read, not measured, unless its variant is in RERUN."""
+    taken: dict[tuple[str, int], list[Run]] = {}
+    slow: set[tuple[str, int]] = set()
+    for run in range(repeats):
+        for alignment, files in plan:
+            for name in names:
+                if (name, alignment) in slow:
+                    continue
+                cached = cache_file(cache_dir, name, alignment, run)
+                if reuse and cached.exists() and name not in rerun:
+                    d = json.loads(cached.read_text())
+                else:
+                    click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} trace{'s' * (len(files) > 1)}"
+                               + (f" (run {run + 1} of {repeats})" if repeats > 1 else ""), err=True)
+                    d = measure(name, alignment, files, time_limit, samples, cached)
+                taken.setdefault((name, alignment), []).append(run_from_driver_json(name, alignment, d, groups))
+                if run == 0 and d.get(ELAPSED, 0) > repeat_limit:
+                    slow.add((name, alignment))
+    medians: dict[int, list[Run]] = {alignment: [] for alignment, _ in plan}
+    for (name, alignment), runs in taken.items():
+        if len({r.utilization for r in runs}) > 1:
+            click.echo(f"warning: {name} at {alignment}-byte alignment scored different utilizations in its "
+                       f"{len(runs)} runs ({', '.join(pct(r.utilization) for r in runs)}); the tables show its "
+                       "median run's", err=True)
+        medians[alignment].append(median_run(runs))
+    return medians
 
 
 def suite_files(traces_dir: Path, groups: dict[str, str], group: str | None = None) -> list[Path]:
@@ -192,10 +256,17 @@ def summary_table(runs: list[Run], groups: list[str]) -> list[str]:
     header = ["variant", "util", *[f"{g} util" for g in groups], "Kops", "libc Kops", "ratio to libc",
               "perf index", "failed traces"]
     rows = [[f"`{r.variant}`", pct(r.utilization), *[pct(r.group_util(g)) for g in groups],
-             num(r.kops), num(r.libc_kops), num(r.ratio, 2), num(r.perf_index, 1),
+             num(r.kops), num(r.libc_kops), num(r.ratio, 2) + ratio_range(r), num(r.perf_index, 1),
              ", ".join(t.name + " (" + t.outcome + ")" for t in r.traces if t.outcome != "ok") or "0"]
             for r in runs]
     return table(header, rows)
+
+
+def ratio_range(r: Run) -> str:
+    """ " (lo-hi over n runs)" for a variant run more than once; "" otherwise."""
+    if len(r.ratios) < 2:
+        return ""
+    return f" ({min(r.ratios):.2f}-{max(r.ratios):.2f} over {len(r.ratios)} runs)"
 
 
 def per_trace_table(runs: list[Run], value) -> list[str]:
@@ -242,7 +313,7 @@ def targets_section(best16: Run | None, best8: Run | None, seg: Run | None, impl
     if best8:
         row("classic group, 8-byte alignment: utilization >= 97.2%", pct_near(best8.utilization, 0.972),
             best8.utilization >= 0.972)
-        row("classic group, 8-byte alignment: throughput >= 1x libc", times(best8.ratio),
+        row("classic group, 8-byte alignment: throughput >= 1x libc", times(best8.ratio) + ratio_range(best8),
             (best8.ratio or 0) >= 1)
     lab = best16.group_util("lab64")
     row("whole suite, 16-byte alignment: utilization >= 90%", pct_near(best16.utilization, 0.90),
@@ -252,9 +323,10 @@ def targets_section(best16: Run | None, best8: Run | None, seg: Run | None, impl
         row(f"the same, mean over {len(layouts)} placement layouts (`MM_LAYOUT`, config.h)",
             f"{pct_near(m, 0.90)} ({100 * min(layouts):.2f}-{100 * max(layouts):.2f}%; >= 90% at {hit})", m >= 0.90)
     row("lab64 group, 16-byte alignment: utilization >= 75%", pct(lab), (lab or 0) >= 0.75)
-    row("whole suite, 16-byte alignment: throughput >= 1x libc", times(best16.ratio), (best16.ratio or 0) >= 1)
+    row("whole suite, 16-byte alignment: throughput >= 1x libc", times(best16.ratio) + ratio_range(best16),
+        (best16.ratio or 0) >= 1)
     if seg:
-        row("`segregated-realloc` throughput >= 1x libc", times(seg.ratio), (seg.ratio or 0) >= 1)
+        row("`segregated-realloc` throughput >= 1x libc", times(seg.ratio) + ratio_range(seg), (seg.ratio or 0) >= 1)
     if implicit and implicit.kops:
         for r in others:
             if r.variant.startswith(("explicit", "segregated")) and r.kops:
@@ -286,7 +358,7 @@ def gaps_section(best: Run | None, count: int = 10) -> list[str]:
 
 
 def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str = "",
-           layouts: list[float] | None = None) -> str:
+           layouts: list[float] | None = None, rounds: str = "") -> str:
     by16 = {r.variant: r for r in runs16}
     by8 = {r.variant: r for r in runs8}
     groups = sorted({t.group for r in runs16 for t in r.traces})
@@ -301,7 +373,7 @@ def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str =
            f" traces: `{traces_dir}`.  Utilization is peak live payload over the heap's high-water"
            " mark; Kops is thousands of operations per second over the whole suite (total ops /"
            " total time); perf index = 100 (0.6 U + 0.4 min(1, T / T_libc)), 0 when a trace fails."
-           + (f"  Driver settings: `{settings}`." if settings else ""),
+           + (f"  Driver settings: `{settings}`." if settings else "") + (f"  {rounds}" if rounds else ""),
            ""]
     out += ["## The progression at 16-byte alignment (whole suite)", ""]
     out += summary_table(runs16, groups) + [""]
@@ -356,10 +428,15 @@ def ordered(names: list[str]) -> list[str]:
               help="minimum timing samples per trace (-r); the driver still takes the best 3 when time allows")
 @click.option("--time-limit", default=60, show_default=True,
               help="per-trace limit in seconds (-T); the implicit lists time out on the big recorded traces")
+@click.option("--repeats", default=5, show_default=True, type=click.IntRange(1, 99),
+              help="run each variant this many times, in rounds, and show its median run by ratio to libc")
+@click.option("--repeat-limit", default=60.0, show_default=True, type=click.FloatRange(0),
+              help="seconds: a variant whose first run takes longer runs once")
 @click.option("--layouts", default=LAYOUTS, show_default=True, type=click.IntRange(1, 16),
               help="also measure best's utilization at its placement layouts 1..N-1 (MM_LAYOUT); 1: not")
 def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, ...], reuse: bool,
-         rerun: tuple[str, ...], samples: int, time_limit: int, layouts: int) -> None:
+         rerun: tuple[str, ...], samples: int, time_limit: int, repeats: int, repeat_limit: float,
+         layouts: int) -> None:
     """Measure the variants on the trace suite with libc alongside; write docs/results.md and plots."""
     traces_dir, out_dir, cache_dir = (p if p.is_absolute() else KIT / p for p in (traces_dir, out_dir, cache_dir))
     if not traces_dir.is_dir():
@@ -373,17 +450,9 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
         raise click.ClickException(f"{traces_dir}: no .rep traces")
     cache_dir.mkdir(parents=True, exist_ok=True)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs: dict[int, list[Run]] = {16: [], 8: []}
-    for alignment, group in ((16, None), (8, "classic")):
-        files = suite_files(traces_dir, groups, group)
-        if not files:
-            continue
-        for name in names:
-            cached = cache_dir / f"{name}-a{alignment}.json"
-            if not (reuse and cached.exists() and name not in rerun):
-                click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} traces", err=True)
-                measure(name, alignment, files, time_limit, samples, cached)
-            runs[alignment].append(run_from_driver_json(name, alignment, json.loads(cached.read_text()), groups))
+    plan = [(alignment, suite_files(traces_dir, groups, group)) for alignment, group in ((16, None), (8, "classic"))]
+    runs = {16: [], 8: [], **measure_rounds(names, [(a, f) for a, f in plan if f], cache_dir, groups, reuse,
+                                            rerun, repeats, repeat_limit, time_limit, samples)}
     at_layouts = None
     if layouts > 1 and any(r.variant == "best" for r in runs[16]):
         files = suite_files(traces_dir, groups)
@@ -398,7 +467,11 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
                                                         " (a run over the limit counts as a timeout)")
-    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel), settings, at_layouts) + "\n")
+    rounds = "" if repeats == 1 else (
+        f"Each variant ran {repeats} times, in rounds (once if its first run took over {repeat_limit:g} s);"
+        " every table shows its median run by ratio to libc, and the ratio's range over its runs is"
+        " given beside that ratio.")
+    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel), settings, at_layouts, rounds) + "\n")
     for path in plot_all(runs[16], out_dir):
         click.echo(f"wrote {path}", err=True)
     click.echo(f"wrote {out_dir / 'results.md'}")
