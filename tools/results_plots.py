@@ -25,13 +25,16 @@ def util_vs_throughput(runs: list, path: Path) -> Path:
     for r in runs:
         if not r.ratio:
             continue
-        ax.scatter(r.ratio, 100 * r.utilization, s=40)
+        dots = ax.scatter(r.ratio, 100 * r.utilization, s=40)
+        if len(r.ratios) > 1:       # the median run's ratio, and the range over its runs
+            ax.errorbar(r.ratio, 100 * r.utilization, xerr=[[r.ratio - min(r.ratios)], [max(r.ratios) - r.ratio]],
+                        color=dots.get_facecolor()[0], capsize=3, linewidth=1)
         ax.annotate(r.variant, (r.ratio, 100 * r.utilization), textcoords="offset points",
                     xytext=(5, 4), fontsize=8)
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.text(1.02, ax.get_ylim()[0] + 1, "libc", color="grey", fontsize=8)
     ax.set_xscale("log")
-    ax.set_xlabel("throughput / libc's (same run, log scale)")
+    ax.set_xlabel("throughput / libc's (same run, log scale; bars: the range over a variant's runs)")
     ax.set_ylabel("average utilization, %")
     ax.set_title("Each variant on the whole suite, 16-byte alignment")
     ax.grid(True, which="both", alpha=0.3)
