@@ -128,6 +128,29 @@ def test_cli_measures_and_writes_docs(tmp_path):
         "measuring segregated at 16-byte alignment on 2 traces (run 4 of 4)",
         "measuring segregated at 8-byte alignment on 1 trace (run 4 of 4)"]
     assert "over 4 runs" in (out / "results.md").read_text()
+    # a cached result this kit cannot read is measured again, with a one-line warning
+    (tmp_path / "cache" / "segregated-a8-r2.json").write_text('{"traces": [')
+    (tmp_path / "cache" / "segregated-a16-r3.json").write_text('{"summary": {}}')
+    mended = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),
+                             "--cache", str(tmp_path / "cache"), "--variant", "segregated", "--layouts", "1",
+                             "--reuse", "--repeats", "4"], cwd=KIT, capture_output=True, text=True, timeout=120)
+    assert mended.returncode == 0 and "Traceback" not in mended.stderr, mended.stderr
+    assert [line.split(": not a result")[0] for line in mended.stderr.splitlines() if "not a result" in line] == [
+        f"warning: {tmp_path / 'cache' / 'segregated-a8-r2.json'}",
+        f"warning: {tmp_path / 'cache' / 'segregated-a16-r3.json'}"]
+    assert [line for line in mended.stderr.splitlines() if line.startswith("measuring")] == [
+        "measuring segregated at 8-byte alignment on 1 trace (run 2 of 4)",
+        "measuring segregated at 16-byte alignment on 2 traces (run 3 of 4)"]
+    assert json.loads((tmp_path / "cache" / "segregated-a8-r2.json").read_text())["summary"]["perf_index"] > 0
+
+
+def test_cli_names_a_broken_recipe(tmp_path):
+    shutil.copy(KIT / "traces" / "size-sweep.rep", tmp_path / "size-sweep.rep")
+    (tmp_path / "recipe.toml").write_text("[[trace]]\nname = \n")
+    done = subprocess.run([_python(), "tools/results.py", "--traces", str(tmp_path), "--out", str(tmp_path / "docs"),
+                           "--cache", str(tmp_path / "cache")], cwd=KIT, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'recipe.toml'}: not a trace recipe" in done.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -103,8 +103,11 @@ def trace_groups(traces_dir: Path) -> dict[str, str]:
     recipe = traces_dir / "recipe.toml"
     groups: dict[str, str] = {}
     if recipe.exists():
-        for t in tomllib.loads(recipe.read_text()).get("trace", []):
-            groups[t["name"]] = t.get("group", "kit")
+        try:
+            for t in tomllib.loads(recipe.read_text()).get("trace", []):
+                groups[t["name"]] = t.get("group", "kit")
+        except (tomllib.TOMLDecodeError, KeyError, AttributeError, TypeError) as e:
+            raise click.ClickException(f"{recipe}: not a trace recipe ({e})")
     return groups
 
 
@@ -191,6 +194,20 @@ def measure(variant: str, alignment: int, files: list[Path], time_limit: int, sa
     return run_driver(build(variant, alignment), variant, files, time_limit, samples, out)
 
 
+def cached(path: Path, variant: str, alignment: int, groups: dict[str, str]) -> tuple[Run, float] | None:
+    """The run cached at PATH and how long it took, or None when there is none or it cannot be
+    read (a file from another version of the kit, or edited): then it is measured again."""
+    if not path.exists():
+        return None
+    try:
+        d = json.loads(path.read_text())
+        return run_from_driver_json(variant, alignment, d, groups), float(d.get(ELAPSED, 0))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        click.echo(f"warning: {path}: not a result this kit can read ({type(e).__name__}: {e}); measuring again",
+                   err=True)
+        return None
+
+
 def cache_file(cache_dir: Path, variant: str, alignment: int, run: int) -> Path:
     """The cached JSON of VARIANT's RUN-th run (0 first) at ALIGNMENT."""
     return cache_dir / f"{variant}-a{alignment}{f'-r{run + 1}' if run else ''}.json"
@@ -210,15 +227,15 @@ def measure_rounds(names: list[str], plan: list[tuple[int, list[Path]]], cache_d
             for name in names:
                 if (name, alignment) in slow:
                     continue
-                cached = cache_file(cache_dir, name, alignment, run)
-                if reuse and cached.exists() and name not in rerun:
-                    d = json.loads(cached.read_text())
-                else:
+                path = cache_file(cache_dir, name, alignment, run)
+                found = cached(path, name, alignment, groups) if reuse and name not in rerun else None
+                if not found:
                     click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} trace{'s' * (len(files) > 1)}"
                                + (f" (run {run + 1} of {repeats})" if repeats > 1 else ""), err=True)
-                    d = measure(name, alignment, files, time_limit, samples, cached)
-                taken.setdefault((name, alignment), []).append(run_from_driver_json(name, alignment, d, groups))
-                if run == 0 and d.get(ELAPSED, 0) > repeat_limit:
+                    d = measure(name, alignment, files, time_limit, samples, path)
+                    found = run_from_driver_json(name, alignment, d, groups), d[ELAPSED]
+                taken.setdefault((name, alignment), []).append(found[0])
+                if run == 0 and found[1] > repeat_limit:
                     slow.add((name, alignment))
     medians: dict[int, list[Run]] = {alignment: [] for alignment, _ in plan}
     for (name, alignment), runs in taken.items():
@@ -458,12 +475,14 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
         files = suite_files(traces_dir, groups)
         at_layouts = [next(r for r in runs[16] if r.variant == "best").utilization]
         for layout in range(1, layouts):
-            cached = cache_dir / f"best-a16-l{layout}.json"
-            if not (reuse and cached.exists() and "best" not in rerun):
+            path = cache_dir / f"best-a16-l{layout}.json"
+            found = cached(path, "best", 16, groups) if reuse and "best" not in rerun else None
+            if not found:
                 click.echo(f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)", err=True)
                 driver = make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c")
-                run_driver(driver, f"best (layout {layout})", files, time_limit, 1, cached)
-            at_layouts.append(run_from_driver_json("best", 16, json.loads(cached.read_text()), groups).utilization)
+                d = run_driver(driver, f"best (layout {layout})", files, time_limit, 1, path)
+                found = run_from_driver_json("best", 16, d, groups), d[ELAPSED]
+            at_layouts.append(found[0].utilization)
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
                                                         " (a run over the limit counts as a timeout)")
