@@ -19,10 +19,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-import time
 from statistics import mean
 
 import click
