@@ -208,6 +208,18 @@ def cached(path: Path, variant: str, alignment: int, groups: dict[str, str]) -> 
         return None
 
 
+def cached_or_run(path: Path, variant: str, alignment: int, groups: dict[str, str], reuse: bool,
+                  announce: str, run) -> tuple[Run, float]:
+    """VARIANT's result at PATH: read from the cache when REUSE and it is readable, else measured
+    by RUN(path) (which returns the driver's JSON) after printing ANNOUNCE; with its seconds."""
+    found = cached(path, variant, alignment, groups) if reuse else None
+    if found:
+        return found
+    click.echo(announce, err=True)
+    d = run(path)
+    return run_from_driver_json(variant, alignment, d, groups), d[ELAPSED]
+
+
 def cache_file(cache_dir: Path, variant: str, alignment: int, run: int) -> Path:
     """The cached JSON of VARIANT's RUN-th run (0 first) at ALIGNMENT."""
     return cache_dir / f"{variant}-a{alignment}{f'-r{run + 1}' if run else ''}.json"
@@ -227,13 +239,11 @@ def measure_rounds(names: list[str], plan: list[tuple[int, list[Path]]], cache_d
             for name in names:
                 if (name, alignment) in slow:
                     continue
-                path = cache_file(cache_dir, name, alignment, run)
-                found = cached(path, name, alignment, groups) if reuse and name not in rerun else None
-                if not found:
-                    click.echo(f"measuring {name} at {alignment}-byte alignment on {len(files)} trace{'s' * (len(files) > 1)}"
-                               + (f" (run {run + 1} of {repeats})" if repeats > 1 else ""), err=True)
-                    d = measure(name, alignment, files, time_limit, samples, path)
-                    found = run_from_driver_json(name, alignment, d, groups), d[ELAPSED]
+                found = cached_or_run(
+                    cache_file(cache_dir, name, alignment, run), name, alignment, groups, reuse and name not in rerun,
+                    f"measuring {name} at {alignment}-byte alignment on {len(files)} trace{'s' * (len(files) > 1)}"
+                    + (f" (run {run + 1} of {repeats})" if repeats > 1 else ""),
+                    lambda path: measure(name, alignment, files, time_limit, samples, path))
                 taken.setdefault((name, alignment), []).append(found[0])
                 if run == 0 and found[1] > repeat_limit:
                     slow.add((name, alignment))
@@ -475,13 +485,11 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
         files = suite_files(traces_dir, groups)
         at_layouts = [next(r for r in runs[16] if r.variant == "best").utilization]
         for layout in range(1, layouts):
-            path = cache_dir / f"best-a16-l{layout}.json"
-            found = cached(path, "best", 16, groups) if reuse and "best" not in rerun else None
-            if not found:
-                click.echo(f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)", err=True)
-                driver = make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c")
-                d = run_driver(driver, f"best (layout {layout})", files, time_limit, 1, path)
-                found = run_from_driver_json("best", 16, d, groups), d[ELAPSED]
+            found = cached_or_run(
+                cache_dir / f"best-a16-l{layout}.json", "best", 16, groups, reuse and "best" not in rerun,
+                f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)",
+                lambda path: run_driver(make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c"),
+                                        f"best (layout {layout})", files, time_limit, 1, path))
             at_layouts.append(found[0].utilization)
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
