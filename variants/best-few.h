@@ -3,7 +3,7 @@
  * kept list until the heap outgrows them, then the class tables.
  *
  * Part of best.c, kept apart to keep each file about one idea: it uses best.c's
- * state (st, FEW_* and CLASSED: see struct best), its list searches and the
+ * state (st, FEW_* and CLASSED: see best-state.h), its list searches and the
  * quick lists' links, and is included by best.c alone, after best-quick.h.
  * While few() holds, st->one lists every free block and st->kept every kept
  * one; the searches of the one list give the block the classes would, so the

@@ -25,7 +25,7 @@
  * a kept one made the suite 4% slower and saved no space on average over six
  * other seeds of each realloc trace (docs/results.md).
  *
- * Until the class tables exist (best.c: struct best), the kept blocks of all
+ * Until the class tables exist (best-state.h: struct best), the kept blocks of all
  * classes are on one list, st->kept, which holds each class's blocks in the
  * order its own list would: the searches below find the block the classes'
  * lists would give.
