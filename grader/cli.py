@@ -18,7 +18,7 @@ from . import exports, package, store
 from .grade import BatchError, Context, collect, grade_batch, prepare, references
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
-from .policy import PolicyError, load_policy
+from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
@@ -91,12 +91,14 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
 @config_option
 @click.option("--traces", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="trace folder (default: the policy's, in the kit)")
+@click.option("--runs", type=int, default=None,
+              help="driver runs per submission, the median one counting (default: the policy's timing.runs)")
 @kit_option
 @click.option("--force", is_flag=True, help="regrade submissions whose stored result is still valid")
 @click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
 @click.option("--no-report", is_flag=True, help="skip the HTML report")
 def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, traces: Path | None,
-          kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
+          runs: int | None, kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
     """Grade every submission in SUBMISSIONS into OUTDIR.
 
     SUBMISSIONS is a folder of per-student folders holding mm.c, of NAME.c or
@@ -106,10 +108,12 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
     \b
     Example:
       mmgrade grade handins/ -o graded -j 2 --config course.toml
+      mmgrade grade handins/ -o graded --runs 3      # the median of 3 timed runs
     """
     kit = kit or default_kit()
     try:
         policy = load_policy(kit, config)
+        policy = policy if runs is None else with_runs(policy, runs)
         sandbox = probe(unsafe=unsafe)
         candidates = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
         candidates += references(kit, policy)

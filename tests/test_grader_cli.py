@@ -62,6 +62,7 @@ def test_grade_end_to_end(classroom, tmp_path):
     (["package", "autolab", "-o", "/proc/mmgrade-bundle"], "/proc/mmgrade-bundle: cannot write the bundle"),
     (["grade", ".", "-o", "x", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["package", "gradescope", "-o", "a.zip", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
+    (["grade", ".", "-o", "x", "--runs", "0"], "--runs: timing.runs = 0: driver runs per submission, from 1 to 15"),
 ])
 def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     (tmp_path / "latin1.toml").write_bytes(b"[course]\nname = \"caf\xe9\"\n")

@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from grader.kitconfig import read_kit_config
-from grader.policy import PolicyError, load_policy
+from grader.policy import PolicyError, load_policy, with_runs
 
 
 @pytest.fixture
@@ -44,9 +44,25 @@ def test_course_file_overrides_and_changes_the_digest(kit_copy, tmp_path):
     assert policy.source == str(course)
 
 
-def test_round_trips_through_json(kit):
+def test_round_trips_through_json(kit, tmp_path):
     policy = load_policy(kit)
     assert type(policy).from_json(policy.to_json()) == policy
+    course = tmp_path / "course.toml"
+    course.write_text("[timing]\nruns = 3\n")
+    several = load_policy(kit, course)
+    assert type(several).from_json(several.to_json()) == several and several.to_json()["timing"]["runs"] == 3
+
+
+def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tmp_path):
+    base = load_policy(kit_copy)
+    assert base.timing.runs == 1 and "runs" not in base.to_json()["timing"]
+    text = (kit_copy / "grader.toml").read_text()
+    (kit_copy / "grader.toml").write_text("\n".join(line for line in text.splitlines() if not line.startswith("runs")))
+    older = load_policy(kit_copy)                              # a kit's grader.toml from before timing.runs
+    assert older.timing.runs == 1 and older.digest() == base.digest()
+    assert with_runs(base, 2).digest() != base.digest() and with_runs(base, 2).timing.runs == 2
+    with pytest.raises(PolicyError, match="^--runs: timing.runs = 16"):
+        with_runs(base, 16)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -77,6 +93,11 @@ def test_round_trips_through_json(kit):
     ("[rules]\nextra_allowed_symbols = [1]\n", "rules.extra_allowed_symbols: expected a list of strings"),
     ("[build]\nfile_size_bytes = 0\n", "build.file_size_bytes must be positive"),
     ('[sandbox]\ndriver_seccomp = "off"\n', "sandbox.driver_seccomp: expected true or false"),
+    ("[timing]\nruns = 0\n", "timing.runs = 0: driver runs per submission, from 1 to 15"),
+    ("[timing]\nruns = 16\n", "timing.runs = 16: driver runs per submission, from 1 to 15"),
+    ('[timing]\nruns = "3"\n', "timing.runs: expected a number"),
+    ("[timing]\nruns = true\n", "timing.runs: expected a number"),
+    ("[timing]\nruns = 2.5\n", "timing.runs: expected a whole number"),
 ])
 def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, text, message):
     course = tmp_path / "course.toml"
