@@ -93,6 +93,22 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class RunFigure:
+    """One driver run's figures, kept when the policy runs the driver several times (timing.runs)."""
+    verdict: str
+    perf_index: float
+    utilization: float | None
+    throughput_ratio: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RunFigure":
+        return _load(cls, data)
+
+
+@dataclass(frozen=True)
 class Submission:
     """Everything the grader found out about one submission."""
     name: str
@@ -112,6 +128,7 @@ class Submission:
     reference: bool = False
     seconds: float = 0.0
     graded_at: str = ""
+    runs: tuple[RunFigure, ...] = ()   # every driver run, in order, when timing.runs > 1; else left out
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -119,6 +136,9 @@ class Submission:
         data["traces"] = [t.to_json() for t in self.traces]
         data["summary"] = self.summary.to_json()
         data["protections"] = list(self.protections)
+        data["runs"] = [r.to_json() for r in self.runs]
+        if not self.runs:
+            del data["runs"]
         return {"schema": SCHEMA_VERSION, "tool": "mmgrade", **data}
 
     @classmethod
@@ -127,7 +147,8 @@ class Submission:
                            "rules": tuple(RuleResult.from_json(r) for r in data["rules"]),
                            "traces": tuple(TraceResult.from_json(t) for t in data["traces"]),
                            "summary": Summary.from_json(data["summary"]),
-                           "protections": tuple(data["protections"])})
+                           "protections": tuple(data["protections"]),
+                           "runs": tuple(RunFigure.from_json(r) for r in data.get("runs", ()))})
 
 
 @dataclass(frozen=True)

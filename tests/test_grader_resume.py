@@ -56,9 +56,10 @@ def test_changes_are_regraded_and_force_redoes_all(setup):
     assert all(e[0] in ("start", "done") for e in _events(kit, subs, out, force=True))
 
 
-def test_records_are_atomic_and_valid(setup, kit):
+@pytest.mark.parametrize("policy_text", ["", "[timing]\nruns = 2\n"], ids=["one run", "two runs"])
+def test_records_are_atomic_and_valid(setup, kit, policy_text):
     kit_, subs, out = setup
-    batch = run_batch(kit_, subs, out)
+    batch = run_batch(kit_, subs, out, policy_text)
     schema = json.loads((kit / "grader" / "schemas" / "results.schema.json").read_text())
     jsonschema.validate(json.loads((out / "results.json").read_text()), schema)
     record_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/submission"}
@@ -66,6 +67,20 @@ def test_records_are_atomic_and_valid(setup, kit):
         jsonschema.validate(json.loads(path.read_text()), record_schema)
     assert not list(out.rglob("*.tmp"))
     assert len(batch.submissions) == 3
+
+
+def test_a_batch_of_several_runs_resumes_without_regrading(setup):
+    kit, subs, out = setup
+    two = "[timing]\nruns = 2\n"
+    assert sorted(name for event, name in _events(kit, subs, out, policy_text=two) if event == "done") == \
+        ["ann", "ben", "cat"]
+    stored = store.load_all(out)
+    assert all(len(s.runs) == 2 for s in stored)
+    again = _events(kit, subs, out, policy_text=two)
+    assert sorted(name for event, name in again if event == "reused") == ["ann", "ben", "cat"]
+    assert store.load_all(out) == stored                       # the runs round-trip through the records
+    assert store_batch(out).submissions == tuple(stored)      # and through results.json
+    assert all(e[0] in ("start", "done") for e in _events(kit, subs, out, policy_text="[timing]\nruns = 3\n"))
 
 
 @pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])

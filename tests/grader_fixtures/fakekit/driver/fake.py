@@ -8,11 +8,15 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
   FAKE:ideal=I   ideal utilization I          FAKE:mmsec=S  the allocator's time S per trace (0, inf, nan)
   FAKE:sumutil=U a summary utilization U that disagrees with the traces
   FAKE:same      report every trace under the first one's name, as if argv had been rewritten
+  FAKE:jitter    the allocator's time per trace drawn anew each run (1 to 1.5 us), as on a busy host
+  FAKE:utiljitter  utilization drawn anew each run (0.4 to 0.6), as from a nondeterministic allocator
+  (both unseeded on purpose, each run a new draw: tests/test_grader_runs.py asserts only what holds for any)
 Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8, and the
 summary follows from the traces as the real driver's score.c computes it.
 """
 import json
 import os
+import random
 import re
 import sys
 import time
@@ -48,10 +52,10 @@ def main(argv):
     secret = os.fdopen(secret_fd).readline().strip()
     if "forge" in marks:
         secret = "0" * len(secret)
-    util = float(marks.get("util") or 0.5)
+    util = random.uniform(0.4, 0.6) if "utiljitter" in marks else float(marks.get("util") or 0.5)
     sane = 0 <= util <= 1
     peak, high = (round(util * 1e6), 1000000) if sane else (100, 200)   # utilization = peak / high
-    mm_sec = float(marks.get("mmsec") or 1e-6)
+    mm_sec = random.uniform(1e-6, 1.5e-6) if "jitter" in marks else float(marks.get("mmsec") or 1e-6)
     rows = []
     for path in (traces[:1] * len(traces) if "same" in marks else traces):
         name = os.path.basename(path).split(".")[0]
