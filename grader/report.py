@@ -13,6 +13,7 @@ import jinja2
 
 from . import plots
 from .model import Batch, Submission
+from .runs import median_note, perf_range
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -40,7 +41,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined)
-    env.globals.update(pct=_pct, num=_num, kops=_kops)
+    env.globals.update(pct=_pct, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range)
     return env
 
 

@@ -76,6 +76,20 @@ def test_gradescope_marks_failures(graded):
     assert cheat["Rule: shadowing"]["status"] == "failed" and "clock_gettime" in cheat["Rule: shadowing"]["output"]
 
 
+def test_gradescope_states_the_median_of_several_runs(graded):
+    import dataclasses
+    from grader.model import RunFigure
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    runs = tuple(RunFigure("ok", p, 0.5, 0.8) for p in (61.0, 62.5, good.summary.perf_index))
+    results = exports.gradescope_results(dataclasses.replace(good, runs=runs), policy)
+    jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+    one_run = exports.gradescope_results(good, policy)
+    assert "median of 3 runs by performance index" in results["tests"][-1]["output"]
+    assert "median of" not in one_run["tests"][-1]["output"]
+    assert results["score"] == one_run["score"]              # the score is the median run's, as before
+
+
 def test_autolab_line(graded):
     batch, *_ = graded
     for sub in batch.submissions:

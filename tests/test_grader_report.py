@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from grader.model import Batch
+from grader.model import Batch, RunFigure
 from grader.report import render
 from grader_fixtures.helpers import make_fake_kit, run_batch
 from grader_fixtures.submissions import source
@@ -125,3 +125,18 @@ def test_a_results_file_with_nan_points_still_renders(outdir, tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert (tmp_path / "report" / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
+    import dataclasses
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    runs = tuple(RunFigure("ok", p, 0.31, 0.8) for p in (58.25, 61.5, 60.0))
+    subs = [dataclasses.replace(s, runs=runs) if s.name == "ann" else s for s in batch.submissions]
+    render(dataclasses.replace(batch, submissions=tuple(subs)), tmp_path)
+    report = tmp_path / "report"
+    assert "(58.2&ndash;61.5)" in (report / "index.html").read_text()
+    page = (report / "sub" / "ann.html").read_text()
+    assert "median of 3 runs by performance index (P 58.2 to 61.5)" in page
+    table = page.split("Runs</h2>")[1].split("</table>")[0]
+    assert table.count("<tr>") == 4 and all(f">{p}<" in table for p in ("58.2", "61.5", "60.0"))
+    assert "Runs</h2>" not in (report / "sub" / "ben.html").read_text()      # one run: the page as before
