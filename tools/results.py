@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(KIT))
 
 from grader.build import first_error  # noqa: E402
+from grader.runs import median_index  # noqa: E402
 from results_claims import claims_section  # noqa: E402
 from results_plots import plot_all  # noqa: E402
 
@@ -126,8 +127,8 @@ def median_run(runs: list[Run]) -> Run:
     Its tables are one real run's, not a mix of figures from several."""
     if len(runs) == 1:
         return runs[0]
-    ranked = sorted(runs, key=lambda r: r.ratio or 0.0)
-    return replace(ranked[(len(ranked) - 1) // 2], ratios=tuple(r.ratio or 0.0 for r in runs))
+    ratios = tuple(r.ratio or 0.0 for r in runs)
+    return replace(runs[median_index(ratios)], ratios=ratios)
 
 
 def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
