@@ -36,7 +36,8 @@ typedef enum {
     CALL_CHECKED_REPLAY,/* the second checked run: the shared ops replayed from mm_init, untimed */
     CALL_PREPARE_TIMED, /* a timed run's clean start (heap, stack), untimed */
     CALL_TIMED_RUN,     /* one timed replay of the shared ops, mm_init included */
-    CALL_LIBC_RUN,      /* one timed replay through libc, its blocks given back after */
+    CALL_LIBC_RUN,      /* one timed replay through libc */
+    CALL_LIBC_RELEASE,  /* the blocks libc's replay left live given back, untimed */
     CALL_QUIT,
 } call_kind_t;
 

@@ -76,10 +76,12 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
 bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed_arrays_t *a, verdict_t *v);
 
 /* In the child, what the timed calls do: a run's clean start (heap and stack),
- * one run of the allocator (mm_init's status), one of libc. */
+ * one run of the allocator (mm_init's status), one of libc, and, untimed, the
+ * return of the blocks libc's run left live. */
 void timed_prepare(size_t kept_high_water);
 int timed_run_mm(const timed_arrays_t *a);
 void timed_run_libc(const timed_arrays_t *a);
+void libc_release(const timed_arrays_t *a);
 /* In libc's child, before its first run: glibc keeps the memory it gets, as the
  * simulated heap does for the allocator (its pages stay resident between runs). */
 void timed_libc_keep_memory(void);

@@ -143,6 +143,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
     case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
     case CALL_TIMED_RUN: result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
     case CALL_LIBC_RUN: timed_run_libc(ta); break;
+    case CALL_LIBC_RELEASE: libc_release(ta); break;
     case CALL_QUIT:
         fflush(stdout);
         _exit(0);
@@ -160,10 +161,11 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
     }
 }
 
-/* Calls around which the parent reads this process's CPU clock. */
+/* Calls around which the parent reads this process's CPU clock (the untimed
+ * ones just before a sample, so that their time is accounted before it). */
 static inline bool timed_kind(uint32_t kind)
 {
-    return kind == CALL_PREPARE_TIMED || kind == CALL_TIMED_RUN || kind == CALL_LIBC_RUN;
+    return kind == CALL_PREPARE_TIMED || kind == CALL_TIMED_RUN || kind == CALL_LIBC_RUN || kind == CALL_LIBC_RELEASE;
 }
 
 /* Bring this process's CPU time up to date for the parent.  Linux updates a
