@@ -9,11 +9,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "driver/heap.h"
@@ -198,6 +200,34 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
     return false;
 }
 
+/* An output given twice would keep only the last silently: refused. */
+static bool given_twice(const char *flag, const char *earlier)
+{
+    if (earlier)
+        complain("%s given twice", flag);
+    return earlier != NULL;
+}
+
+/* --save-baseline is written after the last trace: a destination that cannot
+ * take it is found now, not minutes later.  Opened to append, so that a run
+ * cut short leaves an earlier baseline there as it was (and a new file is
+ * removed again). */
+static bool baseline_writable(const char *path)
+{
+    struct stat st;
+    bool existed = stat(path, &st) == 0;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "%s: --save-baseline %s: cannot write there: %s (%s -h for help)\n", program->name, path,
+                strerror(errno), program->name);
+        return false;
+    }
+    fclose(f);
+    if (!existed)
+        unlink(path);
+    return true;
+}
+
 int options_parse(int argc, char **argv, options_t *o) { return options_parse_as(&OPTIONS_MDRIVER, argc, argv, o); }
 
 int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o)
@@ -241,14 +271,28 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
                 return complain("-r %s: the number of timing samples must be from 1 to 25", optarg);
             o->min_samples = (int)n;
             break;
-        case OPT_JSON: o->json = optarg; break;
+        case OPT_JSON:
+            if (given_twice("--json", o->json))
+                return OPTIONS_EXIT_USAGE;
+            o->json = optarg;
+            break;
         case OPT_SECRET_FD:
             if (!parse_int(optarg, 0, 1 << 20, &n))
                 return complain("--secret-fd %s: not a file descriptor number", optarg);
+            if (fcntl((int)n, F_GETFD) == -1)
+                return complain("--secret-fd %s: not an open file descriptor", optarg);
             o->secret_fd = (int)n;
             break;
-        case OPT_BASELINE: o->baseline_in = optarg; break;
-        case OPT_SAVE_BASELINE: o->baseline_out = optarg; break;
+        case OPT_BASELINE:
+            if (given_twice("--baseline", o->baseline_in))
+                return OPTIONS_EXIT_USAGE;
+            o->baseline_in = optarg;
+            break;
+        case OPT_SAVE_BASELINE:
+            if (given_twice("--save-baseline", o->baseline_out))
+                return OPTIONS_EXIT_USAGE;
+            o->baseline_out = optarg;
+            break;
         case OPT_PARSE_ONLY: o->parse_only = true; break;
         case OPT_DESCRIBE: o->describe = true; break;
         case 'h': print_usage(stdout); return OPTIONS_EXIT_OK;
@@ -277,6 +321,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
             return OPTIONS_EXIT_USAGE;
     }
     if (output_clobbers_input(o, "--json", o->json) || output_clobbers_input(o, "--save-baseline", o->baseline_out))
+        return OPTIONS_EXIT_USAGE;
+    if (o->baseline_out && !baseline_writable(o->baseline_out))
         return OPTIONS_EXIT_USAGE;
     return OPTIONS_RUN;
 }

@@ -48,6 +48,10 @@ BAD_ARGS = [
     (["stray.rep"], "unexpected argument 'stray.rep'"),
     (["-t", "/nonexistent-dir"], "-t /nonexistent-dir: cannot open the trace directory"),
     (["--baseline", "a", "--save-baseline", "b"], "--baseline and --save-baseline exclude each other"),
+    (["--secret-fd", "97"], "--secret-fd 97: not an open file descriptor"),
+    (["--json", "a.json", "--json", "b.json"], "--json given twice"),
+    (["--baseline", "a", "--baseline", "b"], "--baseline given twice"),
+    (["--save-baseline", "a", "--save-baseline", "b"], "--save-baseline given twice"),
 ]
 
 
@@ -74,6 +78,26 @@ def test_json_destination_that_cannot_be_written(driver, tmp_path, dest, why):
     done = subprocess.run([str(driver), "--json", dest, "-f", str(trace(tmp_path))], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"mdriver: --json {dest}: cannot write there: {why}\n"
+
+
+@pytest.mark.parametrize("dest,why", [("{tmp}/missing/bl", "No such file or directory"), ("{tmp}", "Is a directory")])
+def test_save_baseline_destination_is_checked_before_any_trace_runs(driver, tmp_path, dest, why):
+    dest = dest.format(tmp=tmp_path)
+    done = subprocess.run([str(driver), "--save-baseline", dest, "-f", str(trace(tmp_path))], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and done.stdout == ""     # no table: no trace ran
+    assert done.stderr == f"mdriver: --save-baseline {dest}: cannot write there: {why} (mdriver -h for help)\n"
+
+
+def test_save_baseline_check_leaves_no_file_and_an_earlier_baseline_whole(driver, tmp_path):
+    fresh, earlier = tmp_path / "fresh", tmp_path / "earlier"
+    earlier.write_text("an earlier baseline\n")
+    for dest in (fresh, earlier):       # --json cannot be opened: the run stops after the check
+        done = subprocess.run([str(driver), "--save-baseline", str(dest), "--json", str(tmp_path / "no" / "x.json"),
+                               "-f", str(trace(tmp_path))], capture_output=True, text=True)
+        assert done.returncode == 2 and "--json" in done.stderr
+    assert not fresh.exists()
+    assert earlier.read_text() == "an earlier baseline\n"
 
 
 @pytest.mark.parametrize("flag", ["--json", "--save-baseline"])
