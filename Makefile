@@ -51,10 +51,27 @@ endif
 ifneq ($(filter-out 0 1,$(words $(ALIGNMENT))),)
   $(error ALIGNMENT='$(ALIGNMENT)': the alignment must be 8 or 16)
 endif
+ifneq ($(filter-out 0 1,$(words $(MM))),)
+  $(error MM='$(MM)': make cannot build a path with spaces; copy the file to one without)
+endif
 ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
   CONFIG_ERROR := ALIGNMENT=$(ALIGNMENT): the alignment must be 8 or 16
 else ifneq ($(filter-out on off,$(DRIVER_SECCOMP))$(filter-out 1,$(words $(DRIVER_SECCOMP))),)
   CONFIG_ERROR := DRIVER_SECCOMP=$(DRIVER_SECCOMP): the driver's seccomp filter is on or off
+else ifneq ($(filter-out 1,$(SANITIZE))$(filter-out 0 1,$(words $(SANITIZE))),)
+  CONFIG_ERROR := SANITIZE=$(SANITIZE): 1 builds with the sanitizers, empty without
+else ifneq ($(filter-out 0 1,$(STATS))$(filter-out 1,$(words $(STATS))),)
+  CONFIG_ERROR := STATS=$(STATS): the statistics are compiled in (1) or out (0)
+else ifneq ($(filter-out 0 1,$(DEBUG))$(filter-out 1,$(words $(DEBUG))),)
+  CONFIG_ERROR := DEBUG=$(DEBUG): MM_DEBUG is 0 or 1
+else ifneq ($(filter-out 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15,$(LAYOUT))$(filter-out 1,$(words $(LAYOUT))),)
+  CONFIG_ERROR := LAYOUT=$(LAYOUT): the placement layout is a number from 0 to 15
+else ifneq ($(findstring /,$(VARIANT)),)
+  CONFIG_ERROR := VARIANT=$(VARIANT): a variant is a name (variants: $(notdir $(basename $(wildcard variants/*.c))))
+else ifneq ($(wildcard $(ALLOC_SRC)/.),)
+  CONFIG_ERROR := $(ALLOC_SRC) is a folder: the allocator is one .c file
+else ifeq ($(filter %.c,$(ALLOC_SRC)),)
+  CONFIG_ERROR := $(ALLOC_SRC): the allocator is a .c file
 else ifeq ($(wildcard $(ALLOC_SRC)),)
   CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))
 endif

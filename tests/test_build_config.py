@@ -53,3 +53,33 @@ def test_good_settings_still_build():
         done = make("driver", f"ALIGNMENT={alignment}", "VARIANT=best")
         assert done.returncode == 0, done.stderr
         assert Path(KIT / done.stdout.strip().splitlines()[-1]).name == "mdriver"
+
+
+@pytest.mark.parametrize("setting,message", [
+    ("SANITIZE=0", "SANITIZE=0: 1 builds with the sanitizers, empty without"),
+    ("STATS=abc", "STATS=abc: the statistics are compiled in (1) or out (0)"),
+    ("DEBUG=abc", "DEBUG=abc: MM_DEBUG is 0 or 1"),
+    ("LAYOUT=abc", "LAYOUT=abc: the placement layout is a number from 0 to 15"),
+    ("LAYOUT=-1", "LAYOUT=-1: the placement layout is a number from 0 to 15"),
+    ("LAYOUT=16", "LAYOUT=16: the placement layout is a number from 0 to 15"),
+    ("VARIANT=../mm", f"VARIANT=../mm: a variant is a name (variants: {VARIANTS})"),
+    ("MM=tests", "tests is a folder: the allocator is one .c file"),
+    ("MM=README.md", "README.md: the allocator is a .c file"),
+])
+def test_every_build_setting_is_checked_before_any_compiler_runs(setting, message):
+    """SANITIZE=0 once built a sanitized driver (any non-empty value did), VARIANT=../mm built into a
+    folder at the kit's top, and a folder as MM ended in a linker error."""
+    done = make("driver", setting)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == f"make: {message}"
+    assert "No rule to make target" not in done.stderr
+
+
+def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
+    source = tmp_path / "sp ace.c"
+    source.write_text((KIT / "mm.c").read_text())
+    done = make("driver", f"MM={source}")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().endswith(f"MM='{source}': make cannot build a path with spaces; copy the file to one "
+                                        "without.  Stop.")
+    assert "Circular" not in done.stderr
