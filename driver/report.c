@@ -79,10 +79,27 @@ static void print_output(FILE *out, const child_result_t *res)
     }
 }
 
+/* NAME in a column WIDTH characters wide, cut or padded by characters, not
+ * bytes: a UTF-8 name (a trace file named in any language) keeps the table's
+ * columns in line and is never cut inside a character. */
+static void print_column(FILE *out, const char *name, int width)
+{
+    int shown = 0;
+    const char *p = name;
+    for (; *p; p++) {
+        bool starts_char = ((unsigned char)*p & 0xC0) != 0x80;
+        if (starts_char && shown++ == width)
+            break;
+    }
+    fprintf(out, "%.*s%*s", (int)(p - name), name, width - (shown > width ? width : shown), "");
+}
+
 static void print_row(FILE *out, const options_t *o, const trace_run_t *r, size_t i)
 {
     const child_report_t *rep = &r->result.report;
-    fprintf(out, "%3zu  %-22.22s %-17s", i, r->name, outcome_name(r->outcome));
+    fprintf(out, "%3zu  ", i);
+    print_column(out, r->name, 22);
+    fprintf(out, " %-17s", outcome_name(r->outcome));
     if (rep->has_util)
         fprintf(out, " %6.1f%% %6.1f%%", 100 * rep->util.util, 100 * rep->util.ideal);
     else

@@ -309,3 +309,16 @@ def test_every_spelling_of_an_op_reads_the_same(tmp_path):
     keys = ("ops", "peak_payload", "heap_high_water", "utilization")
     assert [a[k] for k in keys] == [b[k] for k in keys]
     assert a["ops"] == len(ops)
+
+
+def test_a_utf8_trace_name_keeps_the_table_in_line(tmp_path, driver):
+    """The name column is cut and padded by characters: byte counts had shifted a UTF-8 name's row."""
+    names = ["plain", "café-ünïcode", "é" * 30]
+    for name in names:
+        good(tmp_path, name)
+    r = run(driver, "-t", tmp_path, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    rows = [line for line in r.out.splitlines() if line[:3].strip().isdigit()]
+    assert len(rows) == 3
+    assert {row.index(" ok ") for row in rows} == {5 + 22}              # the result column starts alike
+    assert any(("é" * 22) + " ok " in row for row in rows)            # cut at 22 characters, none split
