@@ -72,6 +72,27 @@ def _status(code: int) -> str:
     return f"exited {code}"
 
 
+PID_MAX = Path("/proc/sys/kernel/pid_max")
+PID_LIMIT = 1 << 22            # Linux's largest pid_max, where /proc does not say
+
+
+def pid_max() -> int:
+    try:
+        return int(PID_MAX.read_text())
+    except (OSError, ValueError):
+        return PID_LIMIT
+
+
+def check_process(process: str) -> None:
+    """Refuse a --process no recording could match, before the program runs."""
+    if process in ("largest", "first"):
+        return
+    if not process.isdigit():
+        raise RecordError(f"process '{process}' is not largest, first or a pid")
+    if not 0 < int(process) <= pid_max():
+        raise RecordError(f"process {process} is not a possible pid (1..{pid_max()})")
+
+
 def _pick(logs: list[RawLog], process: str) -> RawLog:
     if process == "largest":
         return max(logs, key=lambda g: len(g.events))
@@ -86,6 +107,7 @@ def _pick(logs: list[RawLog], process: str) -> RawLog:
 def record(command: list[str], process: str = "largest", timeout: float | None = None,
            env: dict[str, str] | None = None, **convert_args) -> Recording:
     """Run command with the recorder and convert the chosen process's log."""
+    check_process(process)
     lib = build_recorder()
     with tempfile.TemporaryDirectory(prefix="mmtrace-") as tmp:
         run_env = dict(os.environ if env is None else env)

@@ -174,6 +174,17 @@ def test_a_missing_command_is_one_line(tmp_path):
     assert not (tmp_path / "x.rep").exists()
 
 
+@pytest.mark.parametrize("process", ["bogus", "0", "99999999"])
+def test_an_impossible_process_is_refused_before_the_program_runs(tmp_path, process):
+    ran = tmp_path / "ran"
+    done = _cli("record", "--process", process, "-o", str(tmp_path / "x.rep"), "--",
+                "sh", "-c", f"touch {ran}")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmtrace: record: process ") and process in lines[0]
+    assert not ran.exists() and not (tmp_path / "x.rep").exists()
+
+
 def test_sizes_are_capped_and_blocks_over_budget_left_out(tmp_path):
     src = r"""
     #include <stdlib.h>
