@@ -16,7 +16,7 @@ import click
 from .gen import PATTERNS, PatternError, generate
 from .linter import ERROR, TraceError, fixed, lint, read_trace
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
-from .recipe import RecipeError, comments, load_recipe, make_trace, write_entry
+from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
 from .trace import (CLASSIC, LAB64, MAX_HEAP, ORDERS, SUGGESTED_HEAP, Header, Trace, format_trace,
                     read_bytes, write_trace)
@@ -322,8 +322,7 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         chosen = r.select(tuple(groups), tuple(names))
     except RecipeError as e:
         _fail(str(e))
-    folder = Path(out_dir) if out_dir else r.folder
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = _folder(Path(out_dir) if out_dir else r.folder)
     differ = []
     for e in chosen:
         if e.recorded:
@@ -336,12 +335,22 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
             if not have.exists() or read_bytes(have) != want:
                 differ.append(e.file)
             continue
-        path = write_entry(e, folder)
+        path = folder / e.file
+        _write(str(path), make_trace(e), comments(e))
         click.echo(f"{path}")
     if verify:
         if differ:
             _fail(f"these traces differ from their recipe: {', '.join(differ)}", 1)
         click.echo(f"{sum(not e.recorded for e in chosen)} generated traces match the recipe")
+
+
+def _folder(folder: Path) -> Path:
+    """FOLDER, made if missing; a one-line error if it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _fail(f"{folder}: cannot make the folder ({e.strerror or e})")
+    return folder
 
 
 def _record_entry(e, folder: Path) -> None:
@@ -353,7 +362,7 @@ def _record_entry(e, folder: Path) -> None:
     except RecordError as err:
         _fail(f"record {e.name}: {err}")
     out = folder / e.file
-    write_trace(out, rec.trace, [f"{e.name}: {e.stresses}",
+    _write(str(out), rec.trace, [f"{e.name}: {e.stresses}",
                                  f"recorded from: {' '.join(e.command)}", rec.report.summary()])
     click.echo(f"{out}: {rec.report.summary()}")
 

@@ -4,16 +4,22 @@ command to record.  `make traces` regenerates the generated ones byte for byte.
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gen import PATTERNS, PatternError, coerce_params, generate
+from .record import RecordError, check_process
 from .trace import ORDERS, Trace, write_trace
 
 
 class RecipeError(ValueError):
-    """A recipe that cannot be used; str() names the file and the entry."""
+    """A recipe that cannot be used; str() names the file and the entry, in one line
+    (a value quoted from the recipe may hold a newline)."""
+
+    def __init__(self, message: str):
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 @dataclass(frozen=True)
@@ -68,18 +74,43 @@ class Recipe:
                 if (not groups or e.group in groups) and (not names or e.name in names)]
 
 
-_KEYS = {"name", "group", "stresses", "pattern", "seed", "params", "header", "weight",
-         "command", "process", "max_ops", "skip", "gzip"}
+# Each key's TOML type, and how an error names it.
+_TYPES = {"name": (str, "a string"), "group": (str, "a string"), "stresses": (str, "a string"),
+          "pattern": (str, "a string"), "seed": (int, "an integer"), "params": (dict, "a table"),
+          "header": (str, "a string"), "weight": (int, "an integer"),
+          "command": (list, "a list of strings"), "process": (str, "a string"),
+          "max_ops": (int, "an integer"), "skip": (int, "an integer"), "gzip": (bool, "true or false")}
+# A name becomes a file in the suite's folder: a plain stem, never a path out of it.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 
-def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
-    where = f"{path}: trace #{n + 1} ({raw.get('name', '?')})"
-    unknown = set(raw) - _KEYS
+def _toml_type(value: object) -> str:
+    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _check_types(where: str, raw: dict) -> None:
+    unknown = set(raw) - set(_TYPES)
     if unknown:
         raise RecipeError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    for key, value in raw.items():
+        want, what = _TYPES[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise RecipeError(f"{where}: '{key}' must be {what}, not {_toml_type(value)}")
+    if not all(isinstance(c, str) and c for c in raw.get("command", [])):
+        raise RecipeError(f"{where}: 'command' must be a list of non-empty strings")
+    for key in ("max_ops", "skip"):
+        if raw.get(key, 0) < 0:
+            raise RecipeError(f"{where}: '{key}' must be 0 or more")
+
+
+def _check_fields(where: str, raw: dict, groups: dict[str, str]) -> None:
     for key in ("name", "group", "stresses"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
+        if not raw.get(key):
             raise RecipeError(f"{where}: '{key}' must be a non-empty string")
+    if not _NAME.fullmatch(raw["name"]):
+        raise RecipeError(f"{where}: 'name' must be a plain file name (letters, digits, '.', '_', "
+                          "'+', '-'; no '/', not starting with '.')")
     if raw["group"] not in groups:
         raise RecipeError(f"{where}: group '{raw['group']}' is not in [groups]")
     if bool(raw.get("pattern")) == bool(raw.get("command")):
@@ -88,15 +119,31 @@ def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
         raise RecipeError(f"{where}: header must be one of {', '.join(ORDERS)}")
     if raw.get("weight", 1) not in (0, 1, 2, 3):
         raise RecipeError(f"{where}: weight must be 0, 1, 2 or 3")
+    try:
+        check_process(raw.get("process", "largest"))
+    except RecordError as e:
+        raise RecipeError(f"{where}: {e}") from None
+
+
+def _check_pattern(where: str, raw: dict) -> None:
+    if raw["pattern"] not in PATTERNS:
+        raise RecipeError(f"{where}: no pattern '{raw['pattern']}'")
+    if "seed" not in raw:
+        raise RecipeError(f"{where}: a generated trace needs an integer 'seed'")
+    try:
+        coerce_params(PATTERNS[raw["pattern"]], raw.get("params", {}))
+    except PatternError as e:
+        raise RecipeError(f"{where}: {e}") from None
+
+
+def _entry(path: Path, n: int, raw: object, groups: dict[str, str]) -> Entry:
+    if not isinstance(raw, dict):
+        raise RecipeError(f"{path}: trace #{n + 1} must be a table ([[trace]])")
+    where = f"{path}: trace #{n + 1} ({raw.get('name', '?')})"
+    _check_types(where, raw)
+    _check_fields(where, raw, groups)
     if raw.get("pattern"):
-        if raw["pattern"] not in PATTERNS:
-            raise RecipeError(f"{where}: no pattern '{raw['pattern']}'")
-        if not isinstance(raw.get("seed"), int):
-            raise RecipeError(f"{where}: a generated trace needs an integer 'seed'")
-        try:
-            coerce_params(PATTERNS[raw["pattern"]], raw.get("params", {}))
-        except PatternError as e:
-            raise RecipeError(f"{where}: {e}") from None
+        _check_pattern(where, raw)
     ext = ".rep.gz" if raw.get("gzip") else ".rep"
     return Entry(name=raw["name"], group=raw["group"], stresses=raw["stresses"],
                  file=raw["name"] + ext, pattern=raw.get("pattern", ""),
@@ -104,6 +151,23 @@ def _entry(path: Path, n: int, raw: dict, groups: dict[str, str]) -> Entry:
                  header=raw.get("header", "classic"), weight=raw.get("weight", 1),
                  command=tuple(raw.get("command", ())), process=raw.get("process", "largest"),
                  max_ops=raw.get("max_ops", 0), skip=raw.get("skip", 0))
+
+
+def _groups(path: Path, raw: dict) -> dict[str, str]:
+    groups = raw.get("groups", {})
+    if not isinstance(groups, dict) or not groups:
+        raise RecipeError(f"{path}: needs a [groups] table (name = \"what it is for\")")
+    for g, what in groups.items():
+        if not isinstance(what, str):
+            raise RecipeError(f"{path}: [groups] '{g}' must be a string (what the group is for)")
+    return groups
+
+
+def _traces(path: Path, raw: dict) -> list:
+    traces = raw.get("trace", [])
+    if not isinstance(traces, list):
+        raise RecipeError(f"{path}: 'trace' must be an array of tables ([[trace]] sections)")
+    return traces
 
 
 def load_recipe(path: Path) -> Recipe:
@@ -114,10 +178,8 @@ def load_recipe(path: Path) -> Recipe:
         raise RecipeError(f"{path}: cannot read: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise RecipeError(f"{path}: not valid TOML: {e}") from None
-    groups = raw.get("groups", {})
-    if not isinstance(groups, dict) or not groups:
-        raise RecipeError(f"{path}: needs a [groups] table (name = \"what it is for\")")
-    entries = tuple(_entry(path, n, t, groups) for n, t in enumerate(raw.get("trace", [])))
+    groups = _groups(path, raw)
+    entries = tuple(_entry(path, n, t, groups) for n, t in enumerate(_traces(path, raw)))
     names = [e.name for e in entries]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

@@ -130,6 +130,30 @@ def test_bad_input_is_one_line(tmp_path, args, code, words):
     _one_line_error(mmtrace(*args, cwd=tmp_path), code, *words)
 
 
+RECIPE_HEAD = '[groups]\ng = "G"\n[[trace]]\ngroup = "g"\nstresses = "s"\npattern = "binary"\nseed = 1\n'
+
+
+@pytest.mark.parametrize("fields, words", [
+    ('name = "x"\nparams = 5\n', ["trace #1 (x): 'params' must be a table"]),
+    ('name = "../../escape"\n', ["trace #1 (../../escape): 'name' must be a plain file name"]),
+    ('name = "sub/x"\n', ["trace #1 (sub/x): 'name' must be a plain file name"]),
+])
+def test_suite_refuses_a_broken_recipe_in_one_line_and_writes_nothing(tmp_path, fields, words):
+    folder = tmp_path / "a" / "b"
+    folder.mkdir(parents=True)
+    recipe = folder / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + fields)
+    _one_line_error(mmtrace("suite", str(recipe), cwd=tmp_path), 2, str(recipe), *words)
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["recipe.toml"]
+
+
+def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    _one_line_error(mmtrace("suite", str(recipe), "-o", "/proc/mmtrace-x"), 2,
+                    "/proc/mmtrace-x: cannot make the folder")
+
+
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
     marker = tmp_path / "ran"
     done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)

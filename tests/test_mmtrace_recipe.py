@@ -2,6 +2,7 @@
 README table is measured, and every trace fits the simulated heap."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,40 @@ def test_recipe_mistakes_are_named(tmp_path):
     twice = f"[[trace]]\n{ok}pattern = \"binary\"\nseed = 1\n" * 2
     assert "used twice" in _bad(tmp_path, twice)
     assert "not valid TOML" in _bad(tmp_path, "[[trace\n")
+
+
+@pytest.mark.parametrize("body, message", [
+    ('name = "x"\npattern = "binary"\nseed = 1\nparams = 5\n', "(x): 'params' must be a table, not an integer"),
+    ('name = "x"\npattern = "binary"\nseed = "1"\n', "(x): 'seed' must be an integer, not a string"),
+    ('name = "x"\npattern = "binary"\nseed = true\n', "(x): 'seed' must be an integer, not true/false"),
+    ('name = "x"\npattern = "binary"\nseed = 1\nweight = true\n', "(x): 'weight' must be an integer"),
+    ('name = "x"\npattern = "binary"\nseed = 1\ngzip = "yes"\n', "(x): 'gzip' must be true or false, not a string"),
+    ('name = "x"\npattern = "binary"\nseed = 1\nheader = 1\n', "(x): 'header' must be a string"),
+    ('name = "x"\ncommand = "ls"\n', "(x): 'command' must be a list of strings, not a string"),
+    ('name = "x"\ncommand = ["ls", 3]\n', "(x): 'command' must be a list of non-empty strings"),
+    ('name = "x"\ncommand = ["ls"]\nmax_ops = -1\n', "(x): 'max_ops' must be 0 or more"),
+    ('name = "x"\ncommand = ["ls"]\nskip = 1.5\n', "(x): 'skip' must be an integer, not a number"),
+    ('name = "x"\ncommand = ["ls"]\nprocess = "biggest"\n', "(x): process 'biggest' is not largest"),
+    ('name = "x"\ncommand = ["ls"]\nprocess = 12\n', "(x): 'process' must be a string"),
+    ('name = "sub/x"\npattern = "binary"\nseed = 1\n', "(sub/x): 'name' must be a plain file name"),
+    ('name = "../../escape"\npattern = "binary"\nseed = 1\n', "(../../escape): 'name' must be a plain file name"),
+    ('name = ".."\npattern = "binary"\nseed = 1\n', "(..): 'name' must be a plain file name"),
+    ('name = ""\npattern = "binary"\nseed = 1\n', "'name' must be a non-empty string"),
+    ('name = 7\npattern = "binary"\nseed = 1\n', "'name' must be a string, not an integer"),
+    ('name = "x"\npattern = "a\\nb"\nseed = 1\n', "(x): no pattern 'a\\nb'"),
+])
+def test_every_field_is_type_checked(tmp_path, body, message):
+    got = _bad(tmp_path, f'[[trace]]\ngroup = "g"\nstresses = "s"\n{body}')
+    assert "trace #1" in got and message in got and "\n" not in got
+
+
+@pytest.mark.parametrize("text, message", [
+    ('trace = 3\n[groups]\ng = "a"\n', "'trace' must be an array of tables"),
+    ('trace = [3]\n[groups]\ng = "a"\n', "trace #1 must be a table"),
+    ('[groups]\ng = 1\n', "[groups] 'g' must be a string"),
+])
+def test_the_recipe_shape_is_checked(tmp_path, text, message):
+    p = tmp_path / "r.toml"
+    p.write_text(text)
+    with pytest.raises(RecipeError, match=re.escape(f"{p}: {message}")):
+        load_recipe(p)

@@ -101,6 +101,17 @@ def test_bad_input_is_one_line(args, message):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_a_broken_recipe_is_one_line(tmp_path):
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text('[groups]\ng = "G"\n[[trace]]\nname = "x"\ngroup = "g"\nstresses = "s"\n'
+                      'pattern = "binary"\nseed = 1\nparams = 5\n')
+    done = _tool("--recipe", str(recipe), "--out", str(tmp_path / "s.md"), "--seeds-dir", str(tmp_path / "sd"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [f"Error: {recipe}: trace #1 (x): 'params' must be a table, "
+                                                "not an integer"]
+    assert not (tmp_path / "s.md").exists()
+
+
 def test_a_failed_variant_keeps_the_others_results(tmp_path, monkeypatch):
     real = results_seeds.run_variant
 
