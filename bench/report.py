@@ -15,9 +15,9 @@ def source_note(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "benc
     edited since."""
     try:
         head = subprocess.run(["git", "-C", str(kit), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
+                              text=True, errors="replace", timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(kit), "status", "--porcelain", "--", *sources],
-                               capture_output=True, text=True, timeout=10).stdout.split("\n")
+                               capture_output=True, text=True, errors="replace", timeout=10).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return ""
     if not head:

@@ -34,13 +34,13 @@ def _big_trace(out: Path, ops: int) -> Path:
 
 def _driver(variant: str) -> Path:
     done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}"],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, errors="replace", check=True)
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
 def _parse_rate(driver: Path, trace: Path) -> float:
     done = subprocess.run([str(driver), "--parse-only", "-f", str(trace)], capture_output=True,
-                          text=True, check=True)
+                          text=True, errors="replace", check=True)
     total = [line for line in done.stdout.splitlines() if line.startswith("total")][0]
     return float(total.split("Mops/s (cpu)")[0].split()[-1])
 

@@ -40,7 +40,7 @@ def build_recorder(out: Path | None = None) -> Path:
     tmp = out.with_name(f".{out.name}.{os.getpid()}")
     cmd = [os.environ.get("CC", "cc"), "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
            "-o", str(tmp), str(SOURCE), "-lpthread"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise RecordError(f"cannot build the recorder: {last}")

@@ -183,6 +183,20 @@ def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
         assert "does not build" in done.stderr and "error:" in done.stderr and "***" not in done.stderr
 
 
+@pytest.mark.parametrize("source", [
+    b'#include "mm.h"\nint mm_init(void) { return "caf\xe9" syntax error; }\n',   # Latin-1 in the error line
+    bytes(range(256)) * 8,                                                          # not C at all
+])
+def test_compiler_output_that_is_not_utf8_is_one_line(tmp_path, source):
+    _suite(tmp_path)
+    bad = tmp_path / "latin.c"
+    bad.write_bytes(source)
+    done = _compare(tmp_path, str(bad), "segregated", "--seeds", "0", "--speed-runs", "0")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {bad} does not build") and "error" in lines[0]
+
+
 def test_an_empty_suite_folder_is_one_line(tmp_path):
     (tmp_path / "suite").mkdir()
     done = _compare(tmp_path, "segregated", "best")

@@ -158,7 +158,7 @@ def make_driver(alloc_args: list[str], alignment: int, what: str, target: str = 
     (KIT / "build").mkdir(exist_ok=True)
     with FileLock(str(KIT / "build" / ".make.lock")):   # the tests build in the same folders
         done = subprocess.run(["make", "-s", f"-j{JOBS}", "-C", str(KIT), target, *alloc_args,
-                               f"ALIGNMENT={alignment}"], capture_output=True, text=True)
+                               f"ALIGNMENT={alignment}"], capture_output=True, text=True, errors="replace")
     if done.returncode != 0:            # the compiler's error, not make's closing "*** Error 1"
         raise click.ClickException(f"{what} does not build at alignment {alignment}: "
                                    + (first_error(done.stderr) or "?"))
@@ -180,7 +180,7 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     for f in files:
         args += ["-f", str(f)]
     started = time.monotonic()
-    done = subprocess.run(args, capture_output=True, text=True)
+    done = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if done.returncode not in (0, 1) or not partial.exists():
         raise click.ClickException(f"{'mmreplay' if samples is None else 'mdriver'} failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
