@@ -185,7 +185,8 @@ def stats(files, as_json, plot, plot_dir):
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
-              "unreplayable ops dropped) as NAME.fixed.rep beside each file, or to -o.")
+              "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
+              "beside each file, or to -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
 @click.option("--max-heap", type=click.IntRange(min=1), default=MAX_HEAP, show_default=True,
               help="Largest size a request may have.")

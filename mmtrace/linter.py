@@ -21,6 +21,7 @@ ERROR, WARNING = "error", "warning"
 _OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
 # The driver's limit on the header's number of ids, and its names for the header's numbers (driver/trace.c).
 MAX_IDS = 1 << 26
+FIXED_WEIGHT = 1     # a fixed copy's weight when the file's is out of range: scored both ways
 HEADER_FIELDS = ("header field 1", "the number of ids", "the number of ops", "header field 4")
 
 
@@ -190,6 +191,8 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
         if i >= header.ids:
             L.say(lineno, ERROR, f"id {i} out of range: the header says {header.ids} ids "
                   f"(0..{header.ids - 1})")
+            if i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
+                continue
         if s > max_heap:
             L.say(lineno, ERROR, f"size {s} out of range: larger than the maximum heap "
                   f"({max_heap} bytes)")
@@ -246,7 +249,8 @@ def read_trace(path: Path, max_heap: int = MAX_HEAP) -> Trace:
 
 
 def fixed(result: LintResult) -> Trace | None:
-    """A replayable copy: the kept ops, frees for never-freed blocks, counts recomputed."""
+    """A replayable copy: the kept ops, frees for never-freed blocks, counts recomputed, a
+    weight out of range replaced by FIXED_WEIGHT."""
     t = result.trace
     if t is None:
         return None
@@ -257,7 +261,8 @@ def fixed(result: LintResult) -> Trace | None:
         sizes.append(0)
     h = t.header
     extra = result.peak_bytes if h.order == LAB64 else h.extra
-    return Trace(Header(h.order, h.weight, result.used_ids, len(kinds), extra), kinds, ids, sizes)
+    weight = h.weight if h.weight <= 3 else FIXED_WEIGHT
+    return Trace(Header(h.order, weight, result.used_ids, len(kinds), extra), kinds, ids, sizes)
 
 
 __all__ = ["CLASSIC", "LAB64", "LintResult", "Problem", "TraceError", "fixed", "lint",

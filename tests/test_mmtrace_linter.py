@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,41 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
     assert again.trace.header.ids == 3 and again.trace.header.ops == 7
     done = subprocess.run([str(driver), "--parse-only", "-f", str(out)], capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+# Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
+UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64"}
+# Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
+MORE_TO_FIX = {
+    "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
+    "id-past-the-drivers-limit": HEAD.format(ids=2, ops=3) + "a 0 8\na 70000000 8\nf 70000000\n",
+    "id-past-uint32": HEAD.format(ids=2, ops=2) + "a 99999999999 8\nf 0\n",
+    "never-freed": HEAD.format(ids=2, ops=2) + "a 0 8\na 1 8\n",
+    "ids-count": HEAD.format(ids=9, ops=2) + "a 0 8\nf 0\n",
+    "lab64-peak": "1\n1\n2\n999\na 0 100\nf 0\n",
+    "op-on-the-header-line": "20000000 2 3 1 a 0 8\nf 0\n",
+    "gzip": HEAD.format(ids=2, ops=1) + "a 0 8\nf 0\n",
+}
+FIXABLE = {**{k: v[0] for k, v in DEFECTS.items() if k not in UNFIXABLE}, **MORE_TO_FIX}
+
+
+@pytest.mark.parametrize("name", sorted(FIXABLE))
+def test_check_fix_writes_a_copy_the_driver_accepts(tmp_path, driver, name):
+    path = _write(tmp_path, name, FIXABLE[name])
+    assert lint(path).problems
+    out = tmp_path / ("fixed.rep.gz" if name == "gzip" else "fixed.rep")
+    done = subprocess.run([sys.executable, "-m", "mmtrace", "check", "--fix", "-o", str(out), str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"fixed copy written to {out}" in done.stdout, done.stdout + done.stderr
+    assert not lint(out).problems, lint(out).problems
+    parsed = subprocess.run([str(driver), "--parse-only", "-f", str(out)], capture_output=True, text=True)
+    assert parsed.returncode == 0, parsed.stderr
+
+
+@pytest.mark.parametrize("name", sorted(UNFIXABLE))
+def test_check_fix_writes_nothing_when_there_is_no_header(tmp_path, name):
+    path = _write(tmp_path, name, DEFECTS[name][0])
+    assert fixed(lint(path)) is None
 
 
 def test_the_numpy_reader_agrees_with_the_line_reader(tmp_path, monkeypatch):
