@@ -52,6 +52,15 @@ def _writable(path: str) -> Path:
     return out
 
 
+def _folder(folder: Path, why: str = "cannot make the folder") -> Path:
+    """FOLDER, made if missing, before any work; a one-line error if it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _fail(f"{folder}: {why} ({e.strerror or e})")
+    return folder
+
+
 def _write(path: str, trace: Trace, comments: list[str] | None = None) -> None:
     try:
         write_trace(Path(path), trace, comments)
@@ -154,31 +163,47 @@ def gen(pattern, seed, params, header, weight, output, list_):
 @click.option("--plot", is_flag=True, help="Also write NAME.png: size histogram, live bytes over time.")
 @click.option("--plot-dir", type=click.Path(file_okay=False), default=".", show_default=True)
 def stats(files, as_json, plot, plot_dir):
-    """Ops, ids, request sizes and peak live payload of each trace.
+    """Ops, ids, request sizes and peak live payload of each trace.  A file that cannot be
+    read is named on stderr and the others are still measured (exit 2 at the end).
 
     \b
     Example:
       mmtrace stats traces/classic-random.rep --plot --plot-dir build/plots
     """
+    if plot:
+        _folder(Path(plot_dir), "cannot write the plot there")
     out = {}
+    failed = False
     for f in files:
-        trace = _read(f)
+        try:
+            trace = read_trace(Path(f))
+        except TraceError as e:
+            click.echo(f"mmtrace: {e}", err=True)
+            failed = True
+            continue
         s = measure(trace)
         out[f] = s.to_json()
         if not as_json:
             click.echo("\n".join(render(f, s)))
         if plot:
-            from .plot import plot_trace
-            name = Path(f).name.split(".rep")[0]
-            try:
-                Path(plot_dir).mkdir(parents=True, exist_ok=True)
-                png = plot_trace(name, trace, Path(plot_dir) / f"{name}.png")
-            except OSError as e:
-                _fail(f"{plot_dir}: cannot write the plot there ({e.strerror or e})")
-            if not as_json:
-                click.echo(f"  plot: {png}")
+            failed |= not _plot(f, trace, Path(plot_dir), as_json)
     if as_json:
         click.echo(json.dumps(out, indent=1))
+    sys.exit(2 if failed else 0)
+
+
+def _plot(f: str, trace: Trace, folder: Path, quiet: bool) -> bool:
+    """Write F's plot into FOLDER; False (and a line on stderr) if it cannot be written."""
+    from .plot import plot_trace
+    name = Path(f).name.split(".rep")[0]
+    try:
+        png = plot_trace(name, trace, folder / f"{name}.png")
+    except OSError as e:
+        click.echo(f"mmtrace: {folder}: cannot write the plot there ({e.strerror or e})", err=True)
+        return False
+    if not quiet:
+        click.echo(f"  plot: {png}")
+    return True
 
 
 # ------------------------------------------------------------------ check
@@ -343,15 +368,6 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         if differ:
             _fail(f"these traces differ from their recipe: {', '.join(differ)}", 1)
         click.echo(f"{sum(not e.recorded for e in chosen)} generated traces match the recipe")
-
-
-def _folder(folder: Path) -> Path:
-    """FOLDER, made if missing; a one-line error if it cannot be."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        _fail(f"{folder}: cannot make the folder ({e.strerror or e})")
-    return folder
 
 
 def _record_entry(e, folder: Path) -> None:

@@ -154,6 +154,22 @@ def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
                     "/proc/mmtrace-x: cannot make the folder")
 
 
+def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
+    ok = tmp_path / "ok.rep"
+    ok.write_text("20000\n2\n4\n1\na 0 16\na 1 32\nf 0\nf 1\n")
+    bad = tmp_path / "idrange.rep"
+    bad.write_text("20000\n2\n2\n1\na 5 16\nf 5\n")
+    done = mmtrace("stats", "--json", str(ok), str(bad), str(tmp_path / "none.rep"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert list(json.loads(done.stdout)) == [str(ok)]
+    assert done.stderr.strip().splitlines() == [f"mmtrace: {bad}:5: id 5 out of range: the header says 2 ids (0..1)",
+                                                f"mmtrace: {tmp_path / 'none.rep'}:1: cannot read: No such file or "
+                                                "directory"]
+    done = mmtrace("stats", str(ok), str(tmp_path / "none.rep"), str(ok))
+    assert done.returncode == 2 and done.stdout.count(f"{ok}\n") == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
     marker = tmp_path / "ran"
     done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)
