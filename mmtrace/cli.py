@@ -229,9 +229,13 @@ def check(files, fix, output, max_heap, quiet):
         _fail("-o works with one file")
     if fix and output:
         _writable(output)
-    bad = unfixed = False
+    bad = unfixed = unreadable = False
     for f in files:
         r = lint(Path(f), max_heap)
+        if r.unreadable:             # bad input, not a trace with problems: stderr, exit 2
+            click.echo(f"mmtrace: {r.problems[0]}", err=True)
+            unreadable = True
+            continue
         for p in r.problems:
             if p.severity == ERROR or not quiet:
                 click.echo(str(p))
@@ -245,7 +249,7 @@ def check(files, fix, output, max_heap, quiet):
             dest = Path(output) if output else _fixed_name(Path(f))
             _write(str(dest), t)
             click.echo(f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
-    sys.exit(1 if unfixed or (bad and not fix) else 0)
+    sys.exit(2 if unreadable else 1 if unfixed or (bad and not fix) else 0)
 
 
 def _fixed_name(path: Path) -> Path:
@@ -422,11 +426,15 @@ def readme(recipe, check_only):
     from .readme import measure_suite, table, updated
     r = _recipe(recipe)
     path = r.folder / "README.md"
+    if check_only and not path.exists():
+        _fail(f"{path}: no README.md to check; run `mmtrace readme {recipe}` to write it", 1)
     try:
         lines = table(r, measure_suite(r))
+        old = path.read_text() if path.exists() else ""
     except TraceError as e:
         _fail(str(e))
-    old = path.read_text() if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
     new = updated(old, lines)
     if check_only:
         if new != old:
@@ -434,7 +442,10 @@ def readme(recipe, check_only):
         click.echo(f"{path}: table up to date")
         return
     if new != old:
-        path.write_text(new)
+        try:
+            path.write_text(new)
+        except OSError as e:
+            _fail(f"{path}: cannot write ({e.strerror or e})")
     click.echo(f"{path}: table of {len(r.entries)} traces")
 
 

@@ -7,6 +7,7 @@ recomputed, ops that cannot be replayed dropped, never-freed blocks freed.
 """
 from __future__ import annotations
 
+import gzip
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,7 @@ class LintResult:
     never_freed: tuple[int, ...]
     used_ids: int = 0
     peak_bytes: int = 0
+    unreadable: bool = False    # the file could not be read at all (missing, a folder, a device)
 
     @property
     def errors(self) -> list[Problem]:
@@ -72,6 +74,7 @@ class _Lint:
         self.max_heap = max_heap
         self.stop = stop_at_error
         self.problems: list[Problem] = []
+        self.unreadable = False
 
     def say(self, line: int, severity: str, message: str) -> None:
         p = Problem(self.name, line, severity, message)
@@ -83,7 +86,9 @@ class _Lint:
         try:
             return read_bytes(path)
         except (OSError, EOFError, zlib.error) as e:
-            what = "cannot read" if isinstance(e, OSError) else "damaged gzip data"
+            # gzip's BadGzipFile is an OSError, but the file was read: its content is bad
+            self.unreadable = isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile)
+            what = "cannot read" if self.unreadable else "damaged gzip data"
             self.say(1, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
             return None
 
@@ -147,7 +152,7 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
     L = _Lint(path, max_heap, stop)
     data = L.data(path)
     if data is None:
-        return LintResult(tuple(L.problems), None, ())
+        return LintResult(tuple(L.problems), None, (), unreadable=L.unreadable)
     fast = _fast(data, max_heap, stop)
     if fast is not None:
         return fast

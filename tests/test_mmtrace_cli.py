@@ -99,6 +99,9 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
 
 @pytest.mark.parametrize("args,code,words", [
     (["stats", "no/such.rep"], 2, ["no/such.rep:1: cannot read"]),
+    (["check", "no/such.rep"], 2, ["mmtrace: no/such.rep:1: cannot read"]),
+    (["check", "."], 2, ["mmtrace: .:1: cannot read: Is a directory"]),
+    (["check", "--fix", "no/such.rep", "-o", "x.rep"], 2, ["mmtrace: no/such.rep:1: cannot read"]),
     (["check", "--fix", "-o", "x.rep", "a.rep", "b.rep"], 2, ["-o works with one file"]),
     (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:1"]),
     (["gen", "nope", "-o", "x.rep"], 2, ["no pattern 'nope'"]),
@@ -168,6 +171,24 @@ def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
     done = mmtrace("stats", str(ok), str(tmp_path / "none.rep"), str(ok))
     assert done.returncode == 2 and done.stdout.count(f"{ok}\n") == 2
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_check_reads_on_past_an_unreadable_file_and_exits_2(tmp_path):
+    bad = tmp_path / "idrange.rep"
+    bad.write_text("20000\n2\n2\n1\na 5 16\nf 5\n")
+    done = mmtrace("check", "none.rep", str(bad), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["mmtrace: none.rep:1: cannot read: No such file or directory"]
+    assert f"{bad}:5: id 5 out of range" in done.stdout
+
+
+def test_readme_check_says_the_readme_is_missing(tmp_path):
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    _one_line_error(mmtrace("readme", str(recipe), "--check"), 1, f"{tmp_path / 'README.md'}: no README.md to check")
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    assert mmtrace("readme", str(recipe)).returncode == 0
+    assert mmtrace("readme", str(recipe), "--check").returncode == 0
 
 
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
