@@ -93,6 +93,11 @@ def test_table_figures_are_the_drivers(seeded, entry):
     (["--trace", "no-such-trace"], "no trace 'no-such-trace'"),
     (["--recipe", "/nonexistent/recipe.toml"], "/nonexistent/recipe.toml: cannot read"),
     (["--trace", "rec-perl"], "rec-perl is recorded"),
+    # option values and outputs, refused before the page or a seed trace is touched
+    (["--time-limit", "0"], "Invalid value for '--time-limit': 0 is not in the range 1<=x<=86400"),
+    (["--seeds", "0"], "Invalid value for '--seeds'"),
+    (["--trace", TRACE, "--out", "/proc/mmtrace-x/s.md"], "/proc/mmtrace-x: cannot make the folder"),
+    (["--trace", TRACE, "--seeds-dir", "/proc/mmtrace-x"], "/proc/mmtrace-x: cannot make the folder"),
 ])
 def test_bad_input_is_one_line(args, message):
     done = _tool(*args)
@@ -128,6 +133,21 @@ def test_a_failed_variant_keeps_the_others_results(tmp_path, monkeypatch):
     assert done.exit_code == 1 and "Error: mdriver failed for best: simulated" in done.output
     md = out.read_text()
     assert f"## `{VARIANT}`" in md and f"| {TRACE} |" in md and "Not measured: `best`" in md
+
+
+def test_a_page_of_nothing_measured_is_not_written(tmp_path, monkeypatch):
+    def run_variant(variant, *args):
+        raise click.ClickException(f"mdriver failed for {variant}: simulated")
+
+    monkeypatch.setattr(results_seeds, "run_variant", run_variant)
+    out = tmp_path / "out.md"
+    out.write_text("the last good page\n")
+    done = CliRunner().invoke(results_seeds.main, ["--trace", TRACE, "--variant", VARIANT, "--seeds", "1",
+                                                   "--seeds-dir", str(tmp_path / "s"), "--out", str(out)])
+    assert done.exit_code == 1 and "wrote" not in done.output
+    assert "Error: mdriver failed for segregated: simulated" in done.output
+    assert f"Error: nothing was measured; {out} is left as it was" in done.output
+    assert out.read_text() == "the last good page\n"
 
 
 def test_a_failed_trace_counts_zero_and_is_named():

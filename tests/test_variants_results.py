@@ -163,6 +163,23 @@ def test_cli_bad_input_is_one_line(args, message):
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--samples", "0"], "Error: Invalid value for '--samples': 0 is not in the range 1<=x<=25."),
+    (["--samples", "26"], "Error: Invalid value for '--samples': 26 is not in the range"),
+    (["--time-limit", "0"], "Error: Invalid value for '--time-limit': 0 is not in the range 1<=x<=86400."),
+    (["--repeats", "0"], "Error: Invalid value for '--repeats'"),
+    (["--variant", "best", "--rerun", "bset"], "Error: --rerun bset: not among the variants measured"),
+    (["--out", "/proc/mmtrace-x"], "Error: /proc/mmtrace-x: cannot make the folder"),
+])
+def test_cli_bad_options_are_one_line_before_any_work(tmp_path, args, message):
+    done = subprocess.run([_python(), "tools/results.py", "--cache", str(tmp_path / "cache"), *args], cwd=KIT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message), done.stderr
+    assert "measuring" not in done.stderr and not list((tmp_path / "cache").glob("*.json"))
+
+
 def test_claims_explain_exceptions_to_a_claim_that_holds():
     first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
     best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)

@@ -38,6 +38,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from options import TIME_LIMIT, OneLineCommand, writable_file, writable_folder  # noqa: E402
 from results import KIT, make_driver, run_driver  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
@@ -370,7 +371,7 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 
 # ---------------------------------------------------------------- the CLI
 
-@click.command(epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
+@click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
 @click.option("--traces", "traces_dir", default="traces", show_default=True,
@@ -389,7 +390,8 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
               help="utilization (suite, held-out, layouts) from mmreplay, in-process, instead of mdriver: "
                    "the same figures for an allocator that passes mdriver, in a fraction of the time; "
                    "throughput still from mdriver, which remains the judge")
-@click.option("--time-limit", default=60, show_default=True, help="per-trace limit in seconds (-T)")
+@click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
+              help="per-trace limit in seconds (-T)")
 @click.option("--work-dir", default="build/compare", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
@@ -402,6 +404,9 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
                                          for p in (traces_dir, recipe_path, work_dir))
     a, b = allocator(a_spec), allocator(b_spec)
     suite = suite_traces(traces_dir)
+    writable_folder(work_dir)
+    if json_out:
+        writable_file(json_out)
     held = held_out_traces(recipe_path, names, k, work_dir / "seeds")
     tool = FAST if fast else JUDGE
     programs = build_both(a, b, int(alignment), work_dir, tool=tool)

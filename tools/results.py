@@ -34,6 +34,7 @@ sys.path.insert(1, str(KIT))
 
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
+from options import SAMPLES, TIME_LIMIT, OneLineCommand, writable_folder  # noqa: E402
 from results_claims import claims_section  # noqa: E402
 from results_plots import plot_all  # noqa: E402
 
@@ -176,7 +177,7 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     """Run DRIVER on FILES into OUT (JSON); LABEL names the allocator in errors.  SAMPLES None: no
     timing to ask for (mmreplay, which takes mdriver's -T and --json but not -r)."""
     partial = out.with_suffix(".partial")
-    args = [str(driver), "-T", str(time_limit), *(["-r", str(samples)] if samples else []), "--json", str(partial)]
+    args = [str(driver), "-T", str(time_limit), *(["-r", str(samples)] if samples is not None else []), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
     started = time.monotonic()
@@ -442,7 +443,7 @@ def ordered(names: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------- the CLI
 
-@click.command(epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
+@click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
 @click.option("--traces", "traces_dir", default="traces", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="the trace suite")
 @click.option("--out", "out_dir", default="docs", show_default=True,
@@ -452,9 +453,9 @@ def ordered(names: list[str]) -> list[str]:
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
 @click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
 @click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")
-@click.option("--samples", default=1, show_default=True,
+@click.option("--samples", default=1, show_default=True, type=SAMPLES,
               help="minimum timing samples per trace (-r); the driver still takes the best 3 when time allows")
-@click.option("--time-limit", default=60, show_default=True,
+@click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T); the implicit lists time out on the big recorded traces")
 @click.option("--repeats", default=5, show_default=True, type=click.IntRange(1, 99),
               help="run each variant this many times, in rounds, and show its median run by ratio to libc")
@@ -473,11 +474,14 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
     unknown = [n for n in names if not (KIT / "variants" / f"{n}.c").exists()]
     if unknown:
         raise click.ClickException(f"no such variant: {', '.join(unknown)}")
+    stray = [n for n in rerun if n not in names]
+    if stray:
+        raise click.ClickException(f"--rerun {', '.join(stray)}: not among the variants measured")
     groups = trace_groups(traces_dir)
     if not suite_files(traces_dir, groups):
         raise click.ClickException(f"{traces_dir}: no .rep traces")
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    writable_folder(cache_dir)
+    writable_folder(out_dir)
     plan = [(alignment, suite_files(traces_dir, groups, group)) for alignment, group in ((16, None), (8, "classic"))]
     runs = {16: [], 8: [], **measure_rounds(names, [(a, f) for a, f in plan if f], cache_dir, groups, reuse,
                                             rerun, repeats, repeat_limit, time_limit, samples)}

@@ -26,6 +26,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from options import TIME_LIMIT, OneLineCommand, writable_file, writable_folder  # noqa: E402
 from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
@@ -191,7 +192,7 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-@click.command(epilog="example: .venv/bin/python tools/results_seeds.py --trace realloc-many --variant best")
+@click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results_seeds.py --trace realloc-many --variant best")
 @click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="the suite's recipe")
 @click.option("--trace", "names", multiple=True, help="only this generated trace (repeatable)")
@@ -204,7 +205,8 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
               type=click.Path(file_okay=False, path_type=Path), help="where the seed traces and driver JSON go")
 @click.option("--out", "out_file", default="docs/results-seeds.md", show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="the page to write")
-@click.option("--time-limit", default=60, show_default=True, help="per-trace limit in seconds (-T)")
+@click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
+              help="per-trace limit in seconds (-T)")
 def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k: int, alignment: str,
          seeds_dir: Path, out_file: Path, time_limit: int) -> None:
     """Run variants on K other seeds of each generated trace; write docs/results-seeds.md."""
@@ -216,7 +218,8 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
         raise click.ClickException(str(e)) from None
     if not entries:
         raise click.ClickException(f"{recipe_path}: no generated traces to measure")
-    files = seed_files(entries, k, seeds_dir)
+    writable_file(out_file)
+    files = seed_files(entries, k, writable_folder(seeds_dir))
     click.echo(f"{len(entries)} traces x {k + 1} seeds in {seeds_dir}", err=True)
     measured: dict[str, list[TraceSeeds]] = {}
     errors: list[str] = []
@@ -229,11 +232,13 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
         except click.ClickException as e:     # a build or driver failure: keep the others' results
             errors.append(e.message)
             unmeasured.append(f"`{variant}` ({e.message})")
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    out_file.write_text(render(measured, k, int(alignment), shown(recipe_path), shown(seeds_dir), when,
+    if measured:                   # a page of nothing measured would only replace a good one
+        when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        out_file.write_text(render(measured, k, int(alignment), shown(recipe_path), shown(seeds_dir), when,
                                    source_note(KIT, ("variants",)), unmeasured, time_limit) + "\n")
-    click.echo(f"wrote {out_file}")
+        click.echo(f"wrote {out_file}")
+    else:
+        errors.append(f"nothing was measured; {shown(out_file)} is left as it was")
     for line in errors:
         click.echo(f"Error: {line}", err=True)
     if errors:

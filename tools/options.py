@@ -1,0 +1,52 @@
+"""options.py - what the measurement scripts (results.py, results_seeds.py, compare.py)
+check before any build: option values in the driver's own ranges and outputs that can be
+written, each refused in one line ("Error: ...") rather than after minutes of measuring.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+KIT = Path(__file__).resolve().parent.parent
+sys.path.insert(1, str(KIT))
+
+from grader.kitconfig import read_kit_config  # noqa: E402
+
+# mdriver's ranges: -T whole seconds up to a day (driver/options.c), -r up to MDRIVER_MAX_SAMPLES.
+TIME_LIMIT = click.IntRange(1, 24 * 3600)
+SAMPLES = click.IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
+
+
+class OneLineCommand(click.Command):
+    """click's usage errors (a value out of range, an unknown option) as one line, like every
+    other error of these scripts, instead of a usage block; exit status 2 as click gives."""
+
+    def make_context(self, *args, **kwargs) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as e:
+            err = click.ClickException(e.format_message())
+            err.exit_code = e.exit_code
+            raise err from None
+
+
+def writable_folder(folder: Path) -> Path:
+    """FOLDER, made if missing, where files can be written; else a one-line error."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise click.ClickException(f"{folder}: cannot make the folder ({e.strerror or e})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise click.ClickException(f"{folder}: cannot write there")
+    return folder
+
+
+def writable_file(path: Path) -> Path:
+    """PATH, if a file can be written there (its folder made if missing); else a one-line error."""
+    if path.is_dir():
+        raise click.ClickException(f"{path}: cannot write: it is a folder")
+    writable_folder(path.parent)
+    return path
