@@ -20,26 +20,47 @@ def log(message: str) -> None:
 FAST_SHIMS = ["best", "segregated", "segregated-realloc", "ts-lock", "ts-nolock"]
 
 
+PACKAGES = ("glibc", "jemalloc", "tcmalloc", "mimalloc")
+
+
+def usage_error(message: str) -> click.ClickException:
+    """A usage mistake in one line (`Error: ...`, exit 2), not click's usage block."""
+    err = click.ClickException(message)
+    err.exit_code = 2
+    return err
+
+
+def only_names(kit: Path, only: str | None) -> list[str] | None:
+    """--only as the names it gives (None: not given, or `all`), each one known; an empty
+    list would otherwise read as "not given" and run every allocator."""
+    if only is None or only == "all":
+        return None
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    if not names:
+        raise usage_error(f"--only '{only}' names no allocator (give names separated by commas, or `all`)")
+    known = set(PACKAGES) | {p.stem for p in (kit / "variants").glob("*.c")}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise usage_error(f"--only: no allocator named {', '.join(unknown)}")
+    return names
+
+
 def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
          packages: bool = True, why: str = "not in this study's default set (`--only all` runs it)"
          ) -> tuple[list[Allocator], list[str]]:
     """The allocators to run: --only names them (glibc is always first; `all`: every one
     found), else glibc, the packages and default_shims (None: every variant)."""
+    wanted = only_names(kit, only)
     if only == "all":
-        only, default_shims = None, None
-    wanted = [n.strip() for n in only.split(",") if n.strip()] if only else None
+        default_shims = None
     shims = None
     if wanted is not None:
-        shims = [n for n in wanted if n not in ("glibc", "jemalloc", "tcmalloc", "mimalloc")]
+        shims = [n for n in wanted if n not in PACKAGES]
     elif default_shims is not None:
         shims = default_shims
     measure.RUSAGE = program(kit, "rusage")     # every run starts its command through it
     found, skipped = discover(kit, shims, packages=packages)
     if wanted is not None:
-        known = {"glibc", "jemalloc", "tcmalloc", "mimalloc"} | {p.stem for p in (kit / "variants").glob("*.c")}
-        unknown = [n for n in wanted if n not in known]
-        if unknown:
-            raise click.UsageError(f"--only: no allocator named {', '.join(unknown)}")
         found = [a for a in found if a.name == "glibc" or a.name in wanted]
         skipped = [s for s in skipped if s.split(":")[0] in wanted]
     for s in skipped:

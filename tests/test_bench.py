@@ -227,6 +227,15 @@ def test_cli_rejects_bad_input_in_one_line(tmp_path):
     assert done.returncode == 2 and "not a list of numbers" in done.stderr
 
 
+@pytest.mark.parametrize("only", ["", ",,", " , "])
+def test_cli_an_empty_only_list_is_one_line_not_every_allocator(tmp_path, only):
+    done = run_cli("sizes", "--quick", "--only", only, "--out", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"Error: --only '{only}' names no allocator (give names separated by commas, or `all`)"]
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("text", ["{bad\n", "[]\n", '{"allocators": 3}', "\udcff"], ids=["junk", "list", "wrong-shape", "not-utf8"])
 def test_summary_of_a_damaged_json_is_one_line(tmp_path, text):
     (tmp_path / "bench-sizes.json").write_bytes(text.encode("utf-8", "surrogateescape"))
