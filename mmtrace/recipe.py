@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .gen import PATTERNS, PatternError, coerce_params, generate
 from .record import RecordError, check_process
-from .trace import ORDERS, Trace, write_trace
+from .trace import ORDERS, Trace
 
 
 class RecipeError(ValueError):
@@ -199,8 +199,3 @@ def comments(entry: Entry) -> list[str]:
             f"made by: mmtrace gen {entry.pattern} --seed {entry.seed} {params} "
             f"--header {entry.header} --weight {entry.weight}".replace("  ", " ")]
 
-
-def write_entry(entry: Entry, folder: Path) -> Path:
-    out = Path(folder) / entry.file
-    write_trace(out, make_trace(entry), comments(entry))
-    return out

@@ -150,7 +150,8 @@ def test_cli_names_a_broken_recipe(tmp_path):
     done = subprocess.run([_python(), "tools/results.py", "--traces", str(tmp_path), "--out", str(tmp_path / "docs"),
                            "--cache", str(tmp_path / "cache")], cwd=KIT, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert f"{tmp_path / 'recipe.toml'}: not a trace recipe" in done.stderr
+    assert done.stderr.strip().splitlines() == [f"Error: {tmp_path / 'recipe.toml'}: not valid TOML: "
+                                                "Invalid value (at line 2, column 8)"]
 
 
 @pytest.mark.parametrize("args, message", [

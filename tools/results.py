@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import time
-import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import mean
@@ -34,6 +33,7 @@ sys.path.insert(1, str(KIT))
 
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
+from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, OneLineCommand, writable_folder  # noqa: E402
 from results_claims import claims_section  # noqa: E402
 from results_plots import plot_all  # noqa: E402
@@ -103,14 +103,12 @@ class Run:
 def trace_groups(traces_dir: Path) -> dict[str, str]:
     """trace name -> group, from the suite's recipe.toml; by name prefix otherwise."""
     recipe = traces_dir / "recipe.toml"
-    groups: dict[str, str] = {}
-    if recipe.exists():
-        try:
-            for t in tomllib.loads(recipe.read_text()).get("trace", []):
-                groups[t["name"]] = t.get("group", "kit")
-        except (tomllib.TOMLDecodeError, KeyError, AttributeError, TypeError) as e:
-            raise click.ClickException(f"{recipe}: not a trace recipe ({e})")
-    return groups
+    if not recipe.exists():
+        return {}
+    try:
+        return {e.name: e.group for e in load_recipe(recipe).entries}
+    except RecipeError as e:
+        raise click.ClickException(str(e)) from None
 
 
 def group_of(name: str, groups: dict[str, str]) -> str:
