@@ -24,7 +24,8 @@ from .report import render
 from .sandbox import SandboxError, probe
 from .submissions import Candidate, SubmissionError, discover
 
-ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError)
+ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
+          store.OutputError)
 err_console = Console(stderr=True)
 
 
@@ -117,6 +118,7 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         sandbox = probe(unsafe=unsafe)
         candidates = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
         candidates += references(kit, policy)
+        store.check_layout(outdir, [c.name for c in candidates])
         ctx = prepare(kit, policy, sandbox, traces)
         click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
     except ERRORS as err:
@@ -134,9 +136,14 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
         _write_outputs(batch, outdir, report=False)
         how, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
         _fail(f"{how}: {len(batch.submissions)} results kept in {outdir}; rerun to resume", code)
+    except store.OutputError as err:
+        _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
     finally:
         shutil.rmtree(ctx.workdir, ignore_errors=True)
-    index = _write_outputs(batch, outdir, not no_report)
+    try:
+        index = _write_outputs(batch, outdir, not no_report)
+    except store.OutputError as err:
+        _fail(str(err))
     console = Console()
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
@@ -200,7 +207,11 @@ def report(outdir: Path) -> None:
         _fail(f"{outdir / 'results.json'}: cannot read it ({err.strerror}); run `mmgrade grade` first")
     except (ValueError, KeyError, TypeError) as err:
         _fail(f"{outdir / 'results.json'}: not a grader results file ({err})")
-    index = _write_outputs(batch, outdir, report=True)
+    try:
+        store.check_layout(outdir)
+        index = _write_outputs(batch, outdir, report=True)
+    except store.OutputError as err:
+        _fail(str(err))
     click.echo(f"report: {index}")
 
 
@@ -237,9 +248,12 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
     kit = kit or default_kit()
     results = root / "results"
     try:
+        store.check_layout(results)
         source = _find_submission(root / "submission")
         sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
         store.write_json(results / "results.json", exports.gradescope_results(sub, policy))
+    except store.OutputError as err:      # no results.json can say so: only the log can
+        _fail(str(err))
     except ERRORS as err:
         store.write_json(results / "results.json",
                          {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",

@@ -11,15 +11,19 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 
 from .model import Submission  # noqa: E402
 from .scoring import shown  # noqa: E402
+from .store import writing  # noqa: E402
 
 _COLORS = {"ok": "#2a7f3f", "failed": "#c0392b", "rejected": "#8e44ad", "compile_error": "#7f8c8d",
            "link_error": "#95a5a6", "bad_submission": "#bdc3c7", "grader_error": "#e67e22"}
 
 
 def _save(fig, path: Path) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with writing(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, dpi=90, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return path.name
 
 

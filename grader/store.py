@@ -9,27 +9,57 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from .model import Submission
 from .scoring import sane
 
 SUBMISSIONS = "submissions"
+FOLDERS = ("", SUBMISSIONS, "report", "report/img", "report/sub")     # outermost first
+FILES = ("results.json", "grades.csv")
+
+
+class OutputError(RuntimeError):
+    """A path in OUTDIR that cannot be written; the message names it in one line."""
+
+
+def check_layout(outdir: Path, names: Iterable[str] = ()) -> None:
+    """Refuse, before anything is graded, an OUTDIR where a file stands in a folder's place or the
+    reverse (the records of NAMES included): found at the end, it would stop the batch half-way."""
+    outdir = Path(outdir)
+    for folder in (outdir / rel for rel in FOLDERS):
+        if folder.exists() and not folder.is_dir():
+            raise OutputError(f"{folder}: not a folder, but the grader writes one there; move it away")
+    for file in [outdir / name for name in FILES] + [record_path(outdir, name) for name in names]:
+        if file.is_dir():
+            raise OutputError(f"{file}: a folder, but the grader writes a file there; move it away")
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Any OSError while writing PATH becomes one OutputError naming the path that failed."""
+    try:
+        yield
+    except OSError as err:
+        where = err.filename2 or err.filename or path      # os.replace names the target second
+        raise OutputError(f"{where}: cannot write the grader's output there ({err.strerror or err})") from None
 
 
 def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def write_json(path: Path, data: Any) -> None:

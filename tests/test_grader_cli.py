@@ -53,6 +53,48 @@ def test_grade_end_to_end(classroom, tmp_path):
     assert inside.returncode == 0 and names == {"ann", "bob", "cid"}      # the output folder is no hand-in
 
 
+def _one_line_error(done, status=2):
+    assert done.returncode == status and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmgrade: "), done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("wrong, make", [
+    ("submissions", "file"), ("report", "file"), ("report/img", "file"), ("results.json", "folder"),
+    ("grades.csv", "folder"), ("submissions/ann.json", "folder"),
+])
+def test_an_output_path_of_the_wrong_kind_is_refused_before_grading(classroom, tmp_path, wrong, make):
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    path = out / wrong
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir() if make == "folder" else path.write_text("x")
+    done = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES)
+    assert str(path) in _one_line_error(done)
+    assert not (out / "results.json").is_file() and not (out / "grades.csv").is_file()
+
+
+def test_report_and_gradescope_name_an_output_path_of_the_wrong_kind(classroom, tmp_path):
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    assert _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                "--no-report").returncode == 0
+    (out / "report").write_text("x")
+    assert str(out / "report") in _one_line_error(_cli("report", out))
+    (out / "report").unlink()
+    (out / "grades.csv").unlink()
+    (out / "grades.csv").mkdir()
+    assert str(out / "grades.csv") in _one_line_error(_cli("report", out))
+    assert len(list((out / "submissions").glob("*.json"))) == 3         # nothing graded is lost
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "mm.c").write_text(source("good"))
+    (root / "results" / "results.json").mkdir(parents=True)
+    done = _cli("gradescope", "--root", root, "--kit", kit, "--config", config)
+    assert str(root / "results" / "results.json") in _one_line_error(done)
+
+
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["check", "nowhere.c"], "nowhere.c: no such file"),

@@ -47,6 +47,21 @@ def test_interrupt_keeps_what_finished_and_rerun_resumes(setup):
     assert [s["name"] for s in data["submissions"]] == ["ann", "ben", "cat"]
 
 
+def test_a_record_that_cannot_be_written_stops_the_batch_and_keeps_the_others(setup):
+    kit, subs, out = setup
+
+    def block_the_rest(event, name, sub):       # a folder where each record still to come goes
+        if event == "done":
+            for other in {"ann", "ben", "cat"} - {name}:
+                store.record_path(out, other).mkdir(parents=True, exist_ok=True)
+
+    with pytest.raises(store.OutputError) as err:
+        run_batch(kit, subs, out, jobs=1, progress=block_the_rest)
+    assert "\n" not in str(err.value) and str(out / "submissions") in str(err.value)
+    kept = store.load_all(out)
+    assert len(kept) == 1 and kept[0].verdict == "ok"
+
+
 def test_changes_are_regraded_and_force_redoes_all(setup):
     kit, subs, out = setup
     _events(kit, subs, out)
