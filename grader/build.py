@@ -94,8 +94,8 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
     done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True,
                           timeout=600)
     if done.returncode != 0:
-        last = ((done.stderr or done.stdout).strip().splitlines() or ["make failed"])[-1]
-        raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {last}")
+        reason = first_error(done.stderr or done.stdout) or "make failed"
+        raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {reason}")
     return dest / done.stdout.strip().splitlines()[-1]
 
 

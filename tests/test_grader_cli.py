@@ -113,6 +113,17 @@ def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_a_kit_that_does_not_build_says_why_in_one_line(tmp_path):
+    """make's reason (here gcc's), not its closing '*** Error' line."""
+    (tmp_path / "mm.c").write_text(source("good"))
+    config = write_policy(tmp_path, '[build]\ncflags = "-O2 -fbogus-flag"\n')
+    done = _cli("check", "--kit", make_fake_kit(tmp_path / "kit"), "--config", config, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "the kit does not build" in done.stderr and "-fbogus-flag" in done.stderr
+    assert "***" not in done.stderr
+
+
 def test_a_max_heap_too_small_for_the_traces_stops_the_batch_up_front(tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()

@@ -74,6 +74,8 @@ def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tm
     ("[limits]\nwall_clock = -1\n", "limits.wall_clock"),
     ('[limits]\nwall_clock = "soon"\n', "expected a number"),
     ("[build]\nalignment = 12\n", "alignment"),
+    ("[build]\nalignment = 32\n", "build.alignment = 32: the kit builds 8 or 16 only"),   # the Makefile's own
+    ("[build]\nalignment = 64\n", "build.alignment = 64: the kit builds 8 or 16 only"),
     ("[scoring\n", "not valid TOML"),
     # values the driver, prlimit or the arithmetic would refuse later, for every student
     ("[limits]\ntrace_seconds = 0.5\n", "limits.trace_seconds = 0.5: the driver's -T takes whole seconds"),
