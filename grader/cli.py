@@ -85,7 +85,7 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
 
 @main.command()
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("-o", "--out", "outdir", type=click.Path(file_okay=False, path_type=Path), required=True,
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False), required=True,
               help="output folder (results.json, grades.csv, report/)")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="submissions built and checked in parallel (timed runs stay one at a time)")
@@ -98,7 +98,7 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
 @click.option("--force", is_flag=True, help="regrade submissions whose stored result is still valid")
 @click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
 @click.option("--no-report", is_flag=True, help="skip the HTML report")
-def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, traces: Path | None,
+def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: Path | None,
           runs: int | None, kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
     """Grade every submission in SUBMISSIONS into OUTDIR.
 
@@ -112,7 +112,11 @@ def grade(submissions: Path, outdir: Path, jobs: int, config: Path | None, trace
       mmgrade grade handins/ -o graded --runs 3      # the median of 3 timed runs
     """
     kit = kit or default_kit()
+    if not out.strip():      # Path("") would be the current folder
+        _fail("-o: an empty output folder name; name one, e.g. -o graded")
+    outdir = Path(out)
     try:
+        store.check_place(outdir, submissions)
         policy = load_policy(kit, config)
         policy = policy if runs is None else with_runs(policy, runs)
         sandbox = probe(unsafe=unsafe)

@@ -37,6 +37,23 @@ def check_layout(outdir: Path, names: Iterable[str] = ()) -> None:
             raise OutputError(f"{file}: a folder, but the grader writes a file there; move it away")
 
 
+def check_place(outdir: Path, submissions: Path) -> None:
+    """Refuse an OUTDIR that is the submissions folder or inside a hand-in: a rerun would grade the
+    grader's own output as students.  A new folder directly in SUBMISSIONS is fine (discovery skips it)."""
+    out, root = Path(outdir).resolve(), Path(submissions).resolve()
+    if out == root:
+        raise OutputError(f"{outdir}: the output folder is the submissions folder; choose another")
+    if root in out.parents and (out.parent != root or not _holds_output(out)):
+        raise OutputError(f"{outdir}: inside the hand-in {root / out.relative_to(root).parts[0]}; "
+                          f"choose an output folder outside {submissions}")
+
+
+def _holds_output(folder: Path) -> bool:
+    """FOLDER is missing, empty or an earlier run's output: no student's hand-in."""
+    return (not folder.is_dir() or not any(folder.iterdir()) or (folder / "results.json").exists()
+            or (folder / SUBMISSIONS).is_dir())
+
+
 @contextmanager
 def writing(path: Path) -> Iterator[None]:
     """Any OSError while writing PATH becomes one OutputError naming the path that failed."""

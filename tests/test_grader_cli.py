@@ -95,6 +95,21 @@ def test_report_and_gradescope_name_an_output_path_of_the_wrong_kind(classroom, 
     assert str(root / "results" / "results.json") in _one_line_error(done)
 
 
+@pytest.mark.parametrize("out, message", [
+    ("", "-o: an empty output folder name"),
+    ("subs", "the output folder is the submissions folder"),
+    ("subs/ann.d/out", "inside the hand-in"),
+    ("subs/ann.d", "inside the hand-in"),
+])
+def test_an_output_folder_in_the_hand_ins_is_refused(classroom, tmp_path, out, message):
+    kit, subs, config = classroom
+    (subs / "ann.d").mkdir()
+    (subs / "ann.d" / "mm.c").write_text(source("good"))
+    done = _cli("grade", "subs", "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, cwd=tmp_path)
+    assert message in _one_line_error(done)
+    assert not list(tmp_path.rglob("results.json")) and not (tmp_path / "submissions").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["check", "nowhere.c"], "nowhere.c: no such file"),
