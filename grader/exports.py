@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 from .model import Batch, Submission
@@ -20,7 +21,8 @@ from .runs import median_note
 from .scoring import shown
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
-               "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256")
+               "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
+               "handin")     # the hand-in's real file or folder name: `name` is made safe for a file name
 SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 
 
@@ -45,7 +47,8 @@ def grades_csv(batch: Batch) -> str:
         s = shown(sub.summary)
         writer.writerow([sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
                          _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
-                         _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or ""])
+                         _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
+                         Path(sub.origin).name])
     return out.getvalue()
 
 

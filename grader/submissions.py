@@ -8,12 +8,15 @@ is one line naming the submission.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
 import tarfile
+import unicodedata
 import zipfile
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -29,16 +32,32 @@ class SubmissionError(ValueError):
 
 @dataclass(frozen=True)
 class Candidate:
-    name: str
-    origin: Path
+    name: str                 # safe in a file name, unique in the batch
+    origin: Path              # the hand-in as the instructor sees it: its real name
     kind: str                 # folder, file, archive
     problem: str = ""         # set when discovery already knows it is unusable
     reference: bool = False   # a kit variant graded alongside the class, for comparison
+    handin: str = ""          # the hand-in's own name (folder, or file without -mm.c/.c/archive suffix)
 
 
 def _safe_name(raw: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", raw).strip("._") or "submission"
+    """RAW as a file name: letters and digits of every script kept (NFC, as macOS's NFD names
+    would otherwise lose their accents), anything else '_'."""
+    name = re.sub(r"[^\w.-]", "_", unicodedata.normalize("NFC", raw)).strip("._") or "submission"
     return name[:80]
+
+
+def _distinct_names(handins: list[str]) -> dict[str, str]:
+    """A safe name per hand-in name.  Two different hand-ins that come out the same ('sp ace'
+    and 'sp_ace') get a short hash of their real name appended, not a shared refusal; a name
+    that needed no change keeps it."""
+    safe = {raw: _safe_name(raw) for raw in handins}
+    taken = Counter(safe.values())
+    return {raw: name if taken[name] == 1 or raw == name else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
+
+
+def _tag(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()[:6]
 
 
 def _archive_stem(path: Path) -> str | None:
@@ -53,13 +72,13 @@ def _classify(path: Path) -> Candidate | None:
     if path.name.startswith("."):
         return None
     if path.is_dir():
-        return Candidate(_safe_name(path.name), path, "folder")
+        return Candidate(_safe_name(path.name), path, "folder", handin=path.name)
     stem = _archive_stem(path)
     if stem is not None:
-        return Candidate(_safe_name(stem), path, "archive")
+        return Candidate(_safe_name(stem), path, "archive", handin=stem)
     if path.suffix == ".c":
         stem = path.stem[:-3] if path.stem.endswith("-mm") else path.stem
-        return Candidate(_safe_name(stem), path, "file")
+        return Candidate(_safe_name(stem), path, "file", handin=stem)
     return None
 
 
@@ -74,19 +93,21 @@ def discover(root: Path) -> list[Candidate]:
             raise SubmissionError(f"{root}: not a .c file, a folder or an archive")
     else:
         found = [c for c in (_classify(p) for p in sorted(root.iterdir())) if c]
-    by_name: dict[str, list[Candidate]] = {}
+    by_handin: dict[str, list[Candidate]] = {}
     for cand in found:
-        by_name.setdefault(cand.name, []).append(cand)
+        by_handin.setdefault(cand.handin, []).append(cand)
+    names = _distinct_names(list(by_handin))
     out: list[Candidate] = []
-    for name, group in sorted(by_name.items()):
+    for handin, group in by_handin.items():
+        name = names[handin]
         if len(group) == 1:
-            out.append(group[0])
+            out.append(replace(group[0], name=name))
             continue
         where = ", ".join(c.origin.name for c in group)
         for index, cand in enumerate(group, 1):
-            problem = f"two or more submissions are named {name} ({where}); rename all but one"
-            out.append(Candidate(f"{name}~{index}", cand.origin, cand.kind, problem))
-    return out
+            problem = f"two or more submissions are named {handin} ({where}); rename all but one"
+            out.append(replace(cand, name=f"{name}~{index}", problem=problem))
+    return sorted(out, key=lambda c: c.name)
 
 
 def _check_source(data: bytes, label: str, limit: int) -> str:

@@ -47,6 +47,7 @@ def test_grades_csv_has_a_row_per_student(graded):
     assert tuple(rows[0]) == exports.CSV_COLUMNS
     by = {r["name"]: r for r in rows}
     assert set(by) == {"good", "crasher", "broken", "cheat"}
+    assert all(row["handin"] == name for name, row in by.items())        # the real name of the hand-in
     subs = by_name(batch)
     for name, row in by.items():
         assert row["verdict"] == subs[name].verdict and float(row["points"]) == subs[name].summary.points

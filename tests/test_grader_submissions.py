@@ -81,6 +81,20 @@ def test_same_name_twice_flags_both(tmp_path):
             read_source(cand, LIMIT)
 
 
+def test_names_keep_their_letters_and_never_collide(tmp_path):
+    for handin in ("sp ace ü", "sp ace ö", "José", "a b", "a_b", "Jose\u0301-nfd"):
+        (tmp_path / handin).mkdir()
+        (tmp_path / handin / "mm.c").write_text(GOOD)
+    found = {c.origin.name: c for c in discover(tmp_path)}
+    names = {handin: c.name for handin, c in found.items()}
+    assert names["sp ace ü"] == "sp_ace_ü" and names["sp ace ö"] == "sp_ace_ö" and names["José"] == "José"
+    assert names["a_b"] == "a_b" and names["a b"].startswith("a_b-") and len(names["a b"]) == len("a_b-") + 6
+    assert names["Jose\u0301-nfd"] == "José-nfd"                      # macOS's decomposed accents, composed
+    assert len(set(names.values())) == len(names)
+    assert all(not c.problem and read_source(c, LIMIT) == GOOD for c in found.values())
+    assert discover(tmp_path)[0].name == sorted(names.values())[0]    # the same names, in order, every time
+
+
 @pytest.mark.parametrize("member", ["../mm.c", "/etc/mm.c", "a/../../mm.c"])
 def test_archives_with_escaping_paths_are_refused(tmp_path, member):
     _zip(tmp_path / "z.zip", {member: GOOD})
