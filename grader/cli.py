@@ -22,7 +22,7 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
-from .submissions import Candidate, SubmissionError, discover
+from .submissions import FORMS, Candidate, SubmissionError, discover, unrecognised
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
           store.OutputError)
@@ -120,7 +120,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         policy = load_policy(kit, config)
         policy = policy if runs is None else with_runs(policy, runs)
         sandbox = probe(unsafe=unsafe)
-        candidates = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
+        candidates = _class(submissions, outdir)
         candidates += references(kit, policy)
         store.check_layout(outdir, [c.name for c in candidates])
         ctx = prepare(kit, policy, sandbox, traces)
@@ -152,6 +152,16 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
                + (f"\nreport:  {index}" if index else ""))
+
+
+def _class(submissions: Path, outdir: Path) -> list[Candidate]:
+    """The hand-ins in SUBMISSIONS (OUTDIR, if in there, is none), each unrecognised entry warned about."""
+    for path in unrecognised(submissions):
+        click.echo(f"mmgrade: warning: {path}: not a hand-in the grader reads ({FORMS}); skipped", err=True)
+    found = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
+    if not found:
+        raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
+    return found
 
 
 class Terminated(KeyboardInterrupt):

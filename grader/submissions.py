@@ -24,6 +24,8 @@ MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
 MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
 MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
+FORMS = "NAME/mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
+LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})    # what zip tools and file browsers leave
 
 
 class SubmissionError(ValueError):
@@ -68,8 +70,12 @@ def _archive_stem(path: Path) -> str | None:
     return None
 
 
+def _litter(path: Path) -> bool:
+    return path.name.startswith(".") or path.name in LITTER
+
+
 def _classify(path: Path) -> Candidate | None:
-    if path.name.startswith("."):
+    if _litter(path):
         return None
     if path.is_dir():
         return Candidate(_safe_name(path.name), path, "folder", handin=path.name)
@@ -80,6 +86,15 @@ def _classify(path: Path) -> Candidate | None:
         stem = path.stem[:-3] if path.stem.endswith("-mm") else path.stem
         return Candidate(_safe_name(stem), path, "file", handin=stem)
     return None
+
+
+def unrecognised(root: Path) -> list[Path]:
+    """The entries of a class folder that are no hand-in the grader reads (hidden files and
+    OS litter aside): each is a student the instructor must hear about."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    return [p for p in sorted(root.iterdir()) if not _litter(p) and _classify(p) is None]
 
 
 def discover(root: Path) -> list[Candidate]:

@@ -110,6 +110,23 @@ def test_an_output_folder_in_the_hand_ins_is_refused(classroom, tmp_path, out, m
     assert not list(tmp_path.rglob("results.json")) and not (tmp_path / "submissions").exists()
 
 
+def test_no_student_is_lost_silently(classroom, tmp_path):
+    """Each entry of no known form is a warning naming it; a class folder with no hand-in, an error."""
+    kit, subs, config = classroom
+    for name in ("leo.C", "carl.rar", ".DS_Store"):
+        (subs / name).write_text("x")
+    done = _cli("grade", subs, "-o", tmp_path / "out", "--kit", kit, "--config", config, "--traces", TRACES,
+                "--no-report")
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert [w.split(": ")[2] for w in warnings] == [str(subs / "carl.rar"), str(subs / "leo.C")]
+    assert all("NAME.c" in w and w.endswith("skipped") for w in warnings)
+    (tmp_path / "none").mkdir()
+    empty = _cli("grade", tmp_path / "none", "-o", tmp_path / "o2", "--kit", kit, "--config", config,
+                 "--traces", TRACES)
+    assert f"{tmp_path / 'none'}: no hand-ins in the folder" in _one_line_error(empty)
+
+
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["check", "nowhere.c"], "nowhere.c: no such file"),

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from grader.submissions import SubmissionError, discover, read_source
+from grader.submissions import SubmissionError, discover, read_source, unrecognised
 
 GOOD = "int mm_init(void) { return 0; }\n"
 LIMIT = 1 << 20
@@ -79,6 +79,15 @@ def test_same_name_twice_flags_both(tmp_path):
     for cand in found:
         with pytest.raises(SubmissionError, match="named alice"):
             read_source(cand, LIMIT)
+
+
+def test_entries_of_no_known_form_are_listed_and_litter_is_not(tmp_path):
+    (tmp_path / "ann.c").write_text(GOOD)
+    for name in ("leo.C", "carl.rar", "bob.7z", ".DS_Store", "Thumbs.db"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "__MACOSX").mkdir()
+    assert [p.name for p in unrecognised(tmp_path)] == ["bob.7z", "carl.rar", "leo.C"]
+    assert [c.name for c in discover(tmp_path)] == ["ann"]
 
 
 def test_names_keep_their_letters_and_never_collide(tmp_path):
