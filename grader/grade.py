@@ -33,7 +33,7 @@ from .build import (BuildResult, KitError, build_submission, build_template, fir
 from .describe import describe, driver_protections, outcome_texts
 from .kitconfig import read_kit_config
 from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty_summary
-from .policy import Policy
+from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
@@ -139,15 +139,26 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
     """A malformed trace is the course's fault: refuse the batch before any student is charged.
 
     The driver reads them with the policy's limits, so a trace that needs more than
-    limits.max_heap is refused here too, not charged as bad_trace to everyone."""
-    args = [str(driver), "--parse-only", *driver_limits(policy)]
-    args += [a for t in traces for a in ("-f", str(folder / t.name))]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        problem = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        problem = problem.replace(f"{folder}/", f"{origin}/")     # the course's trace, not our private copy
-        raise BatchError(f"a trace cannot be read with this policy (limits.max_heap = {policy.limits.max_heap}), "
+    limits.max_heap is refused here too, not charged as bad_trace to everyone.  The driver's
+    own message says what is wrong; the heap limit is blamed only when the largest heap the
+    driver allows would have read the trace."""
+    problem = _parse_problem(driver, folder, traces, driver_limits(policy))
+    if not problem:
+        return
+    problem = problem.replace(f"{folder}/", f"{origin}/")     # the course's trace, not our private copy
+    if not _parse_problem(driver, folder, traces, ["-M", str(DRIVER_HEAP_LIMIT)]):
+        raise BatchError(f"a trace needs more heap than limits.max_heap = {policy.limits.max_heap}, "
                          f"so nothing was graded: {problem}")
+    raise BatchError(f"a trace cannot be read, so nothing was graded: {problem}")
+
+
+def _parse_problem(driver: Path, folder: Path, traces: list[Path], options: list[str]) -> str:
+    """The driver's last complaint reading TRACES with OPTIONS, or '' when it reads them all."""
+    args = [str(driver), "--parse-only", *options] + [a for t in traces for a in ("-f", str(folder / t.name))]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if done.returncode == 0:
+        return ""
+    return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
 
 
 def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:

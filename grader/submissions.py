@@ -191,10 +191,20 @@ def _read_zip(raw, label: str, limit: int) -> bytes:
         for info in infos:
             _check_member_path(info.filename, label)
         chosen = archive.getinfo(_pick([i.filename for i in infos if not i.is_dir()], label))
+        if stat.S_ISLNK(chosen.external_attr >> 16):      # unzip would make it a link, not a file
+            raise SubmissionError(f"{label}: mm.c in the archive is a symbolic link, not a regular file")
         if chosen.file_size > limit or chosen.file_size > MAX_RATIO * max(chosen.compress_size, 1) + 4096:
             raise SubmissionError(f"{label}: mm.c in the archive claims {chosen.file_size} bytes; refusing")
         with archive.open(chosen) as handle:
             return handle.read(limit + 1)
+
+
+def _tar_kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return "a symbolic link"
+    if member.islnk():
+        return "a hard link"
+    return "a FIFO" if member.isfifo() else "a device"
 
 
 def _read_tar(raw, label: str, limit: int) -> bytes:
@@ -215,8 +225,10 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
                                       f"or {MAX_TOTAL} bytes; refusing")
             _check_member_path(member.name, label)
             members.append(member)
-        files = {m.name: m for m in members if m.isfile()}
-        chosen = files[_pick(list(files), label)]
+        entries = {m.name: m for m in members if not m.isdir()}
+        chosen = entries[_pick(list(entries), label)]
+        if not chosen.isfile():
+            raise SubmissionError(f"{label}: mm.c in the archive is {_tar_kind(chosen)}, not a regular file")
         if chosen.size > limit:
             raise SubmissionError(f"{label}: mm.c in the archive is {chosen.size} bytes; refusing")
         handle = archive.extractfile(chosen)
@@ -233,6 +245,9 @@ def read_source(cand: Candidate, limit: int) -> str:
         label = f"{cand.origin.name}/mm.c"
         if not cand.origin.is_dir():
             raise SubmissionError(f"{cand.origin.name}: the folder is gone (did it vanish mid-run?)")
+        if not _present(cand.origin / "mm.c"):
+            raise SubmissionError(f"{label}: missing: the folder {cand.origin.name} has no mm.c "
+                                  f"({_contents(cand.origin)})")
         return _check_source(_read_file(cand.origin / "mm.c", label, limit), label, limit)
     label = cand.origin.name
     if cand.kind == "file":
@@ -251,6 +266,22 @@ def read_source(cand: Candidate, limit: int) -> str:
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
         raise SubmissionError(f"{label}: not a readable archive ({_one_line(err)})") from None
     return _check_source(data, f"{label}:mm.c", limit)
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()       # a dangling link is there, and refused as a link
+
+
+def _contents(folder: Path, shown: int = 5) -> str:
+    """What FOLDER holds, briefly: the reader sees at once which file was meant."""
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except OSError as err:
+        return f"cannot list it: {err.strerror}"
+    if not names:
+        return "it is empty"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return "it holds " + ", ".join(names[:shown]) + more
 
 
 def _one_line(err: Exception) -> str:

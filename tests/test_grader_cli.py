@@ -169,6 +169,20 @@ def test_a_max_heap_too_small_for_the_traces_stops_the_batch_up_front(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_malformed_trace_is_named_with_the_drivers_own_words(tmp_path):
+    """Not blamed on limits.max_heap: no heap would read an id the header does not declare."""
+    subs, traces = tmp_path / "subs", tmp_path / "traces"
+    subs.mkdir()
+    traces.mkdir()
+    (subs / "ann.c").write_text(source("good"))
+    (traces / "bad.rep").write_text("20000\n2\n2\n1\na 0 16\na 7 32\n")
+    done = _cli("grade", subs, "-o", tmp_path / "out", "--kit", KIT, "--config", write_policy(tmp_path),
+                "--traces", traces)
+    error = _one_line_error(done)
+    assert "a trace cannot be read" in error and "max_heap" not in error
+    assert f"{traces}/bad.rep:6: id 7 out of range (the header declares 2 ids)" in error
+
+
 def _bare_path(tmp_path, without=("bwrap", "setpriv", "prlimit", "taskset")):
     """A PATH with the build tools but without the sandbox tools named in WITHOUT."""
     bin_dir = tmp_path / f"bin-{len(without)}"

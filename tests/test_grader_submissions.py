@@ -70,6 +70,43 @@ def test_missing_mm_c_and_vanished_folder(tmp_path):
         read_source(found["gone"], LIMIT)
 
 
+@pytest.mark.parametrize("files, holds", [((), "it is empty"), (("malloc.c",), "it holds malloc.c"),
+                                          (tuple(f"f{i}.c" for i in range(7)), "it holds f0.c, f1.c, f2.c, f3.c, f4.c and 2 more")])
+def test_a_folder_without_mm_c_says_what_it_holds(tmp_path, files, holds):
+    (tmp_path / "erin").mkdir()
+    for name in files:
+        (tmp_path / "erin" / name).write_text(GOOD)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == f"erin/mm.c: missing: the folder erin has no mm.c ({holds})"
+
+
+def _special_tar(path, kind):
+    info = tarfile.TarInfo("h/mm.c")
+    info.type = kind
+    info.linkname = "h/other.c" if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE) else ""
+    with tarfile.open(path, "w") as t:
+        t.addfile(info)
+
+
+@pytest.mark.parametrize("kind, what", [(tarfile.SYMTYPE, "a symbolic link"), (tarfile.LNKTYPE, "a hard link"),
+                                        (tarfile.FIFOTYPE, "a FIFO"), (tarfile.CHRTYPE, "a device")])
+def test_an_archived_mm_c_that_is_no_regular_file_is_named_so(tmp_path, kind, what):
+    _special_tar(tmp_path / "t.tar", kind)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == f"t.tar: mm.c in the archive is {what}, not a regular file"
+
+
+def test_a_zipped_symlink_mm_c_is_named_so(tmp_path):
+    info = zipfile.ZipInfo("mm.c")
+    info.external_attr = 0o120777 << 16
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as z:
+        z.writestr(info, "/etc/passwd")
+    with pytest.raises(SubmissionError, match="^z.zip: mm.c in the archive is a symbolic link, not a regular file$"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
 def test_same_name_twice_flags_both(tmp_path):
     (tmp_path / "alice").mkdir()
     (tmp_path / "alice" / "mm.c").write_text(GOOD)
