@@ -315,8 +315,8 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
 
     Runs no trace (./mdriver does that): it tells you before you submit whether the
     grader would refuse the file, e.g. for more writable globals than the course allows.
-    Exit status 0 when the grader would run it, 1 when it would not, 2 when the check
-    could not be made.
+    Exit status 0 when the grader would run it, 1 when it would not (the file itself
+    refused included), 2 when the check could not be made.
 
     \b
     Example:
@@ -329,7 +329,12 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
         found = discover(submission)
         if len(found) != 1:
             raise SubmissionError(f"{submission}: expected one submission, found {len(found)}")
+    except ERRORS as err:
+        _fail(str(err))
+    try:
         result = precheck(kit, policy, sandbox, found[0])
+    except SubmissionError as err:      # the file itself is refused: the student's to fix, as a rule is
+        _fail(f"{err}; the grader would refuse it (bad_submission)", 1)
     except (*ERRORS, PrecheckError) as err:
         _fail(str(err))
     name = submission.name

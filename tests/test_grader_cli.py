@@ -236,6 +236,16 @@ def test_check_tells_a_student_what_the_grader_would_refuse(tmp_path, name, stat
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("data, message", [(b"\x7fELF\0\0\0", "binary data"), (b"", "the file is empty"),
+                                           (b"int caf\xe9;\n", "not UTF-8")])
+def test_check_on_a_file_the_grader_would_refuse_is_status_1(tmp_path, data, message):
+    """The file is the student's to fix, as a failing rule is: 1, not the 2 of a check not made."""
+    (tmp_path / "mm.c").write_bytes(data)
+    done = _cli("check", "--kit", make_fake_kit(tmp_path / "kit"), "--config", write_policy(tmp_path), cwd=tmp_path)
+    error = _one_line_error(done, status=1)
+    assert "mm.c" in error and message in error and "would refuse it (bad_submission)" in error
+
+
 def test_check_agrees_with_the_grader(classroom, tmp_path):
     """The same build and rules: what check refuses, grade rejects, and the other way round."""
     kit, subs, config = classroom
