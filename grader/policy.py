@@ -276,8 +276,25 @@ def _check_runs(policy: Policy, origin: str) -> None:
         raise PolicyError(f"{origin}: timing.runs = {runs}: driver runs per submission, from 1 to {MAX_RUNS}")
 
 
+def _check_references(policy: Policy, origin: str, kit: Path | None = None) -> None:
+    """Each reference variant once, and (given the KIT) one of its variants/*.c: found only
+    after the batch, a typo would cost a whole run."""
+    listed = policy.timing.reference_variants
+    twice = sorted({v for v in listed if listed.count(v) > 1})
+    if twice:
+        raise PolicyError(f"{origin}: timing.reference_variants lists {twice[0]} more than once")
+    if kit is None:
+        return
+    known = sorted(p.stem for p in (Path(kit) / "variants").glob("*.c"))
+    unknown = [v for v in listed if v not in known]
+    if unknown:
+        raise PolicyError(f"{origin}: timing.reference_variants: the kit has no variant {unknown[0]} "
+                          f"(variants/{unknown[0]}.c); it has {', '.join(known) or 'none'}")
+
+
 def _validate(policy: Policy, origin: str) -> None:
     _check_runs(policy, origin)
+    _check_references(policy, origin)
     for rule, action in policy.rules.action.items():
         if rule not in RULES:
             raise PolicyError(f"{origin}: unknown rule rules.action.{rule} (rules: {', '.join(RULES)})")
@@ -341,4 +358,6 @@ def load_policy(kit: Path, path: Path | None = None) -> Policy:
         data = _merge(data, _read_toml(Path(path)), str(path))
         origin = str(path)
     data["source"] = origin
-    return _build(data, origin)
+    policy = _build(data, origin)
+    _check_references(policy, origin, kit)
+    return policy

@@ -29,7 +29,7 @@ def batch(tmp_path_factory):
     (subs / "dev_zero.c").write_text('#include "/dev/zero"\n')
     (subs / "etc_shadow.c").write_text('#include "/etc/shadow"\nint mm_init(void) { return 0; }\n')
     # exit is allowed here only so that an allocator can reach the driver and be caught exiting.
-    text = '[rules]\nextra_allowed_symbols = ["exit"]\n[timing]\nreference_variants = ["segregated", "nosuch"]\n'
+    text = '[rules]\nextra_allowed_symbols = ["exit"]\n[timing]\nreference_variants = ["segregated"]\n'
     return by_name(run_batch(KIT, subs, root / "out", text, limits={"trace_seconds": 1}))
 
 
@@ -102,7 +102,7 @@ def test_each_trace_outcome(batch, name, outcome):
 def test_reference_variants_are_graded_alongside(batch):
     ref = batch["ref-segregated"]
     assert ref.reference and ref.verdict == "ok" and ref.summary.utilization > 0
-    assert batch["ref-nosuch"].verdict == "bad_submission" and "no variant nosuch" in batch["ref-nosuch"].reason
+    # an unknown variant is refused when the policy loads (tests/test_grader_policy.py), not graded
     students = [s for s in batch.values() if not s.reference]
     assert len(students) == len(VERDICT_CASES) + 4          # + empty, dev_zero, etc_shadow, kitbest
 

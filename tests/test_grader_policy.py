@@ -110,6 +110,24 @@ def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, te
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("listed, message", [
+    ('["nonexistent"]', "timing.reference_variants: the kit has no variant nonexistent (variants/nonexistent.c); "
+                        "it has best, segregated"),
+    ('["segregated", "segregated"]', "timing.reference_variants lists segregated more than once"),
+])
+def test_reference_variants_are_checked_when_the_policy_loads(kit_copy, tmp_path, listed, message):
+    (kit_copy / "variants").mkdir()
+    for name in ("segregated.c", "best.c", "layout.h"):
+        (kit_copy / "variants" / name).write_text("")
+    course = tmp_path / "course.toml"
+    course.write_text(f"[timing]\nreference_variants = {listed}\n")
+    with pytest.raises(PolicyError) as err:
+        load_policy(kit_copy, course)
+    assert str(err.value) == f"{course}: {message}"
+    course.write_text('[timing]\nreference_variants = ["segregated", "best"]\n')
+    assert load_policy(kit_copy, course).timing.reference_variants == ("segregated", "best")
+
+
 def test_a_policy_that_is_not_utf8_is_a_one_line_error(kit_copy, tmp_path):
     course = tmp_path / "course.toml"
     course.write_bytes(b"\xff\xfe[limits]\n")
