@@ -136,10 +136,8 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         with _terminate_as_interrupt():
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
     except KeyboardInterrupt as stop:
-        batch = collect(ctx, outdir, [c.name for c in candidates])
-        _write_outputs(batch, outdir, report=False)
         how, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
-        _fail(f"{how}: {len(batch.submissions)} results kept in {outdir}; rerun to resume", code)
+        _fail(f"{how}: {_kept(ctx, outdir, candidates)} results kept in {outdir}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
     finally:
@@ -162,6 +160,17 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
     return found
+
+
+def _kept(ctx: Context, outdir: Path, candidates: list[Candidate]) -> int:
+    """How many records a stopped batch keeps, with results.json and grades.csv rewritten where
+    they can be: the records themselves are on disk already."""
+    try:
+        batch = collect(ctx, outdir, [c.name for c in candidates])
+        _write_outputs(batch, outdir, report=False)
+        return len(batch.submissions)
+    except store.OutputError:
+        return len(store.load_all(outdir))
 
 
 class Terminated(KeyboardInterrupt):
