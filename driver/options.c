@@ -200,12 +200,15 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
     return false;
 }
 
-/* An output given twice would keep only the last silently: refused. */
-static bool given_twice(const char *flag, const char *earlier)
+/* A file option given twice would keep only the last silently: refused. */
+static bool set_once(const char **slot, const char *flag, const char *value)
 {
-    if (earlier)
+    if (*slot) {
         complain("%s given twice", flag);
-    return earlier != NULL;
+        return false;
+    }
+    *slot = value;
+    return true;
 }
 
 /* --save-baseline is written after the last trace: a destination that cannot
@@ -272,9 +275,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
             o->min_samples = (int)n;
             break;
         case OPT_JSON:
-            if (given_twice("--json", o->json))
+            if (!set_once(&o->json, "--json", optarg))
                 return OPTIONS_EXIT_USAGE;
-            o->json = optarg;
             break;
         case OPT_SECRET_FD:
             if (!parse_int(optarg, 0, 1 << 20, &n))
@@ -284,14 +286,12 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
             o->secret_fd = (int)n;
             break;
         case OPT_BASELINE:
-            if (given_twice("--baseline", o->baseline_in))
+            if (!set_once(&o->baseline_in, "--baseline", optarg))
                 return OPTIONS_EXIT_USAGE;
-            o->baseline_in = optarg;
             break;
         case OPT_SAVE_BASELINE:
-            if (given_twice("--save-baseline", o->baseline_out))
+            if (!set_once(&o->baseline_out, "--save-baseline", optarg))
                 return OPTIONS_EXIT_USAGE;
-            o->baseline_out = optarg;
             break;
         case OPT_PARSE_ONLY: o->parse_only = true; break;
         case OPT_DESCRIBE: o->describe = true; break;
