@@ -91,7 +91,7 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
             shutil.copy2(starter, dest / "mm.c")
         else:
             (dest / "mm.c").write_text(STARTER_STUB)
-    done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True,
+    done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True, errors="replace",
                           timeout=600)
     if done.returncode != 0:
         reason = first_error(done.stderr or done.stdout) or "make failed"

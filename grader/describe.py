@@ -18,7 +18,7 @@ from .model import GRADER_OUTCOMES, OUTCOMES
 def describe(driver: Path) -> dict[str, Any]:
     """The driver's --describe JSON, or {} when it has none."""
     try:
-        done = subprocess.run([str(driver), "--describe"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run([str(driver), "--describe"], capture_output=True, text=True, errors="replace", timeout=30)
         data = json.loads(done.stdout) if done.returncode == 0 else {}
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return {}

@@ -155,7 +155,7 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
 def _parse_problem(driver: Path, folder: Path, traces: list[Path], options: list[str]) -> str:
     """The driver's last complaint reading TRACES with OPTIONS, or '' when it reads them all."""
     args = [str(driver), "--parse-only", *options] + [a for t in traces for a in ("-f", str(folder / t.name))]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=600)
     if done.returncode == 0:
         return ""
     return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]

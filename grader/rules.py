@@ -47,7 +47,7 @@ class ToolError(RuntimeError):
 
 def _tool(*args: str) -> str:
     try:
-        done = subprocess.run(list(args), capture_output=True, text=True, timeout=60)
+        done = subprocess.run(list(args), capture_output=True, text=True, errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise ToolError(f"{args[0]}: {err}") from None
     if done.returncode != 0:

@@ -191,3 +191,13 @@ def test_a_versioned_definition_cannot_shadow_a_library_function(tmp_path, polic
             '__asm__(".symver mm_clock, clock_gettime@@V1");\n')
     rules = _rules(tmp_path, CLEAN + body, policy)
     assert rules["shadowing"].verdict == "reject" and "clock_gettime@@V1" in rules["shadowing"].items
+
+
+def test_a_symbol_name_that_is_not_utf8_is_read_not_a_crash(tmp_path, policy):
+    """An asm label may hold any byte; the tools' output was decoded strictly and a name with
+    0xff stopped the grader with a traceback.  Now the name is read (bytes replaced) and judged."""
+    source = CLEAN + 'int weird __asm__("odd\\xff\\xfename") = 1;\nextern int gone __asm__("ext\\xff");\n' \
+                     "int use(void) { return gone; }\n"
+    rules = _rules(tmp_path, source, policy)
+    assert rules["other_globals"].verdict == "warn" and "odd\ufffd\ufffdname" in rules["other_globals"].detail
+    assert rules["undefined_symbols"].verdict == "reject" and "ext\ufffd" in rules["undefined_symbols"].detail
