@@ -5,6 +5,8 @@ from pathlib import Path
 
 import click
 
+from mmtrace.oneline import OneLineGroup
+
 from bench import align, measure, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
 
@@ -96,7 +98,7 @@ def common(f):
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="python -m bench", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Benchmark studies: allocators side by side in real processes.
 

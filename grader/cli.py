@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from mmtrace.oneline import OneLineGroup
+
 from . import exports, package, store
 from .grade import BatchError, Context, collect, grade_batch, prepare, references
 from .kitconfig import KitConfigError
@@ -55,7 +57,7 @@ def one_submission(command):
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="mmgrade", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Grade malloc-lab submissions safely, fairly and reproducibly.
 

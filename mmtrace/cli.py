@@ -15,6 +15,7 @@ import click
 
 from .gen import PATTERNS, PatternError, generate
 from .linter import ERROR, TraceError, fixed, lint, read_trace
+from .oneline import OneLineGroup
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
@@ -75,31 +76,7 @@ def _recipe(path: str):
         _fail(str(e))
 
 
-_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
-
-
-class _OneLineGroup(click.Group):
-    """click's usage errors in one line (`mmtrace record: Invalid value for '--skip': ...`),
-    like every other error here, instead of a usage block."""
-
-    def main(self, *args, **kwargs):
-        kwargs["standalone_mode"] = False
-        try:
-            status = super().main(*args, **kwargs)
-        except _HELP as e:               # `mmtrace` alone: the help, as before
-            e.show()
-            sys.exit(e.exit_code)
-        except click.ClickException as e:
-            ctx = getattr(e, "ctx", None)
-            click.echo(f"{ctx.command_path if ctx else 'mmtrace'}: {e.format_message()}", err=True)
-            sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("mmtrace: aborted", err=True)
-            sys.exit(1)
-        sys.exit(status if isinstance(status, int) else 0)
-
-
-@click.group(cls=_OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="mmtrace", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Make, inspect, lint, convert and record malloc-lab traces (.rep, .rep.gz).
 

@@ -137,6 +137,9 @@ def test_no_student_is_lost_silently(classroom, tmp_path):
     (["grade", ".", "-o", "x", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["package", "gradescope", "-o", "a.zip", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["grade", ".", "-o", "x", "--runs", "0"], "--runs: timing.runs = 0: driver runs per submission, from 1 to 15"),
+    (["grade", ".", "-o", "x", "--runs", "abc"], "mmgrade grade: Invalid value for '--runs': 'abc' is not a valid"),
+    (["grade", ".", "--bogus"], "mmgrade grade: No such option '--bogus'"),
+    (["bogus"], "mmgrade: No such command 'bogus'"),
 ])
 def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     (tmp_path / "latin1.toml").write_bytes(b"[course]\nname = \"caf\xe9\"\n")
