@@ -25,13 +25,6 @@ FAST_SHIMS = ["best", "segregated", "segregated-realloc", "ts-lock", "ts-nolock"
 PACKAGES = ("glibc", "jemalloc", "tcmalloc", "mimalloc")
 
 
-def usage_error(message: str) -> click.ClickException:
-    """A usage mistake in one line (`Error: ...`, exit 2), not click's usage block."""
-    err = click.ClickException(message)
-    err.exit_code = 2
-    return err
-
-
 def only_names(kit: Path, only: str | None) -> list[str] | None:
     """--only as the names it gives (None: not given, or `all`), each one known; an empty
     list would otherwise read as "not given" and run every allocator."""
@@ -39,11 +32,11 @@ def only_names(kit: Path, only: str | None) -> list[str] | None:
         return None
     names = [n.strip() for n in only.split(",") if n.strip()]
     if not names:
-        raise usage_error(f"--only '{only}' names no allocator (give names separated by commas, or `all`)")
+        raise click.UsageError(f"--only '{only}' names no allocator (give names separated by commas, or `all`)")
     known = set(PACKAGES) | {p.stem for p in (kit / "variants").glob("*.c")}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise usage_error(f"--only: no allocator named {', '.join(unknown)}")
+        raise click.UsageError(f"--only: no allocator named {', '.join(unknown)}")
     return names
 
 

@@ -1,6 +1,7 @@
-"""oneline.py - the kit's command lines (mmtrace, mmgrade, python -m bench) report a usage
-mistake as every other error: one line, `PROGRAM COMMAND: what is wrong`, exit status 2,
-not click's usage block of three lines."""
+"""oneline.py - the kit's command lines report a usage mistake as every other error: one
+line, exit status 2, not click's usage block of three lines.  mmtrace, mmgrade and python -m
+bench say `PROGRAM COMMAND: what is wrong` (OneLineGroup); the scripts in tools/, whose every
+error is click's `Error: what is wrong`, say it that way (OneLineCommand)."""
 from __future__ import annotations
 
 import sys
@@ -29,3 +30,16 @@ class OneLineGroup(click.Group):
             click.echo(f"{self.name}: aborted", err=True)
             sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)
+
+
+class OneLineCommand(click.Command):
+    """A single click command whose usage errors (a value out of range, an unknown option) are
+    one `Error: ...` line, as its other errors are; exit status 2 as click gives."""
+
+    def make_context(self, *args, **kwargs) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as e:
+            err = click.ClickException(e.format_message())
+            err.exit_code = e.exit_code
+            raise err from None

@@ -234,7 +234,7 @@ def test_cli_an_empty_only_list_is_one_line_not_every_allocator(tmp_path, only):
     done = run_cli("sizes", "--quick", "--only", only, "--out", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"python -m bench: --only '{only}' names no allocator (give names separated by commas, or `all`)"]
+        f"python -m bench sizes: --only '{only}' names no allocator (give names separated by commas, or `all`)"]
     assert not list(tmp_path.iterdir())
 
 

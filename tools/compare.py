@@ -38,11 +38,12 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, OneLineCommand, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, writable_file, writable_folder  # noqa: E402
 from results import KIT, make_driver, run_driver  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
 sys.path.insert(0, str(KIT))
+from mmtrace.oneline import OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
 

@@ -20,19 +20,6 @@ TIME_LIMIT = click.IntRange(1, 24 * 3600)
 SAMPLES = click.IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
 
 
-class OneLineCommand(click.Command):
-    """click's usage errors (a value out of range, an unknown option) as one line, like every
-    other error of these scripts, instead of a usage block; exit status 2 as click gives."""
-
-    def make_context(self, *args, **kwargs) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as e:
-            err = click.ClickException(e.format_message())
-            err.exit_code = e.exit_code
-            raise err from None
-
-
 def writable_folder(folder: Path) -> Path:
     """FOLDER, made if missing, where files can be written; else a one-line error."""
     try:

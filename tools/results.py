@@ -33,8 +33,9 @@ sys.path.insert(1, str(KIT))
 
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
+from mmtrace.oneline import OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
-from options import SAMPLES, TIME_LIMIT, OneLineCommand, writable_folder  # noqa: E402
+from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
 from results_claims import claims_section  # noqa: E402
 from results_plots import plot_all  # noqa: E402
 

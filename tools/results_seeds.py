@@ -26,11 +26,12 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, OneLineCommand, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, writable_file, writable_folder  # noqa: E402
 from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
 from bench.report import source_note  # noqa: E402
+from mmtrace.oneline import OneLineCommand  # noqa: E402
 from mmtrace.recipe import Entry, RecipeError, comments, load_recipe, make_trace  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION, write_trace  # noqa: E402
 
