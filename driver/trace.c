@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -81,21 +82,22 @@ static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len)
     return true;
 }
 
-/* gzip -dc FILE, read through a pipe: the kit's C uses only libc. */
-static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size_t whylen)
+/* gzip -dc with `in` as its input, read through a pipe: the kit's C uses only libc. */
+static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
 {
     int fds[2];
     if (pipe(fds))
         return snprintf(why, whylen, "cannot make a pipe for gzip"), false;
     pid_t pid = fork();
     if (pid == 0) {
+        dup2(in, 0);
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0)
             dup2(null, 2);
-        execlp("gzip", "gzip", "-dc", "--", path, (char *)NULL);
+        execlp("gzip", "gzip", "-dc", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -112,6 +114,37 @@ static bool read_gzip(const char *path, char **buf, size_t *len, char *why, size
              WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gzip is not installed"
                                                              : "not a valid gzip file");
     return false;
+}
+
+static inline bool gzip_magic(const unsigned char *b, size_t n)
+{
+    return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/* A gzip stream already read from a pipe (which cannot be read twice) goes to
+ * gzip from an unnamed in-memory file; *buf is replaced by what it unpacks to. */
+static bool gunzip_bytes(char **buf, size_t *len, char *why, size_t whylen)
+{
+    int mem = memfd_create("mdriver-trace", MFD_CLOEXEC);
+    if (mem < 0)
+        return snprintf(why, whylen, "cannot hold the gzip stream: %s", strerror(errno)), false;
+    bool ok = true;
+    for (size_t done = 0; ok && done < *len;) {
+        ssize_t put = write(mem, *buf + done, *len - done);
+        if (put < 0 && errno == EINTR)
+            continue;
+        ok = put > 0;
+        done += ok ? (size_t)put : 0;
+    }
+    pages_free(*buf);
+    if (!ok) {
+        close(mem);
+        return snprintf(why, whylen, "cannot hold the gzip stream: %s", strerror(errno)), false;
+    }
+    lseek(mem, 0, SEEK_SET);
+    ok = read_gzip(mem, buf, len, why, whylen);
+    close(mem);
+    return ok;
 }
 
 /* A pipe made by a shell for `-f <(zcat x.rep.gz)` already has its writer; a
@@ -146,13 +179,12 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
     }
     fcntl(fd, F_SETFL, 0);
     unsigned char magic[2] = {0, 0};
-    bool gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     bool ok;
-    char why[64] = "read error";
-    if (gz)
-        ok = read_gzip(path, buf, len, why, sizeof why);
-    else
-        ok = read_fd(fd, regular ? (size_t)st.st_size : 0, buf, len);
+    char why[96] = "read error";
+    if (regular && pread(fd, magic, 2, 0) == 2 && gzip_magic(magic, 2))
+        ok = read_gzip(fd, buf, len, why, sizeof why);
+    else if ((ok = read_fd(fd, regular ? (size_t)st.st_size : 0, buf, len)) && gzip_magic((unsigned char *)*buf, *len))
+        ok = gunzip_bytes(buf, len, why, sizeof why);    /* `-f <(gzip -c t.rep)` */
     close(fd);
     if (!ok)
         snprintf(err, errlen, "%s:0: cannot read: %s", path, why);

@@ -132,6 +132,27 @@ def test_trace_from_a_pipe(tmp_path, driver):
     assert r.doc["traces"][0]["outcome"] == "ok" and r.doc["traces"][0]["ops"] == 5
 
 
+def test_gzip_trace_from_a_pipe(tmp_path, driver):
+    """`-f <(gzip -c t.rep)`: a gzip stream through a pipe, which cannot be read twice,
+    is unpacked as a gzip file is; a broken one is one line naming the pipe."""
+    import os
+    for payload, ok in ((gzip.compress(good(tmp_path).read_bytes()), True),
+                        (b"\x1f\x8b" + b"not really gzip" * 4, False)):
+        read_end, write_end = os.pipe()
+        os.write(write_end, payload)
+        os.close(write_end)
+        try:
+            r = run(driver, "-f", f"/dev/fd/{read_end}", tmp=tmp_path, pass_fds=(read_end,))
+        finally:
+            os.close(read_end)
+        if ok:
+            assert r.rc == 0, r.err
+            assert r.doc["traces"][0]["outcome"] == "ok" and r.doc["traces"][0]["ops"] == 5
+        else:
+            assert r.rc == 2
+            assert f"mdriver: /dev/fd/{read_end}:0: cannot read: not a valid gzip file" in r.err
+
+
 def test_size_limit_follows_M(tmp_path, driver):
     bad = write_trace(tmp_path, "big", ["a 0 2000000"])
     r = run(driver, "-M", "1M", "-f", bad, tmp=tmp_path)
