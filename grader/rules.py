@@ -39,6 +39,8 @@ RUNTIME_SYMBOLS = frozenset({"main", "_start", "_init", "_fini", "__gmon_start__
                              "edata", "end", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
                              "__cxa_finalize", "__cxa_atexit", "__dso_handle", "__libc_start_main"})
 _SYSCALL = re.compile(r"^\s*([0-9a-f]+):\s+(syscall|sysenter|int\s+\$0x80)\b", re.M)
+_INSN = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)(?:\s+([0-9a-f]+) <)?", re.M)
+_SECTION = re.compile(r"^Disassembly of section (\S+):$", re.M)
 
 
 class ToolError(RuntimeError):
@@ -258,11 +260,29 @@ def check_writable(secs, syms, policy: Policy) -> RuleResult:
     return _verdict("writable_data", policy, bad, f"{used} bytes of writable globals (limit {limit})", detail)
 
 
+def _jumps_into_instructions(listing: str) -> list[str]:
+    """Direct jumps and calls whose target is inside an instruction: overlapping
+    instructions (`jmp 1f+2` into a constant holding 0f 05) run code that the
+    listing does not show, such as a hidden `syscall`.  No compiler emits them."""
+    odd = []
+    for section in _SECTION.split(listing)[2::2]:
+        insns = _INSN.findall(section)
+        starts = {int(at, 16) for at, _, _ in insns}
+        last = max(starts, default=0)   # a branch there may target its own end (a relocated call)
+        odd += [f"{op} at 0x{at} into 0x{to}" for at, op, to in insns
+                if to and op.startswith(("j", "call", "loop", "xbegin")) and int(to, 16) not in starts
+                and not (int(at, 16) == last and int(to, 16) > last)]
+    return odd
+
+
 def check_syscalls(obj: Path, policy: Policy) -> RuleResult:
     listing = _tool("objdump", "-d", "--no-show-raw-insn", str(obj))
     bad = [f"{m.group(2)} at 0x{m.group(1)}" for m in _SYSCALL.finditer(listing)]
-    return _verdict("raw_syscalls", policy, bad, "no raw system-call instructions",
-                    f"raw system-call instructions: {_names(bad)}")
+    hidden = _jumps_into_instructions(listing)
+    detail = "; ".join(part for part in (
+        bad and f"raw system-call instructions: {_names(bad)}",
+        hidden and f"jumps into the middle of an instruction, which hide what runs: {_names(hidden)}") if part)
+    return _verdict("raw_syscalls", policy, bad + hidden, "no raw system-call instructions", detail)
 
 
 def check_object(obj: Path, driver_objs: list[Path], policy: Policy) -> tuple[RuleResult, ...]:

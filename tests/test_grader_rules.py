@@ -72,6 +72,12 @@ def test_compiler_helpers_for_builtins_are_allowed(tmp_path, policy):
      "writable_data", "section .tbss (aligned to 65536 bytes)"),
     ("long mm_init(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); return r; }", "raw_syscalls", "syscall"),
     ("long mm_init(void) { long r; __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(20)); return r; }", "raw_syscalls", "int"),
+    # Overlapping instructions: the jump lands on 0f 05 inside the constant, a syscall the
+    # listing shows as part of a movabs (QA hunt, 2026-11-23).
+    ("long mm_init(void) { long r; __asm__ volatile(\"jmp 1f+2\\n1: movabsq $0x9090909004eb050f, %%rcx\"\n"
+     " : \"=c\"(r) : \"a\"(39) : \"r11\"); return 0; }", "raw_syscalls", "jmp"),
+    ("void mm_hidden(void) { __asm__ volatile(\"call 1f+2\\n1: movabsq $0x9090909004eb050f, %%rcx\" ::: \"rcx\"); }",
+     "raw_syscalls", "call"),
 ])
 def test_each_rule_catches_its_case(tmp_path, policy, body, rule, item):
     result = _rules(tmp_path, HEADER + body, policy)[rule]
