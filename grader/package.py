@@ -17,7 +17,8 @@ from .build import KIT_DIRS, KIT_FILES
 from .policy import load_policy
 
 EXTRA = ("grader.toml", "mm.c", "pyproject.toml")
-FOLDERS = ("variants", "traces", "schema", "grader")
+FOLDERS = ("variants", "traces", "schema")
+PACKAGES = ("grader", "mmtrace")                 # the grader imports mmtrace (scores, one-line usage errors)
 COURSE = "course.toml"
 
 
@@ -33,7 +34,10 @@ def _kit_files(kit: Path, policy_dir: str) -> list[tuple[Path, str]]:
             files.append((kit / name, f"kit/{name}"))
         elif name in KIT_FILES:
             raise PackageError(f"{kit}: the kit has no {name}")
-    for folder in KIT_DIRS + FOLDERS + (policy_dir,):
+    for package in PACKAGES:
+        if not (kit / package / "__init__.py").is_file():
+            raise PackageError(f"{kit}: the kit has no {package}/ package; the hosted grader needs it")
+    for folder in KIT_DIRS + FOLDERS + PACKAGES + (policy_dir,):
         base = kit / folder
         if not base.is_dir():
             continue
@@ -57,7 +61,18 @@ SETUP = """#!/usr/bin/env bash
 set -euo pipefail
 apt-get update
 DEBIAN_FRONTEND=noninteractive apt-get install -y build-essential binutils python3 python3-venv bubblewrap util-linux
-python3 -m venv /autograder/venv
+# The grader needs Python >= 3.11; Ubuntu 22.04 (Gradescope's default image) has 3.10 as python3.
+recent() {{ "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }}
+PY=python3
+if ! recent "$PY"; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y python3.11 python3.11-venv || true
+    PY=python3.11
+fi
+if ! recent "$PY"; then
+    echo "setup.sh: the grader needs Python >= 3.11; this image has $(python3 --version 2>&1) and no python3.11 package: choose a newer base image" >&2
+    exit 1
+fi
+"$PY" -m venv /autograder/venv
 /autograder/venv/bin/pip install {requirements}
 """
 
@@ -71,6 +86,8 @@ PYTHONPATH=/autograder/source/kit exec /autograder/venv/bin/python -m grader gra
 MAKEFILE = """# Autolab's autograde Makefile: unpack the kit, grade the handin, end with the scores line.
 # The handin file is mm.c (set the assessment's handin filename to mm.c).
 all:
+\t@python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \\
+\t  {{ echo "autograde: the grader needs Python >= 3.11, python3 here is $$(python3 --version 2>&1)"; exit 1; }}
 \ttar xf autograde.tar
 \tcd kit && PYTHONPATH=. python3 -m grader autolab ../mm.c --kit . {config}
 

@@ -143,29 +143,59 @@ def test_package_gradescope_zip(graded, tmp_path):
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert run.startswith("#!") and "--root /autograder" in run and "--config course.toml" in run
     assert "bubblewrap" in setup and "jinja2==" in setup
+    assert {"kit/mmtrace/__init__.py", "kit/mmtrace/trace.py", "kit/mmtrace/oneline.py"} <= names
     assert not any("__pycache__" in n for n in names)
+
+
+def _isolated_python(folder):
+    """A python3 that sees the venv's third-party packages but not this checkout's editable install
+    (-S skips the .pth files), as on a host that has only the bundle."""
+    import site
+    folder.mkdir()
+    script = folder / "python3"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{site.getsitepackages()[0]}" '
+                      f'exec {sys.executable} -S "$@"\n')
+    script.chmod(0o755)
+    return folder
 
 
 def test_autolab_bundle_runs_end_to_end(graded, tmp_path):
     _, _, kit, root = graded
-    shutil.copytree(KIT / "grader", kit / "grader", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("grader", "mmtrace"):
+        shutil.copytree(KIT / package, kit / package, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "autolab"
     done = _cli("package", "autolab", "-o", out, "--kit", kit, "--config", root / "course.toml")
     assert done.returncode == 0, done.stderr
     with tarfile.open(out / "autograde.tar") as t:
-        assert "kit/grader/cli.py" in t.getnames() and "kit/course.toml" in t.getnames()
+        assert {"kit/grader/cli.py", "kit/mmtrace/trace.py", "kit/course.toml"} <= set(t.getnames())
     job = tmp_path / "job"
     job.mkdir()
     shutil.copy(out / "autograde.tar", job)
     shutil.copy(out / "autograde-Makefile", job / "Makefile")
     (job / "mm.c").write_text(source("good"))
-    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    env = {**os.environ, "PATH": f"{_isolated_python(tmp_path / 'bin')}:{os.environ['PATH']}"}
     made = subprocess.run(["make", "-s"], cwd=job, capture_output=True, text=True, env=env, timeout=300)
     assert made.returncode == 0, made.stderr
     last = json.loads(made.stdout.strip().splitlines()[-1])
     jsonschema.validate(last, _schema("autolab-line.schema.json"))
     assert last["scores"]["Correctness"] > 0
+
+
+def test_autolab_bundle_says_in_one_line_that_python_is_too_old(tmp_path):
+    from grader import package
+    job = tmp_path / "job"
+    (job / "bin").mkdir(parents=True)
+    (job / "Makefile").write_text(package.MAKEFILE.format(config=""))
+    old = job / "bin" / "python3"
+    old.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.10.12" || exit 1\n')
+    old.chmod(0o755)
+    env = {**os.environ, "PATH": f"{job / 'bin'}:{os.environ['PATH']}"}
+    made = subprocess.run(["make", "-s"], cwd=job, capture_output=True, text=True, env=env, timeout=60)
+    assert made.returncode != 0
+    assert made.stdout.strip() == "autograde: the grader needs Python >= 3.11, python3 here is Python 3.10.12"
+    setup = package.SETUP.format(requirements="click")
+    assert "python3.11-venv" in setup and "sys.version_info < (3, 11)" in setup
 
 
 def _inflated(sub):
