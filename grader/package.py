@@ -8,13 +8,15 @@ Autolab runs `make` with autograde-Makefile, autograde.tar and the student's han
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
 
 from .build import KIT_DIRS, KIT_FILES
-from .policy import load_policy
+from .grade import BatchError, find_traces
+from .policy import Policy, load_policy
 
 EXTRA = ("grader.toml", "mm.c", "pyproject.toml")
 FOLDERS = ("variants", "traces", "schema")
@@ -26,7 +28,21 @@ class PackageError(RuntimeError):
     """The bundle cannot be built (a kit file is missing)."""
 
 
-def _kit_files(kit: Path, policy_dir: str) -> list[tuple[Path, str]]:
+def _policy_traces(kit: Path, policy: Policy) -> list[tuple[Path, str]]:
+    """The policy's traces, placed where the hosted grader looks for them: KIT/traces.dir."""
+    where = os.path.normpath(policy.traces.dir)
+    if os.path.isabs(where) or where.split(os.sep)[0] == "..":
+        raise PackageError(f"{policy.source}: traces.dir = {policy.traces.dir!r} is not a folder inside the kit "
+                           f"({kit}); the bundle carries only the kit: put the traces in a folder inside it")
+    try:
+        paths = find_traces(kit / where, policy.traces.files)
+    except BatchError as err:
+        raise PackageError(f"{policy.source}: traces.dir: {err}") from None
+    # the real file, as a symlink in the tar would point nowhere on the host
+    return [(path.resolve(), f"kit/{(Path(where) / path.relative_to(kit / where)).as_posix()}") for path in paths]
+
+
+def _kit_files(kit: Path, policy: Policy) -> list[tuple[Path, str]]:
     """(host path, path in the bundle) for every file the hosted grader needs."""
     files: list[tuple[Path, str]] = []
     for name in KIT_FILES + EXTRA:
@@ -37,13 +53,14 @@ def _kit_files(kit: Path, policy_dir: str) -> list[tuple[Path, str]]:
     for package in PACKAGES:
         if not (kit / package / "__init__.py").is_file():
             raise PackageError(f"{kit}: the kit has no {package}/ package; the hosted grader needs it")
-    for folder in KIT_DIRS + FOLDERS + PACKAGES + (policy_dir,):
+    for folder in KIT_DIRS + FOLDERS + PACKAGES:
         base = kit / folder
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc"):
                 files.append((path, f"kit/{path.relative_to(kit)}"))
+    files += _policy_traces(kit, policy)
     return list({arc: (path, arc) for path, arc in files}.values())
 
 
@@ -110,16 +127,17 @@ def _cannot_write(out: Path, err: OSError) -> PackageError:
 def gradescope_zip(kit: Path, config: Path | None, out: Path) -> Path:
     """Write OUT (autograder.zip) with setup.sh and run_autograder at its root."""
     kit = Path(kit)
-    load_policy(kit, config)                      # refuse a policy that would fail on every submission
+    policy = load_policy(kit, config)             # refuse a policy that would fail on every submission
     flag, course = _course(config)
+    files = _kit_files(kit, policy)
     try:
-        _write_zip(kit, flag, course, Path(out))
+        _write_zip(kit, files, flag, course, Path(out))
     except OSError as err:
         raise _cannot_write(Path(out), err) from None
     return Path(out)
 
 
-def _write_zip(kit: Path, flag: str, course: bytes | None, out: Path) -> None:
+def _write_zip(kit: Path, files: list[tuple[Path, str]], flag: str, course: bytes | None, out: Path) -> None:
     requirements = " ".join(f"'{r}'" for r in _requirements(kit))
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in (("setup.sh", SETUP.format(requirements=requirements)),
@@ -127,7 +145,7 @@ def _write_zip(kit: Path, flag: str, course: bytes | None, out: Path) -> None:
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
             bundle.writestr(info, text)
-        for path, arc in _kit_files(kit, "grader"):
+        for path, arc in files:
             bundle.write(path, arc)
         if course is not None:
             bundle.writestr(f"kit/{COURSE}", course)
@@ -136,22 +154,23 @@ def _write_zip(kit: Path, flag: str, course: bytes | None, out: Path) -> None:
 def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
     """Write OUT/autograde-Makefile and OUT/autograde.tar."""
     kit = Path(kit)
-    load_policy(kit, config)
+    policy = load_policy(kit, config)
     flag, course = _course(config)
     out = Path(out)
+    files = _kit_files(kit, policy)
     try:
-        return _write_autolab(kit, flag, course, out)
+        return _write_autolab(files, flag, course, out)
     except OSError as err:
         raise _cannot_write(out, err) from None
 
 
-def _write_autolab(kit: Path, flag: str, course: bytes | None, out: Path) -> list[Path]:
+def _write_autolab(files: list[tuple[Path, str]], flag: str, course: bytes | None, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     makefile = out / "autograde-Makefile"
     makefile.write_text(MAKEFILE.format(config=flag))
     tar_path = out / "autograde.tar"
     with tarfile.open(tar_path, "w") as bundle:
-        for path, arc in _kit_files(kit, "grader"):
+        for path, arc in files:
             bundle.add(path, arc)
         if course is not None:
             info = tarfile.TarInfo(f"kit/{COURSE}")

@@ -164,8 +164,10 @@ def test_autolab_bundle_runs_end_to_end(graded, tmp_path):
     for package in ("grader", "mmtrace"):
         shutil.copytree(KIT / package, kit / package, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TRACES, kit / "course-traces", dirs_exist_ok=True)   # the hosted run must find these
+    config = write_policy(tmp_path, '[traces]\ndir = "course-traces"\n', name="ct.toml")
     out = tmp_path / "autolab"
-    done = _cli("package", "autolab", "-o", out, "--kit", kit, "--config", root / "course.toml")
+    done = _cli("package", "autolab", "-o", out, "--kit", kit, "--config", config)
     assert done.returncode == 0, done.stderr
     with tarfile.open(out / "autograde.tar") as t:
         assert {"kit/grader/cli.py", "kit/mmtrace/trace.py", "kit/course.toml"} <= set(t.getnames())
@@ -223,3 +225,36 @@ def test_no_export_or_figure_carries_inf_or_nan_even_from_an_old_record(graded, 
     plots.traces_figure(bad, tmp_path / "t.png")
     assert store.reusable(good, good.sha256, good.policy_digest, good.kit_digest)
     assert not store.reusable(bad, bad.sha256, bad.policy_digest, bad.kit_digest)    # regraded, never reused
+
+
+def _course_traces_kit(root):
+    kit = make_fake_kit(root / "kit")
+    for package in ("grader", "mmtrace"):
+        shutil.copytree(KIT / package, kit / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TRACES, kit / "course-traces")
+    return kit
+
+
+def test_package_carries_the_course_traces_dir(tmp_path):
+    kit = _course_traces_kit(tmp_path)
+    wanted = sorted(p.name for p in (kit / "course-traces").iterdir())[:1]
+    config = write_policy(tmp_path, f'[traces]\ndir = "course-traces"\nfiles = ["{wanted[0]}"]\n', name="ct.toml")
+    done = _cli("package", "gradescope", "-o", tmp_path / "pkg.zip", "--kit", kit, "--config", config)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "pkg.zip") as z:
+        assert f"kit/course-traces/{wanted[0]}" in z.namelist()
+    done = _cli("package", "autolab", "-o", tmp_path / "al", "--kit", kit, "--config", config)
+    assert done.returncode == 0, done.stderr
+    with tarfile.open(tmp_path / "al" / "autograde.tar") as t:
+        assert f"kit/course-traces/{wanted[0]}" in t.getnames()
+
+
+@pytest.mark.parametrize("where", ["ABS", "../elsewhere", "missing"])
+def test_package_refuses_traces_it_cannot_bundle(tmp_path, where):
+    kit = _course_traces_kit(tmp_path)
+    where = str(kit / "course-traces") if where == "ABS" else where
+    config = write_policy(tmp_path, f'[traces]\ndir = "{where}"\n', name="ct.toml")
+    done = _cli("package", "gradescope", "-o", tmp_path / "pkg.zip", "--kit", kit, "--config", config)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "ct.toml" in done.stderr and "traces" in done.stderr
+    assert not (tmp_path / "pkg.zip").exists()
