@@ -9,12 +9,14 @@ is one line naming the submission.
 from __future__ import annotations
 
 import hashlib
+import lzma
 import os
 import re
 import stat
 import tarfile
 import unicodedata
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -25,6 +27,8 @@ MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a me
 MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
 MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
 FORMS = "NAME/mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)  # what zipfile reads
+ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
 LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})    # what zip tools and file browsers leave
 
 
@@ -193,10 +197,21 @@ def _read_zip(raw, label: str, limit: int) -> bytes:
         chosen = archive.getinfo(_pick([i.filename for i in infos if not i.is_dir()], label))
         if stat.S_ISLNK(chosen.external_attr >> 16):      # unzip would make it a link, not a file
             raise SubmissionError(f"{label}: mm.c in the archive is a symbolic link, not a regular file")
+        _check_zip_method(chosen, label)
         if chosen.file_size > limit or chosen.file_size > MAX_RATIO * max(chosen.compress_size, 1) + 4096:
             raise SubmissionError(f"{label}: mm.c in the archive claims {chosen.file_size} bytes; refusing")
         with archive.open(chosen) as handle:
             return handle.read(limit + 1)
+
+
+def _check_zip_method(info: zipfile.ZipInfo, label: str) -> None:
+    """Refuse what zipfile could only fail on mid-read (RuntimeError, NotImplementedError)."""
+    if info.flag_bits & 0x1 or info.compress_type == ZIP_AES:
+        raise SubmissionError(f"{label}: mm.c is encrypted (password-protected zip)")
+    if info.compress_type not in ZIP_METHODS:
+        method = zipfile.compressor_names.get(info.compress_type, "an unknown method")
+        raise SubmissionError(f"{label}: mm.c is compressed with {method} (zip method {info.compress_type}), "
+                              "which the grader cannot read; zip it again with plain deflate")
 
 
 def _tar_kind(member: tarfile.TarInfo) -> str:
@@ -263,7 +278,7 @@ def read_source(cand: Candidate, limit: int) -> str:
             data = reader(raw, label, limit)
     except FileNotFoundError:
         raise SubmissionError(f"{label}: missing (did the submission vanish?)") from None
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as err:
         raise SubmissionError(f"{label}: not a readable archive ({_one_line(err)})") from None
     return _check_source(data, f"{label}:mm.c", limit)
 

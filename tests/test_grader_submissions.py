@@ -233,3 +233,58 @@ def test_unreadable_archives_are_one_line(tmp_path, name, data, message):
     with pytest.raises(SubmissionError, match=message) as err:
         read_source(discover(tmp_path)[0], LIMIT)
     assert str(err.value).startswith(name) and "\n" not in str(err.value)
+
+
+def _patched_zip(path, compression, flags=0, method=None, garble=b""):
+    """A zip of mm.c whose headers claim FLAGS / METHOD (as zip -P or a Deflate64 tool writes them),
+    or whose compressed data is damaged (GARBLE)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as z:
+        z.writestr("mm.c", GOOD * 50)
+    data = bytearray(buffer.getvalue())
+    local, central = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+    data[local + 6] |= flags
+    data[central + 8] |= flags
+    if method is not None:
+        data[local + 8:local + 10] = data[central + 10:central + 12] = method.to_bytes(2, "little")
+    start = local + 30 + len("mm.c")
+    data[start:start + len(garble)] = garble
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: _patched_zip(p, zipfile.ZIP_DEFLATED, flags=0x1), "mm.c is encrypted (password-protected zip)"),
+    (lambda p: _patched_zip(p, zipfile.ZIP_DEFLATED, method=9), "mm.c is compressed with deflate64 (zip method 9)"),
+    (lambda p: _patched_zip(p, zipfile.ZIP_STORED, method=98), "mm.c is compressed with ppmd (zip method 98)"),
+    (lambda p: _patched_zip(p, zipfile.ZIP_STORED, method=99), "mm.c is encrypted"),
+    (lambda p: _patched_zip(p, zipfile.ZIP_DEFLATED, garble=b"\x07"), "not a readable archive"),  # zlib.error
+    (lambda p: _patched_zip(p, zipfile.ZIP_LZMA, garble=b"\0" * 9 + b"\xff" * 20), "not a readable archive"),
+], ids=["encrypted", "deflate64", "ppmd-method-98", "aes-method-99", "corrupt-deflate", "corrupt-lzma"])
+def test_zips_the_reader_cannot_open_are_one_line(tmp_path, make, message):
+    make(tmp_path / "zoe.zip")
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value).startswith("zoe.zip: ") and message in str(err.value), err.value
+    assert "\n" not in str(err.value)
+
+
+def test_a_corrupt_xz_tar_is_one_line(tmp_path):
+    import lzma
+    body = "".join(f"/* {i} {i * 7919 % 10007} {i ** 3} */\n" for i in range(5000)).encode()
+    packed = bytearray(lzma.compress(_tar_bytes({"mm.c": body})))
+    middle = len(packed) // 2                   # past what opening the archive reads: LZMAError later
+    packed[middle:middle + 40] = b"\x00" * 40
+    (tmp_path / "zed.tar.xz").write_bytes(bytes(packed))
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value).startswith("zed.tar.xz: ") and "\n" not in str(err.value)
+
+
+def _tar_bytes(members):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as t:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
