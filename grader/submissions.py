@@ -170,15 +170,20 @@ def _read_file(path: Path, label: str, limit: int) -> bytes:
         raise SubmissionError(f"{label}: cannot read it ({err.strerror})") from None
 
 
+def _member_path(name: str) -> PurePosixPath:
+    """An archive member's path; Windows tools (PowerShell 5's Compress-Archive) write 'handin\\mm.c'."""
+    return PurePosixPath(name.replace("\\", "/"))
+
+
 def _check_member_path(name: str, label: str) -> PurePosixPath:
-    path = PurePosixPath(name.replace("\\", "/"))
+    path = _member_path(name)
     if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
         raise SubmissionError(f"{label}: unsafe path {name!r} in the archive (absolute or '..')")
     return path
 
 
 def _pick(names: list[str], label: str) -> str:
-    wanted = [n for n in names if PurePosixPath(n).name == "mm.c"]
+    wanted = [n for n in names if _member_path(n).name == "mm.c"]
     if not wanted:
         raise SubmissionError(f"{label}: no mm.c in the archive")
     if len(wanted) > 1:

@@ -288,3 +288,8 @@ def _tar_bytes(members):
             info.size = len(data)
             t.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def test_a_windows_zip_with_backslashes_is_read(tmp_path):
+    _zip(tmp_path / "win.zip", {"handin\\mm.c": GOOD, "handin\\notes.txt": "hi"})
+    assert read_source(discover(tmp_path)[0], LIMIT) == GOOD
