@@ -24,7 +24,7 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
-from .submissions import FORMS, Candidate, SubmissionError, discover, unrecognised
+from .submissions import FORMS, Candidate, SubmissionError, discover, find_one, unrecognised
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
           store.OutputError)
@@ -274,7 +274,7 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
     results = root / "results"
     try:
         store.check_layout(results)
-        source = _find_submission(root / "submission")
+        source = find_one(root / "submission")
         sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
         store.write_json(results / "results.json", exports.gradescope_results(sub, policy))
     except store.OutputError as err:      # no results.json can say so: only the log can
@@ -285,16 +285,6 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
                           "tests": []})
         _fail(str(err), 1)
     click.echo(f"{sub.name}: {sub.verdict}, {sub.summary.points} points: {results / 'results.json'}")
-
-
-def _find_submission(folder: Path) -> Path:
-    """mm.c in FOLDER, else the one .c file or archive there."""
-    if (folder / "mm.c").exists():
-        return folder / "mm.c"
-    found = [p for p in sorted(folder.rglob("*")) if p.is_file() and (p.suffix == ".c" or p.suffix in (".zip", ".tar", ".gz", ".tgz"))]
-    if len(found) != 1:
-        raise SubmissionError(f"{folder}: expected mm.c (found {len(found)} candidate files)")
-    return found[0]
 
 
 @main.command()

@@ -2,6 +2,7 @@
 import gzip
 import io
 import os
+import re
 import shutil
 import tarfile
 import threading
@@ -293,3 +294,32 @@ def _tar_bytes(members):
 def test_a_windows_zip_with_backslashes_is_read(tmp_path):
     _zip(tmp_path / "win.zip", {"handin\\mm.c": GOOD, "handin\\notes.txt": "hi"})
     assert read_source(discover(tmp_path)[0], LIMIT) == GOOD
+
+
+@pytest.mark.parametrize("files, chosen", [
+    ({"mm.c": GOOD}, "mm.c"),
+    ({"handout/mm.c": GOOD, "handout/test.c": GOOD}, "handout/mm.c"),     # mm.c anywhere wins
+    ({"lab.tar.bz2": b"x"}, "lab.tar.bz2"),
+    ({"deep/lab.tar.xz": b"x", "deep/README": "hi"}, "deep/lab.tar.xz"),
+    ({"mine.c": GOOD, "__MACOSX/._mine.c": "x", ".DS_Store": "x"}, "mine.c"),
+])
+def test_gradescope_finds_the_one_handin(tmp_path, files, chosen):
+    from grader.submissions import find_one
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+    assert find_one(tmp_path) == tmp_path / chosen
+
+
+@pytest.mark.parametrize("files, message", [
+    ({}, "expected mm.c (found 0 candidate files)"),
+    ({"a.c": GOOD, "b.zip": b"x"}, "expected mm.c (found 2 candidate files: a.c, b.zip)"),
+    ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "several mm.c files (a/mm.c, b/mm.c)"),
+])
+def test_gradescope_refuses_an_ambiguous_handin_in_one_line(tmp_path, files, message):
+    from grader.submissions import find_one
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+    with pytest.raises(SubmissionError, match=re.escape(message)):
+        find_one(tmp_path)
