@@ -9,6 +9,7 @@ only alloc.o and relinks.  The submission's build runs in the sandbox: a
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -70,7 +71,7 @@ def kit_digest(kit: Path, traces: list[Path]) -> str:
     files += sorted((kit / "variants").glob("*.h"))        # copied into every build, so they count
     for path in files + sorted(traces):
         if path.is_file():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            digest.update(os.fsencode(path.name) + b"\0" + path.read_bytes())   # any bytes a name holds
     return digest.hexdigest()[:16]
 
 

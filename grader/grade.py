@@ -37,7 +37,7 @@ from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
-from .submissions import Candidate, SubmissionError, read_source
+from .submissions import Candidate, SubmissionError, read_source, readable
 
 TRACE_SUFFIXES = (".rep", ".rep.gz")
 # progress(event, name, record): "start" (record None; called from a worker), "done" or "reused".
@@ -209,7 +209,7 @@ class _Grader:
     def verdict(self, cand: Candidate, sha: str | None, verdict: str, reason: str, **extra: Any) -> Submission:
         policy = self.ctx.policy
         fields: dict[str, Any] = dict(
-            name=cand.name, origin=str(cand.origin), sha256=sha, verdict=verdict, reason=reason,
+            name=cand.name, origin=readable(str(cand.origin)), sha256=sha, verdict=verdict, reason=reason,
             build_log="", rules=(), traces=(), stdout="", stderr="",
             summary=empty_summary(len(self.ctx.traces), scoring.max_points(policy)),
             protections=self.ctx.protections, policy_digest=policy.digest(),
@@ -329,7 +329,7 @@ def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k:
     timing = (raw.get("timing") or {}) if trusted else {}
     libc = (raw.get("libc") or {}) if trusted else {}
     return TraceResult(
-        name=raw["name"], weight=raw["weight"], ops=raw["ops"], outcome=raw["outcome"],
+        name=scoring.as_driver_writes(raw["name"]), weight=raw["weight"], ops=raw["ops"], outcome=raw["outcome"],
         message=raw.get("message", ""), explanation=texts.get(raw["outcome"], ""),
         op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization") if trusted else None,
         ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),

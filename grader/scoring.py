@@ -7,6 +7,7 @@ formula and config.h's constants, perf_index equals the driver's own.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -119,6 +120,15 @@ def trace_stem(file_name: str) -> str:
     return file_name
 
 
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def as_driver_writes(text: str) -> str:
+    """TEXT (a trace's file name) as the driver's JSON carries it: a byte that is not UTF-8, which
+    Python holds as a surrogate, is that byte's code point there (driver/json.c), as Latin-1 reads it."""
+    return _ESCAPED_BYTE.sub(lambda m: chr(ord(m[0]) - 0xdc00), text)
+
+
 def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] | list[str],
                           paths: list[str] | None = None) -> str:
     """Why the driver's per-trace rows are not exactly the EXPECTED trace files (given to it as
@@ -126,8 +136,10 @@ def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] 
     if len(rows) != len(expected):
         return f"{len(rows)} traces reported for the {len(expected)} given"
     for i, (want, row) in enumerate(zip(expected, rows)):
-        path, name, stem = str(row.get("path", "")), str(row.get("name", "")), trace_stem(want)
-        right_path = path == paths[i] if paths is not None else path.rsplit("/", 1)[-1] == want
+        want = as_driver_writes(want)
+        path, name, stem = as_driver_writes(str(row.get("path", ""))), str(row.get("name", "")), trace_stem(want)
+        name = as_driver_writes(name)
+        right_path = path == as_driver_writes(paths[i]) if paths is not None else path.rsplit("/", 1)[-1] == want
         if not right_path or not (name == stem or (len(name) >= 100 and stem.startswith(name))):
             return f"trace {i + 1} should be {want} but the report has {name or '?'} ({path or 'no path'})"
     return ""

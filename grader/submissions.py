@@ -53,6 +53,12 @@ def _safe_name(raw: str) -> str:
     return name[:80]
 
 
+def readable(name: str) -> str:
+    """NAME as text that can be written anywhere: bytes of a file name that are not UTF-8 (a Latin-1
+    name from an LMS download, held as surrogates by Python) shown escaped, as 'jos\\xe9.c'."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def _distinct_names(handins: list[str]) -> dict[str, str]:
     """A safe name per hand-in name.  Two different hand-ins that come out the same ('sp ace'
     and 'sp_ace') get a short hash of their real name appended, not a shared refusal; a name
@@ -63,7 +69,7 @@ def _distinct_names(handins: list[str]) -> dict[str, str]:
 
 
 def _tag(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()[:6]
+    return hashlib.sha256(os.fsencode(raw)).hexdigest()[:6]      # the real bytes: jos\xe9 and jos\xe8 differ
 
 
 def _archive_stem(path: Path) -> str | None:
@@ -122,9 +128,9 @@ def discover(root: Path) -> list[Candidate]:
         if len(group) == 1:
             out.append(replace(group[0], name=name))
             continue
-        where = ", ".join(c.origin.name for c in group)
+        where = ", ".join(readable(c.origin.name) for c in group)
         for index, cand in enumerate(group, 1):
-            problem = f"two or more submissions are named {handin} ({where}); rename all but one"
+            problem = f"two or more submissions are named {readable(handin)} ({where}); rename all but one"
             out.append(replace(cand, name=f"{name}~{index}", problem=problem))
     return sorted(out, key=lambda c: c.name)
 
@@ -208,7 +214,7 @@ def _pick(names: list[str], label: str) -> str:
     if not wanted:
         raise SubmissionError(f"{label}: no mm.c in the archive")
     if len(wanted) > 1:
-        raise SubmissionError(f"{label}: several mm.c files in the archive ({', '.join(wanted[:3])})")
+        raise SubmissionError(f"{label}: several mm.c files in the archive ({readable(', '.join(wanted[:3]))})")
     return wanted[0]
 
 
@@ -280,17 +286,18 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
 
 def read_source(cand: Candidate, limit: int) -> str:
     """The submission's mm.c as text, or SubmissionError saying why not."""
+    shown = readable(cand.origin.name)
     if cand.problem:
-        raise SubmissionError(f"{cand.origin.name}: {cand.problem}")
+        raise SubmissionError(f"{shown}: {cand.problem}")
     if cand.kind == "folder":
-        label = f"{cand.origin.name}/mm.c"
+        label = f"{shown}/mm.c"
         if not cand.origin.is_dir():
-            raise SubmissionError(f"{cand.origin.name}: the folder is gone (did it vanish mid-run?)")
+            raise SubmissionError(f"{shown}: the folder is gone (did it vanish mid-run?)")
         if not _present(cand.origin / "mm.c"):
-            raise SubmissionError(f"{label}: missing: the folder {cand.origin.name} has no mm.c "
+            raise SubmissionError(f"{label}: missing: the folder {shown} has no mm.c "
                                   f"({_contents(cand.origin)})")
         return _check_source(_read_file(cand.origin / "mm.c", label, limit), label, limit)
-    label = cand.origin.name
+    label = shown
     if cand.kind == "file":
         return _check_source(_read_file(cand.origin, label, limit), label, limit)
     try:
@@ -316,7 +323,7 @@ def _present(path: Path) -> bool:
 def _contents(folder: Path, shown: int = 5) -> str:
     """What FOLDER holds, briefly: the reader sees at once which file was meant."""
     try:
-        names = sorted(p.name for p in folder.iterdir())
+        names = sorted(readable(p.name) for p in folder.iterdir())
     except OSError as err:
         return f"cannot list it: {err.strerror}"
     if not names:

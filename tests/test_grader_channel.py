@@ -148,3 +148,15 @@ def test_listed_traces_problem_checks_names_order_and_count():
     assert "should be b.rep" in listed_traces_problem(rows, ("a.rep", "b.rep"))
     assert listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/traces/a.rep", "/traces/b.rep.gz"]) == ""
     assert "should be a.rep" in listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/t/a.rep", "/traces/b.rep.gz"])
+
+
+def test_a_trace_file_name_that_is_not_utf8_matches_the_drivers_report():
+    """The driver writes a non-UTF-8 byte of a path as that byte's code point (\\u00e9); Python holds it
+    as a surrogate: the real driver's report of caf\\xe9.rep had failed every submission."""
+    import os
+    from grader.scoring import listed_traces_problem
+    want = os.fsdecode(b"caf\xe9.rep")
+    rows = [{"name": "caf\u00e9", "path": "/traces/caf\u00e9.rep"}]
+    assert listed_traces_problem(rows, (want,), [f"/traces/{want}"]) == ""
+    assert listed_traces_problem(rows, (want,)) == ""
+    assert "should be" in listed_traces_problem([{"name": "cafe", "path": "/traces/cafe.rep"}], (want,))

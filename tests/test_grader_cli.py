@@ -1,6 +1,9 @@
 """mmgrade's command line: help with examples, one-line errors, an honest sandbox statement."""
+import csv
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -125,6 +128,32 @@ def test_no_student_is_lost_silently(classroom, tmp_path):
     empty = _cli("grade", tmp_path / "none", "-o", tmp_path / "o2", "--kit", kit, "--config", config,
                  "--traces", TRACES)
     assert f"{tmp_path / 'none'}: no hand-ins in the folder" in _one_line_error(empty)
+
+
+def test_latin1_file_names_are_graded_kept_apart_and_shown_readably(classroom, tmp_path):
+    """unzip of an LMS bulk download leaves Latin-1 names: not UTF-8, held by Python as surrogates."""
+    kit, subs, config = classroom
+    for raw in (b"jos\xe9.c", b"jos\xe8.c"):
+        (subs / os.fsdecode(raw)).write_text(source("good"))
+    (subs / os.fsdecode(b"zo\xeb")).mkdir()                          # a folder with no mm.c: a reason
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(TRACES / "tiny.rep", traces / os.fsdecode(b"caf\xe9.rep"))
+    out = tmp_path / "out"
+    done = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", traces)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    rows = {r["handin"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert {"jos\\xe9.c", "jos\\xe8.c", "zo\\xeb"} <= set(rows)
+    assert rows["jos\\xe9.c"]["verdict"] == rows["jos\\xe8.c"]["verdict"] == "ok"
+    assert rows["jos\\xe9.c"]["name"] != rows["jos\\xe8.c"]["name"]
+    assert rows["zo\\xeb"]["reason"].startswith("zo\\xeb/mm.c: missing")
+    assert (out / "report" / "index.html").exists()
+    data = json.loads((out / "results.json").read_text())
+    data["submissions"][0]["origin"] = os.fsdecode(b"/old/jos\xe9.c")     # as an older grader stored it
+    (out / "results.json").write_text(json.dumps(data))
+    again = _cli("report", out)
+    assert again.returncode == 0, again.stderr
+    assert "jos\\udce9.c" in (out / "grades.csv").read_text()
 
 
 @pytest.mark.parametrize("args, message", [
