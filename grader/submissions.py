@@ -29,6 +29,7 @@ MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
 FORMS = "NAME/mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
 ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)  # what zipfile reads
 ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
+NAME_BYTES = 200              # a safe name's UTF-8 bytes: 255 less the suffixes and temp affixes around it
 LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})    # what zip tools and file browsers leave
 
 
@@ -48,9 +49,10 @@ class Candidate:
 
 def _safe_name(raw: str) -> str:
     """RAW as a file name: letters and digits of every script kept (NFC, as macOS's NFD names
-    would otherwise lose their accents), anything else '_'."""
+    would otherwise lose their accents), anything else '_'; short enough in UTF-8 bytes for the
+    longest file made of it (255 bytes at most), e.g. '.NAME-hash~N.json.XXXXXXXX.tmp'."""
     name = re.sub(r"[^\w.-]", "_", unicodedata.normalize("NFC", raw)).strip("._") or "submission"
-    return name[:80]
+    return name[:80].encode()[:NAME_BYTES].decode("utf-8", "ignore")
 
 
 def readable(name: str) -> str:

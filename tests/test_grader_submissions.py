@@ -323,3 +323,14 @@ def test_gradescope_refuses_an_ambiguous_handin_in_one_line(tmp_path, files, mes
         (tmp_path / name).write_bytes(data if isinstance(data, bytes) else data.encode())
     with pytest.raises(SubmissionError, match=re.escape(message)):
         find_one(tmp_path)
+
+
+def test_long_names_in_any_script_fit_a_file_name_and_stay_apart(tmp_path):
+    from grader import store
+    for tail in ("甲", "乙"):
+        (tmp_path / ("学" * 83 + tail + ".c")).write_text(GOOD)       # 254 bytes: as long as a name gets
+    found = discover(tmp_path)
+    assert len({c.name for c in found}) == 2
+    for cand in found:
+        assert len(f".{cand.name}.json.XXXXXXXX.tmp".encode()) <= 255
+        store.write_json(store.record_path(tmp_path / "out", cand.name), {"ok": True})   # no ENAMETOOLONG
