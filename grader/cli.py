@@ -158,7 +158,8 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     """The hand-ins in SUBMISSIONS (OUTDIR, if in there, is none), each unrecognised entry warned about."""
     for path in unrecognised(submissions):
         click.echo(f"mmgrade: warning: {path}: not a hand-in the grader reads ({FORMS}); skipped", err=True)
-    found = [c for c in discover(submissions) if c.origin.resolve() != outdir.resolve()]
+    # only a folder is resolved: a file may be a symlink loop, which read_source refuses in one line
+    found = [c for c in discover(submissions) if c.kind != "folder" or c.origin.resolve() != outdir.resolve()]
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
     return found

@@ -156,6 +156,17 @@ def test_latin1_file_names_are_graded_kept_apart_and_shown_readably(classroom, t
     assert "jos\\udce9.c" in (out / "grades.csv").read_text()
 
 
+def test_a_symlink_loop_is_one_bad_hand_in(classroom, tmp_path):
+    kit, subs, config = classroom
+    (subs / "loop2.c").symlink_to("loop2.c")
+    out = tmp_path / "out"
+    done = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert rows["ann"]["verdict"] == "ok"
+    assert rows["loop2"]["verdict"] == "bad_submission" and rows["loop2"]["reason"].startswith("loop2.c: ")
+
+
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["check", "nowhere.c"], "nowhere.c: no such file"),
