@@ -155,14 +155,25 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
 
 
 def _class(submissions: Path, outdir: Path) -> list[Candidate]:
-    """The hand-ins in SUBMISSIONS (OUTDIR, if in there, is none), each unrecognised entry warned about."""
+    """The hand-ins in SUBMISSIONS (OUTDIR and earlier outputs, if in there, are none), each
+    unrecognised entry warned about."""
     for path in unrecognised(submissions):
         click.echo(f"mmgrade: warning: {path}: not a hand-in the grader reads ({FORMS}); skipped", err=True)
-    # only a folder is resolved: a file may be a symlink loop, which read_source refuses in one line
-    found = [c for c in discover(submissions) if c.kind != "folder" or c.origin.resolve() != outdir.resolve()]
+    found = []
+    for cand in discover(submissions):
+        if not _is_output(cand, outdir):
+            found.append(cand)
+        elif cand.origin.resolve() != outdir.resolve():
+            click.echo(f"mmgrade: note: {cand.origin}: an earlier output of the grader, not a hand-in; skipped",
+                       err=True)
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
     return found
+
+
+def _is_output(cand: Candidate, outdir: Path) -> bool:
+    # only a folder is resolved: a file may be a symlink loop, which read_source refuses in one line
+    return cand.kind == "folder" and (cand.origin.resolve() == outdir.resolve() or store.holds_output(cand.origin))
 
 
 def _kept(ctx: Context, outdir: Path, candidates: list[Candidate]) -> int:

@@ -50,8 +50,12 @@ def check_place(outdir: Path, submissions: Path) -> None:
 
 def _holds_output(folder: Path) -> bool:
     """FOLDER is missing, empty or an earlier run's output: no student's hand-in."""
-    return (not folder.is_dir() or not any(folder.iterdir()) or (folder / "results.json").exists()
-            or (folder / SUBMISSIONS).is_dir())
+    return not folder.is_dir() or not any(folder.iterdir()) or holds_output(folder)
+
+
+def holds_output(folder: Path) -> bool:
+    """FOLDER is an earlier run's output (results.json, or records of an interrupted one)."""
+    return (Path(folder) / "results.json").exists() or (Path(folder) / SUBMISSIONS).is_dir()
 
 
 @contextmanager

@@ -167,6 +167,19 @@ def test_a_symlink_loop_is_one_bad_hand_in(classroom, tmp_path):
     assert rows["loop2"]["verdict"] == "bad_submission" and rows["loop2"]["reason"].startswith("loop2.c: ")
 
 
+def test_earlier_outputs_in_the_class_folder_are_no_students(classroom, tmp_path):
+    kit, subs, config = classroom
+    args = ("--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+    first = _cli("grade", subs, "-o", subs / "graded-v1", *args)
+    assert first.returncode == 0, first.stderr
+    second = _cli("grade", subs, "-o", subs / "graded-v2", *args)
+    assert second.returncode == 0, second.stderr
+    assert f"mmgrade: note: {subs / 'graded-v1'}: an earlier output of the grader, not a hand-in; skipped" \
+        in second.stderr.splitlines()
+    names = [r["name"] for r in csv.DictReader(io.StringIO((subs / "graded-v2" / "grades.csv").read_text()))]
+    assert sorted(names) == ["ann", "bob", "cid"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["grade", "nowhere", "-o", "x"], "no such file"),
     (["check", "nowhere.c"], "nowhere.c: no such file"),
