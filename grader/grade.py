@@ -337,13 +337,22 @@ def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k:
         points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0)
 
 
+# A reference's name starts with '_', which no student's can (submissions._safe_name strips it):
+# a student folder called ref-segregated must not be overwritten by the variant's record.
+REFERENCE_PREFIX = "_ref-"
+
+
+def reference_name(variant: str) -> str:
+    return f"{REFERENCE_PREFIX}{variant}"
+
+
 def references(kit: Path, policy: Policy) -> list[Candidate]:
     """The policy's reference variants as candidates graded in the same batch."""
     out = []
     for variant in policy.timing.reference_variants:
         path = Path(kit) / "variants" / f"{variant}.c"
         problem = "" if path.is_file() else f"the kit has no variant {variant} (variants/{variant}.c)"
-        out.append(Candidate(f"ref-{variant}", path, "file", problem, reference=True))
+        out.append(Candidate(reference_name(variant), path, "file", problem, reference=True))
     return out
 
 
@@ -364,7 +373,7 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
             continue
         sha = hashlib.sha256(source.encode()).hexdigest()
         old = store.load(outdir, cand.name)
-        if not force and store.reusable(old, sha, digest, ctx.kit_digest):
+        if not force and store.reusable(old, sha, digest, ctx.kit_digest) and old.reference == cand.reference:
             report("reused", old.name, old)
             continue
         pending.append((cand, source))
@@ -394,11 +403,15 @@ def _timed(grader: _Grader, cand: Candidate, source: str, report: Progress) -> S
 
 
 def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch:
-    """The batch from the stored records (of NAMES, if given), also written as results.json."""
-    subs = store.load_all(outdir)
+    """The batch from the stored records (of NAMES, if given), also written as results.json.
+
+    References are kept only when the current policy names them: an earlier run's, under another
+    timing.reference_variants, must not stay in the results."""
+    references = {reference_name(v) for v in ctx.policy.timing.reference_variants}
+    subs = [s for s in store.load_all(outdir) if not s.reference or s.name in references]
     if names is not None:
-        wanted = set(names)
-        subs = [s for s in subs if s.name in wanted or s.reference]
+        wanted = set(names) | references
+        subs = [s for s in subs if s.name in wanted]
     batch = Batch(created=_now(), policy=ctx.policy.to_json(), policy_digest=ctx.policy.digest(),
                   kit_digest=ctx.kit_digest, protections=ctx.protections, machine=ctx.machine,
                   outcomes=ctx.outcomes, submissions=tuple(subs))

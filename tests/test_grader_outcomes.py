@@ -100,7 +100,7 @@ def test_each_trace_outcome(batch, name, outcome):
 
 
 def test_reference_variants_are_graded_alongside(batch):
-    ref = batch["ref-segregated"]
+    ref = batch["_ref-segregated"]
     assert ref.reference and ref.verdict == "ok" and ref.summary.utilization > 0
     # an unknown variant is refused when the policy loads (tests/test_grader_policy.py), not graded
     students = [s for s in batch.values() if not s.reference]

@@ -134,3 +134,28 @@ def _interruptible():
 def store_batch(out):
     from grader.model import Batch
     return Batch.from_json(json.loads((out / "results.json").read_text()))
+
+
+def _with_reference(kit):
+    (kit / "variants").mkdir(exist_ok=True)
+    (kit / "variants" / "segregated.c").write_text(source("good") + "/* the kit's variant */\n")
+    return "[timing]\nreference_variants = [\"segregated\"]\n"
+
+
+def test_a_student_named_like_a_reference_is_kept_beside_it(setup):
+    kit, subs, out = setup
+    (subs / "ref-segregated").mkdir()
+    (subs / "ref-segregated" / "mm.c").write_text(source("good") + "/* FAKE:fail=tiny */\n")
+    batch = by_name(run_batch(kit, subs, out, _with_reference(kit)))
+    student, ref = batch["ref-segregated"], batch["_ref-segregated"]
+    assert not student.reference and student.verdict == "failed"
+    assert ref.reference and ref.verdict == "ok"
+    assert len([s for s in batch.values() if not s.reference]) == 4
+
+
+def test_references_the_policy_no_longer_names_leave_the_results(setup):
+    kit, subs, out = setup
+    assert "_ref-segregated" in by_name(run_batch(kit, subs, out, _with_reference(kit)))
+    again = run_batch(kit, subs, out)
+    assert sorted(s.name for s in again.submissions) == ["ann", "ben", "cat"]
+    assert "_ref-segregated" not in json.dumps(json.loads((out / "results.json").read_text())["submissions"])
