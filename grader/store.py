@@ -68,11 +68,27 @@ def writing(path: Path) -> Iterator[None]:
         raise OutputError(f"{where}: cannot write the grader's output there ({err.strerror or err})") from None
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask sets it, racing other threads)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
+    """PATH holds TEXT whole or not at all, with the mode open() would give it (0666 less the
+    umask): mkstemp's 0600 kept the pages from a web server and grades.csv from the TAs."""
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
+            os.fchmod(fd, 0o666 & ~_umask())
             # an older record may hold a non-UTF-8 file name (surrogates): escaped, never a crash
             with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)

@@ -140,3 +140,16 @@ def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
     table = page.split("Runs</h2>")[1].split("</table>")[0]
     assert table.count("<tr>") == 4 and all(f">{p}<" in table for p in ("58.2", "61.5", "60.0"))
     assert "Runs</h2>" not in (report / "sub" / "ben.html").read_text()      # one run: the page as before
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_outputs_get_the_mode_the_umask_allows(outdir, tmp_path, umask):
+    """Written through mkstemp they were 0600: a web server answered 403, TAs could not read grades.csv."""
+    import os
+    import stat
+    shutil.copy2(outdir / "results.json", tmp_path / "results.json")
+    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True,
+                          preexec_fn=lambda: os.umask(umask))
+    assert done.returncode == 0, done.stderr
+    written = [tmp_path / "grades.csv", tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in written} == {0o666 & ~umask}
