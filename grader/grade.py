@@ -74,11 +74,34 @@ def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
         missing = [p.name for p in paths if not p.is_file()]
         if missing:
             raise BatchError(f"{folder}: the policy names traces that are not there: {', '.join(missing)}")
-        return paths
-    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
-    if not paths:
-        raise BatchError(f"{folder}: no .rep or .rep.gz traces")
+    else:
+        paths = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
+        if not paths:
+            raise BatchError(f"{folder}: no .rep or .rep.gz traces")
+    _check_names(paths, folder)
     return paths
+
+
+def _check_names(paths: list[Path], folder: Path) -> None:
+    """Each trace once and under its own name: the driver reports a trace by its file's name less
+    .rep/.rep.gz, and the private copy is named by the file's name, so a/t.rep and b/t.rep (or t.rep
+    and t.rep.gz) would run one trace twice, or report two under one name."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        stem = scoring.trace_stem(path.name)
+        first = seen.setdefault(stem, path)
+        if first is path:
+            continue
+        if first == path:
+            raise BatchError(f"traces.files lists {_shown(path, folder)} more than once")
+        raise BatchError(f"{_shown(first, folder)} and {_shown(path, folder)} are both the trace {stem} (the "
+                         "driver names a trace by its file's name less .rep or .rep.gz); rename or leave out one")
+
+
+def _shown(path: Path, folder: Path) -> str:
+    """PATH as the course wrote it, and where it leads when that is outside FOLDER (../, a link)."""
+    real = path.resolve()
+    return str(path) if Path(folder).resolve() in real.parents else f"{path} (that is {real})"
 
 
 def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None = None,
@@ -145,7 +168,8 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
     problem = _parse_problem(driver, folder, traces, driver_limits(policy))
     if not problem:
         return
-    problem = problem.replace(f"{folder}/", f"{origin}/")     # the course's trace, not our private copy
+    for trace in traces:        # the course's trace, not our private copy
+        problem = problem.replace(f"{folder}/{trace.name}", _shown(trace, origin))
     if not _parse_problem(driver, folder, traces, ["-M", str(DRIVER_HEAP_LIMIT)]):
         raise BatchError(f"a trace needs more heap than limits.max_heap = {policy.limits.max_heap}, "
                          f"so nothing was graded: {problem}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -33,6 +35,13 @@ INT_MAX = (1 << 63) - 1
 MAX_RUNS = 15
 # The alignments the kit's Makefile builds (its config-error refuses any other).
 ALIGNMENTS = (8, 16)
+# build.source_max_bytes at most: the whole source is read into memory (an archive may unpack
+# to no more, grader/submissions.py), and no mm.c comes near it.
+MAX_SOURCE_BYTES = 64 << 20
+# points.* at most: far past any course's scale, and their sums stay finite.
+MAX_POINTS = 1e6
+# A policy file larger than this is no policy (and /dev/zero would never end).
+MAX_POLICY_BYTES = 1 << 20
 
 # Keys a policy may leave out, at the value that changes nothing.  The record leaves them out at
 # that value too, so a policy from before the key existed reads, prints and hashes as it did (and
@@ -181,10 +190,22 @@ def _from_config_h(kit: Path) -> dict[str, dict[str, Any]]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        # O_NONBLOCK: a FIFO must not stall the open; anything but a regular file is refused unread
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
         raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise PolicyError(f"{path}: not a regular file, so not a TOML policy")
+            data = handle.read(MAX_POLICY_BYTES + 1)
+    except OSError as err:
+        raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
+    if len(data) > MAX_POLICY_BYTES:
+        raise PolicyError(f"{path}: larger than {MAX_POLICY_BYTES} bytes, so not a TOML policy")
+    try:
+        # utf-8-sig: a byte-order mark, which some Windows editors write, is not TOML's concern
+        return tomllib.loads(data.decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as err:
         raise PolicyError(f"{path}: not valid TOML ({err})") from None
     except UnicodeDecodeError as err:
@@ -321,6 +342,12 @@ def _validate(policy: Policy, origin: str) -> None:
     for name in ("compile_timeout", "source_max_bytes", "file_size_bytes"):
         if getattr(policy.build, name) <= 0:
             raise PolicyError(f"{origin}: build.{name} must be positive")
+    if policy.build.source_max_bytes > MAX_SOURCE_BYTES:
+        raise PolicyError(f"{origin}: build.source_max_bytes = {policy.build.source_max_bytes}: at most "
+                          f"{MAX_SOURCE_BYTES} (64 MiB); the grader reads the whole source into memory")
+    for name in ("correctness", "performance"):
+        if getattr(policy.points, name) > MAX_POINTS:
+            raise PolicyError(f"{origin}: points.{name} = {getattr(policy.points, name):g}: at most {MAX_POINTS:g}")
     for where, value in (("points.correctness", policy.points.correctness),
                          ("points.performance", policy.points.performance),
                          ("scoring.throughput_cap", policy.scoring.throughput_cap),

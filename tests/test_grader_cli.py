@@ -239,6 +239,36 @@ def test_a_malformed_trace_is_named_with_the_drivers_own_words(tmp_path):
     assert f"{traces}/bad.rep:6: id 7 out of range (the header declares 2 ids)" in error
 
 
+@pytest.mark.parametrize("files, on_disk, words", [
+    # copied to one private name, the same trace ran twice and a/t.rep never
+    ('["a/t.rep", "b/t.rep"]', ["a/t.rep", "b/t.rep"], "{t}/a/t.rep and {t}/b/t.rep are both the trace t"),
+    ('["tiny.rep", "tiny.rep"]', ["tiny.rep"], "traces.files lists {t}/tiny.rep more than once"),
+    ("[]", ["tiny.rep", "tiny.rep.gz"], "{t}/tiny.rep and {t}/tiny.rep.gz are both the trace tiny"),
+])
+def test_two_traces_of_one_name_are_refused_naming_both(tmp_path, files, on_disk, words):
+    kit, traces = make_fake_kit(tmp_path / "kit"), tmp_path / "traces"
+    for name in on_disk:
+        (traces / name).parent.mkdir(parents=True, exist_ok=True)
+        (traces / name).write_text((TRACES / "tiny.rep").read_text() + f"# {name}\n")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ann.c").write_text(source("good"))
+    done = _cli("grade", tmp_path / "subs", "-o", tmp_path / "out", "--kit", kit, "--traces", traces,
+                "--config", write_policy(tmp_path, f"[traces]\nfiles = {files}\n"))
+    assert words.format(t=traces) in _one_line_error(done)
+
+
+def test_a_trace_outside_the_folder_is_named_by_where_it_leads(tmp_path):
+    kit, traces, elsewhere = make_fake_kit(tmp_path / "kit"), tmp_path / "traces", tmp_path / "elsewhere"
+    traces.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "passwd").write_text("malformed\n")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ann.c").write_text(source("good"))
+    done = _cli("grade", tmp_path / "subs", "-o", tmp_path / "out", "--kit", kit, "--traces", traces,
+                "--config", write_policy(tmp_path, '[traces]\nfiles = ["../elsewhere/passwd"]\n'))
+    assert f"{traces}/../elsewhere/passwd (that is {elsewhere}/passwd):1: malformed" in _one_line_error(done)
+
+
 def _bare_path(tmp_path, without=("bwrap", "setpriv", "prlimit", "taskset")):
     """A PATH with the build tools but without the sandbox tools named in WITHOUT."""
     bin_dir = tmp_path / f"bin-{len(without)}"

@@ -1,5 +1,7 @@
 """grader.policy: config.h, then grader.toml, then the course's file."""
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +102,10 @@ def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tm
     ('[timing]\nruns = "3"\n', "timing.runs: expected a number"),
     ("[timing]\nruns = true\n", "timing.runs: expected a number"),
     ("[timing]\nruns = 2.5\n", "timing.runs: expected a whole number"),
+    # QA: a MemoryError reading each source; an honest student failed as "impossible", max_points inf
+    ("[build]\nsource_max_bytes = 9000000000000000000\n", "build.source_max_bytes = 9000000000000000000: at most"),
+    ("[points]\ncorrectness = 1e308\nperformance = 1e308\n", "points.correctness = 1e+308: at most 1e+06"),
+    ("[points]\nperformance = 1e7\n", "points.performance = 1e+07: at most 1e+06"),
 ])
 def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, text, message):
     course = tmp_path / "course.toml"
@@ -134,3 +140,22 @@ def test_a_policy_that_is_not_utf8_is_a_one_line_error(kit_copy, tmp_path):
     with pytest.raises(PolicyError) as err:
         load_policy(kit_copy, course)
     assert str(course) in str(err.value) and "not UTF-8" in str(err.value)
+
+
+def test_a_policy_that_is_no_regular_file_is_refused_unread(kit_copy, tmp_path):
+    """--config /dev/zero ate memory for ever; a FIFO would block the open."""
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.toml"
+    big.write_text("# padding\n" * 200_000)
+    for path, words in ((Path("/dev/zero"), "not a regular file"), (fifo, "not a regular file"),
+                        (big, "larger than 1048576 bytes")):
+        with pytest.raises(PolicyError) as err:
+            load_policy(kit_copy, path)
+        assert str(err.value) == f"{path}: {words}, so not a TOML policy"
+
+
+def test_a_policy_with_a_byte_order_mark_reads_as_without(kit_copy, tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_bytes(b"\xef\xbb\xbf[points]\ncorrectness = 30.0\n")
+    assert load_policy(kit_copy, course).points.correctness == 30.0
