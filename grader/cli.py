@@ -239,12 +239,7 @@ def report(outdir: Path) -> None:
       mmgrade report graded
     """
     try:
-        batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
-    except OSError as err:
-        _fail(f"{outdir / 'results.json'}: cannot read it ({err.strerror}); run `mmgrade grade` first")
-    except (ValueError, KeyError, TypeError) as err:
-        _fail(f"{outdir / 'results.json'}: not a grader results file ({err})")
-    try:
+        batch = store.read_results(outdir)
         store.check_layout(outdir)
         index = _write_outputs(batch, outdir, report=True)
     except store.OutputError as err:

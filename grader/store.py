@@ -13,12 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .model import Submission
+import jsonschema
+
+from .model import Batch, Submission
 from .scoring import sane
 
 SUBMISSIONS = "submissions"
 FOLDERS = ("", SUBMISSIONS, "report", "report/img", "report/sub")     # outermost first
 FILES = ("results.json", "grades.csv")
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "results.schema.json"
 
 
 class OutputError(RuntimeError):
@@ -130,3 +133,24 @@ def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit
     return (old is not None and sha256 is not None and old.sha256 == sha256
             and old.policy_digest == policy_digest and old.kit_digest == kit_digest
             and old.verdict != "grader_error" and sane(old.summary))   # an older grader kept inf
+
+
+def read_results(outdir: Path) -> Batch:
+    """OUTDIR/results.json as a Batch, checked against its schema first: a wrongly typed field
+    (points = "abc") is an OutputError naming the field, not a traceback while rendering."""
+    path = Path(outdir) / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise OutputError(f"{path}: cannot read it ({err.strerror}); run `mmgrade grade` first") from None
+    except ValueError as err:
+        raise OutputError(f"{path}: not a grader results file ({err})") from None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).iter_errors(data))
+    if error is not None:
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
+        raise OutputError(f"{path}: {where.lstrip('.') or 'the document'}: {error.message[:200]}")
+    try:
+        return Batch.from_json(data)
+    except (ValueError, KeyError, TypeError) as err:
+        raise OutputError(f"{path}: not a grader results file ({err})") from None

@@ -153,3 +153,21 @@ def test_outputs_get_the_mode_the_umask_allows(outdir, tmp_path, umask):
     assert done.returncode == 0, done.stderr
     written = [tmp_path / "grades.csv", tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"]
     assert {stat.S_IMODE(p.stat().st_mode) for p in written} == {0o666 & ~umask}
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d["submissions"][1]["summary"].update(points="abc"),
+     "submissions[1].summary.points: 'abc' is not of type 'number'"),
+    (lambda d: d["submissions"][0]["traces"][0].update(utilization="abc"),
+     "submissions[0].traces[0].utilization: 'abc' is not of type 'number', 'null'"),
+    (lambda d: d.update(submissions={}), "submissions: {} is not of type 'array'"),
+])
+def test_a_wrongly_typed_field_is_one_line_naming_it(outdir, tmp_path, change, words):
+    """It was a TypeError traceback while rendering."""
+    data = json.loads((outdir / "results.json").read_text())
+    data["submissions"].sort(key=lambda s: s["name"])         # ann (with traces) first
+    change(data)
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == f"mmgrade: {tmp_path / 'results.json'}: {words}\n"
