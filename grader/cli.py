@@ -118,17 +118,22 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         _fail("-o: an empty output folder name; name one, e.g. -o graded")
     outdir = Path(out)
     try:
-        store.check_place(outdir, submissions)
-        policy = load_policy(kit, config)
-        policy = policy if runs is None else with_runs(policy, runs)
-        sandbox = probe(unsafe=unsafe)
-        candidates = _class(submissions, outdir)
-        candidates += references(kit, policy)
-        store.check_layout(outdir, [c.name for c in candidates])
-        ctx = prepare(kit, policy, sandbox, traces)
+        # prepare() removes its work folder on any exception, SIGTERM's included once it is one
+        with _terminate_as_interrupt():
+            store.check_place(outdir, submissions)
+            policy = load_policy(kit, config)
+            policy = policy if runs is None else with_runs(policy, runs)
+            sandbox = probe(unsafe=unsafe)
+            candidates = _class(submissions, outdir)
+            candidates += references(kit, policy)
+            store.check_layout(outdir, [c.name for c in candidates])
+            ctx = prepare(kit, policy, sandbox, traces)
         click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
     except ERRORS as err:
         _fail(str(err))
+    except KeyboardInterrupt as stop:
+        how, code = _stopped(stop)
+        _fail(f"{how} while setting up, before anything was graded", code)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -138,7 +143,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         with _terminate_as_interrupt():
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
     except KeyboardInterrupt as stop:
-        how, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+        how, code = _stopped(stop)
         _fail(f"{how}: {_kept(ctx, outdir, candidates)} results kept in {outdir}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
@@ -189,6 +194,11 @@ def _kept(ctx: Context, outdir: Path, candidates: list[Candidate]) -> int:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a job scheduler's cancel, `kill`) while grading."""
+
+
+def _stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
+    """What stopped the grader, and the exit status a shell gives that signal (128 + its number)."""
+    return ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
 
 
 @contextmanager

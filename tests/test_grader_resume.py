@@ -125,6 +125,37 @@ def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     assert not (out / "submissions" / "ben.json").exists()
 
 
+@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_stopping_the_cli_while_it_sets_up_leaves_nothing_behind(setup, stop, code, said):
+    """SIGTERM left /tmp/mmgrade-* (the kit's template) behind; Ctrl-C exited 1, `aborted`."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+    makefile = kit / "Makefile"                  # a slow template build: the signal comes during it
+    makefile.write_text(makefile.read_text().replace("\t@echo $(BUILD)/mdriver", "\t@sleep 20\n\t@echo $(BUILD)/mdriver"))
+    tmp = Path(tempfile.mkdtemp(prefix="setup-", dir="/tmp"))      # the sandbox's user must reach it
+    tmp.chmod(0o755)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
+                                 "--config", str(write_policy(out.parent)), "--traces", str(TRACES)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
+                                env={**os.environ, "TMPDIR": str(tmp)})
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("mmgrade-*/template/Makefile")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(stop)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == code and "Traceback" not in err, err
+        assert err == f"mmgrade: {said} while setting up, before anything was graded\n"
+        assert not list(tmp.iterdir()) and not out.exists()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _interruptible():
     """Give the grader Ctrl-C's default action even when these tests run as a background job
     (a shell starts those with SIGINT ignored, and Python keeps an ignored SIGINT ignored)."""
