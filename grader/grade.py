@@ -224,8 +224,10 @@ class _Grader:
     def __init__(self, ctx: Context, jobs: int):
         self.ctx = ctx
         self.timing = threading.Lock()
-        self.cpus = max(1, len(os.sched_getaffinity(0)))
-        self.cpu_locks = [threading.Lock() for _ in range(self.cpus)]
+        # The CPUs this process may use (taskset, a cpuset container), not 0..N-1: a pinned run
+        # goes to one of them, else taskset would fail it or pin it outside the mask.
+        self.cpus = sorted(os.sched_getaffinity(0)) or [0]
+        self.cpu_locks = [threading.Lock() for _ in self.cpus]
         self.slots: Queue[int] = Queue()
         for slot in range(max(1, jobs)):
             self.slots.put(slot)
@@ -288,8 +290,9 @@ class _Grader:
         runs a little, not one student's every run (tools/results.py measures in rounds for that)."""
         ctx = self.ctx
         timing = ctx.policy.timing
-        cpu = None if timing.serialize or not timing.pin else slot % self.cpus
-        lock = self.timing if timing.serialize else (self.cpu_locks[cpu] if cpu is not None else None)
+        index = None if timing.serialize or not timing.pin else slot % len(self.cpus)
+        cpu = None if index is None else self.cpus[index]
+        lock = self.timing if timing.serialize else (self.cpu_locks[index] if index is not None else None)
         with lock or contextlib.nullcontext():
             return run_driver(folder, driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
                               ctx.sandbox, slot, ctx.schema, cpu)

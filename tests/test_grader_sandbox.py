@@ -158,3 +158,18 @@ def test_pinned_runs_stay_on_their_cpu(sandbox, limits, folder):
     sandbox.prepare(folder, 0, writable=False)
     cmd = sandbox.command(["grep", "Cpus_allowed_list", "/proc/self/status"], [mount], mount, limits, cpu=0)
     assert run(cmd, 20, 4096).stdout.split()[-1] == "0"
+
+
+def test_pinned_runs_use_the_cpus_of_the_affinity_mask(monkeypatch):
+    """Under `taskset -c 1` runs were pinned to CPU 0 (slot % count taken as a CPU number)."""
+    from types import SimpleNamespace
+    from grader import grade
+    monkeypatch.setattr(grade.os, "sched_getaffinity", lambda pid: {5, 3})
+    pinned = []
+    monkeypatch.setattr(grade, "run_driver", lambda *args: pinned.append(args[-1]))
+    timing = SimpleNamespace(serialize=False, pin=True)
+    ctx = SimpleNamespace(policy=SimpleNamespace(timing=timing), traces_dir=None, traces=(), sandbox=None, schema=None)
+    grader = grade._Grader(ctx, jobs=3)
+    for slot in range(3):
+        grader._run(Path("."), Path("driver"), slot)
+    assert pinned == [3, 5, 3]
