@@ -110,9 +110,14 @@ def prepare_folder(template: Path, dest: Path, source: str) -> None:
 
 
 def _first_lines(text: str, limit: int = 25) -> str:
+    """The first LIMIT lines of the compiler's output, and its first error line when that comes
+    later (after thousands of 'In file included from' lines of a recursive #include)."""
     lines = [ln for ln in text.splitlines()
              if ln.strip() and not re.match(r"^(make(\[\d+\])?: \*\*\*|cc |gcc )", ln)]
-    return "\n".join(lines[:limit])
+    head = lines[:limit]
+    if not any("error" in ln for ln in head):
+        head += ["[...]", *[ln for ln in lines[limit:] if "error" in ln][:1]]
+    return "\n".join(head)
 
 
 def first_error(text: str) -> str:
@@ -122,13 +127,19 @@ def first_error(text: str) -> str:
     return next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
 
 
+def _failed_target(text: str) -> str:
+    """The target make says it failed to make ('make: *** [Makefile:12: build/x/alloc.o] Error 1'), or ''."""
+    found = re.search(r"^make(?:\[\d+\])?: \*\*\* \[(?:[^\]]*?:\d+: )?([^\]]+)\] Error", text, re.M)
+    return found.group(1) if found else ""
+
+
 def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) -> BuildResult:
     """Compile and link FOLDER/mm.c in the sandbox; classify a failure as compile or link error."""
     sandbox.prepare(folder, slot, writable=True)
     mount = Mount(folder, INSIDE, writable=True)
     limits = replace(policy.limits, file_size_bytes=policy.build.file_size_bytes)   # the build's own
     cmd = sandbox.command(_make_args(policy), [mount], mount, limits, slot)
-    result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder)
+    result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder, tail=8 * 1024)
     if sandbox_failed(result):
         raise KitError(f"the sandbox failed to start the build: {result.stderr.strip().splitlines()[0]}")
     builds = sorted((folder / "build").glob(f"*-a{policy.build.alignment}*"))
@@ -139,7 +150,9 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) 
     if result.timed_out:
         return BuildResult("compile_error", f"the build took longer than {policy.build.compile_timeout:g} s "
                            "(an #include of a device or an endless template?)", None, None, objs)
-    if not alloc.exists():
+    if not alloc.exists() or _failed_target(result.stderr + result.stdout).endswith("alloc.o"):
+        # make names the target whose recipe failed: alloc.o is compiling (and assembling) mm.c, even
+        # when the assembler, stopped by the file-size limit, left a partial alloc.o behind
         return BuildResult("compile_error", _first_lines(result.stderr + result.stdout), None, None, objs)
     if result.returncode != 0 or not driver.exists():
         return BuildResult("link_error", _first_lines(result.stderr + result.stdout), None, alloc, objs)

@@ -119,19 +119,30 @@ class Sandbox:
                 path.chmod(0o755 if path.is_dir() else (path.stat().st_mode | 0o444))
 
 
-def _drain(stream, keep: int, sink: list[bytes]) -> None:
-    """Keep the first KEEP bytes and read (discard) the rest, so the writer never blocks."""
+def _drain(stream, keep: int, sink: list[bytes], tail: int = 0, end: list[bytes] | None = None) -> None:
+    """Keep the first KEEP bytes in SINK and the last TAIL of the rest in END, and read (discard)
+    the others, so the writer never blocks."""
     kept = 0
+    last = bytearray()
     while chunk := stream.read(65536):
         if kept < keep:
             sink.append(chunk[: keep - kept])
             kept += len(sink[-1])
+            chunk = chunk[len(sink[-1]):]
+        if tail:
+            last += chunk
+            del last[:-tail]
+    if end is not None:
+        end.append(bytes(last))
     stream.close()
 
 
-def _text(chunks: list[bytes], keep: int) -> str:
+def _text(chunks: list[bytes], keep: int, end: list[bytes] | None = None) -> str:
     data = b"".join(chunks)
     text = data.decode("utf-8", errors="replace")
+    last = b"".join(end or [])
+    if last:
+        return text + "\n[... output truncated ...]\n" + last.decode("utf-8", errors="replace")
     return text + ("\n[... output truncated ...]" if len(data) >= keep else "")
 
 
@@ -170,8 +181,10 @@ def allow_runs() -> None:
 
 
 def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] = (),
-        cwd: Path | None = None, env: dict[str, str] | None = None) -> RunResult:
-    """Run CMD in its own process group; past WALL_CLOCK seconds kill the whole group."""
+        cwd: Path | None = None, env: dict[str, str] | None = None, tail: int = 0) -> RunResult:
+    """Run CMD in its own process group; past WALL_CLOCK seconds kill the whole group.  Of each
+    output the first KEEP bytes are kept, and the last TAIL of what follows (a compiler's error
+    can come after 64 KiB of 'In file included from' lines)."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, pass_fds=pass_fds, cwd=cwd, env=env,
@@ -183,8 +196,10 @@ def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] 
         _kill_group(proc.pid)
     out: list[bytes] = []
     err: list[bytes] = []
-    readers = [threading.Thread(target=_drain, args=(proc.stdout, keep, out), daemon=True),
-               threading.Thread(target=_drain, args=(proc.stderr, keep, err), daemon=True)]
+    out_end: list[bytes] = []
+    err_end: list[bytes] = []
+    readers = [threading.Thread(target=_drain, args=(proc.stdout, keep, out, tail, out_end), daemon=True),
+               threading.Thread(target=_drain, args=(proc.stderr, keep, err, tail, err_end), daemon=True)]
     for reader in readers:
         reader.start()
     timed_out = False
@@ -199,7 +214,7 @@ def run(cmd: list[str], wall_clock: float, keep: int, pass_fds: tuple[int, ...] 
             _RUNNING.discard(proc.pid)
     for reader in readers:
         reader.join(timeout=5)
-    return RunResult(None if timed_out else proc.returncode, _text(out, keep), _text(err, keep),
+    return RunResult(None if timed_out else proc.returncode, _text(out, keep, out_end), _text(err, keep, err_end),
                      timed_out, time.monotonic() - start)
 
 

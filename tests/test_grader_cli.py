@@ -322,6 +322,19 @@ def test_check_tells_a_student_what_the_grader_would_refuse(tmp_path, name, stat
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("text, expected", [
+    # the assembler, stopped by build.file_size_bytes, left a partial alloc.o: was "does not link"
+    ("#include \"mm.h\"\nchar big[1 << 30] = {1};\nint mm_init(void) { return big[0]; }\n", "mm.c: does not compile: cc: internal compiler error: File size limit exceeded"),
+    # the error came after 64 KiB of "In file included from": the reason was one of those lines
+    ('#include "mm.c"\n', "error: #include nested depth"),
+])
+def test_check_names_the_stage_and_the_line_that_failed(tmp_path, text, expected):
+    (tmp_path / "mm.c").write_text(text)
+    done = _cli("check", "--kit", make_fake_kit(tmp_path / "kit"), "--config", write_policy(tmp_path), cwd=tmp_path)
+    first = done.stdout.splitlines()[0] if done.stdout else ""
+    assert done.returncode == 1 and first.startswith("mm.c: does not compile: ") and expected in first, done.stdout
+
+
 @pytest.mark.parametrize("data, message", [(b"\x7fELF\0\0\0", "binary data"), (b"", "the file is empty"),
                                            (b"int caf\xe9;\n", "not UTF-8")])
 def test_check_on_a_file_the_grader_would_refuse_is_status_1(tmp_path, data, message):
