@@ -24,6 +24,9 @@ CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_poin
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
                "handin")     # the hand-in's real file or folder name: `name` is made safe for a file name
 SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
+# A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection):
+# a hand-in named =HYPERLINK("...").c would run as one when grades.csv is opened.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -45,11 +48,17 @@ def grades_csv(batch: Batch) -> str:
         if sub.reference:
             continue
         s = shown(sub.summary)
-        writer.writerow([sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
-                         _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
-                         _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
-                         Path(sub.origin).name])
+        writer.writerow([_cell(v) for v in (
+            sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
+            _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
+            _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
+            Path(sub.origin).name)])
     return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A text VALUE that a spreadsheet would take for a formula, quoted with a leading '."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def _status(passed: bool) -> str:

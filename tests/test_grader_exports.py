@@ -258,3 +258,14 @@ def test_package_refuses_traces_it_cannot_bundle(tmp_path, where):
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "ct.toml" in done.stderr and "traces" in done.stderr
     assert not (tmp_path / "pkg.zip").exists()
+
+
+def test_grades_csv_cells_are_never_spreadsheet_formulas(graded):
+    """OWASP's CSV injection: a hand-in named =HYPERLINK(...).c ran as a formula in the TAs' sheet."""
+    import dataclasses
+    batch, *_ = graded
+    good = by_name(batch)["good"]
+    evil = dataclasses.replace(good, name="-2_3", reason="+cmd|' /C calc'!A0", origin='/h/=HYPERLINK("evil.example").c')
+    row = next(csv.DictReader(io.StringIO(exports.grades_csv(dataclasses.replace(batch, submissions=(evil,))))))
+    assert (row["name"], row["reason"], row["handin"]) == ("'-2_3", "'+cmd|' /C calc'!A0", '\'=HYPERLINK("evil.example").c')
+    assert row["points"] == str(round(good.summary.points, 3)) and row["verdict"] == "ok"
