@@ -143,7 +143,7 @@ def threads_cmd(kit, out, only, reps, quick, counts):
 
 @main.command("stress")
 @common
-@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), help="default: traces/fit-stress.rep")
+@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), help="any trace mdriver accepts, plain or gzip (default: traces/fit-stress.rep); checked before any run")
 def stress_cmd(kit, out, only, reps, quick, trace):
     """The fit-stress trace replayed for real: glibc and the four fit policies.
 
@@ -155,7 +155,13 @@ def stress_cmd(kit, out, only, reps, quick, trace):
         raise click.ClickException(f"{trace}: no such trace")
     allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False,
                            why="not one of the four fit policies")
-    res = stress.collect(program(kit, "replay"), trace, allocs, reps or (2 if quick else 15), log)
+    prog = program(kit, "replay")
+    try:
+        stress.check_trace(prog, trace)
+        res = stress.collect(prog, trace, allocs, reps or (2 if quick else 15), log, stress.trace_label(trace, kit))
+        stress.check_some_run(res)
+    except stress.StressError as err:
+        raise click.ClickException(str(err)) from None
     show(stress.write(res, out, skipped))
 
 

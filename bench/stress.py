@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,7 @@ def program_counters(stats: tuple[dict, ...]) -> dict[str, int]:
 
 
 def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
-            log: Callable[[str], None] = lambda s: None) -> Result:
+            log: Callable[[str], None] = lambda s: None, label: str | None = None) -> Result:
     times: dict[str, list[float]] = defaultdict(list)
     counters: dict[str, dict[str, int]] = {}
     failures: dict[str, int] = defaultdict(int)
@@ -86,7 +87,7 @@ def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
             counters.setdefault(a.name, program_counters(done.stats))
         log(f"stress: repetition {rep + 1}/{reps} done")
     rows = tuple(Row(a.name, summarize(times[a.name]), counters.get(a.name, {}), failures[a.name]) for a in allocs)
-    return Result(trace.name, ops, reps, rows)
+    return Result(label or str(trace), ops, reps, rows)
 
 
 def tables(res: Result) -> list[str]:
@@ -114,20 +115,56 @@ def plots(res: Result, out: Path) -> Path:
     return plot.save(fig, out / "bench-stress.png")
 
 
+DEFAULT_TRACE = "traces/fit-stress.rep"
+# What the default trace is; another one (--trace) is named without a description.
+DEFAULT_ABOUT = (" (the trace suite's fit-policy stress pattern: a large block freed first, then\n"
+                 "thousands of 1 KiB blocks with small holes punched between them)")
+
 INTRO = """
-`traces/{trace}` (the trace suite's fit-policy stress pattern: a large block freed first, then
-thousands of 1 KiB blocks with small holes punched between them) replayed for real by
-`build/bench/replay` (bench/c/replay.c), which calls malloc/free/realloc as the trace says and
-writes one byte per 4 KiB of each block.  {reps} repetitions per allocator, interleaved.  The four
-fit policies are the implicit-list variants run as the process malloc through the shim.
-Command: `make bench-stress` (`python -m bench stress --help`).
+`{trace}`{about} replayed for real by
+`build/bench/replay` (bench/c/replay.c, which reads it with the driver's parser), which calls
+malloc/free/realloc as the trace says and writes one byte per 4 KiB of each block.  {reps}
+repetitions per allocator, interleaved.  The four fit policies are the implicit-list variants run
+as the process malloc through the shim.
+Command: `{command}` (`python -m bench stress --help`).
 """
+
+
+class StressError(Exception):
+    """The trace is refused, or no run succeeded: one line, and no page."""
+
+
+def trace_label(trace: Path, kit: Path) -> str:
+    """The trace as the page names it: relative to the kit when inside it, else as given."""
+    try:
+        return str(trace.resolve().relative_to(kit.resolve()))
+    except ValueError:
+        return str(trace)
+
+
+def check_trace(prog: Path, trace: Path) -> None:
+    """The replay program reads the trace without replaying it (`-r 0`): a trace it refuses
+    is refused here, before any run, with its one-line message."""
+    done = subprocess.run([str(prog), str(trace), "-r", "0"], capture_output=True, text=True,
+                          errors="replace", timeout=600)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"{trace}: refused (exit {done.returncode})"]
+        raise StressError(lines[-1].removeprefix("replay: "))
+
+
+def check_some_run(res: Result) -> None:
+    if not any(r.seconds for r in res.rows):
+        raise StressError(f"{res.trace}: every run failed ({', '.join(r.allocator for r in res.rows)}): "
+                          f"no page written")
 
 
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     png = plots(res, out)
-    text = report.page("Fit-policy stress, run for real", INTRO.format(trace=res.trace, reps=res.reps),
+    default = res.trace == DEFAULT_TRACE
+    intro = INTRO.format(trace=res.trace, about=DEFAULT_ABOUT if default else "", reps=res.reps,
+                         command="make bench-stress" if default else f"python -m bench stress --trace {res.trace}")
+    text = report.page("Fit-policy stress, run for real", intro,
                        tables(res) + [f"![stress]({png.name})"], skipped)
     (out / "bench-stress.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
     path = out / "bench-stress.md"

@@ -51,6 +51,13 @@ $(BENCH_BIN)/%: bench/c/%.c
 	@mkdir -p $(BENCH_BIN)
 	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread -o $@ $< -lm
 
+# replay reads a trace with the driver's own parser, as mmreplay does: the traces
+# mdriver accepts, and its one-line message for the ones it refuses.
+BENCH_TRACE_SRCS := driver/trace.c driver/pages.c
+$(BENCH_BIN)/replay: bench/c/replay.c $(BENCH_TRACE_SRCS) driver/trace.h driver/pages.h driver/heap.h
+	@mkdir -p $(BENCH_BIN)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -I. -o $@ bench/c/replay.c $(BENCH_TRACE_SRCS) -lm
+
 bench-deps: ## install the optional allocators (jemalloc, tcmalloc, mimalloc); missing ones are skipped later
 	@missing=""; for p in $(BENCH_ALLOC_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

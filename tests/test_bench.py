@@ -1,12 +1,14 @@
 """The benchmark studies: parsers, data model, rendering and tiny end-to-end runs."""
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
 
 import pytest
 
+from conftest import build_driver
 from shim_common import KIT, bench_program, make, shim
 
 sys.path.insert(0, str(KIT))
@@ -91,7 +93,7 @@ def test_replay_and_align_output_parse(tmp_path):
     bad = tmp_path / "bad.rep"
     bad.write_text("1\n3\n2\n100\na 0 10\nx 9 9\n")
     done = subprocess.run([str(bench_program("replay")), str(bad)], capture_output=True, text=True)
-    assert done.returncode == 2 and f"{bad}:6: bad op" in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith(f"replay: {bad}:6: ")
     out = subprocess.run([str(bench_program("alignpipe")), "-k", "page", "-s", "8192", "-m", "2"],
                          capture_output=True, text=True, check=True).stdout
     row = align.parse(out)
@@ -147,6 +149,43 @@ def test_threads_verdict_compares_the_two_thread_safe_variants():
     assert "4 threads: ts-nolock takes 0.50× ts-lock's time with 1.20× its heap" in threads.verdict(res)
 
 
+HEADER = "20000\n2\n2\n1\n"
+TRACES = {                                  # name: text (bytes: gzip'd)
+    "hex": HEADER + "a 0 0x10\nf 0\n",
+    "neg": HEADER + "a 0 -1\nf 0\n",
+    "more-ops-claimed": "20000\n2\n9\n1\na 0 8\nf 0\n",
+    "bad-letter": HEADER + "x 0 8\nf 0\n",
+    "one-line-header": "20000 2 4 1\na 0 8\nf 0\na 1 16\nf 1\n",
+    "long-comment": HEADER + "#" + "x" * 400 + "\na 0 8\nf 0\n",
+    "gzip": gzip.compress((HEADER + "a 0 8\nf 0\n").encode()),
+}
+
+
+@pytest.mark.parametrize("name", list(TRACES))
+def test_replay_accepts_and_refuses_what_the_driver_does(tmp_path, name):
+    """build/bench/replay reads a trace with the driver's parser: it replays every trace
+    `mdriver --parse-only` accepts and refuses every other with the driver's message."""
+    text = TRACES[name]
+    trace = tmp_path / (f"{name}.rep.gz" if isinstance(text, bytes) else f"{name}.rep")
+    trace.write_bytes(text if isinstance(text, bytes) else text.encode())
+    driver = build_driver()
+    parsed = subprocess.run([str(driver), "--parse-only", "-f", str(trace)], capture_output=True, text=True)
+    done = subprocess.run([str(bench_program("replay")), str(trace)], capture_output=True, text=True)
+    if parsed.returncode == 0:
+        ops = int(parsed.stdout.split()[1])
+        assert done.returncode == 0 and stress.parse(done.stdout)["ops"] == ops, done.stderr
+    else:
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.removeprefix("replay: ") == parsed.stderr.removeprefix("mdriver: ")
+    assert len(done.stderr.splitlines()) <= 1
+
+
+def test_replay_reads_the_suites_gzip_trace():
+    trace = KIT / "traces" / "rec-gcc.rep.gz"
+    done = subprocess.run([str(bench_program("replay")), str(trace), "-r", "0"], capture_output=True, text=True)
+    assert done.returncode == 0 and stress.parse(done.stdout)["ops"] > 0, done.stderr
+
+
 # ------------------------------------------------------------ the CLI on tiny runs
 
 @pytest.fixture(scope="module")
@@ -198,6 +237,49 @@ def test_cli_stress_tiny_run(built, tmp_path):
     row = next(r for r in res.rows if r.allocator == "ts-lock")
     assert row.seconds.n == 2 and row.counters["mallocs"] >= 4 and row.counters["frees"] >= 4
     assert "| ts-lock |" in (tmp_path / "bench-stress.md").read_text()
+
+
+def test_cli_stress_refuses_a_bad_trace_before_any_run(tmp_path):
+    trace = tmp_path / "hex.rep"
+    trace.write_text(TRACES["hex"])
+    done = run_cli("stress", "--only", "glibc", "--trace", str(trace), "--out", str(tmp_path / "out"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"python -m bench: {trace}:5: bad token '0x10': size must be a non-negative integer"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_stress_writes_no_page_when_every_run_fails(tmp_path):
+    """A trace the replay program accepts (-r 0) but every timed run fails on: one line, exit
+    1, and the folder keeps no page (the default --out is docs/, the committed one)."""
+    kit = tmp_path / "kit"
+    (kit / "build" / "bench").mkdir(parents=True)
+    (kit / "variants").mkdir()
+    (kit / "build" / "bench" / "rusage").symlink_to(bench_program("rusage"))
+    fake = kit / "build" / "bench" / "replay"
+    fake.write_text('#!/bin/sh\n[ "$3" = 0 ] && { echo "ops=2 repeats=0 seconds=0"; exit 0; }\n'
+                    'echo "replay: crashed" >&2; exit 3\n')
+    fake.chmod(0o755)
+    trace = tmp_path / "t.rep"
+    trace.write_text(HEADER + "a 0 8\nf 0\n")
+    out = tmp_path / "out"
+    done = run_cli("stress", "--kit", str(kit), "--only", "glibc", "--reps", "2", "--trace", str(trace),
+                   "--out", str(out))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"python -m bench: {trace}: every run failed (glibc): no page written"
+    assert not out.exists()
+
+
+def test_stress_page_names_the_trace_it_ran(tmp_path):
+    s = Summary(1.0, 1.0, 1.0, 1)
+    rows = (stress.Row("glibc", s, {}),)
+    other = stress.write(stress.Result("/tmp/x/mine.rep", 10, 1, rows), tmp_path / "a", []).read_text()
+    assert "`/tmp/x/mine.rep` replayed" in other and "fit-policy stress pattern" not in other
+    assert "traces/" not in other and "--trace /tmp/x/mine.rep" in other
+    default = stress.write(stress.Result("traces/fit-stress.rep", 10, 1, rows), tmp_path / "b", []).read_text()
+    assert "`traces/fit-stress.rep` (the trace suite's fit-policy stress pattern" in default
+    assert stress.trace_label(KIT / "traces" / "fit-stress.rep", KIT) == "traces/fit-stress.rep"
 
 
 def test_cli_align_tiny_run(built, tmp_path):
