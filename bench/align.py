@@ -1,7 +1,6 @@
 """Study `align`: pipe-write throughput from malloc'd vs page-aligned buffers."""
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,10 +132,11 @@ Command: `make bench-align` (`python -m bench align --help`).
 
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    m = report.measured()
     png = plots(res, out)
     text = report.page("Buffer alignment and write throughput", INTRO.format(mb=res.megabytes, reps=res.reps),
-                       tables(res) + [f"![align]({png.name})"], skipped)
-    (out / "bench-align.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+                       tables(res) + [f"![align]({png.name})"], skipped, m)
+    report.save_json(out / "bench-align.json", res.to_json(), m)
     path = out / "bench-align.md"
     path.write_text(text)
     return path

@@ -7,7 +7,7 @@ import click
 
 from mmtrace.oneline import OneLineGroup
 
-from bench import align, measure, programs, report, sizes, stress, summary, threads
+from bench import align, measure, programs, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
 
 KIT = Path(__file__).resolve().parent.parent
@@ -214,7 +214,7 @@ def summary_cmd(out):
         raise click.ClickException(f"{out}: no bench-*.json here: run a study first (make bench)")
     path = out / "bench-summary.md"
     try:
-        path.write_text(summary.render(results, report.machine_note()))
+        path.write_text(summary.render(results))
     except OSError as err:
         raise click.ClickException(f"{path}: cannot write it ({err.strerror})") from None
     click.echo(path)

@@ -197,11 +197,12 @@ Command: `make bench-programs` (`python -m bench programs --help`).
 
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    m = report.measured()
     png = plots(res, out)
     listing = "\n".join(f"- `{w}`: {res.descriptions[w]}" for w in res.workloads)
     text = report.page("Real programs under each allocator", INTRO.format(reps=res.reps, workloads=listing),
-                       tables(res) + [f"![programs]({png.name})"], skipped)
-    (out / "bench-programs.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+                       tables(res) + [f"![programs]({png.name})"], skipped, m)
+    report.save_json(out / "bench-programs.json", res.to_json(), m)
     path = out / "bench-programs.md"
     path.write_text(text)
     return path

@@ -1,6 +1,7 @@
 """Rendering: Markdown tables and the common page header.  Returns text only."""
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -10,23 +11,34 @@ from pathlib import Path
 from bench.measure import Summary
 
 
-def source_note(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "bench")) -> str:
-    """Which commit the allocators were built from, and any of their files (under `sources`)
-    edited since."""
+def source_facts(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "bench")) -> tuple[str, list[str]]:
+    """The kit's commit and its files (under `sources`) edited since; ("", []) outside git."""
     try:
         head = subprocess.run(["git", "-C", str(kit), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, errors="replace", timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(kit), "status", "--porcelain", "--", *sources],
                                capture_output=True, text=True, errors="replace", timeout=10).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
-        return ""
+        return "", []
     if not head:
-        return ""
-    edited = [line[3:] for line in dirty if line.strip()]
-    return f" Allocators built from commit {head}" + (f" with uncommitted edits to {', '.join(edited)}." if edited else ".")
+        return "", []
+    return head, [line[3:] for line in dirty if line.strip()]
 
 
-def machine_note() -> str:
+def commit_text(head: str, edited: list[str]) -> str:
+    return head + (f" with uncommitted edits to {', '.join(edited)}" if edited else "")
+
+
+def source_note(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "bench")) -> str:
+    """Which commit the allocators were built from, and any of their files (under `sources`)
+    edited since."""
+    head, edited = source_facts(kit, sources)
+    return f" Allocators built from commit {commit_text(head, edited)}." if head else ""
+
+
+def measured() -> dict:
+    """Where, when and from which commit a study measures: kept in its JSON beside the
+    figures, so that a page made from the JSON later (summary) states them, not today's."""
     cpu = "unknown CPU"
     try:
         for line in open("/proc/cpuinfo"):
@@ -36,13 +48,28 @@ def machine_note() -> str:
     except OSError:
         pass
     cores = os.cpu_count() or 1
-    note = (f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.node()}, {cpu}, "
-            f"{cores} cores, Linux {platform.release()}, {platform.libc_ver()[0]} {platform.libc_ver()[1]}.")
-    if cores <= 2:
+    head, edited = source_facts(Path(__file__).resolve().parent.parent)
+    return {"date": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+            "machine": f"{platform.node()}, {cpu}, {cores} cores, Linux {platform.release()}, "
+                       f"{platform.libc_ver()[0]} {platform.libc_ver()[1]}",
+            "cores": cores, "commit": commit_text(head, edited) if head else None}
+
+
+def machine_note(m: dict | None = None) -> str:
+    """The page's Measured line, from measured() (default: now, here)."""
+    m = measured() if m is None else m
+    note = f"Measured {m['date']} on {m['machine']}."
+    cores = m.get("cores")
+    if cores and cores <= 2:
         note += (f" The machine has {cores} cores and was shared with other work, so runs with more "
                  f"threads than cores oversubscribe it and every figure carries noise: read the "
                  f"medians with their min–max ranges.")
-    return note + source_note(Path(__file__).resolve().parent.parent)
+    return note + (f" Allocators built from commit {m['commit']}." if m.get("commit") else "")
+
+
+def save_json(path: Path, data: dict, m: dict) -> None:
+    """A study's results with where, when and from which commit they were measured."""
+    path.write_text(json.dumps({**data, "measured": m}, indent=1) + "\n")
 
 
 def fmt_num(x: float | None, digits: int = 3) -> str:
@@ -71,8 +98,8 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def page(title: str, intro: str, sections: list[str], skipped: list[str]) -> str:
-    parts = [f"# {title}", "", intro.strip(), "", machine_note(), ""]
+def page(title: str, intro: str, sections: list[str], skipped: list[str], m: dict | None = None) -> str:
+    parts = [f"# {title}", "", intro.strip(), "", machine_note(m), ""]
     if skipped:
         parts += ["Skipped: " + "; ".join(skipped) + ".", ""]
     for s in sections:

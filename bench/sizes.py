@@ -1,7 +1,6 @@
 """Study `sizes`: one malloc+free (calloc+free) pair's cost from 2 B to 1 GiB."""
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,11 +171,12 @@ Command: `make bench-sizes` (`python -m bench sizes --help`).
 
 def write(res: Result, out: Path, skipped: list[str], lo: int, hi: int, pairs: int, budget: float) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    m = report.measured()
     pngs = plots(res, out)
     figures = "\n\n".join(f"![{p.stem}]({p.name})" for p in pngs)
     intro = INTRO.format(lo=lo, hi=hi, reps=res.reps, pairs=pairs, budget_mib=int(budget) >> 20)
-    text = report.page("Allocation cost by request size", intro, tables(res) + [figures], skipped)
-    (out / "bench-sizes.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+    text = report.page("Allocation cost by request size", intro, tables(res) + [figures], skipped, m)
+    report.save_json(out / "bench-sizes.json", res.to_json(), m)
     path = out / "bench-sizes.md"
     path.write_text(text)
     return path

@@ -1,7 +1,6 @@
 """Study `stress`: the fit-policy stress trace replayed with the real malloc."""
 from __future__ import annotations
 
-import json
 import subprocess
 from collections import defaultdict
 from dataclasses import dataclass
@@ -160,13 +159,14 @@ def check_some_run(res: Result) -> None:
 
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    m = report.measured()
     png = plots(res, out)
     default = res.trace == DEFAULT_TRACE
     intro = INTRO.format(trace=res.trace, about=DEFAULT_ABOUT if default else "", reps=res.reps,
                          command="make bench-stress" if default else f"python -m bench stress --trace {res.trace}")
     text = report.page("Fit-policy stress, run for real", intro,
-                       tables(res) + [f"![stress]({png.name})"], skipped)
-    (out / "bench-stress.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+                       tables(res) + [f"![stress]({png.name})"], skipped, m)
+    report.save_json(out / "bench-stress.json", res.to_json(), m)
     path = out / "bench-stress.md"
     path.write_text(text)
     return path

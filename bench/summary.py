@@ -10,7 +10,7 @@ import json
 import statistics
 from pathlib import Path
 
-from bench import align, programs, sizes, stress, threads
+from bench import align, programs, report, sizes, stress, threads
 
 SMALL = (16, 32, 64, 128, 256, 512)
 
@@ -20,21 +20,41 @@ class SummaryError(ValueError):
 
 
 def load(out: Path) -> dict:
+    """Each study's result, by name, and its measured record (report.measured) under
+    `measured` as {name: record or None}: None for a JSON written before studies kept one."""
     kinds = {"sizes": sizes.Result, "threads": threads.Result, "stress": stress.Result,
              "align": align.Result, "programs": programs.Result}
-    got = {}
+    got: dict = {}
+    seen: dict = {}
     for name, cls in kinds.items():
         path = out / f"bench-{name}.json"
         if path.exists():
             try:
-                got[name] = cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+                data = json.loads(path.read_text(encoding="utf-8"))
+                got[name] = cls.from_json(data)
+                seen[name] = measured_record(data.get("measured"))
             except OSError as err:
                 raise SummaryError(f"{path}: cannot read it ({err.strerror})") from None
             except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
                 reason = " ".join(str(err).split())[:120] or type(err).__name__
                 raise SummaryError(f"{path}: not the results `make bench-{name}` writes ({type(err).__name__}: "
                                    f"{reason}); rerun the study or remove the file") from None
+    if got:
+        got["measured"] = seen
     return got
+
+
+def measured_record(m) -> dict | None:
+    """The record when it has what the Measured line needs; else None (not recorded)."""
+    if isinstance(m, dict) and isinstance(m.get("date"), str) and isinstance(m.get("machine"), str):
+        return m
+    return None
+
+
+def measured_line(m: dict | None) -> str:
+    if m is None:
+        return "Measured: not recorded (this study's JSON predates the record of machine, date and commit)."
+    return report.machine_note(m)
 
 
 def mark(ok: bool) -> str:
@@ -115,10 +135,12 @@ def programs_lines(res: programs.Result) -> list[str]:
     return lines
 
 
-def render(results: dict, note: str) -> str:
+def render(results: dict) -> str:
+    measured = results.get("measured", {})
     parts = ["# Benchmark studies: summary", "",
              "Headline figures of the five studies, computed from the `docs/bench-*.json` files the "
-             "studies wrote (`python -m bench summary` regenerates this page). " + note, "",
+             "studies wrote (`python -m bench summary` regenerates this page); each study's section "
+             "says where, when and from which commit it was measured, as its JSON records.", "",
              "How to run: `make bench` (all five, then this page), or one of `make bench-sizes`, "
              "`bench-threads`, `bench-stress`, `bench-align`, `bench-programs`; `BENCH_ARGS=--quick` "
              "for short runs, `BENCH_ARGS='--only best,ts-lock'` to choose allocators. The targets "
@@ -128,7 +150,8 @@ def render(results: dict, note: str) -> str:
     for name, fn in (("sizes", sizes_lines), ("threads", threads_lines), ("stress", stress_lines),
                      ("align", align_lines), ("programs", programs_lines)):
         if name in results:
-            parts += fn(results[name]) + [""]
+            lines = fn(results[name])
+            parts += lines[:2] + [measured_line(measured.get(name)), ""] + lines[2:] + [""]
         else:
             parts += [f"## {name}", "", f"(not run: `make bench-{name}`)", ""]
     return "\n".join(parts)

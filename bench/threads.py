@@ -1,7 +1,6 @@
 """Study `threads`: threadtest at 1, 2, 4, 8 threads: time, heap, peak RSS."""
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,11 +149,12 @@ def verdict(res: Result) -> str:
 
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    m = report.measured()
     png = plots(res, out)
     intro = INTRO.format(args=" ".join(res.args), reps=res.reps)
     text = report.page("Threads: time and memory by thread count", intro,
-                       [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped)
-    (out / "bench-threads.json").write_text(json.dumps(res.to_json(), indent=1) + "\n")
+                       [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped, m)
+    report.save_json(out / "bench-threads.json", res.to_json(), m)
     path = out / "bench-threads.md"
     path.write_text(text)
     return path

@@ -343,9 +343,42 @@ def test_summary_checks_the_kits_targets(tmp_path):
                       (threads.Result(("glibc", "ts-lock", "ts-nolock"), (4,), 1, (), cells), "threads"),
                       (prog, "programs")):
         (tmp_path / f"bench-{name}.json").write_text(json.dumps(res.to_json()))
-    text = summary.render(summary.load(tmp_path), "note")
+    text = summary.render(summary.load(tmp_path))
     assert "best: ×1.80" in text and "worst ×1.80, met" in text
     # faster (x0.75) but with 1.6x the heap: the target is not met
     assert "ts-nolock 1.500 s vs ts-lock 2.000 s (×0.75); heap ×1.60" in text and "heap: **not met**" in text
     assert "best: sort ×1.20" in text and "runs every program correctly: met" in text
     assert "(not run: `make bench-stress`)" in text
+
+
+def test_a_study_records_where_and_when_it_measured(tmp_path):
+    """The JSON keeps the machine, date and commit its page states, for summary to repeat."""
+    s = Summary(1.0, 1.0, 1.0, 1)
+    stress.write(stress.Result("traces/fit-stress.rep", 10, 1, (stress.Row("glibc", s, {}),)), tmp_path, [])
+    data = json.loads((tmp_path / "bench-stress.json").read_text())
+    m = data["measured"]
+    assert m["cores"] >= 1 and m["machine"] and m["date"].endswith(" UTC")
+    assert report.machine_note(m) in (tmp_path / "bench-stress.md").read_text()
+    assert stress.Result.from_json(data).ops == 10
+
+
+def test_summary_states_each_studys_record_not_todays(tmp_path):
+    """Figures measured elsewhere keep their own Measured line; a JSON without the record
+    says "not recorded" instead of taking this machine's name and today's date."""
+    from bench import summary
+    s = Summary(1.0, 1.0, 1.0, 1)
+    old = {"date": "2001-02-03 04:05 UTC", "machine": "elsewhere, Some CPU, 64 cores, Linux 1.0, glibc 2.0",
+           "cores": 64, "commit": "abc1234"}
+    report.save_json(tmp_path / "bench-stress.json",
+                     stress.Result("traces/fit-stress.rep", 10, 1, (stress.Row("glibc", s, {}),)).to_json(), old)
+    (tmp_path / "bench-align.json").write_text(json.dumps(align.Result(("glibc",), align.SIZES, 1, 1.0, ()).to_json()))
+    done = run_cli("summary", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "bench-summary.md").read_text()
+    stress_part = text[text.index("## Fit-policy stress"):text.index("## Alignment")]
+    assert ("Measured 2001-02-03 04:05 UTC on elsewhere, Some CPU, 64 cores, Linux 1.0, glibc 2.0. "
+            "Allocators built from commit abc1234.") in stress_part
+    align_part = text[text.index("## Alignment"):]
+    assert "Measured: not recorded" in align_part.split("## ")[1]
+    import platform
+    assert f"on {platform.node()}," not in text
