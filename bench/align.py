@@ -123,7 +123,7 @@ def plots(res: Result, out: Path) -> Path:
 INTRO = """
 `build/bench/alignpipe` (bench/c/alignpipe.c) writes {mb:g} MiB into a pipe from one buffer
 (4–32 KiB) while a second thread drains it: the buffer comes from malloc as returned, from
-posix_memalign(4096), or from malloc plus one byte.  {reps} repetitions, interleaved.  The kernel
+posix_memalign(4096), or from malloc plus one byte.  {reps}, interleaved.  The kernel
 copies the buffer into pipe pages; a buffer that starts mid-page spans one more page per write,
 and the copy's source alignment changes.
 Command: `make bench-align` (`python -m bench align --help`).
@@ -134,7 +134,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     m = report.measured()
     png = plots(res, out)
-    text = report.page("Buffer alignment and write throughput", INTRO.format(mb=res.megabytes, reps=res.reps),
+    text = report.page("Buffer alignment and write throughput", INTRO.format(mb=res.megabytes, reps=report.count(res.reps, "repetition")),
                        tables(res) + [f"![align]({png.name})"], skipped, m)
     report.save_json(out / "bench-align.json", res.to_json(), m)
     path = out / "bench-align.md"

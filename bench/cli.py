@@ -57,7 +57,12 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
     found, skipped = discover(kit, shims, packages=packages)
     if wanted is not None:
         found = [a for a in found if a.name == "glibc" or a.name in wanted]
-        skipped = [s for s in skipped if s.split(":")[0] in wanted]
+        # an allocator asked for by name that cannot run fails the study: a page
+        # without it would answer another question than the one asked
+        missing = [s.removesuffix(", skipped") for s in skipped if s.split(":")[0] in wanted]
+        if missing:
+            raise click.ClickException(f"--only: cannot run {'; '.join(missing)}")
+        skipped = []
     for s in skipped:
         log(f"bench: {s}")
     if wanted is None and default_shims is not None:
@@ -85,7 +90,7 @@ def common(f):
                      help="the kit's root (build/ and variants/ are read from it)")(f)
     f = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"),
                      show_default=True, help="where the .md, .png and .json go")(f)
-    f = click.option("--only", help="comma-separated allocators to run (glibc always runs), or `all`")(f)
+    f = click.option("--only", help="comma-separated allocators to run (glibc always runs; one named here that cannot run is an error), or `all`")(f)
     f = click.option("--reps", type=click.IntRange(1, 100), help="repetitions (default: study's)")(f)
     f = click.option("--quick", is_flag=True, help="short runs for development")(f)
     return f

@@ -188,7 +188,7 @@ cc1 under gcc), as mimalloc-bench reports them.  The program is started by a sma
 (bench/c/rusage.c), not by the Python bench: peak RSS keeps what a process had before exec, so
 figures taken before this was fixed (ec96d1c and earlier) were the bench's own RSS, about 115 MB
 under every allocator.  Every output is compared with glibc's (same
-bytes), so a wrong result is reported, not timed.  {reps} repetitions, allocators interleaved.
+bytes), so a wrong result is reported, not timed.  {reps}, allocators interleaved.
 Command: `make bench-programs` (`python -m bench programs --help`).
 
 {workloads}
@@ -200,7 +200,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     m = report.measured()
     png = plots(res, out)
     listing = "\n".join(f"- `{w}`: {res.descriptions[w]}" for w in res.workloads)
-    text = report.page("Real programs under each allocator", INTRO.format(reps=res.reps, workloads=listing),
+    text = report.page("Real programs under each allocator", INTRO.format(reps=report.count(res.reps, "repetition"), workloads=listing),
                        tables(res) + [f"![programs]({png.name})"], skipped, m)
     report.save_json(out / "bench-programs.json", res.to_json(), m)
     path = out / "bench-programs.md"

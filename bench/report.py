@@ -72,6 +72,11 @@ def save_json(path: Path, data: dict, m: dict) -> None:
     path.write_text(json.dumps({**data, "measured": m}, indent=1) + "\n")
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """`1 process`, `2 processes`: a number with its noun in the right number."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def fmt_num(x: float | None, digits: int = 3) -> str:
     if x is None:
         return "–"

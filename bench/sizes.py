@@ -161,7 +161,7 @@ def plots(res: Result, out: Path) -> list[Path]:
 
 INTRO = """
 Cost of one `malloc(n)` + `free` pair (and one `calloc(1, n)` + `free`) for n = 2^{lo} … 2^{hi}
-bytes, measured by `build/bench/sizes` (bench/c/sizes.c) under each allocator, {reps} processes
+bytes, measured by `build/bench/sizes` (bench/c/sizes.c) under each allocator, {reps}
 per allocator, interleaved.  Each process walks the sizes upwards and times {pairs} pairs per
 size (fewer for large sizes: calloc at most {budget_mib} MiB of clearing per size).  The shims
 serve requests above half their 2 GiB region, and anything the variant cannot, from mmap.
@@ -174,7 +174,7 @@ def write(res: Result, out: Path, skipped: list[str], lo: int, hi: int, pairs: i
     m = report.measured()
     pngs = plots(res, out)
     figures = "\n\n".join(f"![{p.stem}]({p.name})" for p in pngs)
-    intro = INTRO.format(lo=lo, hi=hi, reps=res.reps, pairs=pairs, budget_mib=int(budget) >> 20)
+    intro = INTRO.format(lo=lo, hi=hi, reps=report.count(res.reps, "process", "processes"), pairs=pairs, budget_mib=int(budget) >> 20)
     text = report.page("Allocation cost by request size", intro, tables(res) + [figures], skipped, m)
     report.save_json(out / "bench-sizes.json", res.to_json(), m)
     path = out / "bench-sizes.md"

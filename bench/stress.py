@@ -123,7 +123,7 @@ INTRO = """
 `{trace}`{about} replayed for real by
 `build/bench/replay` (bench/c/replay.c, which reads it with the driver's parser), which calls
 malloc/free/realloc as the trace says and writes one byte per 4 KiB of each block.  {reps}
-repetitions per allocator, interleaved.  The four fit policies are the implicit-list variants run
+per allocator, interleaved.  The four fit policies are the implicit-list variants run
 as the process malloc through the shim.
 Command: `{command}` (`python -m bench stress --help`).
 """
@@ -162,7 +162,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     m = report.measured()
     png = plots(res, out)
     default = res.trace == DEFAULT_TRACE
-    intro = INTRO.format(trace=res.trace, about=DEFAULT_ABOUT if default else "", reps=res.reps,
+    intro = INTRO.format(trace=res.trace, about=DEFAULT_ABOUT if default else "", reps=report.count(res.reps, "repetition"),
                          command="make bench-stress" if default else f"python -m bench stress --trace {res.trace}")
     text = report.page("Fit-policy stress, run for real", intro,
                        tables(res) + [f"![stress]({png.name})"], skipped, m)

@@ -130,7 +130,7 @@ INTRO = """
 thread keeps a set of live blocks of random size and replaces each one every round, checking its
 contents before freeing it; 10% of the old blocks pass through shared slots and are checked and
 freed by another thread.  Arguments: `-t THREADS {args}`; the total work grows with the thread
-count.  {reps} repetitions, allocators interleaved.  A run whose check failed is counted as failed.
+count.  {reps}, allocators interleaved.  A run whose check failed is counted as failed.
 Command: `make bench-threads` (`python -m bench threads --help`).
 """
 
@@ -151,7 +151,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     m = report.measured()
     png = plots(res, out)
-    intro = INTRO.format(args=" ".join(res.args), reps=res.reps)
+    intro = INTRO.format(args=" ".join(res.args), reps=report.count(res.reps, "repetition"))
     text = report.page("Threads: time and memory by thread count", intro,
                        [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped, m)
     report.save_json(out / "bench-threads.json", res.to_json(), m)

@@ -382,3 +382,29 @@ def test_summary_states_each_studys_record_not_todays(tmp_path):
     assert "Measured: not recorded" in align_part.split("## ")[1]
     import platform
     assert f"on {platform.node()}," not in text
+
+
+def test_cli_only_an_allocator_that_cannot_run_fails_in_one_line(tmp_path):
+    """--only ts-lock without build/libmm-ts-lock.so: exit 1 and one line, not a page of glibc alone."""
+    kit = tmp_path / "kit"
+    (kit / "build" / "bench").mkdir(parents=True)
+    (kit / "variants").mkdir()
+    (kit / "variants" / "ts-lock.c").write_text("")
+    for prog in ("rusage", "sizes"):
+        (kit / "build" / "bench" / prog).symlink_to(bench_program(prog))
+    out = tmp_path / "out"
+    done = run_cli("sizes", "--kit", str(kit), "--quick", "--only", "ts-lock", "--max-log2", "4", "--out", str(out))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "python -m bench: --only: cannot run ts-lock: build/libmm-ts-lock.so was not built "
+        "(make shim VARIANT=ts-lock)"]
+    assert not out.exists()
+
+
+def test_pages_count_in_the_right_number(tmp_path):
+    assert report.count(1, "process", "processes") == "1 process"
+    assert report.count(3, "process", "processes") == "3 processes"
+    pts = tuple(sizes.Point("glibc", kind, 16, Summary(1.0, 1.0, 1.0, 1), Summary(1.0, 1.0, 1.0, 1))
+                for kind in ("malloc", "calloc"))
+    text = sizes.write(sizes.Result(("glibc",), 1, pts), tmp_path, [], 4, 4, 10, 1 << 20).read_text()
+    assert "1 process\nper allocator" in text and "1 processes" not in text
