@@ -45,11 +45,39 @@ CHECK_VARIANTS   ?= $(VARIANT_NAMES)
 # Correctness, not thrift: next and worst fit exhaust the default 20 MiB on realloc-vectors
 # (docs/results.md), so the check gets the larger heap the trace tests use.
 CHECK_HEAP       ?= 64M
+# Each setting checked before any build, in one line (as the Makefile checks VARIANT and the
+# rest): a bad one had built all 24 configurations, then failed each.  Only for this target:
+# the heap's check runs a shell.
+ifneq ($(filter variants-checked,$(MAKECMDGOALS)),)
+  shell_quote = '$(subst ','\'',$(1))'
+  # -M's form (driver/options.c): digits, an optional K/M/G (any case) then B or iB, 1 byte to 4G
+  CHECK_HEAP_OK := $(shell h=$(call shell_quote,$(CHECK_HEAP)); n=$${h%%[!0-9]*}; \
+    case "$$n" in ("" | ???????????*) exit;; esac; \
+    case "$$(printf %s "$$h" | sed 's/^[0-9]*//')" in (""|B|iB) m=0;; ([kK]|[kK]B|[kK]iB) m=10;; \
+      ([mM]|[mM]B|[mM]iB) m=20;; ([gG]|[gG]B|[gG]iB) m=30;; (*) exit;; esac; \
+    [ "$$n" -gt 0 ] && [ $$((n << m)) -le $$((4 << 30)) ] && echo ok)
+  ifeq ($(strip $(CHECK_ALIGNMENTS)),)
+    CHECK_ERROR := CHECK_ALIGNMENTS is empty: give 8, 16 or both
+  else ifneq ($(filter-out 8 16,$(CHECK_ALIGNMENTS)),)
+    CHECK_ERROR := CHECK_ALIGNMENTS=$(CHECK_ALIGNMENTS): each alignment is 8 or 16
+  else ifeq ($(strip $(CHECK_VARIANTS)),)
+    CHECK_ERROR := CHECK_VARIANTS is empty: name variants (variants: $(VARIANT_NAMES))
+  else ifneq ($(filter-out $(VARIANT_NAMES),$(CHECK_VARIANTS)),)
+    CHECK_ERROR := CHECK_VARIANTS=$(CHECK_VARIANTS): no variant $(filter-out $(VARIANT_NAMES),$(CHECK_VARIANTS)) (variants: $(VARIANT_NAMES))
+  else ifneq ($(CHECK_HEAP_OK),ok)
+    CHECK_ERROR := CHECK_HEAP=$(CHECK_HEAP): the maximum heap must be a size from 1 byte to 4G (e.g. 64M)
+  endif
+endif
 .PHONY: variants-checked
+# A bad setting goes through the Makefile's config-error target, which prints it in one line.
+variants-checked: CONFIG_ERROR := $(CHECK_ERROR)
+variants-checked: $(if $(CHECK_ERROR),config-error)
 variants-checked: ## every variant on every trace with mm_checkheap after every op (slow); CHECK_VARIANTS=..., CHECK_ALIGNMENTS=..., CHECK_HEAP=64M
 	@mkdir -p build; failed=0; \
 	for a in $(CHECK_ALIGNMENTS); do for v in $(CHECK_VARIANTS); do \
-	  d=$$($(MAKE) -s driver VARIANT=$$v ALIGNMENT=$$a | tail -1) || exit 2; \
+	  out=$$($(MAKE) -s driver VARIANT=$$v ALIGNMENT=$$a) \
+	    || { echo "make: variants-checked: the driver for $$v at $$a bytes does not build (its error above)" >&2; exit 2; }; \
+	  d=$$(echo "$$out" | tail -1); \
 	  log=build/checked-$$v-a$$a.log; start=$$(date +%s); \
 	  if $$d -c -M $(CHECK_HEAP) -T 900 -t $(RESULTS_TRACES) > $$log 2>&1; then \
 	    echo "ok      $$v at $$a bytes: every trace, checker after every op ($$(( $$(date +%s) - start )) s)"; \

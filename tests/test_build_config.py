@@ -83,3 +83,31 @@ def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
     assert done.stderr.strip().endswith(f"MM='{source}': make cannot build a path with spaces; copy the file to one "
                                         "without.  Stop.")
     assert "Circular" not in done.stderr
+
+
+NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))  # make's $(sort) of the names
+
+
+@pytest.mark.parametrize("setting,message", [
+    ("CHECK_HEAP=abc", "CHECK_HEAP=abc: the maximum heap must be a size from 1 byte to 4G (e.g. 64M)"),
+    ("CHECK_HEAP=0", "CHECK_HEAP=0: the maximum heap must be a size from 1 byte to 4G (e.g. 64M)"),
+    ("CHECK_HEAP=5G", "CHECK_HEAP=5G: the maximum heap must be a size from 1 byte to 4G (e.g. 64M)"),
+    ("CHECK_VARIANTS=nosuch", f"CHECK_VARIANTS=nosuch: no variant nosuch (variants: {NAMES})"),
+    ("CHECK_VARIANTS=", f"CHECK_VARIANTS is empty: name variants (variants: {NAMES})"),
+    ("CHECK_ALIGNMENTS=12", "CHECK_ALIGNMENTS=12: each alignment is 8 or 16"),
+])
+def test_variants_checked_settings_are_checked_before_any_build(setting, message, tmp_path):
+    """A bad setting had built all 24 configurations, then printed 24 FAILED lines."""
+    done = make("variants-checked", setting, f"BUILD={tmp_path}/build")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == f"make: {message}"
+    assert not (tmp_path / "build").exists()
+
+
+def test_variants_checked_stops_at_a_driver_that_does_not_build(tmp_path):
+    """The build's status had been lost in a pipe (tail's was tested): every run then failed
+    with '/bin/sh: -c: not found'."""
+    done = make("variants-checked", "CHECK_VARIANTS=best", "CHECK_ALIGNMENTS=16", "CC=false",
+                f"BUILD={tmp_path}/build")
+    assert done.returncode == 2 and "FAILED" not in done.stdout and "not found" not in done.stderr
+    assert "make: variants-checked: the driver for best at 16 bytes does not build (its error above)" in done.stderr
