@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -29,12 +30,39 @@ static struct {
     size_t page;
 } rg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* At most `most` bytes of s appended to buf (n used of cap); the new length. */
+static inline size_t append(char *buf, size_t n, size_t cap, const char *s, size_t most)
+{
+    for (size_t i = 0; s[i] && i < most && n < cap; i++)
+        buf[n++] = s[i];
+    return n;
+}
+
+/* One line on stderr about a value not taken, built by hand and written with
+ * write(2): this runs inside the first malloc, where stdio could call malloc. */
+static void say_not_taken(const char *value)
+{
+    char line[200];
+    size_t n = append(line, 0, sizeof line, "mmshim: MMSHIM_REGION_MB=", SIZE_MAX);
+    n = append(line, n, sizeof line, value, 60);
+    n = append(line, n, sizeof line, ": not a whole number of MiB from 1 to 4095; using the default 2048\n", SIZE_MAX);
+    ssize_t ignored = write(2, line, n);
+    (void)ignored;
+}
+
 static size_t wanted_capacity(void)
 {
     const char *env = getenv("MMSHIM_REGION_MB");
-    long mb = env ? strtol(env, NULL, 10) : DEFAULT_REGION_MB;
-    if (mb < 1 || mb > MAX_REGION_MB)
+    if (!env || !*env)
+        return (size_t)DEFAULT_REGION_MB << 20;
+    char *end;
+    errno = 0;
+    long mb = strtol(env, &end, 10);
+    if (errno || end == env || *end || mb < 1 || mb > MAX_REGION_MB) {
+        /* the shim runs inside arbitrary programs: say so, and go on with the default */
+        say_not_taken(env);
         mb = DEFAULT_REGION_MB;
+    }
     return (size_t)mb << 20;
 }
 

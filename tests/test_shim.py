@@ -161,3 +161,25 @@ def test_make_shim_names_a_missing_variant():
     done = subprocess.run(["make", "-s", "-C", str(KIT), "shim", "VARIANT=no-such"], capture_output=True, text=True)
     assert done.returncode != 0
     assert "no allocator variants/no-such.c" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "4096", "5000", "abc", "-1", "12abc"])
+def test_a_region_size_out_of_range_is_named_on_stderr(value, tmp_path):
+    """It had fallen back to 2048 MiB without a word; the shim runs inside any program, so it
+    says so in one line and goes on with the default."""
+    stats = tmp_path / "stats.jsonl"
+    done = subprocess.run(["/bin/true"], capture_output=True, text=True,
+                          env=preloaded(shim("ts-lock"), stats, MMSHIM_REGION_MB=value))
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        f"mmshim: MMSHIM_REGION_MB={value}: not a whole number of MiB from 1 to 4095; using the default 2048"]
+    assert read_stats(stats)[0]["region_capacity"] == 2048 << 20
+
+
+@pytest.mark.parametrize("value,mb", [("4095", 4095), ("1", 1), ("", 2048)])
+def test_a_region_size_in_range_is_taken_quietly(value, mb, tmp_path):
+    stats = tmp_path / "stats.jsonl"
+    done = subprocess.run(["/bin/true"], capture_output=True, text=True,
+                          env=preloaded(shim("ts-lock"), stats, MMSHIM_REGION_MB=value))
+    assert done.returncode == 0 and done.stderr == ""
+    assert read_stats(stats)[0]["region_capacity"] == mb << 20
