@@ -1,14 +1,79 @@
 """oneline.py - the kit's command lines report a usage mistake as every other error: one
 line, exit status 2, not click's usage block of three lines.  mmtrace, mmgrade and python -m
 bench say `PROGRAM COMMAND: what is wrong` (OneLineGroup); the scripts in tools/, whose every
-error is click's `Error: what is wrong`, say it that way (OneLineCommand)."""
+error is click's `Error: what is wrong`, say it that way (OneLineCommand).  Both also report
+a failed write to standard output (a full disk) in one line, exit status 1, and leave quietly
+when it is a closed pipe (`mmtrace list | head -1`), as Unix tools do (stdout_guarded)."""
 from __future__ import annotations
 
+import errno
+import io
+import os
 import sys
 
 import click
 
 _HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class StdoutWriteError(OSError):
+    """A write to standard output failed (errno as the system gave it)."""
+
+
+class _StdoutRaw(io.FileIO):
+    """fd 1, whose failed writes say they were stdout's: an OSError from anywhere else
+    (a file a command opens) is not taken for one."""
+
+    def write(self, b):
+        try:
+            return super().write(b)
+        except OSError as e:
+            raise StdoutWriteError(e.errno, e.strerror) from None
+
+
+def _tag_stdout() -> None:
+    """sys.stdout rebuilt over _StdoutRaw, as it was (encoding, line buffering); left alone
+    when it is not fd 1 (a test's capture)."""
+    out = sys.stdout
+    try:
+        buffered = not isinstance(out.buffer, io.FileIO)          # PYTHONUNBUFFERED: FileIO itself
+        if out.fileno() != 1 or isinstance(out.buffer.raw if buffered else out.buffer, _StdoutRaw):
+            return
+        out.flush()
+    except (OSError, ValueError, AttributeError):
+        return
+    raw = _StdoutRaw(1, "w", closefd=False)
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw) if buffered else raw, encoding=out.encoding,
+                                  errors=out.errors, line_buffering=out.line_buffering,
+                                  write_through=out.write_through)
+
+
+def _stdout_to_devnull() -> None:
+    """What stdout still buffers goes nowhere, so Python's own flush at exit stays quiet."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        pass
+
+
+def stdout_guarded(name: str, call) -> None:
+    """Run a command line's main, flush stdout, and exit with its status.  A failed write to
+    stdout is one line on stderr and status 1; a closed pipe, status 1 and no message."""
+    _tag_stdout()
+    try:
+        try:
+            status = call()
+        except SystemExit as e:
+            status = e.code
+        sys.stdout.flush()
+    except StdoutWriteError as e:
+        _stdout_to_devnull()
+        if e.errno != errno.EPIPE:
+            click.echo(f"{name}: cannot write to standard output: {e.strerror}", err=True)
+        sys.exit(1)
+    sys.exit(status)
 
 
 class OneLineGroup(click.Group):
@@ -17,24 +82,30 @@ class OneLineGroup(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        stdout_guarded(self.name, lambda: self._main(*args, **kwargs))
+
+    def _main(self, *args, **kwargs) -> int:
         try:
             status = super().main(*args, **kwargs)
         except _HELP as e:               # the program alone: its help, as click shows it
             e.show()
-            sys.exit(e.exit_code)
+            return e.exit_code
         except click.ClickException as e:
             ctx = getattr(e, "ctx", None)
             click.echo(f"{ctx.command_path if ctx else self.name}: {e.format_message()}", err=True)
-            sys.exit(e.exit_code)
+            return e.exit_code
         except click.Abort:
             click.echo(f"{self.name}: aborted", err=True)
-            sys.exit(1)
-        sys.exit(status if isinstance(status, int) else 0)
+            return 1
+        return status if isinstance(status, int) else 0
 
 
 class OneLineCommand(click.Command):
     """A single click command whose usage errors (a value out of range, an unknown option) are
     one `Error: ...` line, as its other errors are; exit status 2 as click gives."""
+
+    def main(self, *args, **kwargs):
+        stdout_guarded("Error", lambda: super(OneLineCommand, self).main(*args, **kwargs))
 
     def make_context(self, *args, **kwargs) -> click.Context:
         try:

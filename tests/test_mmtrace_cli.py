@@ -219,3 +219,46 @@ def test_a_binary_file_is_one_line(tmp_path):
     junk = tmp_path / "junk.rep"
     junk.write_bytes(bytes(range(256)) * 4)
     _one_line_error(mmtrace("stats", str(junk)), 2, f"{junk}:1: binary data")
+
+
+WRITERS = [  # (argv after the interpreter, the name its one-line message starts with)
+    (["-m", "mmtrace", "stats", "traces/fit-stress.rep"], "mmtrace"),
+    (["-m", "mmtrace", "check", "README.md"], "mmtrace"),
+    (["-m", "mmtrace", "list"], "mmtrace"),
+    (["-m", "grader", "check", "mm.c"], "mmgrade"),
+    (["tools/compare.py", "--help"], "Error"),
+]
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
+@pytest.mark.parametrize("argv,name", WRITERS, ids=[" ".join(a[1:3]) for a, _ in WRITERS])
+def test_a_full_stdout_is_one_line_not_a_traceback(argv, name, unbuffered):
+    """`> /dev/full` had ended each in a traceback (OSError: No space left on device)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, *argv], stdout=full, stderr=subprocess.PIPE, text=True,
+                              cwd=KIT, env=env, timeout=600)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[-1] == f"{name}: cannot write to standard output: No space left on device"
+
+
+@pytest.mark.parametrize("argv,name", WRITERS[2:3] + WRITERS[4:], ids=["mmtrace list", "compare --help"])
+def test_a_closed_pipe_ends_quietly(argv, name):
+    """As Unix tools do: `mmtrace list | head -1` says nothing about the pipe head closed."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        done = subprocess.run([sys.executable, *argv], stdout=w, stderr=subprocess.PIPE, text=True, cwd=KIT,
+                              timeout=600)
+    finally:
+        os.close(w)
+    assert done.returncode == 1 and done.stderr == ""
+
+
+def test_an_oserror_not_from_stdout_is_not_called_one():
+    """Only a write to stdout is reported as such: the tagging is by where the write went."""
+    code = ("import sys\nfrom mmtrace import oneline\n"
+            "def boom():\n    raise OSError(28, 'No space left on device')\n"
+            "oneline.stdout_guarded('x', boom)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT)
+    assert done.returncode == 1 and "Traceback" in done.stderr and "cannot write to standard output" not in done.stderr
