@@ -93,7 +93,8 @@ def main() -> None:
 # ------------------------------------------------------------------ gen
 @main.command()
 @click.argument("pattern", required=False)
-@click.option("--seed", type=int, default=1, show_default=True, help="RNG seed.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="RNG seed, from 0 (a negative one would give a positive one's trace).")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="A pattern parameter (repeatable); see --list.")
 @click.option("--header", type=click.Choice(ORDERS), default=CLASSIC, show_default=True,
@@ -122,6 +123,9 @@ def gen(pattern, seed, params, header, weight, output, list_):
         if "=" not in item:
             _fail(f"parameter '{item}' is not KEY=VALUE")
         k, v = item.split("=", 1)
+        same = [g for g in kv if g.replace("-", "_") == k.replace("-", "_")]
+        if same:
+            _fail(f"parameter '{k}' given twice (-p {same[0]}={kv[same[0]]}, -p {item}): give it once")
         kv[k] = v
     try:
         trace = generate(pattern, seed, kv, header, weight)

@@ -106,7 +106,7 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
     (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:1"]),
     (["gen", "nope", "-o", "x.rep"], 2, ["no pattern 'nope'"]),
     (["gen", "binary", "-p", "pairs", "-o", "x.rep"], 2, ["not KEY=VALUE"]),
-    (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a int"]),
+    (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a whole number, got 'lots'"]),
     (["list", "--group", "nope"], 2, ["no group 'nope'"]),
     (["suite", "no/recipe.toml"], 2, ["no/recipe.toml: cannot read"]),
     # outputs that cannot be written: one line, before any work
@@ -262,3 +262,16 @@ def test_an_oserror_not_from_stdout_is_not_called_one():
             "oneline.stdout_guarded('x', boom)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT)
     assert done.returncode == 1 and "Traceback" in done.stderr and "cannot write to standard output" not in done.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--seed", "-5"], "Invalid value for '--seed': -5 is not in the range x>=0"),
+    (["-p", "pairs=5", "-p", "pairs=6"], "parameter 'pairs' given twice (-p pairs=5, -p pairs=6): give it once"),
+    (["-p", "pairs=1e3"], "'pairs' of 'binary' wants a whole number, got '1e3'"),
+])
+def test_gen_refuses_what_it_used_to_take_quietly(tmp_path, args, words):
+    """--seed -5 gave --seed 5's bytes, a repeated -p took the last value, 1e3 passed as 1000."""
+    out = tmp_path / "x.rep"
+    done = mmtrace("gen", "binary", *args, "-o", str(out))
+    _one_line_error(done, 2, words)
+    assert not out.exists()

@@ -123,7 +123,7 @@ def test_unknown_pattern_or_parameter_is_reported():
         generate("nope", 1)
     with pytest.raises(PatternError, match="has no parameter 'wrong'"):
         generate("binary", 1, {"wrong": 1})
-    with pytest.raises(PatternError, match="wants a int"):
+    with pytest.raises(PatternError, match="wants a whole number, got .many."):
         generate("binary", 1, {"pairs": "many"})
 
 
@@ -133,7 +133,9 @@ def test_unknown_pattern_or_parameter_is_reported():
     ({"pairs": "1.5"}, "wants a whole number"),
     ({"pairs": 1.5}, "wants a whole number"),
     ({"small": "99999999999"}, "larger than the driver's heap"),
-    ({"new": "inf"}, "wants a finite number"),
+    ({"new": "inf"}, "wants a whole number, got 'inf'"),
+    ({"pairs": "1e3"}, "'pairs' of 'binary' wants a whole number, got '1e3'"),   # was taken as 1000
+    ({"pairs": "2.0"}, "'pairs' of 'binary' wants a whole number, got '2.0'"),
 ])
 def test_bad_parameter_values_are_refused_with_their_names(params, words):
     with pytest.raises(PatternError, match=words):
@@ -151,3 +153,19 @@ def test_generated_traces_have_an_upper_bound(monkeypatch):
     assert len(generate("binary", 1, {"pairs": 100})) == 600
     with pytest.raises(PatternError, match="pairs=2000: the trace would have more than 1,000 ops"):
         generate("binary", 1, {"pairs": 2000})      # harmless even where there is no bound
+
+
+def test_a_range_with_its_bounds_swapped_is_refused():
+    """large-churn drew from [log max, log min] as if the bounds were given in order."""
+    with pytest.raises(PatternError, match=r"'min_size' of 'large-churn' \(3000000\) is above 'max_size' \(2000000\)"):
+        generate("large-churn", 1, {"min_size": 3_000_000, "max_size": 2_000_000, "allocs": 10})
+    with pytest.raises(PatternError, match=r"'min_size' of 'large-churn' \(3000000\) is above 'max_size' \(2097152\)"):
+        generate("large-churn", 1, {"min_size": "3000000", "allocs": 10})
+    assert len(generate("large-churn", 1, {"min_size": 70000, "max_size": 70000, "allocs": 10}))
+
+
+@pytest.mark.parametrize("seed", [-5, -1, True, 1.0])
+def test_a_negative_or_non_integer_seed_is_refused(seed):
+    """random.Random(-5) is random.Random(5): --seed -5 had given --seed 5's trace."""
+    with pytest.raises(PatternError, match="the seed must be a whole number from 0"):
+        generate("binary", seed, {"pairs": 10})

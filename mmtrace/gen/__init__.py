@@ -64,6 +64,8 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
         try:
             number = int(v)
         except ValueError:
+            if want is int:      # written as a whole number, not 1e3 or 2.0
+                raise PatternError(f"{where} wants a whole number, got '{v}'") from None
             try:
                 number = float(v)
             except ValueError:
@@ -102,6 +104,13 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
             out[key] = str(v)
         else:
             out[key] = _number(pattern, k, v, want)
+    # a range's bounds (min_size, max_size) in order: a pattern would swap or empty it
+    for key, low in out.items():
+        top = key.replace("min_", "max_", 1)
+        if key.startswith("min_") and top in defaults:
+            high = out.get(top, defaults[top])
+            if low > high:
+                raise PatternError(f"parameter '{key}' of '{pattern.name}' ({low}) is above '{top}' ({high})")
     return out
 
 
@@ -110,6 +119,9 @@ def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
     p = PATTERNS.get(pattern)
     if p is None:
         raise PatternError(f"no pattern '{pattern}' (patterns: {', '.join(PATTERNS)})")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        # random.Random(-5) is random.Random(5): a negative seed would repeat another's trace
+        raise PatternError(f"the seed must be a whole number from 0, got '{seed}'")
     values = coerce_params(p, params or {})
     given = " ".join(f"{k}={v}" for k, v in (params or {}).items()) or "the defaults"
     try:
