@@ -79,8 +79,29 @@ def test_report_shows_averages_speed_and_a_verdict(compared):
     assert f"A {s['a'] * 100:.2f}%   B {s['b'] * 100:.2f}%" in text
     assert "held-out average" in text and f"{K} other seeds of 1 generated traces" in text
     assert got["speed"]["runs"] == 1 and got["speed"]["ratio_a"] > 0 and got["speed"]["ratio_b"] > 0
-    assert "alternating runs" in text
+    assert "alternating runs" in text and "(one run: no spread to tell noise by" in text
+    assert len(got["speed"]["b_over_a_runs"]) == 1
     assert text.strip().splitlines()[-1] == "Verdict: " + got["verdict"]
+
+
+def _compare_module():
+    sys.path.insert(0, str(KIT / "tools"))
+    try:
+        import compare
+    finally:
+        sys.path.remove(str(KIT / "tools"))
+    return compare
+
+
+def test_the_speed_ratio_shows_its_spread_over_the_runs():
+    """Two byte-identical files had printed "B's ops/s / A's 1.101" alone, a 10% difference that
+    was noise: the runs' min-max is shown, and called noise when it spans 1."""
+    Speed = _compare_module().Speed
+    noisy = Speed(2.00, 2.01, 1.101, 3, (0.93, 1.101, 1.18)).line()
+    assert noisy.endswith("B's ops/s / A's 1.101 [0.930-1.180 over the 3 runs]: the runs disagree on which "
+                          "is faster, so no difference is shown")
+    clear = Speed(2.0, 3.0, 1.5, 3, (1.45, 1.5, 1.6)).line()
+    assert clear.endswith("B's ops/s / A's 1.500 [1.450-1.600 over the 3 runs]")
 
 
 def test_fast_gives_the_same_figures(compared, tmp_path):

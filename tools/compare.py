@@ -181,6 +181,20 @@ class Speed:
     ratio_b: float
     b_over_a: float               # median over runs of B's ops/s / A's ops/s, adjacent runs
     runs: int
+    b_over_a_runs: tuple[float, ...] = ()    # each round's B / A: their spread is the noise
+
+    def line(self) -> str:
+        """The throughput line, B / A with the min-max of its rounds so noise shows as such."""
+        text = (f"Throughput ({self.runs} alternating runs of the suite, medians): A {self.ratio_a:.2f}x libc, "
+                f"B {self.ratio_b:.2f}x libc, B's ops/s / A's {self.b_over_a:.3f}")
+        each = self.b_over_a_runs
+        if len(each) < 2:
+            return text + " (one run: no spread to tell noise by; --speed-runs 3 or more)"
+        lo, hi = min(each), max(each)
+        text += f" [{lo:.3f}-{hi:.3f} over the {len(each)} runs]"
+        if lo <= 1 <= hi:
+            text += ": the runs disagree on which is faster, so no difference is shown"
+        return text
 
 
 def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path], runs: int,
@@ -194,7 +208,7 @@ def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path]
         rb.append(sb["throughput_ratio"])
         if sa["throughput_ops_per_sec"]:
             rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
-    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs)
+    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs, tuple(rel))
 
 
 @dataclass(frozen=True)
@@ -342,8 +356,7 @@ def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pair
     if lay is not None:
         out += ["", *layout_lines(lay)]
     if fast is not None:
-        out += ["", f"Throughput ({fast.runs} alternating runs of the suite, medians): A {fast.ratio_a:.2f}x libc, "
-                f"B {fast.ratio_b:.2f}x libc, B's ops/s / A's {fast.b_over_a:.3f}"]
+        out += ["", fast.line()]
     out += ["", "Verdict: " + verdict(suite, held)]
     if lay is not None:
         out.append("Over layouts: " + layout_verdict(lay))
