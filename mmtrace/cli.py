@@ -283,7 +283,7 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
 
     \b
     Example:
-      mmtrace record -o build/sort.rep.gz -- sort -o /dev/null /usr/share/dict/words
+      mmtrace record -o build/sort.rep.gz -- sh -c 'seq 200000 | sort -r -o /dev/null'
       mmtrace record --process largest -o build/cc1.rep -- gcc -c -o /dev/null hello.c
     """
     from .record import RecordError
