@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,11 +59,39 @@ static void machine_info(run_info_t *info, char *host, size_t hostlen, char *cpu
     info->date = date;
 }
 
-static void run_trace(const options_t *o, const baseline_t *cached, const char *path, trace_run_t *r)
+/* A trace read before its turn, for the baseline's check: a pipe can be read only
+ * once, so what it gave (the trace or the error) is kept for its run.  Only such
+ * inputs are kept; regular files are read again, so a folder of big traces is still
+ * held one trace at a time. */
+typedef struct {
+    bool held, ok;
+    trace_t t;
+    char err[sizeof ((trace_run_t *)0)->bad_trace];
+} early_trace_t;
+
+static void early_free(early_trace_t *early, size_t n)
+{
+    for (size_t i = 0; early && i < n; i++)
+        if (early[i].held && early[i].ok)
+            trace_free(&early[i].t);
+    free(early);
+}
+
+static void run_trace(const options_t *o, const baseline_t *cached, const char *path, early_trace_t *early,
+                      trace_run_t *r)
 {
     double began = now();
     trace_t t;
-    if (!run_load(r, path, o->max_heap, "mdriver", &t))
+    bool loaded;
+    if (early && early->held) {
+        r->path = path;
+        snprintf(r->bad_trace, sizeof r->bad_trace, "%s", early->err);
+        t = early->t;
+        early->held = false;  /* the run frees it */
+        loaded = run_take(r, "mdriver", &t, early->ok);
+    } else
+        loaded = run_load(r, path, o->max_heap, "mdriver", &t);
+    if (!loaded)
         return;
     bool time_libc = trace_scores_throughput(&t) && !cached;
     child_plan_t plan = {
@@ -99,9 +128,16 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
     r->seconds = now() - began;
 }
 
+static bool is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* The baseline, read whole and matched with every trace that scores throughput
- * before any of them runs: a problem with it is reported first, not after the run. */
-static bool baseline_ready(const options_t *o, baseline_t *b)
+ * before any of them runs: a problem with it is reported first, not after the run.
+ * early[i] keeps the trace of an input that is not a regular file (see early_trace_t). */
+static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *early)
 {
     char err[1200];
     if (!baseline_read(o->baseline_in, b, err, sizeof err)) {
@@ -109,14 +145,22 @@ static bool baseline_ready(const options_t *o, baseline_t *b)
         return false;
     }
     for (size_t i = 0; i < o->num_files; i++) {
+        early_trace_t *e = &early[i];
+        bool keep = !is_regular(o->files[i]);
         trace_t t;
-        if (!trace_load(o->files[i], o->max_heap, &t, err, sizeof err))
+        e->ok = trace_load(o->files[i], o->max_heap, &t, e->err, sizeof e->err);
+        if (keep) {
+            e->held = true;
+            e->t = t;
+        }
+        if (!e->ok)
             continue;  /* malformed: reported as such when its turn comes */
         bool found = !trace_scores_throughput(&t) || baseline_find(b, t.name, t.num_ops);
         if (!found)
             fprintf(stderr, "mdriver: %s:0: no timing for trace %s with %zu ops (taken on other traces?)\n",
                     o->baseline_in, t.name, t.num_ops);
-        trace_free(&t);
+        if (!keep)
+            trace_free(&t);
         if (!found) {
             baseline_free(b);
             return false;
@@ -192,7 +236,11 @@ int main(int argc, char **argv)
     }
     heap_configure(o.max_heap);
     baseline_t cached = {0};
-    if (o.baseline_in && !baseline_ready(&o, &cached)) {
+    early_trace_t *early = o.baseline_in ? calloc(o.num_files, sizeof *early) : NULL;
+    if (o.baseline_in && (!early || !baseline_ready(&o, &cached, early))) {
+        if (!early)
+            fprintf(stderr, "mdriver: out of memory\n");
+        early_free(early, o.num_files);
         options_free(&o);
         return 2;
     }
@@ -200,6 +248,7 @@ int main(int argc, char **argv)
     FILE *json = NULL;
     if (o.json && !(json = result_open(o.json))) {
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        early_free(early, o.num_files);
         baseline_free(&cached);
         options_free(&o);
         return 2;
@@ -219,7 +268,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (size_t i = 0; i < o.num_files; i++) {
-        run_trace(&o, o.baseline_in ? &cached : NULL, o.files[i], &runs[i]);
+        run_trace(&o, o.baseline_in ? &cached : NULL, o.files[i], early ? &early[i] : NULL, &runs[i]);
         if (o.verbosity >= 2)
             report_progress(text, &runs[i], i, o.num_files);
     }
@@ -249,6 +298,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.num_files; i++)
         child_result_free(&runs[i].result);
     free(runs);
+    early_free(early, o.num_files);
     baseline_free(&cached);
     options_free(&o);
     if (status == 0 && s.bad_traces)

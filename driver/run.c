@@ -6,7 +6,11 @@
 bool run_load(trace_run_t *r, const char *path, size_t max_size, const char *program, trace_t *t)
 {
     r->path = path;
-    bool ok = trace_load(path, max_size, t, r->bad_trace, sizeof r->bad_trace);
+    return run_take(r, program, t, trace_load(path, max_size, t, r->bad_trace, sizeof r->bad_trace));
+}
+
+bool run_take(trace_run_t *r, const char *program, trace_t *t, bool ok)
+{
     snprintf(r->name, sizeof r->name, "%s", t->name);
     if (!ok) {
         r->outcome = OUTCOME_BAD_TRACE;

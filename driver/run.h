@@ -38,6 +38,9 @@ static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_O
  * and ops).  False when it cannot be read: *r is then a bad_trace, and "PROGRAM:
  * FILE:LINE: what" is on stderr. */
 bool run_load(trace_run_t *r, const char *path, size_t max_size, const char *program, trace_t *t);
+/* The same for a trace read earlier (a pipe can be read only once): ok is what its
+ * trace_load returned, r->path and, when !ok, r->bad_trace are already set. */
+bool run_take(trace_run_t *r, const char *program, trace_t *t, bool ok);
 /* r->op_text: the op of t where r's verdict was found, as written in the trace. */
 void run_note_op(trace_run_t *r, const trace_t *t);
 

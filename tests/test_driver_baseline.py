@@ -185,3 +185,21 @@ def test_timed_runs_replay_on_memory_already_mapped(tmp_path):
     assert libc[0] >= 20                      # a page at least for each block in the first run ...
     assert libc[1:] == [0] * (len(libc) - 1)  # ... and the same pages again in the others
     assert mm == [0] * len(mm)
+
+
+def test_trace_from_a_pipe_with_a_baseline(tmp_path, driver):
+    """`cat t.rep | mdriver -f /dev/stdin --baseline F`: the baseline's check read the pipe
+    before the run, which then found it empty (a bad_trace, "found 0").  It is read once."""
+    cache = tmp_path / "pipe.baseline"
+    text = small(tmp_path).read_text()
+    saved = run(driver, "-r", "1", "-f", "/dev/stdin", "--save-baseline", cache, input=text, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    cached = run(driver, "-r", "1", "-f", "/dev/stdin", "--baseline", cache, input=text, tmp=tmp_path)
+    assert cached.rc == 0, cached.err
+    t = cached.trace("stdin")
+    assert t["outcome"] == "ok" and t["ops"] == 5 and len(t["libc"]["samples"]) == 1
+    assert t["libc"]["seconds"] == pytest.approx(saved.trace("stdin")["libc"]["seconds"], rel=1e-6)
+    # A broken trace from a pipe is still reported once, at its turn, as what it is.
+    bad = run(driver, "-r", "1", "-f", "/dev/stdin", "--baseline", cache, input="1\n2\n", tmp=tmp_path)
+    assert bad.rc == 2 and bad.trace("stdin")["outcome"] == "bad_trace"
+    assert bad.err.count("/dev/stdin:") == 1 and "found 2" in bad.err, bad.err
