@@ -10,20 +10,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "driver/output.h"
+
 /* The first line of a baseline file of this driver's method. */
 static const char HEADER_LINE[] = "mdriver-baseline 2";
 
+/* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one. */
+static bool saved_before(const trace_run_t *runs, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (runs[k].has_libc && runs[k].ops == runs[i].ops && !strcmp(runs[k].name, runs[i].name))
+            return true;
+    return false;
+}
+
 bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *runs, size_t n)
 {
-    FILE *f = fopen(path, "w");
+    replace_t out;
+    FILE *f = replace_begin(&out, path);
     if (!f)
         return false;
     fprintf(f, "%s\nmachine %s | %s\ndate %s\nalignment %d\n", HEADER_LINE, info->hostname, info->cpu, info->date,
             MM_ALIGNMENT);
     for (size_t i = 0; i < n; i++)
-        if (runs[i].has_libc)
+        if (runs[i].has_libc && !saved_before(runs, i))
             fprintf(f, "trace %s %zu %.9g\n", runs[i].name, runs[i].ops, runs[i].libc.seconds);
-    return fclose(f) == 0;
+    return replace_commit(&out);
 }
 
 /* "NAME OPS SECONDS", split at the last two spaces: a trace's name may hold spaces. */
@@ -78,13 +90,33 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
     FILE *f = open_regular(path, err, errlen);
     if (!f)
         return false;
-    char line[1024], machine[512] = "an unknown machine", date[64] = "an unknown date";
+    char line[1024], machine[512] = "", date[64] = "";
     size_t lineno = 0, cap = 0;
+    size_t seen[3] = {0};  /* the line of the machine, date and alignment lines, 0 until read */
+    static const char *const header_names[3] = {"machine", "date", "alignment"};
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
         lineno++;
-        line[strcspn(line, "\n")] = '\0';
-        int alignment;
+        size_t len = strcspn(line, "\n");
+        if (line[len] != '\n') {
+            /* What an interrupted save or a cut copy leaves: its last number may be cut too. */
+            snprintf(err, errlen, "%s:%zu: the line does not end (a baseline cut short, or a line over %zu bytes)",
+                     path, lineno, sizeof line - 2);
+            ok = false;
+            break;
+        }
+        line[len] = '\0';
+        int header = !strncmp(line, "machine ", 8) ? 0 : !strncmp(line, "date ", 5) ? 1
+                     : !strncmp(line, "alignment ", 10) ? 2 : -1;
+        if (lineno > 1 && header >= 0 && seen[header]) {
+            snprintf(err, errlen, "%s:%zu: a second %s line (the first is line %zu)", path, lineno,
+                     header_names[header], seen[header]);
+            ok = false;
+            break;
+        }
+        if (header >= 0)
+            seen[header] = lineno;
+        int alignment, used;
         if (lineno == 1 && !strcmp(line, "mdriver-baseline 1")) {
             snprintf(err, errlen, "%s:1: an older mdriver's baseline, whose libc timings paid for page faults this "
                      "driver's do not: time libc again, or save a new baseline with --save-baseline", path);
@@ -96,7 +128,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
             snprintf(machine, sizeof machine, "%.511s", line + 8);
         } else if (!strncmp(line, "date ", 5)) {
             snprintf(date, sizeof date, "%.63s", line + 5);
-        } else if (sscanf(line, "alignment %d", &alignment) == 1) {
+        } else if (used = 0, sscanf(line, "alignment %d%n", &alignment, &used) == 1 && !line[used]) {
             if (alignment != MM_ALIGNMENT) {
                 snprintf(err, errlen, "%s:%zu: the baseline was taken with %d-byte alignment, this driver uses %d",
                          path, lineno, alignment, MM_ALIGNMENT);
@@ -113,12 +145,23 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
                 }
                 b->entries = more;
             }
-            if (parse_trace_line(line + 6, &b->entries[b->n]))
-                b->n++;
-            else {
+            baseline_entry_t *e = &b->entries[b->n];
+            const baseline_entry_t *first;
+            if (!parse_trace_line(line + 6, e)) {
                 snprintf(err, errlen, "%s:%zu: cannot read this line (expected: trace NAME OPS SECONDS)", path,
                          lineno);
                 ok = false;
+            } else if (!seen[0] || !seen[1] || !seen[2]) {
+                snprintf(err, errlen, "%s:%zu: a trace line before the machine, date and alignment lines", path,
+                         lineno);
+                ok = false;
+            } else if ((first = baseline_find(b, e->name, e->ops))) {
+                snprintf(err, errlen, "%s:%zu: a second timing for trace %s with %zu ops (the first is line %zu)",
+                         path, lineno, e->name, e->ops, first->line);
+                ok = false;
+            } else {
+                e->line = lineno;
+                b->n++;
             }
         } else if (lineno > 1 && line[0]) {
             snprintf(err, errlen, "%s:%zu: cannot read this line", path, lineno);
@@ -129,6 +172,12 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "%s:0: the baseline is empty", path);
         ok = false;
     }
+    for (int k = 0; ok && k < 3; k++)
+        if (!seen[k]) {
+            snprintf(err, errlen, "%s:%zu: no %s line (--save-baseline writes machine, date and alignment lines)",
+                     path, lineno, header_names[k]);
+            ok = false;
+        }
     fclose(f);
     snprintf(b->source, sizeof b->source, "cached in %s, taken on %s at %s", path, machine, date);
     if (!ok)

@@ -7,6 +7,8 @@
  *   date ISO-8601
  *   alignment N
  *   trace NAME OPS SECONDS     (NAME may hold spaces: OPS and SECONDS are the last two fields)
+ * Every line ends in a newline; the machine, date and alignment lines come once, before
+ * the traces; a trace (NAME and OPS) comes once.  It is saved whole or not at all (output.h).
  * Version 1's libc timings were taken while glibc gave memory back between and
  * within runs (measure.c, timed_libc_keep_memory): they are refused.
  */
@@ -23,6 +25,7 @@ typedef struct {
     char name[128];
     size_t ops;
     double seconds;
+    size_t line;  /* in the file */
 } baseline_entry_t;
 
 typedef struct {

@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "driver/heap.h"
+#include "driver/output.h"
 
 #ifndef MDRIVER_KIT_DIR
 #define MDRIVER_KIT_DIR "."
@@ -212,23 +213,14 @@ static bool set_once(const char **slot, const char *flag, const char *value)
 }
 
 /* --save-baseline is written after the last trace: a destination that cannot
- * take it is found now, not minutes later.  Opened to append, so that a run
- * cut short leaves an earlier baseline there as it was (and a new file is
- * removed again). */
+ * take it is found now, not minutes later, without touching an earlier baseline. */
 static bool baseline_writable(const char *path)
 {
-    struct stat st;
-    bool existed = stat(path, &st) == 0;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "%s: --save-baseline %s: cannot write there: %s (%s -h for help)\n", program->name, path,
-                strerror(errno), program->name);
-        return false;
-    }
-    fclose(f);
-    if (!existed)
-        unlink(path);
-    return true;
+    if (replace_check(path))
+        return true;
+    fprintf(stderr, "%s: --save-baseline %s: cannot write there: %s (%s -h for help)\n", program->name, path,
+            strerror(errno), program->name);
+    return false;
 }
 
 int options_parse(int argc, char **argv, options_t *o) { return options_parse_as(&OPTIONS_MDRIVER, argc, argv, o); }

@@ -13,6 +13,9 @@ from conftest import KIT
 from driver_common import kbest, run, variant, write_trace
 
 
+HEAD = "mdriver-baseline 2\nmachine m | cpu\ndate 2026-01-01T00:00:00Z\nalignment 16\n"
+
+
 def small(tmp, name="small"):
     return write_trace(tmp, name, ["a 0 64", "a 1 128", "f 0", "r 1 512", "f 1"], weight=1)
 
@@ -80,6 +83,16 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     ("mdriver-baseline 1\nalignment 16\ntrace small 5 0.001\n",
      ":1: an older mdriver's baseline, whose libc timings paid for page faults this driver's do not"),
     ("", ":0: the baseline is empty"),
+    # What an interrupted save or `head -c` leaves: the last timing may be cut short (4.2113 of 4.2113e-05).
+    (HEAD + "trace small 5 4.2113", ":5: the line does not end (a baseline cut short"),
+    ("mdriver-baseline 2\ntrace small 5 0.001\n", ":2: a trace line before the machine, date and alignment lines"),
+    (HEAD.replace("alignment 16\n", "") + "trace small 5 0.001\n",
+     ":4: a trace line before the machine, date and alignment lines"),
+    ("mdriver-baseline 2\n", ":1: no machine line (--save-baseline writes machine, date and alignment lines)"),
+    (HEAD + "alignment 16\n", ":5: a second alignment line (the first is line 4)"),
+    (HEAD.replace("alignment 16", "alignment 16x"), ":4: cannot read this line"),
+    (HEAD + "trace small 5 0.001\ntrace small 5 0.000001\n",
+     ":6: a second timing for trace small with 5 ops (the first is line 5)"),
 ])
 def test_damaged_baseline(tmp_path, driver, content, fragment):
     """Reported in one line before any trace runs (it used to come after all of them,
@@ -203,3 +216,28 @@ def test_trace_from_a_pipe_with_a_baseline(tmp_path, driver):
     bad = run(driver, "-r", "1", "-f", "/dev/stdin", "--baseline", cache, input="1\n2\n", tmp=tmp_path)
     assert bad.rc == 2 and bad.trace("stdin")["outcome"] == "bad_trace"
     assert bad.err.count("/dev/stdin:") == 1 and "found 2" in bad.err, bad.err
+
+
+def test_baseline_is_saved_whole_or_not_at_all(tmp_path, driver):
+    """--save-baseline wrote its file in place: a save cut short left a truncated baseline,
+    which --baseline then read.  It is written beside and renamed in: a second name for the
+    earlier file keeps the earlier content, no temporary file stays, and a trace run twice
+    is saved once (the reader refuses a second timing)."""
+    cache = tmp_path / "libc.baseline"
+    assert run(driver, "-r", "1", "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
+    earlier = cache.read_text()
+    os.link(cache, tmp_path / "alias")
+    again = run(driver, "-r", "1", "--save-baseline", cache, "-f", small(tmp_path), "-f", small(tmp_path),
+                tmp=tmp_path)
+    assert again.rc == 0, again.err
+    assert (tmp_path / "alias").read_text() == earlier and cache.read_text() != earlier
+    assert [line.split()[1] for line in cache.read_text().splitlines() if line.startswith("trace ")] == ["small"]
+    assert sorted(p.name for p in tmp_path.iterdir() if "libc.baseline" in p.name) == ["libc.baseline"]
+    assert oct(cache.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
+    assert run(driver, "-r", "1", "--baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

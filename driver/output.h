@@ -1,0 +1,32 @@
+/*
+ * output.h - the driver's outputs reach their destination whole, or it says so.
+ */
+#ifndef DRIVER_OUTPUT_H
+#define DRIVER_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* A file replaced whole: written to a temporary file in its folder and renamed over
+ * it once complete, so a run that fails or is cut short leaves an earlier one as it was. */
+typedef struct {
+    const char *path;
+    char *tmp;
+    FILE *f;
+} replace_t;
+
+/* Whether path could be replaced, found without changing it (a file that is not
+ * there is created and removed again).  False with errno set. */
+bool replace_check(const char *path);
+/* The temporary file to write; NULL with errno set. */
+FILE *replace_begin(replace_t *r, const char *path);
+/* Flush and close it and rename it over path; on failure (errno set) it is removed. */
+bool replace_commit(replace_t *r);
+/* Remove it, leaving path as it was. */
+void replace_abandon(replace_t *r);
+
+/* Flush and close stdout: false, with "PROGRAM: stdout: ..." on stderr, when what
+ * was printed did not get there (a full disk, a closed pipe). */
+bool stdout_done(const char *program);
+
+#endif
