@@ -245,8 +245,8 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    FILE *json = NULL;
-    if (o.json && !(json = result_open(o.json))) {
+    result_out_t json_out = {0};
+    if (o.json && !result_open(&json_out, o.json)) {
         fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
         early_free(early, o.num_files);
         baseline_free(&cached);
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
         return 2;
     }
     /* --json - and --json fd:1 both take stdout: the table then goes to stderr. */
-    FILE *text = json && fileno(json) == STDOUT_FILENO ? stderr : stdout;
+    FILE *text = o.json && result_on_stdout(&json_out) ? stderr : stdout;
     char host[256], cpu[256], date[64];
     run_info_t info = {.allocator = MDRIVER_ALLOCATOR, .baseline = o.baseline_in ? "cached" : "measured"};
     machine_info(&info, host, sizeof host, cpu, sizeof cpu, date, sizeof date);
@@ -283,14 +283,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", o.baseline_out, strerror(errno));
         status = 2;
     }
-    if (json) {
+    if (o.json) {
         char secret[256];
         if (o.secret_fd >= 0) {
             read_secret(o.secret_fd, secret, sizeof secret);
             info.secret = secret;
         }
-        json_write_result(json, &o, &info, runs, o.num_files, &s);
-        if (fflush(json) || (json != stdout && fclose(json))) {
+        FILE *json = result_begin(&json_out);
+        if (json)
+            json_write_result(json, &o, &info, runs, o.num_files, &s);
+        if (!json || !result_end(&json_out)) {
             fprintf(stderr, "mdriver: --json %s: write failed: %s\n", o.json, strerror(errno));
             status = 2;
         }

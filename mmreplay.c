@@ -70,13 +70,13 @@ int main(int argc, char **argv)
         return parsed == OPTIONS_EXIT_OK ? 0 : 2;
     }
     heap_configure(o.max_heap);
-    FILE *json = NULL;
-    if (o.json && !(json = result_open(o.json))) {
+    result_out_t json_out = {0};
+    if (o.json && !result_open(&json_out, o.json)) {
         fprintf(stderr, "mmreplay: --json %s: cannot write there: %s\n", o.json, strerror(errno));
         options_free(&o);
         return 2;
     }
-    FILE *text = json == stdout ? stderr : stdout;  /* --json -: the lines go to stderr */
+    FILE *text = o.json && result_on_stdout(&json_out) ? stderr : stdout;  /* the lines then go to stderr */
     trace_run_t *runs = calloc(o.num_files ? o.num_files : 1, sizeof *runs);
     if (!runs) {
         fprintf(stderr, "mmreplay: out of memory\n");
@@ -92,12 +92,12 @@ int main(int argc, char **argv)
     fprintf(text, "%3s  %-22s %2d ok, %2d failed  %6.1f%%   (average over the traces that score utilization)\n",
             "", "total", s.valid, s.failed, 100 * s.utilization);
     int status = s.bad_traces ? 2 : s.failed ? 1 : 0;
-    if (json) {
+    FILE *json = o.json ? result_begin(&json_out) : NULL;
+    if (json)
         json_write_replay(json, &o, &(run_info_t){.allocator = MDRIVER_ALLOCATOR}, runs, o.num_files, &s);
-        if (fflush(json) || (json != stdout && fclose(json))) {
-            fprintf(stderr, "mmreplay: --json %s: write failed: %s\n", o.json, strerror(errno));
-            status = 2;
-        }
+    if (o.json && (!json || !result_end(&json_out))) {
+        fprintf(stderr, "mmreplay: --json %s: write failed: %s\n", o.json, strerror(errno));
+        status = 2;
     }
     free(runs);
     options_free(&o);

@@ -34,10 +34,8 @@ bool replace_check(const char *path)
         unlink(path);
         return true;
     }
-    if (!S_ISREG(st.st_mode)) {
-        errno = EINVAL;  /* a device or a pipe cannot be renamed over */
-        return false;
-    }
+    if (!S_ISREG(st.st_mode))
+        return true;  /* a device or a pipe: written directly (replace_begin) */
     char *dir = folder_of(path);
     if (!dir)
         return false;
@@ -50,6 +48,10 @@ FILE *replace_begin(replace_t *r, const char *path)
 {
     r->path = path;
     r->f = NULL;
+    r->tmp = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return r->f = fopen(path, "w");  /* /dev/null, a pipe: nothing earlier to keep */
     if (asprintf(&r->tmp, "%s.tmpXXXXXX", path) < 0) {
         r->tmp = NULL;
         return NULL;
@@ -75,14 +77,14 @@ FILE *replace_begin(replace_t *r, const char *path)
 bool replace_commit(replace_t *r)
 {
     errno = 0;
-    bool ok = fflush(r->f) == 0 && !ferror(r->f) && fsync(fileno(r->f)) == 0;
+    bool ok = fflush(r->f) == 0 && !ferror(r->f) && (!r->tmp || fsync(fileno(r->f)) == 0);
     int e = ok ? 0 : errno ? errno : EIO;
     if (fclose(r->f) != 0 && ok) {
         ok = false;
         e = errno;
     }
     r->f = NULL;
-    if (ok && rename(r->tmp, r->path) != 0) {
+    if (ok && r->tmp && rename(r->tmp, r->path) != 0) {
         ok = false;
         e = errno;
     }

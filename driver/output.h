@@ -8,7 +8,8 @@
 #include <stdio.h>
 
 /* A file replaced whole: written to a temporary file in its folder and renamed over
- * it once complete, so a run that fails or is cut short leaves an earlier one as it was. */
+ * it once complete, so a run that fails or is cut short leaves an earlier one as it was.
+ * A path that is not a regular file (/dev/null, a FIFO) is written directly. */
 typedef struct {
     const char *path;
     char *tmp;

@@ -2,8 +2,10 @@
 #include "driver/result.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "driver/hooks.h"
@@ -202,15 +204,43 @@ void json_write_replay(FILE *out, const options_t *o, const run_info_t *info, co
     fputc('\n', out);
 }
 
-FILE *result_open(const char *dest)
+bool result_open(result_out_t *out, const char *dest)
 {
-    if (!strcmp(dest, "-"))
-        return stdout;
+    memset(out, 0, sizeof *out);
+    out->dest = dest;
+    if (!strcmp(dest, "-")) {
+        out->stream = stdout;
+        return true;
+    }
     if (!strncmp(dest, "fd:", 3)) {
         char *end;
         long fd = strtol(dest + 3, &end, 10);
         errno = EINVAL;  /* what the caller reports when the number itself is bad */
-        return end == dest + 3 || *end || fd < 0 ? NULL : fdopen((int)fd, "w");
+        return end != dest + 3 && !*end && fd >= 0 && fd <= INT_MAX && (out->stream = fdopen((int)fd, "w"));
     }
-    return fopen(dest, "w");
+    return replace_check(dest);
+}
+
+bool result_on_stdout(const result_out_t *out)
+{
+    return out->stream && fileno(out->stream) == STDOUT_FILENO;
+}
+
+FILE *result_begin(result_out_t *out)
+{
+    return out->stream ? out->stream : replace_begin(&out->file, out->dest);
+}
+
+bool result_end(result_out_t *out)
+{
+    if (!out->stream)
+        return replace_commit(&out->file);
+    bool ok = fflush(out->stream) == 0 && !ferror(out->stream);
+    int e = errno;
+    if (out->stream != stdout)
+        ok = fclose(out->stream) == 0 && ok;  /* fd:N: the reader waits for its end */
+    else
+        errno = e;
+    out->stream = NULL;
+    return ok;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "driver/options.h"
+#include "driver/output.h"
 #include "driver/run.h"
 
 typedef struct {
@@ -29,8 +30,22 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
 /* mmreplay's document (info: only the allocator's name is used). */
 void json_write_replay(FILE *out, const options_t *o, const run_info_t *info, const trace_run_t *runs, size_t n,
                        const summary_t *s);
-/* Where --json DEST puts a document: a file, "-" (stdout) or "fd:N"; NULL with errno
- * set when it cannot go there. */
-FILE *result_open(const char *dest);
+/* Where --json DEST puts a document: "-" (stdout), "fd:N", or a FILE, replaced whole
+ * once the document is complete (output.h): a run that does not finish leaves an
+ * earlier result as it was. */
+typedef struct {
+    const char *dest;
+    FILE *stream;  /* "-" or "fd:N" */
+    replace_t file;
+} result_out_t;
+
+/* Taken before any trace runs: a stream is opened, a file only checked.  False with errno set. */
+bool result_open(result_out_t *out, const char *dest);
+/* Whether the document goes to stdout ("-", "fd:1"): the table then goes to stderr. */
+bool result_on_stdout(const result_out_t *out);
+/* Where to write the document now; NULL with errno set. */
+FILE *result_begin(result_out_t *out);
+/* The document flushed and closed (a file renamed into place); false with errno set. */
+bool result_end(result_out_t *out);
 
 #endif
