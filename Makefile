@@ -54,7 +54,9 @@ endif
 ifneq ($(filter-out 0 1,$(words $(MM))),)
   $(error MM='$(MM)': make cannot build a path with spaces; copy the file to one without)
 endif
-ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
+ifneq ($(and $(MM),$(VARIANT)),)
+  CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
+else ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
   CONFIG_ERROR := ALIGNMENT=$(ALIGNMENT): the alignment must be 8 or 16
 else ifneq ($(filter-out on off,$(DRIVER_SECCOMP))$(filter-out 1,$(words $(DRIVER_SECCOMP))),)
   CONFIG_ERROR := DRIVER_SECCOMP=$(DRIVER_SECCOMP): the driver's seccomp filter is on or off

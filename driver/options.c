@@ -201,7 +201,7 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
     return false;
 }
 
-/* A file option given twice would keep only the last silently: refused. */
+/* An option with a value given twice would keep only the last silently: refused. */
 static bool set_once(const char **slot, const char *flag, const char *value)
 {
     if (*slot) {
@@ -233,6 +233,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     o->max_heap = MDRIVER_DEFAULT_MAX_HEAP;
     o->min_samples = MDRIVER_DEFAULT_MIN_SAMPLES;
     o->secret_fd = -1;
+    const char *given_T = NULL, *given_M = NULL, *given_r = NULL, *given_secret = NULL;  /* for set_once */
     const char *dirs[64];  /* every -t, in order */
     size_t num_dirs = 0;
     long n;
@@ -253,15 +254,21 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case 'g': o->grade_lines = true; break;
         case 'a': break;
         case 'T':
+            if (!set_once(&given_T, "-T", optarg))
+                return OPTIONS_EXIT_USAGE;
             if (!parse_int(optarg, 1, 24 * 3600, &n))
                 return complain("-T %s: the time limit must be whole seconds from 1 to 86400", optarg);
             o->time_limit = (double)n;
             break;
         case 'M':
+            if (!set_once(&given_M, "-M", optarg))
+                return OPTIONS_EXIT_USAGE;
             if (!parse_size(optarg, &o->max_heap))
                 return complain("-M %s: the maximum heap must be a size from 1 byte to 4G (e.g. 20M)", optarg);
             break;
         case 'r':
+            if (!set_once(&given_r, "-r", optarg))
+                return OPTIONS_EXIT_USAGE;
             if (!parse_int(optarg, 1, MDRIVER_MAX_SAMPLES, &n))
                 return complain("-r %s: the number of timing samples must be from 1 to 25", optarg);
             o->min_samples = (int)n;
@@ -271,6 +278,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
                 return OPTIONS_EXIT_USAGE;
             break;
         case OPT_SECRET_FD:
+            if (!set_once(&given_secret, "--secret-fd", optarg))
+                return OPTIONS_EXIT_USAGE;
             if (!parse_int(optarg, 0, 1 << 20, &n))
                 return complain("--secret-fd %s: not a file descriptor number", optarg);
             if (fcntl((int)n, F_GETFD) == -1)
@@ -301,6 +310,10 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         return complain("unexpected argument '%s' (traces go after -f, directories after -t)", argv[optind]);
     if (o->baseline_in && o->baseline_out)
         return complain("%s", "--baseline and --save-baseline exclude each other");
+    /* --parse-only replays nothing: it has no result, libc timing or baseline to write or use. */
+    const char *unused = o->json ? "--json" : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline" : NULL;
+    if (o->parse_only && unused)
+        return complain("--parse-only and %s exclude each other (--parse-only replays nothing)", unused);
     if (o->describe)
         return OPTIONS_RUN;
     for (size_t i = 0; i < num_dirs; i++)

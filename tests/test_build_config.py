@@ -111,3 +111,11 @@ def test_variants_checked_stops_at_a_driver_that_does_not_build(tmp_path):
                 f"BUILD={tmp_path}/build")
     assert done.returncode == 2 and "FAILED" not in done.stdout and "not found" not in done.stderr
     assert "make: variants-checked: the driver for best at 16 bytes does not build (its error above)" in done.stderr
+
+
+def test_mm_and_variant_together_are_refused():
+    """`make VARIANT=best MM=x.c` built x.c and said nothing of VARIANT."""
+    done = make("driver", "VARIANT=best", "MM=mm.c")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == "make: MM=mm.c and VARIANT=best: give one (MM builds that file, VARIANT " \
+                                          "variants/best.c)"

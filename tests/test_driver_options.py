@@ -52,6 +52,15 @@ BAD_ARGS = [
     (["--json", "a.json", "--json", "b.json"], "--json given twice"),
     (["--baseline", "a", "--baseline", "b"], "--baseline given twice"),
     (["--save-baseline", "a", "--save-baseline", "b"], "--save-baseline given twice"),
+    # The last of two used to win silently.
+    (["-T", "5", "-T", "9"], "-T given twice"),
+    (["-M", "1M", "-M", "2M"], "-M given twice"),
+    (["-r", "1", "-r", "5"], "-r given twice"),
+    (["--secret-fd", "0", "--secret-fd", "0"], "--secret-fd given twice"),
+    # --parse-only wrote no JSON and no baseline, and exited 0.
+    (["--parse-only", "--json", "a.json"], "--parse-only and --json exclude each other"),
+    (["--parse-only", "--baseline", "a"], "--parse-only and --baseline exclude each other"),
+    (["--save-baseline", "a", "--parse-only"], "--parse-only and --save-baseline exclude each other"),
 ]
 
 
