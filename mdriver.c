@@ -27,6 +27,7 @@
 #include "driver/describe.h"
 #include "driver/result.h"
 #include "driver/options.h"
+#include "driver/output.h"
 #include "driver/report.h"
 #include "driver/score.h"
 
@@ -215,6 +216,13 @@ static void read_secret(int fd, char *buf, size_t len)
     buf[n] = '\0';
 }
 
+/* The exit status, once stdout is known to have taken what was printed (a full disk
+ * or a closed pipe loses the table: that is a failure, said on stderr). */
+static int finish(int status)
+{
+    return stdout_done("mdriver") ? status : 2;
+}
+
 int main(int argc, char **argv)
 {
     options_t o;
@@ -222,17 +230,17 @@ int main(int argc, char **argv)
     /* Every early return frees the options too: a sanitizer build treats a leak as an error exit. */
     if (parsed != OPTIONS_RUN) {
         options_free(&o);
-        return parsed == OPTIONS_EXIT_OK ? 0 : 2;
+        return parsed == OPTIONS_EXIT_OK ? finish(0) : 2;
     }
     if (o.describe) {
         json_write_description(stdout);
         options_free(&o);
-        return 0;
+        return finish(0);
     }
     if (o.parse_only) {
         int parse_status = parse_only(&o);
         options_free(&o);
-        return parse_status;
+        return finish(parse_status);
     }
     heap_configure(o.max_heap);
     baseline_t cached = {0};
@@ -307,5 +315,5 @@ int main(int argc, char **argv)
         status = 2;
     if (status == 0 && s.failed)
         status = 1;
-    return status;
+    return finish(status);
 }

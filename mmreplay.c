@@ -18,6 +18,7 @@
 #include "config.h"
 #include "driver/heap.h"
 #include "driver/options.h"
+#include "driver/output.h"
 #include "driver/replay.h"
 #include "driver/result.h"
 #include "driver/score.h"
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
     int parsed = options_parse_as(&OPTIONS_REPLAY, argc, argv, &o);
     if (parsed != OPTIONS_RUN) {
         options_free(&o);
-        return parsed == OPTIONS_EXIT_OK ? 0 : 2;
+        return parsed == OPTIONS_EXIT_OK ? (stdout_done("mmreplay") ? 0 : 2) : 2;
     }
     heap_configure(o.max_heap);
     result_out_t json_out = {0};
@@ -101,5 +102,5 @@ int main(int argc, char **argv)
     }
     free(runs);
     options_free(&o);
-    return status;
+    return stdout_done("mmreplay") ? status : 2;  /* the table lost (a full disk) is a failure */
 }

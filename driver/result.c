@@ -239,8 +239,10 @@ bool result_end(result_out_t *out)
     int e = errno;
     if (out->stream != stdout)
         ok = fclose(out->stream) == 0 && ok;  /* fd:N: the reader waits for its end */
-    else
+    else {
+        clearerr(stdout);  /* reported once, by the caller, as --json's failure */
         errno = e;
+    }
     out->stream = NULL;
     return ok;
 }

@@ -292,6 +292,19 @@ def test_json_file_is_replaced_only_by_a_finished_run(tmp_path, driver):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("r.json")] == ["r.json"]
 
 
+@pytest.mark.parametrize("args", [["-r", "1", "-f", "{trace}"], ["--parse-only", "-f", "{trace}"], ["--describe"],
+                                  ["-h"], ["-r", "1", "-f", "{trace}", "--json", "-"]])
+def test_output_that_cannot_be_written_is_a_failure(tmp_path, driver, args):
+    """`mdriver -f t.rep > /dev/full` exited 0 with the table lost: now one line and status 2."""
+    argv = [a.format(trace=trace(tmp_path)) for a in args]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([str(driver), *argv], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2
+    what = "--json -" if "--json" in args else "stdout"
+    assert done.stderr.splitlines()[-1] == f"mdriver: {what}: write failed: No space left on device"
+    assert done.stderr.count("write failed") == 1
+
+
 def test_secret_fd_is_echoed_in_the_json(tmp_path, driver):
     read_end, write_end = os.pipe()
     os.write(write_end, b"s3cr3t-token-42\nignored second line\n")

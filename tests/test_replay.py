@@ -148,7 +148,7 @@ def test_a_bad_trace_is_one_line_and_the_rest_still_count(tmp_path):
 
 # mdriver's own bad command lines, where mmreplay takes the flag too: the same parser says the same
 SHARED_BAD_ARGS = [(args, fragment) for args, fragment in BAD_ARGS
-                   if not {"-r", "--secret-fd", "--baseline", "--save-baseline"} & set(args)]
+                   if not {"-r", "--secret-fd", "--baseline", "--save-baseline", "--parse-only"} & set(args)]
 
 
 @pytest.mark.parametrize("args, fragment", SHARED_BAD_ARGS + [
@@ -169,3 +169,13 @@ def test_help_and_json_on_stdout(tmp_path):
     done = subprocess.run([str(replay("best")), "-f", str(trace), "--json", "-"], capture_output=True, text=True)
     doc = json.loads(done.stdout)                          # the lines went to stderr
     assert doc["tool"] == "mmreplay" and doc["traces"][0]["outcome"] == "ok" and "clean" in done.stderr
+
+
+def test_a_table_that_cannot_be_written_is_a_failure(tmp_path):
+    """`mmreplay -f t.rep > /dev/full` exited 0 with the table lost."""
+    trace = write_trace(tmp_path, "clean", CLEAN, weight=1)
+    for args in (["-f", str(trace)], ["-h"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([str(replay("best")), *args], stdout=full, stderr=subprocess.PIPE, text=True)
+        assert done.returncode == 2
+        assert done.stderr.splitlines()[-1] == "mmreplay: stdout: write failed: No space left on device"
