@@ -201,19 +201,24 @@ static int parse_only(const options_t *o)
     return status;
 }
 
-/* One line from the secret fd, read only now that no allocator code will run again. */
-static void read_secret(int fd, char *buf, size_t len)
+/* One line from the secret fd, read only now that no allocator code will run again.
+ * False when the line does not fit in buf: a secret cut short would not match. */
+static bool read_secret(int fd, char *buf, size_t len)
 {
     size_t n = 0;
-    while (n + 1 < len) {
-        ssize_t got = read(fd, buf + n, 1);
+    for (;;) {
+        char c;
+        ssize_t got = read(fd, &c, 1);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0 || buf[n] == '\n')
+        if (got <= 0 || c == '\n')
             break;
-        n++;
+        if (n + 1 == len)
+            return false;
+        buf[n++] = c;
     }
     buf[n] = '\0';
+    return true;
 }
 
 /* The exit status, once stdout is known to have taken what was printed (a full disk
@@ -291,12 +296,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", o.baseline_out, strerror(errno));
         status = 2;
     }
-    if (o.json) {
-        char secret[256];
-        if (o.secret_fd >= 0) {
-            read_secret(o.secret_fd, secret, sizeof secret);
+    char secret[256];
+    if (o.json && o.secret_fd >= 0 && !read_secret(o.secret_fd, secret, sizeof secret)) {
+        fprintf(stderr, "mdriver: --secret-fd %d: the secret is longer than %zu bytes; no JSON written\n",
+                o.secret_fd, sizeof secret - 1);
+        status = 2;
+    } else if (o.json) {
+        if (o.secret_fd >= 0)
             info.secret = secret;
-        }
         FILE *json = result_begin(&json_out);
         if (json)
             json_write_result(json, &o, &info, runs, o.num_files, &s);

@@ -319,6 +319,24 @@ def test_secret_fd_is_echoed_in_the_json(tmp_path, driver):
     assert run(driver, "-f", trace(tmp_path, weight=0), tmp=tmp_path).doc["secret"] is None
 
 
+def test_secret_too_long_is_refused_not_cut(tmp_path, driver):
+    """A secret over 255 bytes was cut to 255 in the JSON, which then never matched."""
+    for length, ok in ((255, True), (256, False), (5000, False)):
+        read_end, write_end = os.pipe()
+        os.write(write_end, b"s" * length + b"\n")
+        os.close(write_end)
+        try:
+            r = run(driver, "--secret-fd", str(read_end), "-f", trace(tmp_path, weight=0), tmp=tmp_path,
+                    pass_fds=(read_end,))
+        finally:
+            os.close(read_end)
+        if ok:
+            assert r.rc == 0 and r.doc["secret"] == "s" * length
+        else:
+            assert r.rc == 2 and r.doc is None and "Perf index" in r.out
+            assert r.err == f"mdriver: --secret-fd {read_end}: the secret is longer than 255 bytes; no JSON written\n"
+
+
 def test_describe(driver):
     d = describe(driver)
     assert d["schema"] == 1 and d["alignment"] == 16
