@@ -50,7 +50,7 @@ static const char usage[] =
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
 
 static const char replay_usage[] =
-    "usage: mmreplay [-t DIR] [-f FILE]... [-T SECS] [-M BYTES] [--json FILE|-]\n"
+    "usage: mmreplay [-t DIR] [-f FILE]... [-T SECS] [-M BYTES] [--json FILE|-|fd:N]\n"
     "Replays malloc traces in-process against the allocator built in and prints each trace's\n"
     "utilization: fast, for research on trusted allocators.  Not a judge: no sandbox, no payload\n"
     "or audit checks, no timing (mdriver is the judge).  Each result gets the cheap checks (NULL,\n"
@@ -59,7 +59,7 @@ static const char replay_usage[] =
     "  -f FILE     run this trace (repeatable; with -t, both)\n"
     "  -T SECS     per-trace time limit (default %d)\n"
     "  -M BYTES    maximum heap, with K/M/G suffixes (default 20M, at most 4G)\n"
-    "  --json DEST write the result (mdriver's per-trace fields, no timing) to a file or - (stdout)\n"
+    "  --json DEST write the result (mdriver's per-trace fields, no timing) to a file, - (stdout) or fd:N\n"
     "example: build/best-a16/mmreplay -t traces   (make replay VARIANT=best)\n"
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
 

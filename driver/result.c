@@ -216,7 +216,12 @@ bool result_open(result_out_t *out, const char *dest)
         char *end;
         long fd = strtol(dest + 3, &end, 10);
         errno = EINVAL;  /* what the caller reports when the number itself is bad */
-        return end != dest + 3 && !*end && fd >= 0 && fd <= INT_MAX && (out->stream = fdopen((int)fd, "w"));
+        if (end == dest + 3 || *end || fd < 0 || fd > INT_MAX)
+            return false;
+        /* fd:1 and fd:2 are stdout and stderr themselves: closed at the end, they would
+         * take the table or the messages that follow with them. */
+        out->stream = fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : fdopen((int)fd, "w");
+        return out->stream != NULL;
     }
     return replace_check(dest);
 }
@@ -237,10 +242,10 @@ bool result_end(result_out_t *out)
         return replace_commit(&out->file);
     bool ok = fflush(out->stream) == 0 && !ferror(out->stream);
     int e = errno;
-    if (out->stream != stdout)
+    if (out->stream != stdout && out->stream != stderr)
         ok = fclose(out->stream) == 0 && ok;  /* fd:N: the reader waits for its end */
     else {
-        clearerr(stdout);  /* reported once, by the caller, as --json's failure */
+        clearerr(out->stream);  /* reported once, by the caller, as --json's failure */
         errno = e;
     }
     out->stream = NULL;

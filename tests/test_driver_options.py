@@ -249,6 +249,7 @@ def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
     assert json.loads(dash.stdout)["traces"][0]["outcome"] == "ok"
     assert "Perf index" in dash.stderr
     one = subprocess.run([str(driver), "--json", "fd:1", "-f", str(t)], capture_output=True, text=True)
+    assert one.returncode == 0, one.stderr  # stdout still open for its check at exit
     assert json.loads(one.stdout)["traces"][0]["name"] == "t" and "Perf index" in one.stderr
     target = tmp_path / "via-fd.json"
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)

@@ -169,6 +169,11 @@ def test_help_and_json_on_stdout(tmp_path):
     done = subprocess.run([str(replay("best")), "-f", str(trace), "--json", "-"], capture_output=True, text=True)
     doc = json.loads(done.stdout)                          # the lines went to stderr
     assert doc["tool"] == "mmreplay" and doc["traces"][0]["outcome"] == "ok" and "clean" in done.stderr
+    # fd:1 is stdout too: the table went there as well, before the JSON, as mdriver's does not.
+    one = subprocess.run([str(replay("best")), "-f", str(trace), "--json", "fd:1"], capture_output=True, text=True)
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)["traces"][0]["outcome"] == "ok" and "clean" in one.stderr
+    assert "fd:N" in helped.stdout
 
 
 def test_a_table_that_cannot_be_written_is_a_failure(tmp_path):
