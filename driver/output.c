@@ -5,19 +5,39 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The file path names, through any symbolic link (a link is written through, not
+ * replaced by a file), in a new string. */
+static char *target_of(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real)
+        return real;
+    char link[PATH_MAX];
+    ssize_t n = readlink(path, link, sizeof link - 1);  /* a link to a file not made yet */
+    if (n <= 0)
+        return strdup(path);
+    link[n] = '\0';
+    char *copy = strdup(path), *joined = NULL;
+    if (copy && link[0] != '/' && asprintf(&joined, "%s/%s", dirname(copy), link) < 0)
+        joined = NULL;
+    free(copy);
+    return link[0] == '/' ? strdup(link) : joined;
+}
+
 /* The folder path is in ("." for a bare name), in a new string. */
 static char *folder_of(const char *path)
 {
-    char *copy = strdup(path);
-    if (!copy)
+    char *target = target_of(path);
+    if (!target)
         return NULL;
-    char *dir = strdup(dirname(copy));
-    free(copy);
+    char *dir = strdup(dirname(target));
+    free(target);
     return dir;
 }
 
@@ -31,7 +51,9 @@ bool replace_check(const char *path)
         return false;
     fclose(f);
     if (!existed) {
-        unlink(path);
+        char *made = target_of(path);  /* through a link: the file made, not the link */
+        unlink(made ? made : path);
+        free(made);
         return true;
     }
     if (!S_ISREG(st.st_mode))
@@ -46,20 +68,26 @@ bool replace_check(const char *path)
 
 FILE *replace_begin(replace_t *r, const char *path)
 {
-    r->path = path;
+    r->path = NULL;
     r->f = NULL;
     r->tmp = NULL;
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return r->f = fopen(path, "w");  /* /dev/null, a pipe: nothing earlier to keep */
-    if (asprintf(&r->tmp, "%s.tmpXXXXXX", path) < 0) {
+    if (!(r->path = target_of(path)))
+        return NULL;
+    if (asprintf(&r->tmp, "%s.tmpXXXXXX", r->path) < 0) {
         r->tmp = NULL;
+        replace_abandon(r);
         return NULL;
     }
     int fd = mkstemp(r->tmp);
     if (fd < 0) {
+        int e = errno;
         free(r->tmp);
         r->tmp = NULL;
+        replace_abandon(r);
+        errno = e;
         return NULL;
     }
     mode_t mask = umask(0);
@@ -95,6 +123,8 @@ bool replace_commit(replace_t *r)
     }
     free(r->tmp);
     r->tmp = NULL;
+    free(r->path);
+    r->path = NULL;
     return true;
 }
 
@@ -107,6 +137,8 @@ void replace_abandon(replace_t *r)
         unlink(r->tmp);
     free(r->tmp);
     r->tmp = NULL;
+    free(r->path);
+    r->path = NULL;
 }
 
 bool stdout_done(const char *program)

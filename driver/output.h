@@ -11,7 +11,7 @@
  * it once complete, so a run that fails or is cut short leaves an earlier one as it was.
  * A path that is not a regular file (/dev/null, a FIFO) is written directly. */
 typedef struct {
-    const char *path;
+    char *path;  /* the file replaced, through any symbolic link */
     char *tmp;
     FILE *f;
 } replace_t;

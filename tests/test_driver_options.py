@@ -293,6 +293,23 @@ def test_json_file_is_replaced_only_by_a_finished_run(tmp_path, driver):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("r.json")] == ["r.json"]
 
 
+def test_json_and_baseline_through_a_symbolic_link(tmp_path, driver):
+    """Replaced whole (written beside, renamed over): through a link, the file it names
+    is replaced, not the link.  /dev/null, which cannot be renamed over, is written directly."""
+    (tmp_path / "real").mkdir()
+    for flag in ("--json", "--save-baseline"):
+        link = tmp_path / f"link{flag}"
+        link.symlink_to(tmp_path / "real" / f"out{flag}")
+        done = subprocess.run([str(driver), "-r", "1", "-f", str(trace(tmp_path)), flag, str(link)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert link.is_symlink() and (tmp_path / "real" / f"out{flag}").stat().st_size > 0
+        done = subprocess.run([str(driver), "-r", "1", "-f", str(trace(tmp_path)), flag, "/dev/null"],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == ""
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["out--json", "out--save-baseline"]
+
+
 @pytest.mark.parametrize("args", [["-r", "1", "-f", "{trace}"], ["--parse-only", "-f", "{trace}"], ["--describe"],
                                   ["-h"], ["-r", "1", "-f", "{trace}", "--json", "-"]])
 def test_output_that_cannot_be_written_is_a_failure(tmp_path, driver, args):
