@@ -31,8 +31,8 @@ static const char usage[] =
     "               [--parse-only] [--describe]\n"
     "Replays malloc traces against the allocator built in (mm.c or a variant), checks every\n"
     "result, and scores space utilization and throughput against libc malloc timed in the same run.\n"
-    "  -t DIR      run every .rep / .rep.gz trace in DIR (default: the kit's traces/)\n"
-    "  -f FILE     run this trace (repeatable; with -t, both)\n"
+    "  -t DIR      run every .rep / .rep.gz trace in DIR but hidden (.name) ones (default: the kit's traces/)\n"
+    "  -f FILE     run this trace (repeatable; with -t, both; each file once)\n"
     "  -c          run the allocator's mm_checkheap after every op\n"
     "  -l          also show the timing spread of the allocator and libc (libc is always timed)\n"
     "  -v, -V      explain failures and show the allocator's output; -V adds progress and statistics\n"
@@ -55,8 +55,8 @@ static const char replay_usage[] =
     "utilization: fast, for research on trusted allocators.  Not a judge: no sandbox, no payload\n"
     "or audit checks, no timing (mdriver is the judge).  Each result gets the cheap checks (NULL,\n"
     "alignment, inside the heap, overlap); each trace runs in a child of its own.\n"
-    "  -t DIR      run every .rep / .rep.gz trace in DIR (default: the kit's traces/)\n"
-    "  -f FILE     run this trace (repeatable; with -t, both)\n"
+    "  -t DIR      run every .rep / .rep.gz trace in DIR but hidden (.name) ones (default: the kit's traces/)\n"
+    "  -f FILE     run this trace (repeatable; with -t, both; each file once)\n"
     "  -T SECS     per-trace time limit (default %d)\n"
     "  -M BYTES    maximum heap, with K/M/G suffixes (default 20M, at most 4G)\n"
     "  --json DEST write the result (mdriver's per-trace fields, no timing) to a file, - (stdout) or fd:N\n"
@@ -115,10 +115,12 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Hidden names (.x.rep, a zip's ._x.rep) are skipped, as ls skips them. */
 static bool is_trace_name(const char *name)
 {
     size_t n = strlen(name);
-    return (n > 4 && strcmp(name + n - 4, ".rep") == 0) || (n > 7 && strcmp(name + n - 7, ".rep.gz") == 0);
+    return name[0] != '.' &&
+           ((n > 4 && strcmp(name + n - 4, ".rep") == 0) || (n > 7 && strcmp(name + n - 7, ".rep.gz") == 0));
 }
 
 static int add_dir(options_t *o, const char *dir)
@@ -181,6 +183,45 @@ static bool same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* How the i-th trace was given, for a message: "-f FILE" or "FILE from -t DIR".  The -f
+ * files come first; dir_end[k] is one past the last file -t dirs[k] added. */
+static void origin(const options_t *o, size_t i, size_t num_f, const char *const *dirs, const size_t *dir_end,
+                   char *buf, size_t len)
+{
+    size_t k = 0;
+    if (i < num_f) {
+        snprintf(buf, len, "-f %s", o->files[i]);
+        return;
+    }
+    while (dir_end[k] <= i)
+        k++;
+    snprintf(buf, len, "%s from -t %s", o->files[i], dirs[k]);
+}
+
+/* The same file (device and inode) given twice would be scored twice: refused. */
+static bool duplicate_trace(const options_t *o, size_t num_f, const char *const *dirs, const size_t *dir_end)
+{
+    struct stat *st = calloc(o->num_files ? o->num_files : 1, sizeof *st);
+    bool *known = calloc(o->num_files ? o->num_files : 1, sizeof *known);
+    bool dup = false;
+    for (size_t i = 0; st && known && i < o->num_files && !dup; i++) {
+        known[i] = stat(o->files[i], &st[i]) == 0;
+        for (size_t j = 0; known[i] && j < i && !dup; j++) {
+            if (!known[j] || st[j].st_dev != st[i].st_dev || st[j].st_ino != st[i].st_ino)
+                continue;
+            char first[8200], again[8200];
+            origin(o, j, num_f, dirs, dir_end, first, sizeof first);
+            origin(o, i, num_f, dirs, dir_end, again, sizeof again);
+            fprintf(stderr, "%s: the same trace given twice: %s and %s; each trace is run once (%s -h for help)\n",
+                    program->name, first, again, program->name);
+            dup = true;
+        }
+    }
+    free(st);
+    free(known);
+    return dup;
+}
+
 /* An output that is one of the inputs would be emptied before it is read: refused. */
 static bool output_clobbers_input(const options_t *o, const char *flag, const char *dest)
 {
@@ -235,7 +276,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     o->secret_fd = -1;
     const char *given_T = NULL, *given_M = NULL, *given_r = NULL, *given_secret = NULL;  /* for set_once */
     const char *dirs[64];  /* every -t, in order */
-    size_t num_dirs = 0;
+    size_t num_dirs = 0, dir_end[64], num_f;
     long n;
     opterr = 0;
     int c;  /* int, not char: see the file comment */
@@ -316,15 +357,22 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         return complain("--parse-only and %s exclude each other (--parse-only replays nothing)", unused);
     if (o->describe)
         return OPTIONS_RUN;
-    for (size_t i = 0; i < num_dirs; i++)
+    num_f = o->num_files;
+    for (size_t i = 0; i < num_dirs; i++) {
         if (add_dir(o, dirs[i]) != OPTIONS_RUN)
             return OPTIONS_EXIT_USAGE;
+        dir_end[i] = o->num_files;
+    }
     if (!num_dirs && o->num_files == 0) {
         struct stat st;
         const char *fallback = stat("traces", &st) == 0 && S_ISDIR(st.st_mode) ? "traces" : MDRIVER_KIT_DIR "/traces";
         if (add_dir(o, fallback) != OPTIONS_RUN)
             return OPTIONS_EXIT_USAGE;
+        dirs[num_dirs] = fallback;
+        dir_end[num_dirs++] = o->num_files;
     }
+    if (duplicate_trace(o, num_f, dirs, dir_end))
+        return OPTIONS_EXIT_USAGE;
     if (output_clobbers_input(o, "--json", o->json) || output_clobbers_input(o, "--save-baseline", o->baseline_out))
         return OPTIONS_EXIT_USAGE;
     if (o->baseline_out && !baseline_writable(o->baseline_out))

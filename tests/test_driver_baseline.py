@@ -172,7 +172,9 @@ def test_libc_heap_is_not_retuned_by_the_driver(tmp_path, mmapped_frees):
     plain = write_trace(tmp_path, "many", ops, weight=1)
     packed = tmp_path / "many-gz.rep.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
-    assert frees_logged(best, mmapped_frees, tmp_path, plain, packed, plain) == []
+    again = tmp_path / "many-again.rep"   # a copy: the same file twice is refused
+    again.write_bytes(plain.read_bytes())
+    assert frees_logged(best, mmapped_frees, tmp_path, plain, packed, again) == []
     big = write_trace(tmp_path, "big", ["a 0 300000", "f 0"], weight=1)
     assert frees_logged(best, mmapped_frees, tmp_path, big) == []
     # The shim sees such frees where glibc mmaps: a 300 KB block of Python's.
