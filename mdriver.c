@@ -30,6 +30,7 @@
 #include "driver/output.h"
 #include "driver/report.h"
 #include "driver/score.h"
+#include "driver/shown.h"
 
 #ifndef MDRIVER_ALLOCATOR
 #define MDRIVER_ALLOCATOR "mm.c"
@@ -188,7 +189,9 @@ static int parse_only(const options_t *o)
         }
         cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu;
         wall = now() - wall;
-        printf("%-28s %10zu ops  %8.3f s cpu %8.3f s wall  %7.2f Mops/s (cpu) %7.2f Mops/s (wall)\n", t.name,
+        char name[512];
+        printf("%-28s %10zu ops  %8.3f s cpu %8.3f s wall  %7.2f Mops/s (cpu) %7.2f Mops/s (wall)\n",
+               shown(t.name, name, sizeof name),
                t.num_ops, cpu, wall, cpu > 0 ? t.num_ops / cpu / 1e6 : 0, wall > 0 ? t.num_ops / wall / 1e6 : 0);
         total_cpu += cpu;
         total_wall += wall;

@@ -22,6 +22,7 @@
 #include "driver/replay.h"
 #include "driver/result.h"
 #include "driver/score.h"
+#include "driver/shown.h"
 
 #ifndef MDRIVER_ALLOCATOR
 #define MDRIVER_ALLOCATOR "mm.c"
@@ -49,7 +50,9 @@ static void print_header(FILE *out, const options_t *o)
 static void print_line(FILE *out, const trace_run_t *r, size_t i)
 {
     const child_report_t *rep = &r->result.report;
-    fprintf(out, "%3zu  %-22.22s %-17s", i, r->name, outcome_name(r->outcome));
+    fprintf(out, "%3zu  ", i);
+    shown_column(out, r->name, 22);
+    fprintf(out, " %-17s", outcome_name(r->outcome));
     if (rep->has_util)
         fprintf(out, " %6.1f%% %6.1f%% %15llu\n", 100 * rep->util.util, 100 * rep->util.ideal,
                 (unsigned long long)rep->util.heap_high_water);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "driver/heap.h"
 #include "driver/output.h"
+#include "driver/shown.h"
 
 #ifndef MDRIVER_KIT_DIR
 #define MDRIVER_KIT_DIR "."
@@ -94,8 +95,9 @@ static void print_usage(FILE *to)
 
 static int complain(const char *fmt, const char *arg)
 {
+    char one_line[8192];
     fprintf(stderr, "%s: ", program->name);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, shown(arg, one_line, sizeof one_line));
     fprintf(stderr, " (%s -h for help)\n", program->name);
     return OPTIONS_EXIT_USAGE;
 }
@@ -189,13 +191,15 @@ static void origin(const options_t *o, size_t i, size_t num_f, const char *const
                    char *buf, size_t len)
 {
     size_t k = 0;
+    char file[4200], dir[4200];
+    shown(o->files[i], file, sizeof file);
     if (i < num_f) {
-        snprintf(buf, len, "-f %s", o->files[i]);
+        snprintf(buf, len, "-f %s", file);
         return;
     }
     while (dir_end[k] <= i)
         k++;
-    snprintf(buf, len, "%s from -t %s", o->files[i], dirs[k]);
+    snprintf(buf, len, "%s from -t %s", file, shown(dirs[k], dir, sizeof dir));
 }
 
 /* The same file (device and inode) given twice would be scored twice: refused. */

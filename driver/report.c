@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "driver/hooks.h"
+#include "driver/shown.h"
 
 static double kops(size_t ops, const timing_t *t)
 {
@@ -43,7 +44,9 @@ void report_header(FILE *out, const options_t *o, const run_info_t *info)
 
 void report_progress(FILE *out, const trace_run_t *r, size_t index, size_t count)
 {
-    fprintf(out, "  [%zu/%zu] %-24s %s", index + 1, count, r->name, outcome_name(r->outcome));
+    fprintf(out, "  [%zu/%zu] ", index + 1, count);
+    shown_column(out, r->name, 24);
+    fprintf(out, " %s", outcome_name(r->outcome));
     if (r->outcome != OUTCOME_BAD_TRACE)
         fprintf(out, " (%.2f s)", r->seconds);
     fputc('\n', out);
@@ -79,26 +82,11 @@ static void print_output(FILE *out, const child_result_t *res)
     }
 }
 
-/* NAME in a column WIDTH characters wide, cut or padded by characters, not
- * bytes: a UTF-8 name (a trace file named in any language) keeps the table's
- * columns in line and is never cut inside a character. */
-static void print_column(FILE *out, const char *name, int width)
-{
-    int shown = 0;
-    const char *p = name;
-    for (; *p; p++) {
-        bool starts_char = ((unsigned char)*p & 0xC0) != 0x80;
-        if (starts_char && shown++ == width)
-            break;
-    }
-    fprintf(out, "%.*s%*s", (int)(p - name), name, width - (shown > width ? width : shown), "");
-}
-
 static void print_row(FILE *out, const options_t *o, const trace_run_t *r, size_t i)
 {
     const child_report_t *rep = &r->result.report;
     fprintf(out, "%3zu  ", i);
-    print_column(out, r->name, 22);
+    shown_column(out, r->name, 22);
     fprintf(out, " %-17s", outcome_name(r->outcome));
     if (rep->has_util)
         fprintf(out, " %6.1f%% %6.1f%%", 100 * rep->util.util, 100 * rep->util.ideal);
@@ -147,8 +135,9 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
         fprintf(out, "%d trace file(s) could not be read and were left out of the score.\n", s->bad_traces);
     for (size_t i = 0; i < n; i++)
         if (!run_ok(&runs[i]) && runs[i].outcome != OUTCOME_BAD_TRACE) {
-            fprintf(out, "%d trace(s) failed and score 0 (first: %s, %s).\n", s->failed, runs[i].name,
-                    outcome_name(runs[i].outcome));
+            char name[512];
+            fprintf(out, "%d trace(s) failed and score 0 (first: %s, %s).\n", s->failed,
+                    shown(runs[i].name, name, sizeof name), outcome_name(runs[i].outcome));
             break;
         }
     fprintf(out, "\nPerf index = %.1f (util) + %.1f (thru) = %.1f/100", s->util_points, s->throughput_points,

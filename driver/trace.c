@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "driver/pages.h"
+#include "driver/shown.h"
 
 enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
 
@@ -161,19 +162,20 @@ static const char *file_kind(mode_t mode)
                                                                                           : "a device";
 }
 
-static bool load_bytes(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+/* `where` is the path as messages show it. */
+static bool load_bytes(const char *path, const char *where, char **buf, size_t *len, char *err, size_t errlen)
 {
     /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, maybe forever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s:0: cannot open: %s", where, strerror(errno));
         return false;
     }
     struct stat st = {0};
     bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (!regular && !anonymous_pipe(fd, &st)) {  /* /dev/zero would be read forever, a FIFO waited on */
         close(fd);
-        snprintf(err, errlen, "%s:0: is %s, not a trace file (a trace is a regular file or a shell's pipe)", path,
+        snprintf(err, errlen, "%s:0: is %s, not a trace file (a trace is a regular file or a shell's pipe)", where,
                  file_kind(st.st_mode));
         return false;
     }
@@ -187,7 +189,7 @@ static bool load_bytes(const char *path, char **buf, size_t *len, char *err, siz
         ok = gunzip_bytes(buf, len, why, sizeof why);    /* `-f <(gzip -c t.rep)` */
     close(fd);
     if (!ok)
-        snprintf(err, errlen, "%s:0: cannot read: %s", path, why);
+        snprintf(err, errlen, "%s:0: cannot read: %s", where, why);
     return ok;
 }
 
@@ -439,9 +441,11 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     }
     char *bytes;
     size_t len;
-    if (!load_bytes(path, &bytes, &len, err, errlen))
+    char where[1024];  /* the path in messages, on one line */
+    shown(path, where, sizeof where);
+    if (!load_bytes(path, where, &bytes, &len, err, errlen))
         return false;
-    parser_t ps = {.path = path, .p = bytes, .end = bytes + len, .line = 1, .err = err, .errlen = errlen};
+    parser_t ps = {.path = where, .p = bytes, .end = bytes + len, .line = 1, .err = err, .errlen = errlen};
     bool ok = read_header(&ps, t, max_size);
     size_t declared = t->num_ops, cap = 0;
     /* Trust the header's count for the first allocation only, and not blindly. */

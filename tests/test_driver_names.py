@@ -44,3 +44,36 @@ def test_hidden_files_in_a_trace_directory_are_skipped(driver, tmp_path):
     assert r.rc == 0 and [t["name"] for t in r.doc["traces"]] == ["seen"]
     # named with -f, a hidden file is run
     assert run(driver, "-f", tmp_path / ".hidden.rep", tmp=tmp_path).rc == 0
+
+
+def test_control_characters_in_names_are_escaped(driver, tmp_path):
+    """A file named new<LF>line.rep split its table row, and any message naming it, in two."""
+    good = write_trace(tmp_path, "new\nline", OPS, weight=1)
+    bad = write_trace(tmp_path, "esc\x1b[31mred\t", ["a 0 16", "x 0"], weight=1)
+    r = run(driver, "-V", "-f", good, "-f", bad, tmp=tmp_path)
+    assert r.rc == 2
+    assert "\x1b" not in r.out + r.err and "\t" not in r.out + r.err
+    rows = [line for line in r.out.splitlines() if line[:3].strip().isdigit()]
+    assert rows[0].split()[:2] == ["0", "new\\nline"] and rows[1].split()[:2] == ["1", "esc\\x1b[31mred\\t"]
+    assert "[1/2] new\\nline" in r.out
+    assert r.err == f"mdriver: {tmp_path}/esc\\x1b[31mred\\t.rep:6: bad token 'x': expected an op (a, f, r or n)\n"
+    # the JSON keeps the real names
+    assert [t["name"] for t in r.doc["traces"]] == ["new\nline", "esc\x1b[31mred\t"]
+    missing = tmp_path / "gone\n.rep"
+    err = subprocess.run([str(driver), "-f", missing], capture_output=True, text=True).stderr
+    assert err == f"mdriver: {tmp_path}/gone\\n.rep:0: cannot open: No such file or directory\n"
+    assert refused(driver, "-t", tmp_path / "no\ndir") == \
+        f"mdriver: -t {tmp_path}/no\\ndir: cannot open the trace directory (mdriver -h for help)\n"
+
+
+def test_long_names_keep_their_ends_in_the_table(driver, tmp_path):
+    """Names were cut to 22 characters: two differing only near the end looked the same."""
+    a = write_trace(tmp_path, "lab64-synthetic-mixture-a", OPS, weight=1)
+    b = write_trace(tmp_path, "lab64-synthetic-mixture-b", OPS, weight=1)
+    u = write_trace(tmp_path, "τ" * 30 + "-x", OPS, weight=1)
+    r = run(driver, "-f", a, "-f", b, "-f", u, tmp=tmp_path)
+    assert r.rc == 0
+    rows = [line for line in r.out.splitlines() if line[:3].strip().isdigit()]
+    names = [row[5:27] for row in rows]   # the name column: 22 characters
+    assert names == ["lab64-synt\u2026c-mixture-a", "lab64-synt\u2026c-mixture-b", "τ" * 10 + "\u2026" + "τ" * 9 + "-x"]
+    assert all(row[27] == " " and row[28:30] == "ok" for row in rows)
