@@ -93,8 +93,12 @@ int main(int argc, char **argv)
     }
     summary_t s;
     score_runs(runs, o.num_files, &s);
-    fprintf(text, "%3s  %-22s %2d ok, %2d failed  %6.1f%%   (average over the traces that score utilization)\n",
-            "", "total", s.valid, s.failed, 100 * s.utilization);
+    if (s.has_utilization)
+        fprintf(text, "%3s  %-22s %2d ok, %2d failed  %6.1f%%   (average over the traces that score utilization)\n",
+                "", "total", s.valid, s.failed, 100 * s.utilization);
+    else
+        fprintf(text, "%3s  %-22s %2d ok, %2d failed  %7s   (no trace scores utilization)\n", "", "total", s.valid,
+                s.failed, "-");
     int status = s.bad_traces ? 2 : s.failed ? 1 : 0;
     FILE *json = o.json ? result_begin(&json_out) : NULL;
     if (json)

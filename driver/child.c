@@ -493,7 +493,7 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
     ok = ok && recheck_trace(&c, t, &pl, &ta, &v);
     if (ok && plan->util) {
         util_compute(t, high_water, &rep->util);
-        rep->has_util = true;
+        rep->has_util = util_defined(&rep->util);
     }
     answer_t a;
     call_t stats = {.kind = CALL_STATS, .op = -1};

@@ -207,7 +207,7 @@ void replay_trace(const trace_t *t, double time_limit, child_report_t *rep)
         describe_end(t, sh, status, timed_out, time_limit, &rep->verdict);
     if (rep->verdict.outcome == OUTCOME_OK && trace_scores_util(t)) {
         util_compute(t, sh->high_water, &rep->util);
-        rep->has_util = true;
+        rep->has_util = util_defined(&rep->util);
     }
     pages_free(sh);
     pages_free(ops);

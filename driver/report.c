@@ -125,8 +125,11 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
             "Kops", "libc Kops", "ratio");
     for (size_t i = 0; i < n; i++)
         print_row(out, o, &runs[i], i);
-    fprintf(out, "%3s  %-22s %2d ok, %2d failed  %6.1f%% %7s %9s", "", "total", s->valid, s->failed,
-            100 * s->utilization, "", "");
+    fprintf(out, "%3s  %-22s %2d ok, %2d failed  ", "", "total", s->valid, s->failed);
+    if (s->has_utilization)
+        fprintf(out, "%6.1f%% %7s %9s", 100 * s->utilization, "", "");
+    else
+        fprintf(out, "%7s %7s %9s", "-", "", "");
     if (s->throughput > 0)
         fprintf(out, " %10.0f %10.0f %6.2f\n", s->throughput / 1e3, s->libc_throughput / 1e3, s->ratio);
     else

@@ -66,7 +66,10 @@ static void trace_fields(json_t *j, const trace_run_t *r)
     } else {
         json_null(j, "utilization");
         json_null(j, "ideal_utilization");
-        json_null(j, "peak_payload");
+        if (bad || r->peak_payload == UINT64_MAX)
+            json_null(j, "peak_payload");
+        else  /* a trace's own: 0 says it scores no utilization */
+            json_integer(j, "peak_payload", (long long)r->peak_payload);
         json_null(j, "heap_high_water");
     }
 }

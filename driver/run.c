@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "driver/utilization.h"
+
 bool run_load(trace_run_t *r, const char *path, size_t max_size, const char *program, trace_t *t)
 {
     r->path = path;
@@ -19,6 +21,7 @@ bool run_take(trace_run_t *r, const char *program, trace_t *t, bool ok)
     }
     r->weight = t->weight;
     r->ops = t->num_ops;
+    r->peak_payload = payload_peak(t);
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "driver/child.h"
 #include "driver/trace.h"
@@ -15,6 +16,7 @@ typedef struct {
     char name[128];
     int weight;
     size_t ops;
+    uint64_t peak_payload; /* the trace's (0: it scores no utilization; see utilization.h) */
     outcome_t outcome;
     char bad_trace[512];   /* "FILE:LINE: what", when the trace could not be read */
     child_result_t result; /* the allocator's child */
@@ -27,12 +29,20 @@ typedef struct {
 typedef struct {
     int traces, valid, failed, bad_traces;
     double utilization;             /* mean over the traces that score utilization */
+    bool has_utilization;           /* some trace scores it */
     bool has_throughput;
     double throughput, libc_throughput, ratio; /* ops/s over the valid throughput traces; ratio scaled by validity */
     double util_points, throughput_points, perf_index;
 } summary_t;
 
 static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_OK; }
+
+/* Whether the trace counts in the utilization average: its weight asks for it and
+ * it holds some payload. */
+static inline bool run_scores_util(const trace_run_t *r)
+{
+    return (r->weight == WEIGHT_BOTH || r->weight == WEIGHT_UTIL_ONLY) && r->peak_payload > 0;
+}
 
 /* Read the trace at path into *t and note what it is in *r (its path, name, weight
  * and ops).  False when it cannot be read: *r is then a bad_trace, and "PROGRAM:

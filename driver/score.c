@@ -21,7 +21,7 @@ void score_runs(const trace_run_t *runs, size_t n, summary_t *s)
         if (r->ops == 0)  /* nothing to measure: neither utilization nor throughput, only correctness */
             continue;
         const child_report_t *rep = &r->result.report;
-        if (r->weight == WEIGHT_BOTH || r->weight == WEIGHT_UTIL_ONLY) {
+        if (run_scores_util(r)) {
             util_traces++;
             util_sum += run_ok(r) && rep->has_util ? rep->util.util : 0;
         }
@@ -36,6 +36,7 @@ void score_runs(const trace_run_t *runs, size_t n, summary_t *s)
         }
     }
     s->utilization = util_traces ? util_sum / util_traces : 0;
+    s->has_utilization = util_traces > 0;
     s->has_throughput = tput_traces > 0;
     if (tput_valid && mm_sec > 0 && libc_sec > 0) {
         s->throughput = ops / mm_sec;

@@ -49,6 +49,20 @@ void util_compute(const trace_t *t, size_t heap_high_water, util_result_t *u)
     u->ideal = u->peak_aligned ? (double)u->peak_payload / (double)u->peak_aligned : 1.0;
 }
 
+uint64_t payload_peak(const trace_t *t)
+{
+    payload_walk_t w;
+    uint64_t peak = 0;
+    if (!walk_start(&w, t))
+        return UINT64_MAX;  /* unknown (no memory to walk in): the trace is counted */
+    for (size_t i = 0; i < t->num_ops; i++) {
+        walk_step(&w, &t->ops[i]);
+        peak = w.live > peak ? w.live : peak;
+    }
+    pages_free(w.size);
+    return peak;
+}
+
 size_t payload_peaks(const trace_t *t, size_t parts, size_t *at)
 {
     payload_walk_t w;

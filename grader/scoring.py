@@ -184,10 +184,10 @@ def recompute(rows: list[dict[str, Any]]) -> tuple[float, float | None]:
     util_traces = tput_traces = tput_valid = 0
     util_sum = ops = mm_sec = libc_sec = 0.0
     for row in rows:
-        if row["outcome"] == "bad_trace":
+        if row["outcome"] == "bad_trace" or row["ops"] == 0:   # no op: nothing to measure (score.c)
             continue
         ok = row["outcome"] == "ok"
-        if row["weight"] in SCORES_UTILIZATION:
+        if row["weight"] in SCORES_UTILIZATION and row.get("peak_payload") != 0:   # no payload: no utilization
             util_traces += 1
             util_sum += row["utilization"] if ok and row.get("utilization") is not None else 0.0
         if row["weight"] in SCORES_THROUGHPUT:

@@ -163,3 +163,27 @@ def test_libc_is_timed_on_the_replay_alone_not_on_giving_back_its_blocks(tmp_pat
     assert r.rc == 0, r.err
     libc_few, libc_many = r.trace("few")["libc"]["seconds"], r.trace("many")["libc"]["seconds"]
     assert libc_many < 20 * libc_few, (libc_few, libc_many)      # the walk alone took ~1000x
+
+
+@pytest.mark.parametrize("heap", ["1", "20M"])
+def test_a_trace_with_no_payload_has_no_utilization(tmp_path, driver, heap):
+    """a 0 0 / f 0: with -M 1 mm.c returned NULL for malloc(0) and the row showed 100% (perf index
+    92.7), at 20M it handed out a block and showed 0.0%, and either way the total left it out.
+    Now it has no utilization whatever the allocator returns: '-', null, left out of the mean."""
+    from grader.scoring import recompute
+    size0 = write_trace(tmp_path, "size0", ["a 0 0", "f 0"], weight=1)
+    r = run(driver, "-M", heap, "-f", size0, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("size0")
+    assert (t["utilization"], t["ideal_utilization"], t["peak_payload"]) == (None, None, 0)
+    row, _ = r.row("size0")
+    assert row.split()[2:5] == ["ok", "-", "-"]
+    total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
+    assert total.split()[5] == "-", total
+    assert r.summary["util_points"] == 0 and r.summary["perf_index"] == r.summary["throughput_points"]
+    # beside a trace with payload, the average is that trace's alone; the grader's reader agrees
+    a = write_trace(tmp_path, "A", TRACE_A, weight=1)
+    alone = run(driver, "-f", a, tmp=tmp_path).summary
+    both = run(driver, "-f", size0, "-f", a, tmp=tmp_path)
+    assert both.summary["utilization"] == pytest.approx(alone["utilization"]) and alone["utilization"] > 0
+    assert recompute(both.doc["traces"])[0] == pytest.approx(both.summary["utilization"])

@@ -139,7 +139,7 @@ class Outcome:
 
 def outcomes(driver_json: dict) -> dict[str, Outcome]:
     """trace path -> its outcome, from the driver's JSON."""
-    return {t["path"]: Outcome(t["outcome"], t["utilization"], t["weight"] in SCORES_UTILIZATION)
+    return {t["path"]: Outcome(t["outcome"], t["utilization"], t["weight"] in SCORES_UTILIZATION and t.get("peak_payload") != 0)
             for t in driver_json["traces"]}
 
 
