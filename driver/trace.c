@@ -50,15 +50,23 @@ static bool failf(parser_t *ps, const char *fmt, ...)
 
 /* ------------------------------------------------------------ reading bytes */
 
-static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len)
+/* At most TRACE_MAX_BYTES (trace.h) are read; *too_big says there were more. */
+static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len, bool *too_big)
 {
     size_t cap = size_hint + (1 << 16), n = 0; /* room to see EOF without growing */
+    cap = cap > TRACE_MAX_BYTES + 1 ? TRACE_MAX_BYTES + 1 : cap;
     char *b = pages_alloc(cap + 1);
+    *too_big = false;
     for (;;) {
         if (!b)
             return false;
+        if (n == TRACE_MAX_BYTES + 1) {
+            pages_free(b);
+            *too_big = true;
+            return false;
+        }
         if (n == cap) {
-            cap *= 2;
+            cap = cap * 2 > TRACE_MAX_BYTES + 1 ? TRACE_MAX_BYTES + 1 : cap * 2;
             char *bigger = pages_resize(b, cap + 1);
             if (!bigger) {
                 pages_free(b);
@@ -88,7 +96,7 @@ static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
 {
     int fds[2];
     if (pipe(fds))
-        return snprintf(why, whylen, "cannot make a pipe for gzip"), false;
+        return snprintf(why, whylen, "cannot read: cannot make a pipe for gzip"), false;
     pid_t pid = fork();
     if (pid == 0) {
         dup2(in, 0);
@@ -102,8 +110,9 @@ static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
         _exit(127);
     }
     close(fds[1]);
-    bool ok = pid > 0 && read_fd(fds[0], 0, buf, len);
-    close(fds[0]);
+    bool too_big = false;
+    bool ok = pid > 0 && read_fd(fds[0], 0, buf, len, &too_big);
+    close(fds[0]);  /* a gzip still writing gets SIGPIPE */
     int status = 0;
     if (pid > 0)
         waitpid(pid, &status, 0);
@@ -111,9 +120,11 @@ static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
         return true;
     if (ok)
         pages_free(*buf);
-    snprintf(why, whylen, "%s",
-             WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gzip is not installed"
-                                                             : "not a valid gzip file");
+    if (too_big)
+        snprintf(why, whylen, "unpacks to more than %zu bytes: not a trace", (size_t)TRACE_MAX_BYTES);
+    else
+        snprintf(why, whylen, "cannot read: %s",
+                 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gzip is not installed" : "not a valid gzip file");
     return false;
 }
 
@@ -128,7 +139,7 @@ static bool gunzip_bytes(char **buf, size_t *len, char *why, size_t whylen)
 {
     int mem = memfd_create("mdriver-trace", MFD_CLOEXEC);
     if (mem < 0)
-        return snprintf(why, whylen, "cannot hold the gzip stream: %s", strerror(errno)), false;
+        return snprintf(why, whylen, "cannot read: cannot hold the gzip stream: %s", strerror(errno)), false;
     bool ok = true;
     for (size_t done = 0; ok && done < *len;) {
         ssize_t put = write(mem, *buf + done, *len - done);
@@ -140,7 +151,7 @@ static bool gunzip_bytes(char **buf, size_t *len, char *why, size_t whylen)
     pages_free(*buf);
     if (!ok) {
         close(mem);
-        return snprintf(why, whylen, "cannot hold the gzip stream: %s", strerror(errno)), false;
+        return snprintf(why, whylen, "cannot read: cannot hold the gzip stream: %s", strerror(errno)), false;
     }
     lseek(mem, 0, SEEK_SET);
     ok = read_gzip(mem, buf, len, why, whylen);
@@ -181,15 +192,20 @@ static bool load_bytes(const char *path, const char *where, char **buf, size_t *
     }
     fcntl(fd, F_SETFL, 0);
     unsigned char magic[2] = {0, 0};
-    bool ok;
-    char why[96] = "read error";
+    bool ok, too_big = false;
+    char why[96] = "cannot read: read error";
     if (regular && pread(fd, magic, 2, 0) == 2 && gzip_magic(magic, 2))
         ok = read_gzip(fd, buf, len, why, sizeof why);
-    else if ((ok = read_fd(fd, regular ? (size_t)st.st_size : 0, buf, len)) && gzip_magic((unsigned char *)*buf, *len))
+    else if (regular && (uint64_t)st.st_size > TRACE_MAX_BYTES)
+        ok = false, too_big = true;  /* known without reading it */
+    else if ((ok = read_fd(fd, regular ? (size_t)st.st_size : 0, buf, len, &too_big)) &&
+             gzip_magic((unsigned char *)*buf, *len))
         ok = gunzip_bytes(buf, len, why, sizeof why);    /* `-f <(gzip -c t.rep)` */
     close(fd);
+    if (too_big)
+        snprintf(why, sizeof why, "more than %zu bytes: not a trace", (size_t)TRACE_MAX_BYTES);
     if (!ok)
-        snprintf(err, errlen, "%s:0: cannot read: %s", where, why);
+        snprintf(err, errlen, "%s:0: %s", where, why);
     return ok;
 }
 

@@ -26,6 +26,12 @@ typedef struct {
     size_t size;
 } op_t;
 
+/* The most bytes a trace file may hold, or unpack to: 256 MiB.  The longest op
+ * line, `r 67108863 4294967296` and its end, is under 32 bytes, so this holds
+ * over 8 million ops of the longest form (a million-op recorded trace is about
+ * 15 MB, the suite's largest 0.9 MB); a gzip bomb stops here. */
+static const size_t TRACE_MAX_BYTES = (size_t)256 << 20;
+
 /* What a trace's weight asks for. */
 enum { WEIGHT_CHECK_ONLY = 0, WEIGHT_BOTH = 1, WEIGHT_UTIL_ONLY = 2, WEIGHT_THROUGHPUT_ONLY = 3 };
 

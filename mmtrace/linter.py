@@ -16,7 +16,7 @@ import numpy as np
 
 from .fastread import fast_trace
 from .stats import live_series
-from .trace import CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, Trace, new_ops, read_bytes
+from .trace import CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, TooBig, Trace, new_ops, read_bytes
 
 ERROR, WARNING = "error", "warning"
 _OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
@@ -85,6 +85,9 @@ class _Lint:
     def data(self, path: Path) -> bytes | None:
         try:
             return read_bytes(path)
+        except TooBig as e:
+            self.say(0, ERROR, str(e))     # line 0, as the driver says it
+            return None
         except (OSError, EOFError, zlib.error) as e:
             # gzip's BadGzipFile is an OSError, but the file was read: its content is bad
             self.unreadable = isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile)

@@ -28,6 +28,8 @@ SUGGESTED_HEAP = 20000000
 MAX_HEAP = 20 << 20
 # The largest number the driver reads in a header (driver/trace.c: uint64_t).
 HEADER_MAX = (1 << 64) - 1
+# The most bytes a trace may hold or unpack to (driver/trace.h TRACE_MAX_BYTES).
+TRACE_MAX_BYTES = 256 << 20
 
 ALLOC, FREE, REALLOC, REALLOC_NULL = "a", "f", "r", "n"
 
@@ -81,6 +83,10 @@ class Trace:
             yield chr(k), i, s
 
 
+class TooBig(ValueError):
+    """More bytes than any trace holds (a gzip bomb, a huge file); str() says how it was found."""
+
+
 def new_ops() -> tuple[bytearray, array, array]:
     return bytearray(), array("q"), array("q")
 
@@ -95,7 +101,7 @@ def _raw_bytes(path: Path) -> bytes:
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             raise OSError("a device, not a trace")
         if not stat.S_ISFIFO(mode):
-            return handle.read()
+            return handle.read(TRACE_MAX_BYTES + 1)
         try:
             first = os.read(fd, 1 << 16)
         except BlockingIOError:          # a writer is there and has not written yet
@@ -103,14 +109,20 @@ def _raw_bytes(path: Path) -> bytes:
         if first == b"":                 # no writer at all (or an empty stream)
             return b""
         os.set_blocking(fd, True)
-        return (first or b"") + handle.read()
+        return (first or b"") + handle.read(TRACE_MAX_BYTES + 1 - len(first or b""))
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed when it is gzip (by its magic, not its name)."""
+    """The file's bytes, decompressed when it is gzip (by its magic, not its name); TooBig past
+    TRACE_MAX_BYTES, found without reading or unpacking more than that."""
     data = _raw_bytes(Path(path))
+    if len(data) > TRACE_MAX_BYTES:
+        raise TooBig(f"more than {TRACE_MAX_BYTES} bytes: not a trace")
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+            data = gz.read(TRACE_MAX_BYTES + 1)
+        if len(data) > TRACE_MAX_BYTES:
+            raise TooBig(f"unpacks to more than {TRACE_MAX_BYTES} bytes: not a trace")
     return data
 
 

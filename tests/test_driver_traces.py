@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -343,3 +344,39 @@ def test_a_utf8_trace_name_keeps_the_table_in_line(tmp_path, driver):
     assert len(rows) == 3
     assert {row.index(" ok ") for row in rows} == {5 + 22}              # the result column starts alike
     assert any(("é" * 22) + " ok " in row for row in rows)            # cut at 22 characters, none split
+
+
+def _zeros_gz(path, total):
+    """A gzip file of `total` zero bytes, written a chunk at a time (a few MB on disk)."""
+    import zlib
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = bytes(1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(total >> 20):
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+    return path
+
+
+def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(driver, tmp_path):
+    """1 GB of zeros (4 MB packed) took 0.98 GB in mdriver before it was refused: what is read or
+    unpacked now stops at the largest trace the driver takes (trace.h's TRACE_MAX_BYTES, 256 MiB)."""
+    import sys
+    bomb = _zeros_gz(tmp_path / "bomb.rep.gz", 1 << 30)
+    limit = 256 << 20
+    probe = ("import resource, subprocess, sys\n"
+             "d = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+             "print(d.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stderr.write(d.stderr)\n")
+    for args in (["-f", bomb], ["--parse-only", "-f", bomb]):
+        done = subprocess.run([sys.executable, "-c", probe, str(driver), *map(str, args)], capture_output=True,
+                              text=True, timeout=120)
+        rc, rss_kb = map(int, done.stdout.split())
+        assert rc == 2
+        assert done.stderr == f"mdriver: {bomb}:0: unpacks to more than {limit} bytes: not a trace\n"
+        assert rss_kb < 400 << 10, rss_kb
+    big = tmp_path / "big.rep"
+    with open(big, "wb") as f:
+        f.truncate(limit + 1)
+    r = run(driver, "-f", big, tmp=tmp_path)
+    assert r.rc == 2 and r.err == f"mdriver: {big}:0: more than {limit} bytes: not a trace\n"

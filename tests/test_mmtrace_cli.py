@@ -275,3 +275,32 @@ def test_gen_refuses_what_it_used_to_take_quietly(tmp_path, args, words):
     done = mmtrace("gen", "binary", *args, "-o", str(out))
     _one_line_error(done, 2, words)
     assert not out.exists()
+
+
+def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
+    """1 GB of zeros (4 MB packed) took 2.0 GB in `mmtrace check` before it was refused: the reader
+    stops at the driver's largest trace (TRACE_MAX_BYTES, 256 MiB), in the driver's words."""
+    import zlib
+    from mmtrace.trace import TRACE_MAX_BYTES
+    bomb = tmp_path / "bomb.rep.gz"
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    with open(bomb, "wb") as f:
+        for _ in range(1 << 10):
+            f.write(z.compress(bytes(1 << 20)))
+        f.write(z.flush())
+    probe = ("import resource, subprocess, sys\n"
+             "d = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+             "print(d.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stdout.write(d.stdout + d.stderr)\n")
+    said = f"{bomb}:0: unpacks to more than {TRACE_MAX_BYTES} bytes: not a trace"
+    for args in (["check", str(bomb)], ["stats", str(bomb)]):
+        done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "mmtrace", *args],
+                              capture_output=True, text=True, cwd=KIT, timeout=300)
+        first, *rest = done.stdout.splitlines()
+        rc, rss_kb = map(int, first.split())
+        assert rc in (1, 2) and rest in ([said], [f"mmtrace: {said}"]), done.stdout
+        assert rss_kb < (TRACE_MAX_BYTES >> 10) + (200 << 10), rss_kb
+    big = tmp_path / "big.rep"
+    with open(big, "wb") as f:
+        f.truncate(TRACE_MAX_BYTES + 1)
+    _one_line_error(mmtrace("stats", str(big)), 2, f"{big}:0: more than {TRACE_MAX_BYTES} bytes: not a trace")
