@@ -64,10 +64,22 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
                                 "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
                                 op_where(t, at, where, sizeof where), call_name(op), size, room);
+        /* Said so when nothing else is live: "too little holds live data" would blame a heap
+         * the request alone fills. */
+        if (size >= h.max)
+            return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
+                                "%s: %s(%zu) returned NULL: the request alone is %zu bytes of a %zu-byte heap, "
+                                "leaving no room for the allocator's own data", op_where(t, at, where, sizeof where),
+                                call_name(op), size, size, h.max);
+        if (l->live_bytes == 0)
+            return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
+                                "%s: %s(%zu) returned NULL with nothing else live: the heap reached its %zu-byte "
+                                "limit, of which the request is %zu bytes", op_where(t, at, where, sizeof where),
+                                call_name(op), size, h.max, size);
         return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
-                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit "
-                            "(too little of it holds live data)", op_where(t, at, where, sizeof where), call_name(op),
-                            size, h.max);
+                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit with %" PRIu64 " bytes "
+                            "live (too little of it holds live data)", op_where(t, at, where, sizeof where),
+                            call_name(op), size, h.max, l->live_bytes);
     }
     if (p % MM_ALIGNMENT)
         return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",

@@ -216,8 +216,25 @@ def test_null_at_the_heap_limit_names_the_limit(tmp_path, driver):
     assert r.rc == 1
     t = r.trace("bad")
     assert (t["outcome"], t["op_index"], t["op"]) == ("alloc_failed", 1, "a 1 600000")
-    assert "the heap reached its 1048576-byte limit" in t["message"]
+    assert "the heap reached its 1048576-byte limit with 600000 bytes live (too little" in t["message"]
     assert r.doc["settings"]["max_heap"] == 2**20
+
+
+def test_null_at_the_heap_limit_with_nothing_else_live_says_so(tmp_path, driver):
+    """'too little of it holds live data' was said of a heap where nothing was live, even of a
+    request the size of the whole heap; what is judged a failure is unchanged."""
+    whole = write_trace(tmp_path, "whole", ["a 0 1048576", "f 0"])
+    r = run(variant("best"), "-M", "1M", "-f", whole, tmp=tmp_path)
+    t = r.trace("whole")
+    assert r.rc == 1 and t["outcome"] == "alloc_failed"
+    assert t["message"] == ("op 0 (a 0 1048576): mm_malloc(1048576) returned NULL: the request alone is 1048576 bytes "
+                            "of a 1048576-byte heap, leaving no room for the allocator's own data")
+    # the kit's mm.c never reuses a freed block: its heap fills with nothing live
+    again = write_trace(tmp_path, "again", ["a 0 600000", "f 0", "a 1 600000", "f 1"])
+    t = run(driver, "-M", "1M", "-f", again, tmp=tmp_path).trace("again")
+    assert t["outcome"] == "alloc_failed" and t["message"] == (
+        "op 2 (a 1 600000): mm_malloc(600000) returned NULL with nothing else live: the heap reached its "
+        "1048576-byte limit, of which the request is 600000 bytes")
 
 
 def test_init_failed(tmp_path):
