@@ -13,7 +13,7 @@ from array import array
 import numpy as np
 
 from .stats import id_order
-from .trace import HEADER_MAX, Header, Trace
+from .trace import HEADER_MAX, Header, Trace, bounded_int
 
 _PLAIN = b"0123456789 \nafrn"
 _A, _F, _R, _N = (ord(c) for c in "afrn")
@@ -77,8 +77,8 @@ def fast_trace(data: bytes, max_heap: int, max_ids: int) -> Trace | None:
     parts = data.split(b"\n", 4)
     if len(parts) < 5 or not all(p.isdigit() for p in parts[:4]):
         return None
-    nums = [int(p) for p in parts[:4]]
-    if max(nums) > HEADER_MAX:               # the driver refuses it: the line reader says so
+    nums = [bounded_int(p, HEADER_MAX) for p in parts[:4]]
+    if None in nums:                         # the driver refuses it: the line reader says so
         return None
     header = Header.from_numbers(nums)
     body = parts[4]

@@ -16,7 +16,8 @@ import numpy as np
 
 from .fastread import fast_trace
 from .stats import live_series
-from .trace import CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, TooBig, Trace, new_ops, read_bytes
+from .trace import (CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, new_ops,
+                    read_bytes)
 
 ERROR, WARNING = "error", "warning"
 _OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
@@ -117,11 +118,12 @@ class _Lint:
                     self.say(lineno, ERROR, f"bad token '{word[:24]}' in the header (4 "
                              "non-negative integers: see the trace format)")
                     return None
-                if int(word) > HEADER_MAX:
+                value = bounded_int(word, HEADER_MAX)
+                if value is None:
                     self.say(lineno, ERROR, f"{HEADER_FIELDS[len(nums)]} {word[:24]} out of range "
                              f"(at most {HEADER_MAX})")
                     return None
-                nums.append(int(word))
+                nums.append(value)
                 if len(nums) == 4:
                     return self._checked(Header.from_numbers(nums), lineno, " ".join(words[at + 1:]))
         self.say(max(len(lines), 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
@@ -194,15 +196,16 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
             L.say(lineno, ERROR, f"bad token in '{raw.strip()[:40]}': expected '{shape}' "
                   "with non-negative integers")
             continue
-        i = int(w[1])
-        s = int(w[2]) if want == 3 else 0
-        if i >= header.ids:
-            L.say(lineno, ERROR, f"id {i} out of range: the header says {header.ids} ids "
-                  f"(0..{header.ids - 1})")
-            if i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
+        # judged as the driver reads them: leading zeros, and no int() of a 5000-digit token
+        i = bounded_int(w[1], MAX_IDS)
+        s = bounded_int(w[2], max_heap) if want == 3 else 0
+        if i is None or i >= header.ids:
+            L.say(lineno, ERROR, f"id {w[1][:24] if i is None else i} out of range: the header says "
+                  f"{header.ids} ids (0..{header.ids - 1})")
+            if i is None or i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
                 continue
-        if s > max_heap:
-            L.say(lineno, ERROR, f"size {s} out of range: larger than the maximum heap "
+        if s is None:
+            L.say(lineno, ERROR, f"size {w[2][:24]} out of range: larger than the maximum heap "
                   f"({max_heap} bytes)")
             continue
         now = live.get(i)

@@ -83,6 +83,18 @@ class Trace:
             yield chr(k), i, s
 
 
+def bounded_int(digits: str | bytes, most: int) -> int | None:
+    """The ASCII decimal DIGITS as a number if it is at most MOST, else None, as the driver reads
+    it: leading zeros allowed, however many, and a digit string far too long for int() (Python
+    refuses more than 4300 digits) judged by its length, never converted."""
+    text = digits.decode("ascii") if isinstance(digits, bytes) else digits
+    text = text.lstrip("0") or "0"
+    if len(text) > len(str(most)):
+        return None
+    value = int(text)
+    return value if value <= most else None
+
+
 class TooBig(ValueError):
     """More bytes than any trace holds (a gzip bomb, a huge file); str() says how it was found."""
 

@@ -40,6 +40,13 @@ DEFECTS = {
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4, "weight 7", None),
     "header-number-past-2^64": ("99999999999999999999\n1\n2\n1\na 0 5\nf 0\n", 1,
                                 "header field 1 99999999999999999999 out of range", None),
+    # past Python's 4300-digit int() limit: judged by length, as the driver does
+    "header-number-of-5000-digits": ("9" * 5000 + "\n1\n2\n1\na 0 5\nf 0\n", 1,
+                                     "header field 1 " + "9" * 24 + " out of range", None),
+    "size-of-5000-digits": (HEAD.format(ids=1, ops=2) + "a 0 " + "9" * 5000 + "\nf 0\n", 5,
+                            "size " + "9" * 24 + " out of range", None),
+    "id-of-5000-digits": (HEAD.format(ids=1, ops=2) + "a " + "9" * 5000 + " 5\nf 0\n", 5,
+                          "id " + "9" * 24 + " out of range", None),
 }
 
 
@@ -134,7 +141,7 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 
 
 # Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
-UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64"}
+UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64", "header-number-of-5000-digits"}
 # Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
 MORE_TO_FIX = {
     "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
@@ -195,3 +202,29 @@ def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
                  b"a 0 8\na 0 8\n"):       # alloc of a live id
         assert fast_trace(head + body, 20 << 20, 1 << 26) is None, body
     assert fast_trace(head + b"a 0 8\nf 0\n", 20 << 20, 1 << 26) is not None
+
+
+@pytest.mark.parametrize("field", ["size", "id", "header"])
+def test_leading_zeros_are_read_as_the_driver_reads_them(tmp_path, driver, field):
+    """`a 0 000...05` with 2 million zeros: the driver takes size 5; mmtrace crashed in int()."""
+    zeros = "0" * 2_000_000
+    text = {"size": HEAD.format(ids=1, ops=2) + f"a 0 {zeros}5\nf 0\n",
+            "id": HEAD.format(ids=1, ops=2) + f"a {zeros}0 5\nf {zeros}\n",
+            "header": f"{zeros}20000000\n{zeros}1\n2\n{zeros}1\na 0 5\nf 0\n"}[field]
+    path = _write(tmp_path, field, text)
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    r = lint(path)
+    assert r.errors == [] and r.peak_bytes == 5
+    t = read_trace(path)
+    assert (t.header.ids, t.header.ops, t.header.weight, list(t.sizes)) == (1, 2, 1, [5, 0])
+
+
+def test_huge_numbers_are_one_line_errors_in_every_command(tmp_path):
+    bad = _write(tmp_path, "huge", HEAD.format(ids=1, ops=2) + "a 0 " + "9" * 5000 + "\nf 0\n")
+    for args in (["check"], ["stats"], ["check", "--fix"], ["convert", "--to", "lab64", "-o", str(tmp_path / "o.rep")]):
+        done = subprocess.run([sys.executable, "-m", "mmtrace", *args, str(bad)], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent.parent)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert (done.returncode == 0) == (args[-1] == "--fix")     # --fix drops the op and writes a copy
+        assert f"{bad}:5: size {'9' * 24} out of range" in done.stdout + done.stderr
