@@ -87,13 +87,13 @@ class _Lint:
         try:
             return read_bytes(path)
         except TooBig as e:
-            self.say(0, ERROR, str(e))     # line 0, as the driver says it
+            self.say(0, ERROR, str(e))     # line 0: the whole file, as the driver says it
             return None
         except (OSError, EOFError, zlib.error) as e:
             # gzip's BadGzipFile is an OSError, but the file was read: its content is bad
             self.unreadable = isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile)
             what = "cannot read" if self.unreadable else "damaged gzip data"
-            self.say(1, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
+            self.say(0, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
             return None
 
     def text(self, data: bytes) -> str | None:

@@ -98,12 +98,12 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
 
 
 @pytest.mark.parametrize("args,code,words", [
-    (["stats", "no/such.rep"], 2, ["no/such.rep:1: cannot read"]),
-    (["check", "no/such.rep"], 2, ["mmtrace: no/such.rep:1: cannot read"]),
-    (["check", "."], 2, ["mmtrace: .:1: cannot read: Is a directory"]),
-    (["check", "--fix", "no/such.rep", "-o", "x.rep"], 2, ["mmtrace: no/such.rep:1: cannot read"]),
+    (["stats", "no/such.rep"], 2, ["no/such.rep:0: cannot read"]),
+    (["check", "no/such.rep"], 2, ["mmtrace: no/such.rep:0: cannot read"]),
+    (["check", "."], 2, ["mmtrace: .:0: cannot read: Is a directory"]),
+    (["check", "--fix", "no/such.rep", "-o", "x.rep"], 2, ["mmtrace: no/such.rep:0: cannot read"]),
     (["check", "--fix", "-o", "x.rep", "a.rep", "b.rep"], 2, ["-o works with one file"]),
-    (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:1"]),
+    (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:0: cannot read"]),
     (["gen", "nope", "-o", "x.rep"], 2, ["no pattern 'nope'"]),
     (["gen", "binary", "-p", "pairs", "-o", "x.rep"], 2, ["not KEY=VALUE"]),
     (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a whole number, got 'lots'"]),
@@ -166,7 +166,7 @@ def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert list(json.loads(done.stdout)) == [str(ok)]
     assert done.stderr.strip().splitlines() == [f"mmtrace: {bad}:5: id 5 out of range: the header says 2 ids (0..1)",
-                                                f"mmtrace: {tmp_path / 'none.rep'}:1: cannot read: No such file or "
+                                                f"mmtrace: {tmp_path / 'none.rep'}:0: cannot read: No such file or "
                                                 "directory"]
     done = mmtrace("stats", str(ok), str(tmp_path / "none.rep"), str(ok))
     assert done.returncode == 2 and done.stdout.count(f"{ok}\n") == 2
@@ -178,7 +178,7 @@ def test_check_reads_on_past_an_unreadable_file_and_exits_2(tmp_path):
     bad.write_text("20000\n2\n2\n1\na 5 16\nf 5\n")
     done = mmtrace("check", "none.rep", str(bad), cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["mmtrace: none.rep:1: cannot read: No such file or directory"]
+    assert done.stderr.strip().splitlines() == ["mmtrace: none.rep:0: cannot read: No such file or directory"]
     assert f"{bad}:5: id 5 out of range" in done.stdout
 
 
@@ -212,7 +212,7 @@ def test_a_fifo_or_a_device_never_hangs(tmp_path):
     _one_line_error(mmtrace("stats", str(fifo), timeout=30), 2, f"{fifo}:1: truncated")
     done = mmtrace("check", str(fifo), timeout=30)
     assert done.returncode == 1 and f"{fifo}:1: truncated" in done.stdout
-    _one_line_error(mmtrace("stats", "/dev/zero", timeout=30), 2, "/dev/zero:1: cannot read: a device, not a trace")
+    _one_line_error(mmtrace("stats", "/dev/zero", timeout=30), 2, "/dev/zero:0: cannot read: a device, not a trace")
 
 
 def test_a_binary_file_is_one_line(tmp_path):

@@ -83,9 +83,16 @@ def test_damaged_gzip_is_an_error(tmp_path, driver):
     good = gzip.compress((HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode())
     path = tmp_path / "cut.rep.gz"
     path.write_bytes(good[: len(good) - 9])
-    assert "gzip" in lint(path).errors[0].message
-    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
-    assert done.returncode == 2
+    error = lint(path).errors[0]
+    assert "gzip" in error.message
+    assert error.line == 0 == _driver_line(driver, path)      # the whole file, in both
+
+
+def test_an_unreadable_file_is_line_0_in_both(tmp_path, driver):
+    path = tmp_path / "missing.rep"
+    error = lint(path).errors[0]
+    assert "cannot read" in error.message
+    assert error.line == 0 == _driver_line(driver, path)
 
 
 def test_valid_oddities_are_accepted_by_both(tmp_path, driver):
