@@ -359,6 +359,12 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     const char *unused = o->json ? "--json" : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline" : NULL;
     if (o->parse_only && unused)
         return complain("--parse-only and %s exclude each other (--parse-only replays nothing)", unused);
+    /* --describe runs nothing: an option for a run would be dropped without a word. */
+    const char *run_only = num_dirs ? "-t" : o->num_files ? "-f" : o->json ? "--json" : given_secret ? "--secret-fd"
+                         : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline"
+                         : o->parse_only ? "--parse-only" : NULL;
+    if (o->describe && run_only)
+        return complain("--describe and %s exclude each other (--describe runs no trace)", run_only);
     if (o->describe)
         return OPTIONS_RUN;
     num_f = o->num_files;

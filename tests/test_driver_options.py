@@ -61,6 +61,14 @@ BAD_ARGS = [
     (["--parse-only", "--json", "a.json"], "--parse-only and --json exclude each other"),
     (["--parse-only", "--baseline", "a"], "--parse-only and --baseline exclude each other"),
     (["--save-baseline", "a", "--parse-only"], "--parse-only and --save-baseline exclude each other"),
+    # --describe printed its JSON and dropped these without a word.
+    (["--describe", "--json", "a.json"], "--describe and --json exclude each other"),
+    (["--describe", "-t", "traces"], "--describe and -t exclude each other"),
+    (["-f", "a.rep", "--describe"], "--describe and -f exclude each other"),
+    (["--describe", "--secret-fd", "0"], "--describe and --secret-fd exclude each other"),
+    (["--describe", "--baseline", "a"], "--describe and --baseline exclude each other"),
+    (["--describe", "--save-baseline", "a"], "--describe and --save-baseline exclude each other"),
+    (["--describe", "--parse-only"], "--describe and --parse-only exclude each other"),
 ]
 
 
