@@ -20,12 +20,18 @@ import subprocess
 import tempfile
 import threading
 import time
+from array import array
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from queue import Queue
 from typing import Any, Callable
+
+import numpy as np
+
+from mmtrace.linter import TraceError, read_measured
+from mmtrace.stats import live_series
 
 from . import runs, scoring, store
 from .build import (BuildResult, KitError, build_submission, build_template, first_error, kit_digest,
@@ -62,6 +68,7 @@ class Context:
     outcomes: dict[str, str]
     machine: dict[str, str]
     protections: tuple[str, ...]   # the sandbox's and the driver's own, as every record states them
+    facts: tuple[scoring.TraceFacts, ...]   # each trace's figures as the grader reads them, in order
     best_k: int = 3
 
 
@@ -141,12 +148,13 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
     except KitError as err:
         raise BatchError(f"{err}{_limits_hint(policy)}") from None
     _check_traces(built, private, traces, policy, folder)
+    facts = tuple(read_facts(private / t.name, t, policy, folder) for t in traces)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
-                   protections=sandbox.protections + driver_protections(description),
+                   protections=sandbox.protections + driver_protections(description), facts=facts,
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
 
 
@@ -174,6 +182,23 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
         raise BatchError(f"a trace needs more heap than limits.max_heap = {policy.limits.max_heap}, "
                          f"so nothing was graded: {problem}")
     raise BatchError(f"a trace cannot be read, so nothing was graded: {problem}")
+
+
+def read_facts(path: Path, origin: Path, policy: Policy, folder: Path) -> scoring.TraceFacts:
+    """The figures the driver reports of the trace at PATH (the private copy of ORIGIN), read by the
+    grader itself, so that no report the allocator can touch decides them (docs/grader.md)."""
+    try:
+        read = read_measured(path, policy.limits.max_heap)
+    except TraceError as err:       # the driver read it (_check_traces): the kit's readers disagree
+        raise BatchError(f"{_shown(origin, folder)}:{err.problem.line}: the grader's own reading of this trace "
+                         f"fails where the driver's does not, so nothing was graded: {err.problem.message}") from None
+    trace = read.trace
+    align = policy.build.alignment
+    sizes = np.frombuffer(trace.sizes, dtype=np.int64)
+    aligned = array("q", ((sizes + align - 1) // align * align).tobytes())
+    peak_aligned = int(live_series(replace(trace, sizes=aligned))[0].max(initial=0))
+    return scoring.TraceFacts(weight=trace.header.weight, ops=len(trace), peak_payload=read.peak_bytes,
+                              ideal_utilization=read.peak_bytes / peak_aligned if peak_aligned else 1.0)
 
 
 def _parse_problem(driver: Path, folder: Path, traces: list[Path], options: list[str]) -> str:
@@ -315,15 +340,18 @@ class _Grader:
             return self.verdict(cand, sha, "failed", "the driver's report is not about the traces it was given "
                                 f"({listed}): the allocator tampered with the driver", **output)
         policy = ctx.policy
-        impossible = {i: p for i, t in enumerate(raw)
-                      if (p := scoring.trace_problem(t, policy.build.alignment, policy.limits.max_heap))}
+        # The trace's own figures first: the utilization checks then rest on the grader's peak payload.
+        impossible = {i: p for i, (t, facts) in enumerate(zip(raw, ctx.facts))
+                      if (p := scoring.facts_problem(t, facts)
+                          or scoring.trace_problem(t, policy.build.alignment, policy.limits.max_heap))}
         problem = "" if impossible else scoring.summary_problem(run.result["summary"], raw)
         utilization = run.result["summary"].get("utilization")
         ratio = run.result["summary"].get("throughput_ratio")
         if impossible or problem:       # the report cannot be trusted: no performance figures from it
             utilization = ratio = None
-            raw = [{**t, "outcome": IMPOSSIBLE, "message": f"impossible figure: {impossible[i]}"}
-                   if i in impossible else t for i, t in enumerate(raw)]
+            raw = [{**t, "weight": ctx.facts[i].weight, "ops": ctx.facts[i].ops, "outcome": IMPOSSIBLE,
+                    "message": f"impossible figure: {impossible[i]}"} if i in impossible else t
+                   for i, t in enumerate(raw)]
         weights = [t["weight"] for t in raw]
         summary = scoring.summarize([t["outcome"] for t in raw], utilization, ratio, policy, weights)
         if not problem and not scoring.plausible(summary, policy):

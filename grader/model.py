@@ -17,10 +17,13 @@ VERDICTS = ("ok", "compile_error", "link_error", "rejected", "failed", "bad_subm
 OUTCOMES = ("ok", "misaligned", "out_of_heap", "overlap", "payload_corrupted", "alloc_failed",
             "init_failed", "checker_failed", "crashed", "timeout", "exited", "bad_trace", "tampered",
             "inconsistent")
-# The grader's own outcome: the driver reported a figure no correct run produces (grade.py).
+# The grader's own outcome: the driver reported a figure no correct run produces, or a trace's
+# figure that is not what the grader reads in the trace (grade.py).
 IMPOSSIBLE = "impossible"
 GRADER_OUTCOMES = {IMPOSSIBLE: "the driver's report held a figure no correct run can produce (such as a "
-                               "utilization above 100% or an infinite speed): the allocator tampered with it"}
+                               "utilization above 100%, an infinite speed, or a trace's op count, weight or "
+                               "peak payload other than the grader reads in the trace itself): the allocator "
+                               "tampered with it"}
 
 
 def _load(cls: type, data: dict[str, Any]) -> Any:

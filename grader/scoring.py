@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION, WEIGHT_BOTH
@@ -129,19 +129,65 @@ def as_driver_writes(text: str) -> str:
     return _ESCAPED_BYTE.sub(lambda m: chr(ord(m[0]) - 0xdc00), text)
 
 
+def _is_row_of(row: dict[str, Any], want: str, path: str | None) -> bool:
+    """ROW reports the trace file WANT (given to the driver as PATH, if known)."""
+    want = as_driver_writes(want)
+    got, name, stem = as_driver_writes(str(row.get("path", ""))), as_driver_writes(str(row.get("name", ""))), \
+        trace_stem(want)
+    right_path = got == as_driver_writes(path) if path is not None else got.rsplit("/", 1)[-1] == want
+    return right_path and (name == stem or (len(name) >= 100 and stem.startswith(name)))
+
+
+def _row_shown(row: dict[str, Any]) -> str:
+    return f"{row.get('name') or '?'} ({row.get('path') or 'no path'})"
+
+
 def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] | list[str],
                           paths: list[str] | None = None) -> str:
     """Why the driver's per-trace rows are not exactly the EXPECTED trace files (given to it as
-    PATHS, if known), in order; '' if they are."""
+    PATHS, if known), in order: a trace twice, missing, extra or out of place; '' if they are."""
+    given = list(zip(expected, paths if paths is not None else [None] * len(expected)))
+    names = [as_driver_writes(want) for want in expected]
+    # One row past the count is enough to name an extra one, however long a forged list is.
+    which = [next((j for j, (want, path) in enumerate(given) if _is_row_of(row, want, path)), None)
+             for row in rows[:len(expected) + 1]]
+    missing = [names[j] for j in range(len(expected)) if j not in which]
+    for i, j in enumerate(which):
+        if j is not None and which.index(j) < i:
+            lost = f", and {', '.join(missing)} not at all" if missing else ""
+            return f"{names[j]} is reported twice (traces {which.index(j) + 1} and {i + 1}){lost}"
     if len(rows) != len(expected):
-        return f"{len(rows)} traces reported for the {len(expected)} given"
-    for i, (want, row) in enumerate(zip(expected, rows)):
-        want = as_driver_writes(want)
-        path, name, stem = as_driver_writes(str(row.get("path", ""))), str(row.get("name", "")), trace_stem(want)
-        name = as_driver_writes(name)
-        right_path = path == as_driver_writes(paths[i]) if paths is not None else path.rsplit("/", 1)[-1] == want
-        if not right_path or not (name == stem or (len(name) >= 100 and stem.startswith(name))):
-            return f"trace {i + 1} should be {want} but the report has {name or '?'} ({path or 'no path'})"
+        extra = [f"{_row_shown(row)}, which was not given" for row, j in zip(rows, which) if j is None]
+        return f"{len(rows)} traces reported for the {len(expected)} given: " + \
+            "; ".join([f"{want} is missing" for want in missing] + extra)
+    for i, ((want, path), row) in enumerate(zip(given, rows)):
+        if not _is_row_of(row, want, path):
+            return f"trace {i + 1} should be {names[i]} but the report has {_row_shown(row)}"
+    return ""
+
+
+@dataclass(frozen=True)
+class TraceFacts:
+    """A trace's figures as the grader reads them from the file itself (grade.read_facts)."""
+    weight: int
+    ops: int
+    peak_payload: int
+    ideal_utilization: float    # peak payload / peak of the aligned live bytes, as the driver's
+
+
+def facts_problem(row: dict[str, Any], facts: TraceFacts) -> str:
+    """Why ROW's trace-derived figures are not the trace's own (FACTS); '' if they are."""
+    if row.get("outcome") == "bad_trace":      # its figures count nowhere
+        return ""
+    for key in ("weight", "ops", "peak_payload"):
+        got, want = row.get(key), getattr(facts, key)
+        if got is None and key == "peak_payload" and row.get("utilization") is None:
+            continue        # the driver had no memory to walk the trace: no utilization, which helps nobody
+        if got != want or isinstance(got, bool):
+            return f"{key} {_show(got)} is not the trace's ({want})"
+    ideal = row.get("ideal_utilization")
+    if ideal is not None and not (_finite(ideal) and _close(ideal, facts.ideal_utilization)):
+        return f"ideal_utilization {_show(ideal)} is not the trace's ({facts.ideal_utilization:.6g})"
     return ""
 
 
@@ -152,22 +198,25 @@ def trace_problem(row: dict[str, Any], alignment: int, max_heap: int) -> str:
         if not _finite(util) or not 0 <= util <= 1:
             return f"utilization {_show(util)} is outside [0, 1]"
         peak, high, ideal = row.get("peak_payload"), row.get("heap_high_water"), row.get("ideal_utilization")
-        if peak is not None and high is not None:
-            if not (_finite(peak) and _finite(high)) or peak < 0 or high < 0 or high > max_heap:
-                return f"peak payload {_show(peak)} or heap high-water {_show(high)} out of range"
-            expected = peak / high if high else (0.0 if peak else 1.0)
-            if abs(util - expected) > _SLACK:
-                return (f"utilization {_show(util)} is not peak payload / heap high-water "
-                        f"({peak} / {high} = {expected:.6g})")
-            if ideal is not None and peak:
-                if not _finite(ideal) or not 0 < ideal <= 1:
-                    return f"ideal utilization {_show(ideal)} is outside (0, 1]"
-                # Disjoint aligned blocks fill the heap up to the last one's padding: the heap is at
-                # least (peak aligned live bytes) - (alignment - 1), and peak aligned = peak / ideal.
-                floor = max(1.0, peak / ideal - (alignment - 1))
-                if util > (peak / floor) * (1 + _SLACK):
-                    return (f"utilization {_show(util)} is above what disjoint {alignment}-byte-aligned "
-                            f"blocks allow ({peak / floor:.6g}; ideal {_show(ideal)})")
+        if peak is None or high is None:       # the driver reports both with every utilization
+            return f"utilization {_show(util)} without its peak payload and heap high-water"
+        if not (_finite(peak) and _finite(high)) or peak < 0 or high < 0 or high > max_heap:
+            return f"peak payload {_show(peak)} or heap high-water {_show(high)} out of range"
+        if high < peak:                    # the heap holds every live payload byte
+            return f"heap high-water {high} is below the peak payload {peak}"
+        expected = peak / high if high else (0.0 if peak else 1.0)
+        if abs(util - expected) > _SLACK:
+            return (f"utilization {_show(util)} is not peak payload / heap high-water "
+                    f"({peak} / {high} = {expected:.6g})")
+        if ideal is not None and peak:
+            if not _finite(ideal) or not 0 < ideal <= 1:
+                return f"ideal utilization {_show(ideal)} is outside (0, 1]"
+            # Disjoint aligned blocks fill the heap up to the last one's padding: the heap is at
+            # least (peak aligned live bytes) - (alignment - 1), and peak aligned = peak / ideal.
+            floor = max(1.0, peak / ideal - (alignment - 1))
+            if util > (peak / floor) * (1 + _SLACK):
+                return (f"utilization {_show(util)} is above what disjoint {alignment}-byte-aligned "
+                        f"blocks allow ({peak / floor:.6g}; ideal {_show(ideal)})")
     for key in ("timing", "libc"):
         timing = row.get(key)
         if not timing:

@@ -252,11 +252,19 @@ def lint(path: Path, max_heap: int = MAX_HEAP) -> LintResult:
     return _run(Path(path), max_heap, stop=False)
 
 
-def read_trace(path: Path, max_heap: int = MAX_HEAP) -> Trace:
-    """The trace as the driver would replay it; TraceError at the first error."""
+def read_measured(path: Path, max_heap: int = MAX_HEAP) -> LintResult:
+    """read_trace's reading with what it measured on the way (peak_bytes: the peak live payload,
+    as the driver's utilization counts it); TraceError at the first error."""
     r = _run(Path(path), max_heap, stop=True)
     assert r.trace is not None
-    return r.trace
+    return r
+
+
+def read_trace(path: Path, max_heap: int = MAX_HEAP) -> Trace:
+    """The trace as the driver would replay it; TraceError at the first error."""
+    trace = read_measured(path, max_heap).trace
+    assert trace is not None
+    return trace
 
 
 def fixed(result: LintResult) -> Trace | None:
@@ -277,4 +285,4 @@ def fixed(result: LintResult) -> Trace | None:
 
 
 __all__ = ["CLASSIC", "LAB64", "LintResult", "Problem", "TraceError", "fixed", "lint",
-           "read_trace"]
+           "read_measured", "read_trace"]

@@ -46,10 +46,16 @@ MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson 
           "garbled": "/* FAKE:badjson */", "sleeper": "/* FAKE:hang */", "confused": "/* FAKE:usage */",
           "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */",
           # an allocator that wrote over the driver's record of its figures (red team's rtcrash.c)
-          "inflated": "/* FAKE:util=1.7e306 */", "overideal": "/* FAKE:util=1 FAKE:ideal=0.5 */",
+          "inflated": "/* FAKE:util=1.7e306 */", "overideal": "/* FAKE:util=1 */",
           "instant": "/* FAKE:mmsec=0 */", "nan": "/* FAKE:mmsec=nan */", "summary": "/* FAKE:sumutil=0.99 */",
           # an allocator that rewrote the driver's argv before main (red team's rtargv.c)
-          "argv": "/* FAKE:same */"}
+          "argv": "/* FAKE:same */",
+          # an allocator that wrote over the first trace's figures, which the grader reads in the trace itself
+          "peak": "/* FAKE:peak=30 */", "ops": "/* FAKE:ops=1 */", "weight": "/* FAKE:weight=0 */",
+          "ideal": "/* FAKE:ideal=1 */", "inconsistent": "/* FAKE:high=300 */", "below": "/* FAKE:high=100 */",
+          "over": "/* FAKE:util=1.5 */",
+          # ... or over the list of traces run
+          "dropped": "/* FAKE:drop */", "extra": "/* FAKE:extra */", "twice": "/* FAKE:twice */"}
 
 
 @pytest.fixture(scope="module")
@@ -131,12 +137,53 @@ def test_a_summary_that_disagrees_with_its_traces_earns_no_performance_points(ba
 def test_a_report_about_other_traces_than_those_given_is_refused(batch):
     sub = batch["argv"]
     assert sub.verdict == "failed" and "not about the traces it was given" in sub.reason, sub.reason
-    assert "trace 2 should be tiny.rep" in sub.reason
+    assert "grow.rep is reported twice (traces 1 and 2), and tiny.rep not at all" in sub.reason
     assert sub.summary.points == 0 and not sub.traces
+
+
+@pytest.mark.parametrize("name, words", [
+    ("dropped", "1 traces reported for the 2 given: tiny.rep is missing"),
+    ("extra", "3 traces reported for the 2 given: extra (/traces/extra.rep), which was not given"),
+    ("twice", "grow.rep is reported twice (traces 1 and 2)"),
+])
+def test_a_trace_missing_extra_or_twice_in_the_report_is_refused(batch, name, words):
+    sub = batch[name]
+    assert sub.verdict == "failed" and "not about the traces it was given" in sub.reason, sub.reason
+    assert words in sub.reason and "tampered" in sub.reason, sub.reason
+    assert sub.summary.points == 0 and not sub.traces
+
+
+@pytest.mark.parametrize("name, words", [
+    ("peak", "grow: peak_payload 30 is not the trace's (108)"),
+    ("ops", "grow: ops 1 is not the trace's (5)"),
+    ("weight", "grow: weight 0 is not the trace's (1)"),
+    ("ideal", "grow: ideal_utilization 1 is not the trace's (0.84375)"),
+    ("inconsistent", "grow: utilization 0.5 is not peak payload / heap high-water (108 / 300 = 0.36)"),
+    ("below", "grow: heap high-water 100 is below the peak payload 108"),
+    ("over", "grow: utilization 1.5 is outside [0, 1]"),
+])
+def test_a_trace_figure_other_than_the_graders_own_reading_is_refused(batch, name, words):
+    sub = batch[name]
+    assert sub.verdict == "failed" and sub.reason.startswith("impossible figure: the allocator tampered"), sub.reason
+    assert words in sub.reason, sub.reason
+    grow = sub.traces[0]
+    assert grow.outcome == "impossible" and grow.points == 0 and grow.utilization is None
+    assert (grow.weight, grow.ops) == (1, 5)          # the grader's own figures, not the forged ones
+    assert sub.summary.utilization is None and sub.summary.perf_index == 0
+
+
+def test_utilization_must_rest_on_a_heap_that_holds_the_peak_payload():
+    """Within the 1e-6 slack a utilization of 1 once passed for a heap one byte short of the payload."""
+    from grader.scoring import trace_problem
+    row = {"utilization": 1.0, "peak_payload": 1000001, "heap_high_water": 1000000, "ideal_utilization": None}
+    assert "below the peak payload" in trace_problem(row, 16, 1 << 30)
+    assert "without its peak payload" in trace_problem({**row, "peak_payload": None}, 16, 1 << 30)
+    assert trace_problem({**row, "heap_high_water": 1000001}, 16, 1 << 30) == ""
 
 
 def test_the_honest_fake_still_passes_every_check(batch):
     assert batch["honest"].verdict == "ok" and batch["crasher"].reason.startswith("1 of 2 traces failed")
+    assert [(t.name, t.weight, t.ops) for t in batch["honest"].traces] == [("grow", 1, 5), ("tiny", 1, 4)]
 
 
 def test_listed_traces_problem_checks_names_order_and_count():
@@ -148,6 +195,23 @@ def test_listed_traces_problem_checks_names_order_and_count():
     assert "should be b.rep" in listed_traces_problem(rows, ("a.rep", "b.rep"))
     assert listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/traces/a.rep", "/traces/b.rep.gz"]) == ""
     assert "should be a.rep" in listed_traces_problem(rows, ("a.rep", "b.rep.gz"), ["/t/a.rep", "/traces/b.rep.gz"])
+    assert listed_traces_problem(rows[:1], ("a.rep", "b.rep.gz")).endswith("given: b.rep.gz is missing")
+    assert "a.rep is reported twice (traces 1 and 3)" in listed_traces_problem([*rows, rows[0]], ("a.rep", "b.rep.gz"))
+    assert "b (/traces/b.rep.gz), which was not given" in listed_traces_problem(rows * 5000, ("a.rep",))
+
+
+def test_a_trace_the_graders_reader_refuses_stops_the_batch(tmp_path):
+    """The fake driver reads anything not 'malformed'; mmtrace's reader, whose figures the reports
+    are held to, refuses an id the header does not declare: the kit's readers disagree."""
+    from grader.grade import BatchError, prepare
+    from grader.policy import load_policy
+    from grader.sandbox import probe
+    from grader_fixtures.helpers import write_policy
+    kit, traces = make_fake_kit(tmp_path / "kit"), tmp_path / "traces"
+    traces.mkdir()
+    (traces / "odd.rep").write_text("1\n2\n1\n0\na 7 32\n")
+    with pytest.raises(BatchError, match=f"^{traces}/odd.rep:5: the grader's own reading .* id 7 out of range"):
+        prepare(kit, load_policy(kit, write_policy(tmp_path)), probe(), traces)
 
 
 def test_a_trace_file_name_that_is_not_utf8_matches_the_drivers_report():

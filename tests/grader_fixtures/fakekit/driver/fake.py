@@ -8,11 +8,17 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
   FAKE:ideal=I   ideal utilization I          FAKE:mmsec=S  the allocator's time S per trace (0, inf, nan)
   FAKE:sumutil=U a summary utilization U that disagrees with the traces
   FAKE:same      report every trace under the first one's name, as if argv had been rewritten
+  FAKE:drop      leave the last trace out      FAKE:twice    report the first trace twice
+  FAKE:extra     report a trace it was not given
+  FAKE:peak=P, FAKE:ops=N, FAKE:weight=W, FAKE:high=H   the first trace's peak payload (with a heap
+                 high-water that keeps its utilization peak / high-water), op count, weight or heap
+                 high-water (its utilization left as it was) forged
   FAKE:jitter    the allocator's time per trace drawn anew each run (1 to 1.5 us), as on a busy host
   FAKE:utiljitter  utilization drawn anew each run (0.4 to 0.6), as from a nondeterministic allocator
   (both unseeded on purpose, each run a new draw: tests/test_grader_runs.py asserts only what holds for any)
-Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8, and the
-summary follows from the traces as the real driver's score.c computes it.
+Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8, its weight, op count
+and peak payload read from the trace as the real driver reads them, and the summary follows from the
+traces as the real driver's score.c computes it.
 """
 import json
 import os
@@ -23,6 +29,25 @@ import time
 
 OUTCOMES = {"ok": "", "misaligned": "a payload address is not aligned",
             "crashed": "the allocator crashed (a signal killed the trace's process)"}
+
+
+def trace_figures(path, align=16):
+    """(weight, ops, peak payload, peak of the ALIGN-aligned payload) of a plain trace file, as the
+    real driver reads them."""
+    words = [w for line in open(path) for w in line.split("#")[0].split()]
+    header, body = [int(w) for w in words[:4]], words[4:]
+    weight = header[0] if header[0] <= 3 else header[3]
+    live, now, now_aligned, peak, peak_aligned, ops = {}, 0, 0, 0, 0, 0
+    while body:
+        kind, ident = body[0], body[1]
+        size = 0 if kind == "f" else int(body[2])
+        body = body[2 if kind == "f" else 3:]
+        old = live.get(ident, 0)
+        now += size - old
+        now_aligned += -(-size // align) * align - -(-old // align) * align
+        live[ident] = size
+        peak, peak_aligned, ops = max(peak, now), max(peak_aligned, now_aligned), ops + 1
+    return weight, ops, peak, peak_aligned
 
 
 def main(argv):
@@ -54,26 +79,37 @@ def main(argv):
         secret = "0" * len(secret)
     util = random.uniform(0.4, 0.6) if "utiljitter" in marks else float(marks.get("util") or 0.5)
     sane = 0 <= util <= 1
-    peak, high = (round(util * 1e6), 1000000) if sane else (100, 200)   # utilization = peak / high
     mm_sec = random.uniform(1e-6, 1.5e-6) if "jitter" in marks else float(marks.get("mmsec") or 1e-6)
     rows = []
-    for path in (traces[:1] * len(traces) if "same" in marks else traces):
+    given = traces[:1] * len(traces) if "same" in marks else traces
+    if "drop" in marks:
+        given = given[:-1]
+    if "twice" in marks:
+        given = given[:1] + given
+    for i, path in enumerate(given):
         name = os.path.basename(path).split(".")[0]
         outcome = "crashed" if marks.get("fail") == name else "ok"
-        open(path).read()
-        rows.append({"name": name, "path": path, "weight": 1, "ops": 4, "outcome": outcome,
+        weight, ops, peak, peak_aligned = trace_figures(path)
+        ideal = float(marks.get("ideal") or peak / peak_aligned)
+        first = {k: int(marks[k]) for k in ("peak", "ops", "weight", "high") if marks.get(k) and i == 0}
+        weight, ops, peak = first.get("weight", weight), first.get("ops", ops), first.get("peak", peak)
+        high = round(peak / util) if sane and util else 2 * peak
+        row_util = peak / high if sane and high else util          # utilization = peak / high
+        rows.append({"name": name, "path": path, "weight": weight, "ops": ops, "outcome": outcome,
                      "message": "" if outcome == "ok" else "SIGSEGV at op 2",
                      "op_index": None if outcome == "ok" else 2, "op": None if outcome == "ok" else "f 0",
-                     "utilization": util, "ideal_utilization": float(marks.get("ideal") or 1.0),
-                     "peak_payload": peak, "heap_high_water": high,
-                     "timing": {"seconds": mm_sec, "ops_per_sec": 4 / mm_sec if mm_sec else float("inf"),
+                     "utilization": row_util, "ideal_utilization": ideal,
+                     "peak_payload": peak, "heap_high_water": first.get("high", high),
+                     "timing": {"seconds": mm_sec, "ops_per_sec": ops / mm_sec if mm_sec else float("inf"),
                                 "samples": [mm_sec, 1.1e-6, 1.05e-6]} if outcome == "ok" else None,
                      "libc": {"seconds": 8e-7, "ops_per_sec": 5e6, "samples": [8e-7, 8e-7]},
                      "stats": None, "output": ""})
+    if "extra" in marks:
+        rows.append({**rows[-1], "name": "extra", "path": os.path.join(os.path.dirname(given[-1]), "extra.rep")})
     valid = sum(r["outcome"] == "ok" for r in rows)
     ok = [r for r in rows if r["outcome"] == "ok"]
     mean_util = sum(r["utilization"] for r in ok) / len(rows) if rows else 0
-    ops, mine, libc = 4 * len(ok), mm_sec * len(ok), 8e-7 * len(ok)
+    ops, mine, libc = sum(r["ops"] for r in ok), mm_sec * len(ok), 8e-7 * len(ok)
     try:
         ratio = round((ops / mine) / (ops / libc) * len(ok) / len(rows), 9) if ok else None
     except ZeroDivisionError:
