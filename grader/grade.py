@@ -39,6 +39,7 @@ from .build import (BuildResult, KitError, build_submission, build_template, fir
 from .describe import describe, driver_protections, outcome_texts
 from .kitconfig import read_kit_config
 from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty_summary
+from .paths import link_problem
 from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
@@ -75,7 +76,8 @@ class Context:
 def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
     folder = Path(folder)
     if not folder.is_dir():
-        raise BatchError(f"{folder}: no such trace folder")
+        problem = link_problem(folder)
+        raise BatchError(f"{folder}: the trace folder is {problem}" if problem else f"{folder}: no such trace folder")
     if wanted:
         paths = [folder / name for name in wanted]
         missing = [p.name for p in paths if not p.is_file()]

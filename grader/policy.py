@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .kitconfig import read_kit_config
+from .paths import link_problem
 
 ACTIONS = ("reject", "warn", "off")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -193,7 +194,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         # O_NONBLOCK: a FIFO must not stall the open; anything but a regular file is refused unread
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
-        raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
+        raise PolicyError(f"{path}: cannot read the policy ({link_problem(path) or err.strerror})") from None
     try:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):

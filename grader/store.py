@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator
 import jsonschema
 
 from .model import Batch, Submission
+from .paths import link_problem
 from .scoring import sane
 
 SUBMISSIONS = "submissions"
@@ -43,6 +44,9 @@ def check_layout(outdir: Path, names: Iterable[str] = ()) -> None:
 def check_place(outdir: Path, submissions: Path) -> None:
     """Refuse an OUTDIR that is the submissions folder or inside a hand-in: a rerun would grade the
     grader's own output as students.  A new folder directly in SUBMISSIONS is fine (discovery skips it)."""
+    for path, what in ((submissions, "the submissions folder"), (outdir, "the output folder")):
+        if problem := link_problem(path):
+            raise OutputError(f"{path}: {what} is {problem}")
     out, root = Path(outdir).resolve(), Path(submissions).resolve()
     if out == root:
         raise OutputError(f"{outdir}: the output folder is the submissions folder; choose another")

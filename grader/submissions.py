@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
+from .paths import link_problem
+
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
@@ -113,7 +115,7 @@ def discover(root: Path) -> list[Candidate]:
     """Every submission under ROOT, sorted by name; duplicates marked as such."""
     root = Path(root)
     if not root.exists():
-        raise SubmissionError(f"{root}: no such file or folder")
+        raise SubmissionError(f"{root}: {link_problem(root) or 'no such file or folder'}")
     if not root.is_dir():
         found = [c for c in [_classify(root)] if c]
         if not found:

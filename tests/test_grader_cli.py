@@ -113,6 +113,27 @@ def test_an_output_folder_in_the_hand_ins_is_refused(classroom, tmp_path, out, m
     assert not list(tmp_path.rglob("results.json")) and not (tmp_path / "submissions").exists()
 
 
+@pytest.mark.parametrize("link", ["loop", "dangling", "under_loop"])
+@pytest.mark.parametrize("argument, what", [
+    ("submissions", "the submissions folder is"), ("-o", "the output folder is"),
+    ("--config", "cannot read the policy ("), ("--traces", "the trace folder is"),
+])
+def test_a_path_argument_through_a_broken_symbolic_link_is_one_line(classroom, tmp_path, argument, what, link):
+    """Path.resolve() had raised RuntimeError (ELOOP) on `mmgrade grade loop` with `ln -s loop loop`."""
+    kit, subs, config = classroom
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "dangling").symlink_to("nowhere")
+    bad = {"loop": tmp_path / "loop", "dangling": tmp_path / "dangling", "under_loop": tmp_path / "loop" / "x"}[link]
+    paths = {"submissions": subs, "-o": tmp_path / "out", "--config": config, "--traces": TRACES, argument: bad}
+    done = _cli("grade", paths["submissions"], "-o", paths["-o"], "--kit", kit, "--config", paths["--config"],
+                "--traces", paths["--traces"])
+    error = _one_line_error(done)
+    words = {"loop": "a symbolic link loop", "dangling": "a symbolic link whose target, nowhere, does not exist",
+             "under_loop": f"under {tmp_path / 'loop'}, which is a symbolic link loop"}[link]
+    assert error.startswith(f"mmgrade: {bad}: {what}") and words in error, error
+    assert not (tmp_path / "out").exists()
+
+
 def test_no_student_is_lost_silently(classroom, tmp_path):
     """Each entry of no known form is a warning naming it; a class folder with no hand-in, an error."""
     kit, subs, config = classroom
