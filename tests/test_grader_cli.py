@@ -3,13 +3,12 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, write_policy
+from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, write_policy
 from grader_fixtures.submissions import source
 
 COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["check"], ["package"], ["package", "gradescope"],
@@ -17,14 +16,22 @@ COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["check"], [
 
 
 def _cli(*args, env=None, cwd=None):
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=300)
+    return run_grader(*args, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "mmgrade")
 def test_every_command_has_help_with_an_example(command):
     done = _cli(*command, "--help")
     assert done.returncode == 0 and "Example" in done.stdout and "mmgrade" in done.stdout
+
+
+def test_a_grader_subprocess_imports_this_checkout(tmp_path):
+    """From a temporary folder `python -m grader` had imported the venv's editable install, maybe
+    another checkout's grader and mmtrace: every test's subprocess goes through run_grader."""
+    done = run_grader("--help", cwd=tmp_path, capture_output=True, text=True,
+                      env={**os.environ, "PYTHONVERBOSE": "1"})
+    roots = set(re.findall(r"(/\S*?)/(?:grader|mmtrace)/__init__\.py", done.stderr))
+    assert done.returncode == 0 and roots == {str(KIT)}, roots
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 from grader import exports
 from grader.policy import load_policy
-from grader_fixtures.helpers import KIT, TRACES, by_name, make_fake_kit, run_batch, write_policy
+from grader_fixtures.helpers import KIT, TRACES, by_name, make_fake_kit, run_batch, run_grader, write_policy
 from grader_fixtures.submissions import source
 
 SCHEMAS = KIT / "grader" / "schemas"
@@ -101,8 +101,7 @@ def test_autolab_line(graded):
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+    return run_grader(*args, capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
 def test_gradescope_command_in_its_layout(graded):

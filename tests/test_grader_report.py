@@ -2,14 +2,13 @@
 import json
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 
 import pytest
 
 from grader.model import Batch, RunFigure
 from grader.report import render
-from grader_fixtures.helpers import make_fake_kit, run_batch
+from grader_fixtures.helpers import make_fake_kit, run_batch, run_grader
 from grader_fixtures.submissions import source
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -45,7 +44,7 @@ def outdir(tmp_path_factory):
 
 
 def test_report_command_writes_pages_and_figures(outdir):
-    done = subprocess.run([sys.executable, "-m", "grader", "report", str(outdir)], capture_output=True, text=True)
+    done = run_grader("report", outdir, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     report = outdir / "report"
     assert (report / "index.html").exists() and (report / "img" / "scatter.png").exists()
@@ -57,7 +56,7 @@ def test_report_command_writes_pages_and_figures(outdir):
 
 
 def test_report_of_nothing_is_a_clear_error(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "results.json" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -122,7 +121,7 @@ def test_a_results_file_with_nan_points_still_renders(outdir, tmp_path):
         sub["summary"]["points"] = float("nan")
         sub["summary"]["correctness_points"] = float("nan")
     (tmp_path / "results.json").write_text(json.dumps(data))
-    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert (tmp_path / "report" / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -148,7 +147,7 @@ def test_outputs_get_the_mode_the_umask_allows(outdir, tmp_path, umask):
     import os
     import stat
     shutil.copy2(outdir / "results.json", tmp_path / "results.json")
-    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True,
+    done = run_grader("report", tmp_path, capture_output=True, text=True,
                           preexec_fn=lambda: os.umask(umask))
     assert done.returncode == 0, done.stderr
     written = [tmp_path / "grades.csv", tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"]
@@ -168,6 +167,6 @@ def test_a_wrongly_typed_field_is_one_line_naming_it(outdir, tmp_path, change, w
     data["submissions"].sort(key=lambda s: s["name"])         # ann (with traces) first
     change(data)
     (tmp_path / "results.json").write_text(json.dumps(data))
-    done = subprocess.run([sys.executable, "-m", "grader", "report", str(tmp_path)], capture_output=True, text=True)
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr == f"mmgrade: {tmp_path / 'results.json'}: {words}\n"

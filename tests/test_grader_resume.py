@@ -2,14 +2,13 @@
 import json
 import signal
 import subprocess
-import sys
 import time
 
 import jsonschema
 import pytest
 
 from grader import store
-from grader_fixtures.helpers import by_name, make_fake_kit, run_batch, write_policy
+from grader_fixtures.helpers import by_name, make_fake_kit, run_batch, run_grader, write_policy
 from grader_fixtures.submissions import source
 
 
@@ -104,16 +103,16 @@ def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     for name in ("ben", "cat"):
         (subs / name / "mm.c").write_text(source("good") + "/* FAKE:hang */\n")
     config = write_policy(out.parent, limits={"wall_clock": 120}, name="slow.toml")
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
-                             "--config", str(config), "--traces", str(kit.parent.parent / "unused")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = run_grader("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces",
+                      kit.parent.parent / "unused", runner=subprocess.Popen, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
     # --traces points nowhere: the CLI must say so in one line, not crash.
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "no such trace folder" in err and "Traceback" not in err
     from grader_fixtures.helpers import TRACES
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
-                             "--config", str(config), "--traces", str(TRACES)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible)
+    proc = run_grader("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                      runner=subprocess.Popen, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                      preexec_fn=_interruptible)
     deadline = time.monotonic() + 60
     while not (out / "submissions" / "ann.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -139,10 +138,10 @@ def test_stopping_the_cli_while_it_sets_up_leaves_nothing_behind(setup, stop, co
     tmp = Path(tempfile.mkdtemp(prefix="setup-", dir="/tmp"))      # the sandbox's user must reach it
     tmp.chmod(0o755)
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(subs), "-o", str(out), "--kit", str(kit),
-                                 "--config", str(write_policy(out.parent)), "--traces", str(TRACES)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
-                                env={**os.environ, "TMPDIR": str(tmp)})
+        proc = run_grader("grade", subs, "-o", out, "--kit", kit, "--config", write_policy(out.parent),
+                          "--traces", TRACES, runner=subprocess.Popen, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
+                          env={**os.environ, "TMPDIR": str(tmp)})
         deadline = time.monotonic() + 60
         while not list(tmp.glob("mmgrade-*/template/Makefile")) and time.monotonic() < deadline:
             time.sleep(0.1)

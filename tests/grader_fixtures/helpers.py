@@ -1,7 +1,10 @@
 """Shared pieces of the grader's tests: the fake kit, tiny traces, policies, a batch runner."""
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from grader.grade import Context, grade_batch, prepare, references
@@ -47,3 +50,12 @@ def run_batch(kit: Path, submissions: Path, outdir: Path, policy_text: str = "",
 
 def by_name(batch: Batch) -> dict:
     return {s.name: s for s in batch.submissions}
+
+
+def run_grader(*args, env: dict | None = None, runner=subprocess.run, **kwargs):
+    """`python -m grader ARGS` in a subprocess (RUNNER: subprocess.run or Popen) that imports this
+    checkout's grader and mmtrace from whatever cwd: PYTHONPATH leads here first.  Without it, a run
+    from a temporary folder imports the venv's editable install, which may be another checkout."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT), env.get("PYTHONPATH")]))
+    return runner([sys.executable, "-m", "grader", *map(str, args)], env=env, **kwargs)
