@@ -24,9 +24,9 @@ static inline bool in_heap(const void *p) { return (const char *)p >= first_bloc
 /* Layer 1: one block on its own. */
 static bool check_block(int lineno, const void *bp)
 {
-    size_t size = cb_size(bp);
     if (((uintptr_t)bp & (CB_ALIGN - 1)) || !in_heap(bp))
         return fail(lineno, "C1", bp, "payload misaligned or outside the heap");
+    size_t size = cb_size(bp);
     if (size % CB_ALIGN || size < CB_MIN_BLOCK || (char *)bp + size > heap_brk())
         return fail(lineno, "C1", bp, "bad size (alignment, minimum, or past the break)");
     if (!cb_alloc(bp) && *cb_ftr(bp) != *cb_hdr(bp))
@@ -209,9 +209,9 @@ static bool check_quick(int lineno)
     for (unsigned l = 0; l < (few() ? 1 : N_QUICK); l++) {
         for (uint32_t off = few() ? st->kept : st->quick[l]; off; off = *quick_link(at(off))) {
             void *bp = at(off);
-            unsigned c = few() ? class_of(cb_size(bp)) : l;
             if (!in_heap(bp) || ((uintptr_t)bp & (CB_ALIGN - 1)) || run_holding(bp))
                 return fail(lineno, "Q1", bp, "kept block outside the heap, misaligned or in a run");
+            unsigned c = few() ? class_of(cb_size(bp)) : l;     /* (its header is in the heap now) */
             if (!cb_alloc(bp) || !is_kept(bp) || class_of(cb_size(bp)) != c || cb_size(bp) >= QUICK_LIMIT)
                 return fail(lineno, "Q1", bp, "kept block free, unmarked, or not of its list's class");
             if (!in_heap(cb_next(bp)) && !is_epilogue(cb_next(bp)))

@@ -4,9 +4,13 @@
  * Frees a block, flips a bit in the 4 bytes just below its payload (header
  * bits in every layout of variants/), and expects the checker to return false
  * after printing the problem.  Exit 0 when it does, 1 when the damage goes unseen.
+ * `corrupt links` instead writes 0xff over the freed block's first 16 bytes,
+ * where a free list keeps its links (a write after free): the checker must
+ * report it, not follow the links out of the heap.
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "driver/heap.h"
 #include "memlib.h"
@@ -14,8 +18,9 @@
 
 bool mm_checkheap(int lineno);
 
-int main(void)
+int main(int argc, char **argv)
 {
+    bool links = argc > 1 && strcmp(argv[1], "links") == 0;
     mem_init();
     heap_restart(true);
     if (mm_init() != 0)
@@ -26,7 +31,10 @@ int main(void)
     mm_free(b);
     if (!mm_checkheap(__LINE__))
         return 1;
-    b[-4] ^= 0x10;
+    if (links)
+        memset(b, 0xff, 16);
+    else
+        b[-4] ^= 0x10;
     bool seen = !mm_checkheap(__LINE__);
     printf(seen ? "damage reported\n" : "damage not reported\n");
     return seen ? 0 : 1;
