@@ -184,3 +184,20 @@ def test_a_table_that_cannot_be_written_is_a_failure(tmp_path):
             done = subprocess.run([str(replay("best")), *args], stdout=full, stderr=subprocess.PIPE, text=True)
         assert done.returncode == 2
         assert done.stderr.splitlines()[-1] == "mmreplay: stdout: write failed: No space left on device"
+
+
+def test_best_fills_a_large_heap_to_alloc_failed_in_linear_time(tmp_path):
+    """Three 64 MiB blocks, then 16-byte requests until the 256 MiB heap is full.  Runs of
+    16-byte slots leave thousands of equal 992-byte holes in one range class, and best fit
+    walked them all per request once the heap stopped growing: the trace timed out (97 s of
+    work).  It must end as the full heap it is, alloc_failed, well inside -T 60."""
+    small = 3_200_000              # more than fit: about 2.1 million do
+    path = tmp_path / "fill.rep"
+    with path.open("w") as out:
+        out.write(f"20000\n{small + 3}\n{small + 3}\n0\n")
+        out.writelines(f"a {i} {64 << 20}\n" for i in range(3))
+        out.writelines(f"a {i} 16\n" for i in range(3, small + 3))
+    done, doc = run_replay(replay("best"), "-M", "256M", "-T", "60", "-f", path, tmp=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    fill = by_name(doc)["fill"]
+    assert fill["outcome"] == "alloc_failed", fill["message"]
