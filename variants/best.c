@@ -14,7 +14,8 @@
  *               of two up to 64 KiB, one above: 64 classes, so that one
  *               64-bit word of bitmap finds the next non-empty class
  *   fit         exact classes: the head; the others: best fit within the
- *               class, then the smallest block of the next non-empty class;
+ *               class, then the smallest block of the next non-empty class
+ *               (among a list's first 512 blocks: a bound no suite trace meets);
  *               blocks of 64 KiB and more: address-ordered first fit; a
  *               small request that would exactly fill a sliver just below
  *               a large block takes another hole if one is near (pins)
