@@ -172,7 +172,8 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
     """A malformed trace is the course's fault: refuse the batch before any student is charged.
 
     The driver reads them with the policy's limits, so a trace that needs more than
-    limits.max_heap is refused here too, not charged as bad_trace to everyone.  The driver's
+    limits.max_heap is refused here too, not charged as bad_trace to everyone; a bad_trace in a
+    submission's run is then never the trace's fault (_Grader._score).  The driver's
     own message says what is wrong; the heap limit is blamed only when the largest heap the
     driver allows would have read the trace."""
     problem = _parse_problem(driver, folder, traces, driver_limits(policy))
@@ -366,19 +367,25 @@ class _Grader:
             more = f" and {len(impossible) - 2} more traces" if len(impossible) > 2 else ""
             return self.verdict(cand, sha, "failed", "impossible figure: the allocator tampered with the driver's "
                                 f"report ({where or problem}{more})", traces=traces, summary=summary, **output)
-        failed = [t for t in traces if t.outcome not in ("ok", "bad_trace")]
+        unread = [t for t in traces if t.outcome == "bad_trace"]
+        if unread:      # the driver read every trace at setup (_check_traces): nobody's fault we can name
+            return self.verdict(cand, sha, "grader_error", "the driver reported a trace it had read at "
+                                f"setup as unreadable ({_listed(unread)}): the allocator tampered with the "
+                                "driver's report, or the sandbox kept the driver from the file (see its "
+                                "stderr); a rerun regrades it",
+                                traces=tuple(replace(t, points=0.0) for t in traces), **output)
+        failed = [t for t in traces if t.outcome != "ok"]
         if failed:
-            listed = "; ".join(f"{t.name}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in failed[:3])
-            more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
-            return self.verdict(cand, sha, "failed", f"{len(failed)} of {len(traces)} traces failed: {listed}{more}",
-                                traces=traces, summary=summary, **output)
-        if not summary.traces:
-            return self.verdict(cand, sha, "grader_error", "the driver could read none of the traces (every one "
-                                "bad_trace); see its stderr", traces=traces, summary=summary, **output)
-        unread = len(traces) - summary.traces
-        return self.verdict(cand, sha, "ok", f"all {summary.traces} traces correct"
-                            + (f" ({unread} bad_trace, not counted)" if unread else ""), traces=traces,
+            return self.verdict(cand, sha, "failed", f"{len(failed)} of {len(traces)} traces failed: "
+                                f"{_listed(failed)}", traces=traces, summary=summary, **output)
+        return self.verdict(cand, sha, "ok", f"all {summary.traces} traces correct", traces=traces,
                             summary=summary, **output)
+
+
+def _listed(traces: list[TraceResult]) -> str:
+    """The first three of TRACES, each with its outcome and the driver's message."""
+    shown = "; ".join(f"{t.name}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in traces[:3])
+    return shown + (f" and {len(traces) - 3} more" if len(traces) > 3 else "")
 
 
 def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k: int) -> TraceResult:

@@ -66,7 +66,8 @@ def trace_points(scored_traces: int, policy: Policy) -> float:
 
 def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: float | None,
               policy: Policy, weights: list[int] | None = None) -> Summary:
-    """The submission's points.  bad_trace is the grader's fault: never counted against anyone.
+    """The submission's points.  bad_trace is left out, as the driver's score.c leaves it out; the
+    grader never scores a run that holds one (grade.py makes it grader_error).
 
     WEIGHTS, one per outcome, are the traces' header weights (every trace counts for both
     parts when not given)."""

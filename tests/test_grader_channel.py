@@ -45,6 +45,8 @@ def test_check_result_accepts_only_valid_json_with_the_secret():
 MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson */",
           "garbled": "/* FAKE:badjson */", "sleeper": "/* FAKE:hang */", "confused": "/* FAKE:usage */",
           "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */",
+          # an allocator that rewrote its failing trace's outcome to bad_trace, which the driver leaves out
+          "unread": "/* FAKE:bad=tiny */",
           # an allocator that wrote over the driver's record of its figures (red team's rtcrash.c)
           "inflated": "/* FAKE:util=1.7e306 */", "overideal": "/* FAKE:util=1 */",
           "instant": "/* FAKE:mmsec=0 */", "nan": "/* FAKE:mmsec=nan */", "summary": "/* FAKE:sumutil=0.99 */",
@@ -98,6 +100,17 @@ def test_a_failed_trace_is_named_with_its_explanation(batch):
     assert sub.verdict == "failed" and "tiny: crashed" in sub.reason
     crashed = [t for t in sub.traces if t.outcome == "crashed"][0]
     assert crashed.points == 0 and "crashed" in crashed.explanation and crashed.message
+
+
+def test_a_bad_trace_in_a_run_counts_for_no_one_silently(batch):
+    """The grader read every trace at setup, so bad_trace in a run is tampering or a sandbox failure:
+    it had dropped the trace from the count, and the submission was ok with every trace correct."""
+    sub = batch["unread"]
+    assert sub.verdict == "grader_error", sub.reason
+    assert "read at setup as unreadable (tiny: bad_trace (SIGSEGV at op 2))" in sub.reason
+    assert "tampered" in sub.reason and "\n" not in sub.reason
+    assert sub.summary.points == 0 and all(t.points == 0 for t in sub.traces)
+    assert [t.outcome for t in sub.traces] == ["ok", "bad_trace"]      # kept for the TA
 
 
 def test_default_wall_clock_follows_the_traces(kit):

@@ -40,7 +40,7 @@ def test_points_and_all_or_nothing(policy):
     assert summarize(["ok", "crashed"], 0.7, 0.9, lenient).perf_index > 0
 
 
-def test_bad_trace_is_never_charged_to_the_student(policy):
+def test_bad_trace_is_left_out_as_the_drivers_score_c_leaves_it_out(policy):
     summary = summarize(["ok", "ok", "bad_trace"], 0.7, 0.9, policy)
     assert summary.traces == 2 and summary.valid == 2
     assert summary.correctness_points == policy.points.correctness and summary.perf_index > 0

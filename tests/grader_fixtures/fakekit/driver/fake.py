@@ -5,6 +5,7 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
   FAKE:badjson   write broken JSON            FAKE:hang     never finish
   FAKE:usage     exit 2 as on a usage error   FAKE:print    print fake score lines
   FAKE:fail=T    report trace T as crashed    FAKE:util=U   utilization U
+  FAKE:bad=T     report trace T as bad_trace, as an allocator that rewrote a failing trace's outcome
   FAKE:ideal=I   ideal utilization I          FAKE:mmsec=S  the allocator's time S per trace (0, inf, nan)
   FAKE:sumutil=U a summary utilization U that disagrees with the traces
   FAKE:same      report every trace under the first one's name, as if argv had been rewritten
@@ -88,7 +89,7 @@ def main(argv):
         given = given[:1] + given
     for i, path in enumerate(given):
         name = os.path.basename(path).split(".")[0]
-        outcome = "crashed" if marks.get("fail") == name else "ok"
+        outcome = "crashed" if marks.get("fail") == name else "bad_trace" if marks.get("bad") == name else "ok"
         weight, ops, peak, peak_aligned = trace_figures(path)
         ideal = float(marks.get("ideal") or peak / peak_aligned)
         first = {k: int(marks[k]) for k in ("peak", "ops", "weight", "high") if marks.get(k) and i == 0}
@@ -108,10 +109,11 @@ def main(argv):
         rows.append({**rows[-1], "name": "extra", "path": os.path.join(os.path.dirname(given[-1]), "extra.rep")})
     valid = sum(r["outcome"] == "ok" for r in rows)
     ok = [r for r in rows if r["outcome"] == "ok"]
-    mean_util = sum(r["utilization"] for r in ok) / len(rows) if rows else 0
+    counted = len([r for r in rows if r["outcome"] != "bad_trace"])    # score.c leaves bad_trace out
+    mean_util = sum(r["utilization"] for r in ok) / counted if counted else 0
     ops, mine, libc = sum(r["ops"] for r in ok), mm_sec * len(ok), 8e-7 * len(ok)
     try:
-        ratio = round((ops / mine) / (ops / libc) * len(ok) / len(rows), 9) if ok else None
+        ratio = round((ops / mine) / (ops / libc) * len(ok) / counted, 9) if ok else None
     except ZeroDivisionError:
         ratio = float("inf")
     mean_util = float(marks.get("sumutil") or mean_util)
@@ -122,7 +124,8 @@ def main(argv):
               "scoring": {"util_weight": 0.6, "throughput_cap": 1.0, "estimator": "fake"},
               "machine": {"hostname": "fake", "cpu": "fake", "date": "2026-01-01"},
               "traces": rows,
-              "summary": {"traces": len(rows), "valid": valid, "failed": len(rows) - valid, "bad_traces": 0,
+              "summary": {"traces": len(rows), "valid": valid, "failed": counted - valid,
+                          "bad_traces": len(rows) - counted,
                           "utilization": mean_util, "throughput_ops_per_sec": 4e6, "libc_ops_per_sec": 5e6,
                           "throughput_ratio": ratio, "util_points": 60 * mean_util, "throughput_points": 32,
                           "perf_index": 60 * mean_util + 32}}
