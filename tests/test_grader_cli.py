@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, write_policy
+from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, run_python, write_policy
 from grader_fixtures.submissions import source
 
 COMMANDS = [[], ["grade"], ["report"], ["gradescope"], ["autolab"], ["check"], ["package"], ["package", "gradescope"],
@@ -25,10 +25,11 @@ def test_every_command_has_help_with_an_example(command):
     assert done.returncode == 0 and "Example" in done.stdout and "mmgrade" in done.stdout
 
 
-def test_a_grader_subprocess_imports_this_checkout(tmp_path):
-    """From a temporary folder `python -m grader` had imported the venv's editable install, maybe
-    another checkout's grader and mmtrace: every test's subprocess goes through run_grader."""
-    done = run_grader("--help", cwd=tmp_path, capture_output=True, text=True,
+@pytest.mark.parametrize("module", ["grader", "mmtrace"])
+def test_a_subprocess_imports_this_checkout(tmp_path, module):
+    """From a temporary folder `python -m grader` or `-m mmtrace` had imported the venv's editable
+    install, maybe another checkout's grader and mmtrace: every test's subprocess goes through run_python."""
+    done = run_python("-m", module, "--help", cwd=tmp_path, capture_output=True, text=True,
                       env={**os.environ, "PYTHONVERBOSE": "1"})
     roots = set(re.findall(r"(/\S*?)/(?:grader|mmtrace)/__init__\.py", done.stderr))
     assert done.returncode == 0 and roots == {str(KIT)}, roots

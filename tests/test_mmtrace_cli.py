@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader_fixtures.helpers import run_python
 from mmtrace.linter import read_trace
 
 KIT = Path(__file__).resolve().parent.parent
@@ -17,8 +18,7 @@ COMMANDS = ["gen", "stats", "check", "convert", "record", "suite", "list", "read
 
 
 def mmtrace(*args: str, cwd: Path = KIT, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mmtrace", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=timeout)
+    return run_python("-m", "mmtrace", *args, capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
 
 def _one_line_error(done: subprocess.CompletedProcess, code: int, *words: str) -> None:
@@ -236,8 +236,7 @@ def test_a_full_stdout_is_one_line_not_a_traceback(argv, name, unbuffered):
     """`> /dev/full` had ended each in a traceback (OSError: No space left on device)."""
     env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, *argv], stdout=full, stderr=subprocess.PIPE, text=True,
-                              cwd=KIT, env=env, timeout=600)
+        done = run_python(*argv, stdout=full, stderr=subprocess.PIPE, text=True, cwd=KIT, env=env, timeout=600)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.splitlines()[-1] == f"{name}: cannot write to standard output: No space left on device"
 
@@ -248,8 +247,7 @@ def test_a_closed_pipe_ends_quietly(argv, name):
     r, w = os.pipe()
     os.close(r)
     try:
-        done = subprocess.run([sys.executable, *argv], stdout=w, stderr=subprocess.PIPE, text=True, cwd=KIT,
-                              timeout=600)
+        done = run_python(*argv, stdout=w, stderr=subprocess.PIPE, text=True, cwd=KIT, timeout=600)
     finally:
         os.close(w)
     assert done.returncode == 1 and done.stderr == ""
@@ -260,7 +258,7 @@ def test_an_oserror_not_from_stdout_is_not_called_one():
     code = ("import sys\nfrom mmtrace import oneline\n"
             "def boom():\n    raise OSError(28, 'No space left on device')\n"
             "oneline.stdout_guarded('x', boom)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=KIT)
+    done = run_python("-c", code, capture_output=True, text=True, cwd=KIT)
     assert done.returncode == 1 and "Traceback" in done.stderr and "cannot write to standard output" not in done.stderr
 
 
@@ -294,8 +292,8 @@ def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
              "sys.stdout.write(d.stdout + d.stderr)\n")
     said = f"{bomb}:0: unpacks to more than {TRACE_MAX_BYTES} bytes: not a trace"
     for args in (["check", str(bomb)], ["stats", str(bomb)]):
-        done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "mmtrace", *args],
-                              capture_output=True, text=True, cwd=KIT, timeout=300)
+        done = run_python("-c", probe, sys.executable, "-m", "mmtrace", *args,
+                          capture_output=True, text=True, cwd=KIT, timeout=300)
         first, *rest = done.stdout.splitlines()
         rc, rss_kb = map(int, first.split())
         assert rc in (1, 2) and rest in ([said], [f"mmtrace: {said}"]), done.stdout

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_driver
+from grader_fixtures.helpers import run_python
 from mmtrace.linter import lint, read_trace
 from mmtrace.record import record
 
@@ -115,8 +116,7 @@ def _compile(tmp: Path, name: str, source: str) -> Path:
 
 
 def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mmtrace", *args], capture_output=True,
-                          text=True, **kw)
+    return run_python("-m", "mmtrace", *args, capture_output=True, text=True, **kw)
 
 
 def test_known_sequence_is_recorded_exactly_and_replays(tmp_path, driver):

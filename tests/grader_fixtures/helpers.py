@@ -52,10 +52,16 @@ def by_name(batch: Batch) -> dict:
     return {s.name: s for s in batch.submissions}
 
 
-def run_grader(*args, env: dict | None = None, runner=subprocess.run, **kwargs):
-    """`python -m grader ARGS` in a subprocess (RUNNER: subprocess.run or Popen) that imports this
-    checkout's grader and mmtrace from whatever cwd: PYTHONPATH leads here first.  Without it, a run
-    from a temporary folder imports the venv's editable install, which may be another checkout."""
+def run_python(*argv, env: dict | None = None, runner=subprocess.run, **kwargs):
+    """`python ARGV` (`-m grader ...`, `-m mmtrace ...`) in a subprocess (RUNNER: subprocess.run or
+    Popen) that imports this checkout's grader and mmtrace from whatever cwd: PYTHONPATH leads here
+    first.  Without it, a run from a temporary folder imports the venv's editable install, which
+    may be another checkout."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT), env.get("PYTHONPATH")]))
-    return runner([sys.executable, "-m", "grader", *map(str, args)], env=env, **kwargs)
+    return runner([sys.executable, *map(str, argv)], env=env, **kwargs)
+
+
+def run_grader(*args, **kwargs):
+    """`python -m grader ARGS` through run_python."""
+    return run_python("-m", "grader", *args, **kwargs)
