@@ -20,6 +20,7 @@ from . import exports, package, store
 from .grade import BatchError, Context, collect, grade_batch, prepare, references
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
+from .paths import link_problem
 from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
@@ -42,7 +43,27 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-kit_option = click.option("--kit", type=click.Path(file_okay=False, path_type=Path), default=None,
+class _BrokenLink(click.ClickException):
+    """`mmgrade: PATH: ...` (no command's usage prefix) and exit status 2, as _fail says it."""
+    exit_code = 2
+
+
+class _PathThroughLinks(click.Path):
+    """click.Path that first refuses a path through a symbolic link loop or a link to nothing, in one
+    line naming WHAT it is: Path.resolve() would raise RuntimeError on a loop, and click's own
+    check would call either one 'does not exist'."""
+
+    def __init__(self, what: str, **kwargs):
+        super().__init__(path_type=Path, **kwargs)
+        self.what = what
+
+    def convert(self, value, param, ctx):
+        if problem := link_problem(Path(value)):
+            raise _BrokenLink(f"{value}: {self.what} is {problem}")
+        return super().convert(value, param, ctx)
+
+
+kit_option = click.option("--kit", type=_PathThroughLinks("the kit folder", file_okay=False), default=None,
                           help="the kit folder (default: the one this grader came with)")
 config_option = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
                              default=None, help="course policy TOML, laid over the kit's grader.toml")
@@ -240,7 +261,7 @@ def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, 
 
 
 @main.command()
-@click.argument("outdir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("outdir", type=_PathThroughLinks("the output folder", exists=True, file_okay=False))
 def report(outdir: Path) -> None:
     """(Re)build OUTDIR/report/ and grades.csv from OUTDIR/results.json.
 
@@ -272,7 +293,7 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
 
 
 @main.command()
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("/autograder"),
+@click.option("--root", type=_PathThroughLinks("Gradescope's folder", file_okay=False), default=Path("/autograder"),
               show_default=True, help="Gradescope's folder (submission/ in, results/results.json out)")
 @kit_option
 @config_option
@@ -382,7 +403,7 @@ def package_group() -> None:
 
 
 @package_group.command(name="gradescope")
-@click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("-o", "--out", "out", type=_PathThroughLinks("the bundle", dir_okay=False), required=True)
 @kit_option
 @config_option
 def package_gradescope(out: Path, kit: Path | None, config: Path | None) -> None:
@@ -400,7 +421,7 @@ def package_gradescope(out: Path, kit: Path | None, config: Path | None) -> None
 
 
 @package_group.command(name="autolab")
-@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("-o", "--out", "out", type=_PathThroughLinks("the bundle folder", file_okay=False), required=True)
 @kit_option
 @config_option
 def package_autolab(out: Path, kit: Path | None, config: Path | None) -> None:

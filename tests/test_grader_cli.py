@@ -142,6 +142,33 @@ def test_a_path_argument_through_a_broken_symbolic_link_is_one_line(classroom, t
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("link", ["loop", "dangling", "under_loop"])
+@pytest.mark.parametrize("command, what", [
+    (["report", "BAD"], "the output folder is"),
+    (["gradescope", "--root", "BAD", "--kit", "KIT"], "Gradescope's folder is"),
+    (["grade", "SUBS", "-o", "OUT", "--kit", "BAD"], "the kit folder is"),
+    (["check", "mm.c", "--kit", "BAD"], "the kit folder is"),
+    (["autolab", "mm.c", "--kit", "BAD"], "the kit folder is"),
+    (["gradescope", "--root", "OUT", "--kit", "BAD"], "the kit folder is"),
+    (["package", "gradescope", "-o", "BAD", "--kit", "KIT"], "the bundle is"),
+    (["package", "autolab", "-o", "BAD", "--kit", "KIT"], "the bundle folder is"),
+], ids=lambda c: " ".join(c) if isinstance(c, list) else None)
+def test_every_other_path_argument_through_a_broken_symbolic_link_is_one_line(classroom, tmp_path, command,
+                                                                              what, link):
+    """--kit, report's OUTDIR, gradescope's --root and package's -o had no such check: `report loop`
+    said the folder does not exist, `gradescope --root loop` ended in a traceback."""
+    kit, subs, _ = classroom
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "dangling").symlink_to("nowhere")
+    bad = {"loop": tmp_path / "loop", "dangling": tmp_path / "dangling", "under_loop": tmp_path / "loop" / "x"}[link]
+    given = {"BAD": bad, "KIT": kit, "SUBS": subs, "OUT": tmp_path / "out"}
+    error = _one_line_error(_cli(*[given.get(arg, arg) for arg in command], cwd=tmp_path))
+    words = {"loop": "a symbolic link loop", "dangling": "a symbolic link whose target, nowhere, does not exist",
+             "under_loop": f"under {tmp_path / 'loop'}, which is a symbolic link loop"}[link]
+    assert error.startswith(f"mmgrade: {bad}: {what}") and words in error, error
+    assert not (tmp_path / "out").exists()
+
+
 def test_no_student_is_lost_silently(classroom, tmp_path):
     """Each entry of no known form is a warning naming it; a class folder with no hand-in, an error."""
     kit, subs, config = classroom
