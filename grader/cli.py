@@ -318,9 +318,12 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
     except store.OutputError as err:      # no results.json can say so: only the log can
         _fail(str(err))
     except ERRORS as err:
-        store.write_json(results / "results.json",
-                         {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",
-                          "tests": []})
+        try:
+            store.write_json(results / "results.json",
+                             {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",
+                              "tests": []})
+        except store.OutputError as unwritten:      # as above: only the log can say either
+            _fail(f"{err}; {unwritten}")
         _fail(str(err), 1)
     click.echo(f"{sub.name}: {sub.verdict}, {sub.summary.points} points: {results / 'results.json'}")
 

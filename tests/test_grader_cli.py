@@ -106,6 +106,15 @@ def test_report_and_gradescope_name_an_output_path_of_the_wrong_kind(classroom, 
     assert str(root / "results" / "results.json") in _one_line_error(done)
 
 
+def test_gradescope_says_why_in_one_line_when_no_results_json_can(tmp_path):
+    """A submission refused where results.json cannot be written had ended in a traceback (OutputError)."""
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "results").symlink_to(tmp_path / "nowhere" / "results")
+    error = _one_line_error(_cli("gradescope", "--root", root, "--kit", make_fake_kit(tmp_path / "kit")))
+    assert "expected mm.c" in error and f"{root / 'results'}: cannot write the grader's output there" in error
+
+
 @pytest.mark.parametrize("out, message", [
     ("", "-o: an empty output folder name"),
     ("subs", "the output folder is the submissions folder"),
