@@ -8,6 +8,7 @@
  *     measure  (driver/measure.c) timing of the allocator and of libc
  *   score    (driver/score.c)     the performance index
  *   report   (driver/report.c)    the table; result (driver/result.c) the JSON for programs
+ *   interrupt (driver/interrupt.c) Ctrl-C stops the run, which reports the traces completed
  *
  * main only wires these together.
  */
@@ -24,6 +25,7 @@
 #include "driver/baseline.h"
 #include "driver/clock.h"
 #include "driver/heap.h"
+#include "driver/interrupt.h"
 #include "driver/describe.h"
 #include "driver/result.h"
 #include "driver/options.h"
@@ -79,7 +81,8 @@ static void early_free(early_trace_t *early, size_t n)
     free(early);
 }
 
-static void run_trace(const options_t *o, const baseline_t *cached, const char *path, early_trace_t *early,
+/* False when an interrupt stopped the trace (or came while it was read): it is not completed. */
+static bool run_trace(const options_t *o, const baseline_t *cached, const char *path, early_trace_t *early,
                       trace_run_t *r)
 {
     double began = now();
@@ -93,8 +96,13 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
         loaded = run_take(r, "mdriver", &t, early->ok);
     } else
         loaded = run_load(r, path, o->max_heap, "mdriver", &t);
+    if (interrupt_signal()) {  /* a gzip killed by Ctrl-C leaves no bad trace */
+        if (loaded)
+            trace_free(&t);
+        return false;
+    }
     if (!loaded)
-        return;
+        return true;
     bool time_libc = trace_scores_throughput(&t) && !cached;
     child_plan_t plan = {
         .run_allocator = true,
@@ -106,6 +114,10 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
         .time_limit = o->time_limit,
     };
     child_run(&t, &plan, &r->result);
+    if (r->result.interrupted) {
+        trace_free(&t);
+        return false;
+    }
     const child_report_t *rep = &r->result.report;
     r->outcome = rep->verdict.outcome;
     run_note_op(r, &t);
@@ -128,6 +140,7 @@ static void run_trace(const options_t *o, const baseline_t *cached, const char *
     }
     trace_free(&t);
     r->seconds = now() - began;
+    return true;
 }
 
 static bool is_regular(const char *path)
@@ -283,19 +296,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: out of memory\n");
         return 2;
     }
-    for (size_t i = 0; i < o.num_files; i++) {
-        run_trace(&o, o.baseline_in ? &cached : NULL, o.files[i], early ? &early[i] : NULL, &runs[i]);
+    interrupt_install();
+    size_t done = 0;
+    while (done < o.num_files && !interrupt_signal() &&
+           run_trace(&o, o.baseline_in ? &cached : NULL, o.files[done], early ? &early[done] : NULL, &runs[done])) {
         if (o.verbosity >= 2)
-            report_progress(text, &runs[i], i, o.num_files);
+            report_progress(text, &runs[done], done, o.num_files);
+        done++;
     }
 
     int status = 0;
     summary_t s;
-    score_runs(runs, o.num_files, &s);
-    report_table(text, &o, runs, o.num_files, &s);
-    if (o.grade_lines)
+    score_runs(runs, done, &s);
+    if (done < o.num_files)  /* only an interrupt stops the loop early */
+        s.interrupted = (interruption_t){interrupt_signal(), (int)o.num_files, o.files[done]};
+    report_table(text, &o, runs, done, &s);
+    if (o.grade_lines && !summary_partial(&s))
         report_grade_lines(text, &s);
-    if (o.baseline_out && !baseline_save(o.baseline_out, &info, runs, o.num_files)) {
+    if (o.baseline_out && summary_partial(&s)) {
+        fprintf(stderr, "mdriver: --save-baseline %s: not written: the run was interrupted (a file there is "
+                "left as it was)\n", o.baseline_out);
+    } else if (o.baseline_out && !baseline_save(o.baseline_out, &info, runs, o.num_files)) {
         fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", o.baseline_out, strerror(errno));
         status = 2;
     }
@@ -309,11 +330,19 @@ int main(int argc, char **argv)
             info.secret = secret;
         FILE *json = result_begin(&json_out);
         if (json)
-            json_write_result(json, &o, &info, runs, o.num_files, &s);
+            json_write_result(json, &o, &info, runs, done, &s);
         if (!json || !result_end(&json_out)) {
             fprintf(stderr, "mdriver: --json %s: write failed: %s\n", o.json, strerror(errno));
             status = 2;
         }
+    }
+    if (summary_partial(&s)) {
+        char name[512];
+        fflush(text);
+        fprintf(stderr, "mdriver: interrupted by %s during trace %zu of %zu (%s): %s the %zu completed, with no "
+                "performance index\n", interrupt_name(s.interrupted.signal), done + 1, o.num_files,
+                shown(o.files[done], name, sizeof name), o.json && !status ? "the table and the JSON hold" :
+                "the table holds", done);
     }
     for (size_t i = 0; i < o.num_files; i++)
         child_result_free(&runs[i].result);
@@ -325,5 +354,7 @@ int main(int argc, char **argv)
         status = 2;
     if (status == 0 && s.failed)
         status = 1;
+    if (summary_partial(&s))
+        status = 128 + s.interrupted.signal;  /* as a shell reports a command its signal ended */
     return finish(status);
 }

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "driver/channel.h"
 #include "driver/clock.h"
+#include "driver/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +195,7 @@ static bool look(channel_t *ch, uint64_t want, output_pump_t *pump, int timeout_
 {
     struct pollfd fds[2] = {{.fd = ch->bell_in, .events = POLLIN},
                             {.fd = pump && pump->output_fd >= 0 ? pump->output_fd : -1, .events = POLLIN}};
-    int n = poll(fds, 2, timeout_ms);
+    int n = interrupt_poll(fds, 2, timeout_ms);
     if (n <= 0)
         return n == 0 || errno == EINTR;
     if (fds[1].revents && !pump->drain(pump->ctx))
@@ -236,6 +237,10 @@ wait_result_t channel_wait(channel_t *ch, answer_t *out, double deadline, output
         }
         if (!look(ch, want, pump, yield ? 0 : (int)(left * 1000) + 1)) {
             w = WAIT_GONE;
+            break;
+        }
+        if (interrupt_signal() && load(&s->answers) < want) {
+            w = WAIT_INTERRUPTED;
             break;
         }
     }

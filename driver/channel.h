@@ -107,7 +107,8 @@ void channel_set_apart(channel_t *ch, bool apart);
  * with another process, or calls too slow to wait for)? */
 bool channel_spins_failing(channel_t *ch);
 
-typedef enum { WAIT_ANSWERED, WAIT_GONE, WAIT_TIMEOUT } wait_result_t;
+/* WAIT_INTERRUPTED: the driver received an interrupt (interrupt.h) while waiting. */
+typedef enum { WAIT_ANSWERED, WAIT_GONE, WAIT_TIMEOUT, WAIT_INTERRUPTED } wait_result_t;
 
 /* While waiting the parent keeps the child's output flowing (a child blocked on
  * a full stdout pipe would never answer): when output_fd is readable, drain(ctx)
@@ -118,7 +119,8 @@ typedef struct {
     void *ctx;
 } output_pump_t;
 
-/* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds).
+/* Wait for the answer to the last call, until `deadline` (CLOCK_MONOTONIC seconds)
+ * or an interrupt.
  * `yield`: spin first when apart, then give the CPU to the child (sched_yield)
  * instead of sleeping on the doorbell: with the two on one CPU (cpus.h) the
  * child runs at once, and a checked call costs neither the parent's poll and

@@ -50,6 +50,7 @@
 #include "driver/cpus.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
+#include "driver/interrupt.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
@@ -83,6 +84,7 @@ struct remote {
     clockid_t cpu_clock;  /* the child's CPU clock */
     double deadline;
     bool gone, timed_out;
+    bool interrupted;      /* stopped by the driver's interrupt (interrupt.h): no verdict */
     output_pump_t pump;
     cpus_t cpus;           /* where the child runs */
     int status;
@@ -218,7 +220,16 @@ static bool settle_wait(remote_t *c, wait_result_t w)
         return true;
     c->gone = true;
     c->timed_out = w == WAIT_TIMEOUT;
+    c->interrupted = w == WAIT_INTERRUPTED;
     return false;
+}
+
+/* Before a call: an interrupt noted since the last one stops the trace here. */
+static bool go_on(remote_t *c)
+{
+    if (!c->gone && interrupt_signal())
+        c->gone = c->interrupted = true;
+    return !c->gone;
 }
 
 /* Empty the child's serving stack below its idle frames (the child idle): an
@@ -273,7 +284,7 @@ bool remote_payload(remote_t *c, size_t op, uint64_t live_bytes)
 
 bool remote_call(remote_t *c, const call_t *call, answer_t *a)
 {
-    if (c->gone)
+    if (!go_on(c))
         return false;
     if (call->kind == CALL_PREPARE_TIMED)
         wipe_stack(c);  /* a timed run starts with no dead frames of earlier runs */
@@ -288,7 +299,7 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
  * for libc and the allocator, rather than be estimated and taken out. */
 bool remote_timed(remote_t *c, const call_t *call, double *seconds, long *faults, answer_t *a)
 {
-    if (c->gone)
+    if (!go_on(c))
         return false;
     cpus_join(&c->cpus, c->pid, &c->ch, false);  /* timed as libc's child is: on the parent's CPU */
     long faults_before = child_faults(c);
@@ -386,8 +397,8 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
         channel_call(&c->ch, &quit);
         asked = true;
     }
-    /* Its output until end of file, within the deadline. */
-    while (c->pump.output_fd >= 0 && !c->timed_out) {
+    /* Its output until end of file, within the deadline (asked to quit, it ends at once). */
+    while (c->pump.output_fd >= 0 && !c->timed_out && !c->interrupted) {
         double left = c->deadline - now();
         if (left <= 0) {
             c->timed_out = true;
@@ -400,12 +411,18 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
         if (n > 0 && !drain_output(c->pump.ctx))
             c->pump.output_fd = -1;
     }
-    if (c->timed_out)
+    bool stop = c->timed_out || c->interrupted;
+    if (stop)
         kill(-c->pid, SIGKILL);
     while (wait4(c->pid, &c->status, 0, &c->ru) < 0 && errno == EINTR)
         ;
-    if (c->timed_out)
+    if (stop)
         kill(-c->pid, SIGKILL);  /* anything it left behind in its group */
+    /* A child in the terminal's group until its setpgid gets Ctrl-C too: its death
+     * then is the interrupt's, not its allocator's.  One dying of another signal
+     * (a fault) is still judged. */
+    if (WIFSIGNALED(c->status) && interrupt_is_one(WTERMSIG(c->status)) && interrupt_signal())
+        c->interrupted = true;
     close(((output_sink_t *)c->pump.ctx)->fd);
     channel_close(&c->ch);
     cpus_unpin_parent(&c->cpus);
@@ -413,7 +430,9 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
     if (c->stack_map)
         munmap(c->stack_map, c->stack_map_len);
     bool clean = asked && !c->timed_out && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
-    if (c->tampered)
+    if (c->interrupted)
+        verdict_fail(v, OUTCOME_CRASHED, -1, "not completed: the driver was interrupted");
+    else if (c->tampered)
         verdict_fail(v, OUTCOME_TAMPERED, c->tampered_op, "%s", c->tampered_msg);
     else if (!clean)
         describe_death(t, c, limit, v);
@@ -506,7 +525,8 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
     }
     verdict_t death;
     reap(&c, t, plan->time_limit, &death);
-    rep->verdict = c.gone ? death : v;
+    r->interrupted = c.interrupted;
+    rep->verdict = c.gone || c.interrupted ? death : v;
     if (c.gone) {
         rep->has_util = false;
         rep->has_stats = false;
@@ -532,8 +552,9 @@ static void run_libc(const trace_t *t, const child_plan_t *plan, double deadline
     if (spawn(&c, &ta, false, deadline, &sink, &v)) {
         bool ok = time_trace(&c, t, false, plan->min_samples, NULL, 0, &ta, &rep->libc_time, &v);
         verdict_t death;
-        if (!reap(&c, t, plan->time_limit, &death) && c.gone)
+        if (!reap(&c, t, plan->time_limit, &death) && (c.gone || c.interrupted))
             v = death;
+        r->interrupted = c.interrupted;
         if (!ok || v.outcome != OUTCOME_OK)
             memset(&rep->libc_time, 0, sizeof rep->libc_time);
     }
@@ -560,7 +581,7 @@ void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r)
     r->report.verdict = (verdict_t){.outcome = OUTCOME_OK, .op_index = -1};
     if (plan->time_libc)
         run_libc(t, plan, deadline, r);
-    if (plan->run_allocator && r->report.verdict.outcome == OUTCOME_OK)
+    if (plan->run_allocator && r->report.verdict.outcome == OUTCOME_OK && !r->interrupted)
         run_allocator(t, plan, deadline, r);
 }
 

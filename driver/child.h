@@ -53,9 +53,11 @@ typedef struct {
     child_report_t report;   /* verdict.outcome says what happened, crash or not */
     char *output;            /* the first MDRIVER_OUTPUT_KEEP bytes the child printed (NUL-terminated) */
     size_t output_len, output_total;
+    bool interrupted;        /* the driver was interrupted (interrupt.h): the trace is not completed, report has no verdict */
 } child_result_t;
 
-/* Run the plan for trace t in a child; never fails to fill *r. */
+/* Run the plan for trace t in a child; never fails to fill *r.  An interrupt
+ * received meanwhile kills the child and sets r->interrupted. */
 void child_run(const trace_t *t, const child_plan_t *plan, child_result_t *r);
 void child_result_free(child_result_t *r);
 

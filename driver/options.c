@@ -48,7 +48,8 @@ static const char usage[] =
     "  --parse-only   read the traces and report the parse rate, replay nothing\n"
     "  --describe     print the scoring constants and the outcome vocabulary as JSON\n"
     "example: ./mdriver -V -t traces\n"
-    "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
+    "Ctrl-C (or SIGTERM, SIGHUP) stops the run: the traces completed are reported, marked partial, no index\n"
+    "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error, 128+signal interrupted\n";
 
 static const char replay_usage[] =
     "usage: mmreplay [-t DIR] [-f FILE]... [-T SECS] [-M BYTES] [--json FILE|-|fd:N]\n"

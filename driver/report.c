@@ -125,7 +125,10 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
             "Kops", "libc Kops", "ratio");
     for (size_t i = 0; i < n; i++)
         print_row(out, o, &runs[i], i);
-    fprintf(out, "%3s  %-22s %2d ok, %2d failed  ", "", "total", s->valid, s->failed);
+    char label[32] = "total";
+    if (summary_partial(s))
+        snprintf(label, sizeof label, "partial: %d of %d", s->traces, s->interrupted.planned);
+    fprintf(out, "%3s  %-22s %2d ok, %2d failed  ", "", label, s->valid, s->failed);
     if (s->has_utilization)
         fprintf(out, "%6.1f%% %7s %9s", 100 * s->utilization, "", "");
     else
@@ -143,6 +146,11 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
                     shown(runs[i].name, name, sizeof name), outcome_name(runs[i].outcome));
             break;
         }
+    if (summary_partial(s)) {
+        fprintf(out, "\nPerf index: none: the run was interrupted after %d of %d traces, and an index is "
+                "over every trace\n", s->traces, s->interrupted.planned);
+        return;
+    }
     fprintf(out, "\nPerf index = %.1f (util) + %.1f (thru) = %.1f/100", s->util_points, s->throughput_points,
             s->perf_index);
     if (s->throughput > 0)

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "driver/hooks.h"
+#include "driver/interrupt.h"
 #include "driver/json.h"
 #include "driver/outcome.h"
 
@@ -106,6 +107,19 @@ static void summary_counts(json_t *j, const summary_t *s)
     json_number(j, "utilization", s->utilization);
 }
 
+/* null, or the signal that cut the run short and how far it had got. */
+static void write_interruption(json_t *j, const interruption_t *in)
+{
+    if (!in->signal)
+        return json_null(j, "interrupted");
+    json_open(j, "interrupted", '{');
+    json_string(j, "signal", interrupt_name(in->signal));
+    json_integer(j, "signal_number", in->signal);
+    json_string(j, "during", in->during);
+    json_integer(j, "planned", in->planned);
+    json_close(j, '}');
+}
+
 /* A document's opening: schema 1, and which program wrote it. */
 static json_t document_start(FILE *out, const char *tool)
 {
@@ -121,6 +135,7 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
 {
     json_t j = document_start(out, "mdriver");
     json_string(&j, "secret", info->secret);
+    write_interruption(&j, &s->interrupted);
 
     json_open(&j, "allocator", '{');
     json_string(&j, "name", info->allocator);
@@ -175,9 +190,15 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
         json_null(&j, "libc_ops_per_sec");
         json_null(&j, "throughput_ratio");
     }
-    json_number(&j, "util_points", s->util_points);
-    json_number(&j, "throughput_points", s->throughput_points);
-    json_number(&j, "perf_index", s->perf_index);
+    if (summary_partial(s)) {  /* no index for part of a suite */
+        json_null(&j, "util_points");
+        json_null(&j, "throughput_points");
+        json_null(&j, "perf_index");
+    } else {
+        json_number(&j, "util_points", s->util_points);
+        json_number(&j, "throughput_points", s->throughput_points);
+        json_number(&j, "perf_index", s->perf_index);
+    }
     json_close(&j, '}');
     json_close(&j, '}');
     fputc('\n', out);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "driver/interrupt.h"
 #include "driver/utilization.h"
 
 bool run_load(trace_run_t *r, const char *path, size_t max_size, const char *program, trace_t *t)
@@ -16,7 +17,8 @@ bool run_take(trace_run_t *r, const char *program, trace_t *t, bool ok)
     snprintf(r->name, sizeof r->name, "%s", t->name);
     if (!ok) {
         r->outcome = OUTCOME_BAD_TRACE;
-        fprintf(stderr, "%s: %s\n", program, r->bad_trace);
+        if (!interrupt_signal())  /* else not a bad trace: a read cut short (a gzip killed by Ctrl-C) */
+            fprintf(stderr, "%s: %s\n", program, r->bad_trace);
         return false;
     }
     r->weight = t->weight;

@@ -26,6 +26,14 @@ typedef struct {
     double seconds;        /* wall time the trace took, all passes */
 } trace_run_t;
 
+/* A run cut short by an interrupt (interrupt.h): its figures are over the
+ * traces completed, and it has no performance index. */
+typedef struct {
+    int signal;          /* 0: the run was not interrupted */
+    int planned;         /* the traces it was given */
+    const char *during;  /* the path of the trace in progress, not completed */
+} interruption_t;
+
 typedef struct {
     int traces, valid, failed, bad_traces;
     double utilization;             /* mean over the traces that score utilization */
@@ -33,7 +41,11 @@ typedef struct {
     bool has_throughput;
     double throughput, libc_throughput, ratio; /* ops/s over the valid throughput traces; ratio scaled by validity */
     double util_points, throughput_points, perf_index;
+    interruption_t interrupted;
 } summary_t;
+
+/* Whether the run was cut short: no index is given for part of a suite. */
+static inline bool summary_partial(const summary_t *s) { return s->interrupted.signal != 0; }
 
 static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_OK; }
 

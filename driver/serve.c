@@ -13,6 +13,7 @@
 
 #include "driver/child.h"
 #include "driver/heap.h"
+#include "driver/interrupt.h"
 #include "driver/hooks.h"
 #include "driver/progress.h"
 #include "driver/sandbox.h"
@@ -240,6 +241,7 @@ _Noreturn void serve_calls(const channel_t *ch, int output_fd, const timed_array
     serving.ta = ta;
     serving.allocator = allocator;
     isolate_fds(&serving.ch, output_fd);
+    interrupt_reset();  /* the parent's handlers would let the allocator's own raise(SIGINT) pass */
     catch_faults();
     limit_stack();
     scrub_record();

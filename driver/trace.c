@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/interrupt.h"
 #include "driver/pages.h"
 #include "driver/shown.h"
 
@@ -74,8 +75,10 @@ static bool read_fd(int fd, size_t size_hint, char **buf, size_t *len, bool *too
             }
             b = bigger;
         }
-        ssize_t got = read(fd, b + n, cap - n);
-        if (got < 0 && errno == EINTR)
+        /* A pipe's writer may never end: the driver's interrupt (interrupt.h) ends the wait. */
+        struct pollfd ready = {.fd = fd, .events = POLLIN};
+        ssize_t got = interrupt_poll(&ready, 1, -1) < 0 && errno == EINTR ? -1 : read(fd, b + n, cap - n);
+        if (got < 0 && errno == EINTR && !interrupt_signal())
             continue;
         if (got < 0) {
             pages_free(b);
@@ -114,8 +117,8 @@ static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
     bool ok = pid > 0 && read_fd(fds[0], 0, buf, len, &too_big);
     close(fds[0]);  /* a gzip still writing gets SIGPIPE */
     int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
     if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return true;
     if (ok)

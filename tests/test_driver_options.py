@@ -274,26 +274,36 @@ def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
 
 def test_json_file_is_replaced_only_by_a_finished_run(tmp_path, driver):
     """--json FILE was emptied at start-up: a run stopped half-way destroyed an earlier
-    result.  The document is now written beside FILE and renamed over it at the end."""
+    result.  The document is now written beside FILE and renamed over it at the end: a
+    run killed half-way leaves the earlier result, an interrupted one (SIGTERM) replaces it
+    whole with what it completed, marked interrupted (test_driver_interrupt.py)."""
     import signal
     import time
     dest = tmp_path / "r.json"
     dest.write_text("an earlier result\n")
-    read_end, write_end = os.pipe()  # a trace whose writer never finishes: the run waits on it
-    os.write(write_end, b"20000 1 2 1\na 0 16\n")
-    try:
-        proc = subprocess.Popen([str(driver), "-f", str(trace(tmp_path)), "-f", f"/dev/fd/{read_end}",
-                                 "--json", str(dest)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=(read_end,))
-        time.sleep(1.5)
-        assert proc.poll() is None and dest.read_text() == "an earlier result\n"
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
-    finally:
-        os.close(read_end)
-        os.close(write_end)
-    assert dest.read_text() == "an earlier result\n"
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("r.json")] == ["r.json"]
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        read_end, write_end = os.pipe()  # a trace whose writer never finishes: the run waits on it
+        os.write(write_end, b"20000 1 2 1\na 0 16\n")
+        try:
+            proc = subprocess.Popen([str(driver), "-f", str(trace(tmp_path)), "-f", f"/dev/fd/{read_end}",
+                                     "--json", str(dest)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    pass_fds=(read_end,))
+            time.sleep(1.5)
+            assert proc.poll() is None and dest.read_text() == "an earlier result\n"
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            os.close(read_end)
+            os.close(write_end)
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith("r.json")] == ["r.json"]
+        if sig == signal.SIGKILL:
+            assert proc.returncode == -signal.SIGKILL and dest.read_text() == "an earlier result\n"
+    # the pipe's trace was being read: not completed, and not called malformed
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert b"cannot read" not in err and b"interrupted by SIGTERM during trace 2 of 2" in err
+    partial = json.loads(dest.read_text())
+    assert partial["interrupted"]["during"] == f"/dev/fd/{read_end}"
+    assert [t["name"] for t in partial["traces"]] == ["t"]
     done = subprocess.run([str(driver), "-f", str(trace(tmp_path, weight=0)), "--json", str(dest)],
                           capture_output=True, text=True)
     assert done.returncode == 0

@@ -1,0 +1,71 @@
+/* interrupt.c - the parent's interrupt flag and its handlers (see interrupt.h). */
+#define _GNU_SOURCE
+#include "driver/interrupt.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+
+static volatile sig_atomic_t received;
+
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+
+static void note(int sig)
+{
+    if (!received)
+        received = sig;
+}
+
+static void set_all(void (*action)(int))
+{
+    /* No SA_RESTART: a call a signal interrupts returns EINTR to a loop that
+     * looks at the flag (or retries). */
+    struct sigaction sa = {.sa_handler = action};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        sigaction(signals[i], &sa, NULL);
+}
+
+void interrupt_install(void) { set_all(note); }
+
+void interrupt_reset(void) { set_all(SIG_DFL); }
+
+int interrupt_signal(void) { return received; }
+
+const char *interrupt_name(int sig)
+{
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        if (sig == signals[i])
+            return names[i];
+    return "a signal";
+}
+
+bool interrupt_is_one(int sig)
+{
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        if (sig == signals[i])
+            return true;
+    return false;
+}
+
+int interrupt_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    sigset_t block, before;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        sigaddset(&block, signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &before);
+    int got;
+    if (received) {
+        got = -1;
+        errno = EINTR;
+    } else {
+        struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+        got = ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, &before);
+    }
+    int e = errno;
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    errno = e;
+    return got;
+}

@@ -1,0 +1,36 @@
+/*
+ * interrupt.h - Ctrl-C, SIGTERM and SIGHUP stop the run, not the driver.
+ *
+ * In the driver's parent these signals only note themselves (the first one
+ * received is kept); the parent then stops the trace in progress (its child is
+ * killed, and the trace is not completed: no verdict on the allocator), starts
+ * no other, and reports the traces it completed, marked interrupted.  Every
+ * wait of the parent for a child sleeps in interrupt_poll, which a signal ends
+ * at once, as does the parent's read of a trace (a pipe's writer may never
+ * end); any other call a signal interrupts (EINTR) is retried.  A trace's
+ * child takes the default actions back (interrupt_reset): an allocator that
+ * raises SIGINT itself still dies of it, and is judged for it.
+ */
+#ifndef DRIVER_INTERRUPT_H
+#define DRIVER_INTERRUPT_H
+
+#include <poll.h>
+#include <stdbool.h>
+
+/* The parent, before its first trace: the three signals note themselves. */
+void interrupt_install(void);
+/* The first of them received since interrupt_install, or 0. */
+int interrupt_signal(void);
+/* "SIGINT", "SIGTERM" or "SIGHUP". */
+const char *interrupt_name(int sig);
+/* Whether sig is one of them (a child that died of one while the parent was
+ * interrupted got it from the interrupt, not from its allocator). */
+bool interrupt_is_one(int sig);
+/* In a forked child: the default actions again (a handler is inherited by fork). */
+void interrupt_reset(void);
+/* poll, except that it returns -1 with errno EINTR, without sleeping, once a
+ * signal has been noted: no signal slips in between a look at the flag and the
+ * sleep (the signals stay blocked until ppoll lets them in). */
+int interrupt_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
+
+#endif

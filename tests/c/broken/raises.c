@@ -1,0 +1,21 @@
+/* raises.c - a TRIGGER-byte request raises SIGINT, a TRIGGER+1-byte one sends
+ * itself SIGTERM: the allocator's own signals, which end its trace as a crash
+ * (they are not the driver's interrupt); otherwise the honest bump allocator. */
+#include <signal.h>
+#include <unistd.h>
+
+#include "bump.h"
+
+int mm_init(void) { return 0; }
+
+void *mm_malloc(size_t size)
+{
+    if (size == TRIGGER)
+        raise(SIGINT);
+    if (size == TRIGGER + 1)
+        kill(getpid(), SIGTERM);
+    return bump(size);
+}
+
+void mm_free(void *p) { (void)p; }
+void *mm_realloc(void *p, size_t size) { return copy_realloc(p, size); }

@@ -1,0 +1,192 @@
+"""Ctrl-C, SIGTERM and SIGHUP stop a run, and lose nothing it has computed.
+
+hangs.c never returns from a TRIGGER-byte request: a run over two honest traces,
+then one with that request, then another honest one, is at its third trace until
+the -T limit (a minute here).  The tests wait for the first two to be reported
+(-V's progress lines) and for the third trace's allocator to be the driver's
+child, then signal the driver: the two are reported as usual, the third is
+neither a row nor a failure, the fourth never starts, and the JSON says so.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from driver_common import TRIGGER, broken, schema_validator, write_trace
+
+HONEST = ["a 0 100", "a 1 200", "f 0", "f 1"]
+WAIT = 60  # seconds any step may take on a busy machine before the test gives up
+
+
+def suite(tmp: Path) -> list[Path]:
+    """Two honest traces, the one hangs.c never finishes, one more honest trace."""
+    return [write_trace(tmp, "one", HONEST, weight=1), write_trace(tmp, "two", HONEST, weight=1),
+            write_trace(tmp, "stuck", [f"a 0 {TRIGGER}", "f 0"], weight=1),
+            write_trace(tmp, "four", HONEST, weight=1)]
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+class Started:
+    """mdriver running in the background; its stdout read line by line as it comes."""
+
+    def __init__(self, argv: list[str], **popen):
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     errors="replace", **popen)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def wait_for_line(self, fragment: str) -> None:
+        end = time.monotonic() + WAIT
+        while not any(fragment in line for line in self.seen):
+            line = self.lines.get(timeout=max(0.1, end - time.monotonic()))
+            assert line, f"mdriver ended before printing {fragment!r}:\n{''.join(self.seen)}"
+            self.seen.append(line)
+
+    def wait_for_stuck_child(self) -> int:
+        """The child that has stayed the driver's for a while: the allocator stuck in the third trace."""
+        end, first, since = time.monotonic() + WAIT, None, 0.0
+        while time.monotonic() < end:
+            now = children(self.proc.pid)
+            if now and now[0] == first and time.monotonic() - since > 0.5:
+                return first
+            if not now or now[0] != first:
+                first, since = (now[0] if now else None), time.monotonic()
+            time.sleep(0.05)
+        raise AssertionError("the third trace's child never appeared")
+
+    def finish(self) -> tuple[int, str, str]:
+        rc = self.proc.wait(timeout=WAIT)
+        self.reader.join(timeout=WAIT)
+        while True:
+            line = self.lines.get_nowait() if not self.lines.empty() else ""
+            if not line:
+                break
+            self.seen.append(line)
+        return rc, "".join(self.seen), self.proc.stderr.read()
+
+
+def interrupted_run(tmp: Path, sig: int, *extra: str, group: bool = False) -> tuple[int, str, str, int]:
+    """Run hangs.c on suite(tmp), signal it (its whole process group: a terminal's Ctrl-C) in the
+    third trace; its status, stdout, stderr and the stuck child's pid."""
+    files = [a for t in suite(tmp) for a in ("-f", str(t))]
+    d = Started([str(broken("hangs")), "-V", *files, *extra], start_new_session=group)
+    try:
+        d.wait_for_line("[2/4] two")
+        child = d.wait_for_stuck_child()
+        if group:
+            os.killpg(d.proc.pid, sig)
+        else:
+            d.proc.send_signal(sig)
+        rc, out, err = d.finish()
+    finally:
+        if d.proc.poll() is None:
+            d.proc.kill()
+    return rc, out, err, child
+
+
+def rows(out: str) -> list[str]:
+    """The names in the table's rows."""
+    return [line.split()[1] for line in out.splitlines() if len(line.split()) > 2 and line.split()[0].isdigit()]
+
+
+def assert_partial(rc: int, out: str, err: str, child: int, sig: int, name: str) -> None:
+    assert rc == 128 + sig, out + err
+    assert rows(out) == ["one", "two"], out
+    for line in out.splitlines():
+        if line.split()[:1] and line.split()[0].isdigit():
+            assert line.split()[2] == "ok", line
+    assert "partial: 2 of 4" in out and "2 ok,  0 failed" in out
+    assert "Perf index = " not in out
+    assert "Perf index: none: the run was interrupted after 2 of 4 traces" in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"mdriver: interrupted by {name} during trace 3 of 4 (") and "stuck.rep" in last, err
+    assert "2 completed" in last
+    # not blamed on the allocator: no failure, no signal named as its crash
+    assert "crashed" not in out + err and "failed and score 0" not in out
+    with pytest.raises(ProcessLookupError):  # the stuck child was killed and reaped
+        os.kill(child, 0)
+
+
+@pytest.mark.parametrize("sig,name", [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM"),
+                                      (signal.SIGHUP, "SIGHUP")])
+def test_a_signal_reports_the_completed_traces(tmp_path, sig, name):
+    dest = tmp_path / "result.json"
+    dest.write_text('{"an earlier": "result"}\n')
+    rc, out, err, child = interrupted_run(tmp_path, sig, "--json", str(dest))
+    assert_partial(rc, out, err, child, sig, name)
+    doc = json.loads(dest.read_text())
+    schema_validator().validate(doc)
+    assert doc["interrupted"] == {"signal": name, "signal_number": int(sig),
+                                  "during": str(tmp_path / "stuck.rep"), "planned": 4}
+    assert [t["name"] for t in doc["traces"]] == ["one", "two"]
+    assert all(t["outcome"] == "ok" and t["timing"] and t["libc"] for t in doc["traces"])
+    s = doc["summary"]
+    assert (s["traces"], s["valid"], s["failed"]) == (2, 2, 0)
+    assert s["utilization"] > 0 and s["throughput_ratio"] is not None
+    assert (s["util_points"], s["throughput_points"], s["perf_index"]) == (None, None, None)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".") or "tmp" in p.name] == []
+
+
+def test_ctrl_c_at_a_terminal_reaches_the_whole_group(tmp_path):
+    """A terminal sends SIGINT to the foreground process group: the driver is stopped as above,
+    and its trace children, in groups of their own, are killed by the driver, not by the terminal."""
+    rc, out, err, child = interrupted_run(tmp_path, signal.SIGINT, "-g", group=True)
+    assert_partial(rc, out, err, child, signal.SIGINT, "SIGINT")
+    assert "perfidx:" not in out and "correct:" not in out  # no grade lines for part of a suite
+
+
+def test_an_interrupted_run_leaves_the_saved_baseline(tmp_path):
+    driver = broken("hangs")
+    cache = tmp_path / "libc.baseline"
+    honest = [a for t in suite(tmp_path) if t.stem != "stuck" for a in ("-f", str(t))]
+    done = subprocess.run([str(driver), "--save-baseline", str(cache), *honest], capture_output=True, text=True,
+                          timeout=WAIT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    good = cache.read_bytes()
+    rc, out, err, _ = interrupted_run(tmp_path, signal.SIGINT, "--save-baseline", str(cache))
+    assert rc == 130, out + err
+    assert f"mdriver: --save-baseline {cache}: not written: the run was interrupted" in err
+    assert cache.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir() if "baseline" in p.name) == ["libc.baseline"]
+
+
+def test_an_allocator_raising_the_signals_itself_still_fails(tmp_path):
+    """raises.c raises SIGINT, or kill()s itself with SIGTERM: the trace's child dies of its own
+    signal, the driver received none, so the trace crashed and the run goes on."""
+    files = ["-f", write_trace(tmp_path, "int", ["a 0 16", f"a 1 {TRIGGER}"], weight=1),
+             "-f", write_trace(tmp_path, "term", ["a 0 16", f"a 1 {TRIGGER + 1}"], weight=1),
+             "-f", write_trace(tmp_path, "fine", HONEST, weight=1)]
+    dest = tmp_path / "r.json"
+    done = subprocess.run([str(broken("raises")), *map(str, files), "--json", str(dest)], capture_output=True,
+                          text=True, timeout=WAIT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    doc = json.loads(dest.read_text())
+    schema_validator().validate(doc)
+    assert doc["interrupted"] is None
+    by_name = {t["name"]: t for t in doc["traces"]}
+    assert by_name["int"]["outcome"] == "crashed" and "crashed with SIGINT" in by_name["int"]["message"]
+    assert by_name["term"]["outcome"] == "crashed" and "crashed with SIGTERM" in by_name["term"]["message"]
+    assert by_name["fine"]["outcome"] == "ok"
+    assert isinstance(doc["summary"]["perf_index"], float)
+    assert "Perf index = " in done.stdout and "interrupted" not in done.stdout + done.stderr
