@@ -51,7 +51,8 @@ def load_schema(kit: Path) -> dict[str, Any] | None:
 
 
 def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict[str, Any]:
-    """The driver's JSON if it is well formed, valid and carries SECRET; ChannelError otherwise."""
+    """The driver's JSON if it is well formed, valid, carries SECRET and is of a complete run (not
+    interrupted); ChannelError otherwise."""
     if not raw.strip():
         raise ChannelError("the driver wrote no result")
     try:
@@ -67,6 +68,12 @@ def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict
             jsonschema.validate(data, schema)
         except jsonschema.ValidationError as err:
             raise ChannelError(f"the driver's result breaks its schema: {err.message[:200]}") from None
+    if stopped := data.get("interrupted"):     # a signal cut the run short: as a run killed at the limit
+        why = stopped if isinstance(stopped, dict) else {}
+        summary = data["summary"] if isinstance(data.get("summary"), dict) else {}
+        raise ChannelError(f"the driver was interrupted by {why.get('signal', 'a signal')} after "
+                           f"{summary.get('traces', '?')} of {why.get('planned', '?')} traces: "
+                           "a partial run is not graded")
     return data
 
 

@@ -42,6 +42,19 @@ def test_check_result_accepts_only_valid_json_with_the_secret():
             check_result(raw, SECRET, schema)
 
 
+def test_an_interrupted_result_is_not_graded():
+    """A driver stopped by a signal writes the traces it completed, marked interrupted, with no
+    index: that is never a complete run, with the kit's schema or without one."""
+    schema = load_schema(KIT)
+    good = _valid(KIT)
+    assert check_result(json.dumps({**good, "interrupted": None}).encode(), SECRET, schema)["secret"] == SECRET
+    cut = {**good, "interrupted": {"signal": "SIGTERM", "signal_number": 15, "during": "u.rep", "planned": 3},
+           "summary": {**good["summary"], "util_points": None, "throughput_points": None, "perf_index": None}}
+    for checked_with in (schema, None):
+        with pytest.raises(ChannelError, match=r"interrupted by SIGTERM after 1 of 3 traces: a partial run is not graded"):
+            check_result(json.dumps(cut).encode(), SECRET, checked_with)
+
+
 MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson */",
           "garbled": "/* FAKE:badjson */", "sleeper": "/* FAKE:hang */", "confused": "/* FAKE:usage */",
           "boaster": "/* FAKE:print */", "crasher": "/* FAKE:fail=tiny */",
