@@ -1,6 +1,7 @@
 # bench.mk - a variant as the process malloc (the shim) and the benchmark studies.
 #
 #   make shim VARIANT=best      build/libmm-best.so: LD_PRELOAD it into any program
+#   make shim MM=path/a.c       build/a-shim/libmm-a.so, from that file
 #   make bench-sizes            malloc/calloc+free time from 2 B to 1 GiB     -> docs/bench-sizes.md
 #   make bench-threads          threadtest at 1, 2, 4, 8 threads              -> docs/bench-threads.md
 #   make bench-stress           traces/fit-stress.rep replayed for real       -> docs/bench-stress.md
@@ -26,10 +27,25 @@ BENCH_ARGS  ?=
 
 .PHONY: shim shims bench-progs bench-deps bench bench-sizes bench-threads bench-stress bench-align bench-programs
 
-shim: ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc (path on the last line)
-	@test -f $(ALLOC_SRC) || { echo "make: no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))" >&2; exit 2; }
-	@$(MAKE) -s --no-print-directory build/libmm-$(ALLOC_NAME).so
-	@echo build/libmm-$(ALLOC_NAME).so
+# MM=FILE builds FILE itself, in a folder of its own: build/libmm-<name>.so is a variant's
+# (or mm.c's), and a file that merely shares the name must never be handed that library.
+# Like the driver's build folders, a stamp records which file built it.
+SHIM_MM_DIR := build/$(ALLOC_NAME)-shim
+SHIM_LIB    := $(if $(MM),$(SHIM_MM_DIR),build)/libmm-$(ALLOC_NAME).so
+
+shim: ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc (MM=FILE: build/<name>-shim/; path on the last line)
+	@$(if $(CONFIG_ERROR),echo "make: $(CONFIG_ERROR)" >&2; exit 2)
+	@$(MAKE) -s --no-print-directory $(SHIM_LIB)
+	@echo $(SHIM_LIB)
+
+ifneq ($(MM),)
+$(SHIM_MM_DIR)/alloc.src: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ALLOC_SRC)' > $@.new; cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(SHIM_MM_DIR)/libmm-$(ALLOC_NAME).so: $(ALLOC_DEP) $(SHIM_MM_DIR)/alloc.src $(SHIM_DEPS)
+	$(CC) $(SHIM_CFLAGS) -DMMSHIM_VARIANT='"$(ALLOC_NAME)"' -shared -o $@ $(ALLOC_SRC) $(SHIM_SRCS) -lpthread
+endif
 
 build/libmm-mm.so: mm.c $(SHIM_DEPS)
 	@mkdir -p build

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from shim_common import (ALL_VARIANTS, KIT, PROGRAM_VARIANTS, bench_program, compile_helper,
-                         preloaded, read_stats, shim)
+                         make, preloaded, read_stats, shim)
 
 PYTHON = os.path.realpath(sys.executable)   # the interpreter itself, not a wrapper script
 WORKLOAD = """
@@ -183,3 +183,37 @@ def test_a_region_size_in_range_is_taken_quietly(value, mb, tmp_path):
                           env=preloaded(shim("ts-lock"), stats, MMSHIM_REGION_MB=value))
     assert done.returncode == 0 and done.stderr == ""
     assert read_stats(stats)[0]["region_capacity"] == mb << 20
+
+
+def marked_allocator(where, name: str, mark: str):
+    """The starter mm.c under another name, saying `mark` when its library loads."""
+    where.mkdir(parents=True, exist_ok=True)
+    src = where / name
+    src.write_text((KIT / "mm.c").read_text() + "\n#include <unistd.h>\n"
+                   "__attribute__((constructor)) static void say_mark(void) { "
+                   f'write(2, "{mark}\\n", {len(mark) + 1}); }}\n')
+    return src
+
+
+def test_make_shim_mm_builds_that_file_even_when_a_variant_has_its_name(tmp_path):
+    """MM=x/best.c had handed back build/libmm-best.so (variants/best.c's) and MM=x/mine.c
+    failed with make's 'No rule to make target': the shim of any file is that file's."""
+    variant_lib = shim("best")
+    libs = {}
+    for sub, name in (("alice", "best.c"), ("bob", "best.c"), ("carol", "mm.c"), ("dan", "mine.c")):
+        src = marked_allocator(tmp_path / sub, name, f"built-from-{sub}")
+        lib = KIT / make("shim", f"MM={src}").strip().splitlines()[-1]
+        assert lib != variant_lib and lib != KIT / "build" / "libmm-mm.so"
+        done = subprocess.run(["/bin/true"], capture_output=True, text=True, env=preloaded(lib))
+        assert done.returncode == 0 and done.stderr == f"built-from-{sub}\n"
+        libs[sub] = lib
+    assert libs["alice"] == libs["bob"]   # one folder per name; the stamp rebuilt it for bob
+    done = subprocess.run(["/bin/true"], capture_output=True, text=True, env=preloaded(shim("best")))
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_make_shim_mm_names_a_missing_file(tmp_path):
+    done = subprocess.run(["make", "-s", "-C", str(KIT), "shim", f"MM={tmp_path}/gone.c"],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    assert done.stderr.splitlines()[0].startswith(f"make: no allocator {tmp_path}/gone.c (variants: best ")
