@@ -37,6 +37,10 @@ def only_names(kit: Path, only: str | None) -> list[str] | None:
     unknown = [n for n in names if n not in known]
     if unknown:
         raise click.UsageError(f"--only: no allocator named {', '.join(unknown)}")
+    # a name given twice would run twice and pool both runs' samples as one allocator's
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise click.UsageError(f"--only: {', '.join(twice)} given twice (name each allocator once)")
     return names
 
 

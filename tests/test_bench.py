@@ -320,6 +320,16 @@ def test_cli_an_empty_only_list_is_one_line_not_every_allocator(tmp_path, only):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("study", ["sizes", "align", "threads", "stress", "programs"])
+def test_cli_an_allocator_named_twice_is_one_line(tmp_path, study):
+    """--only best,best ran best twice and pooled both runs as n=2 under "1 repetition"."""
+    done = run_cli(study, "--quick", "--reps", "1", "--only", "best,glibc, best", "--out", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"python -m bench {study}: --only: best given twice (name each allocator once)"]
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("text", ["{bad\n", "[]\n", '{"allocators": 3}', "\udcff"], ids=["junk", "list", "wrong-shape", "not-utf8"])
 def test_summary_of_a_damaged_json_is_one_line(tmp_path, text):
     (tmp_path / "bench-sizes.json").write_bytes(text.encode("utf-8", "surrogateescape"))
