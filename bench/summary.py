@@ -101,7 +101,7 @@ def stress_lines(res: stress.Result) -> list[str]:
     base = next((r.seconds for r in res.rows if r.allocator == "glibc" and r.seconds), None)
     for r in res.rows:
         if r.seconds:
-            ratio = f" (×{r.seconds.median / base.median:,.0f} glibc)" if base and r.allocator != "glibc" else ""
+            ratio = f" (×{r.seconds.median / base.median:,.2f} glibc)" if base and r.allocator != "glibc" else ""
             heap = f", max heap {r.counters['max heap'] / 2**20:.1f} MiB" if "max heap" in r.counters else ""
             lines.append(f"- {r.allocator}: {r.seconds.median:.4g} s{ratio}{heap}")
     return lines

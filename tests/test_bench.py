@@ -361,6 +361,18 @@ def test_summary_checks_the_kits_targets(tmp_path):
     assert "(not run: `make bench-stress`)" in text
 
 
+def test_summary_gives_stress_ratios_two_decimals(tmp_path):
+    """0.59 had been printed "×1 glibc" (and 0.4 would have been "×0")."""
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    rows = (stress.Row("glibc", s(0.01), {}), stress.Row("implicit-next", s(0.0059), {}),
+            stress.Row("implicit-first", s(0.6264), {}))
+    (tmp_path / "bench-stress.json").write_text(json.dumps(stress.Result("t.rep", 10, 1, rows).to_json()))
+    text = summary.render(summary.load(tmp_path))
+    assert "- implicit-next: 0.0059 s (×0.59 glibc)" in text
+    assert "- implicit-first: 0.6264 s (×62.64 glibc)" in text
+
+
 def test_a_study_records_where_and_when_it_measured(tmp_path):
     """The JSON keeps the machine, date and commit its page states, for summary to repeat."""
     s = Summary(1.0, 1.0, 1.0, 1)
