@@ -5,6 +5,7 @@
 #   make ALIGNMENT=8          the classic 8-byte-aligned lab
 #   make MM=path/to/file.c    build ./mdriver from any allocator file
 #   make LAYOUT=3             the allocator's 4th placement layout (MM_LAYOUT; config.h)
+#   make STATS=0              the variants' counters compiled out (no mm_stats: -V and JSON show none)
 #   make replay VARIANT=best  build/best-a16/mmreplay: utilization only, fast, not a judge
 #   make test                 install what the tests need and run them all
 #   make help                 every target

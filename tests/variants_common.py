@@ -42,9 +42,9 @@ def present(names: list[str]) -> list[str]:
     return [n for n in names if n in have]
 
 
-def make(target: str, variant: str, alignment: int, sanitize: bool = False) -> Path:
-    """Run `make TARGET` for one configuration; return the path it prints last."""
-    args = ["make", "-s", "-C", str(KIT), target, f"VARIANT={variant}", f"ALIGNMENT={alignment}"]
+def make(target: str, variant: str, alignment: int, sanitize: bool = False, *settings: str) -> Path:
+    """Run `make TARGET` for one configuration (settings: more NAME=value); return the path it prints last."""
+    args = ["make", "-s", "-C", str(KIT), target, f"VARIANT={variant}", f"ALIGNMENT={alignment}", *settings]
     if sanitize:
         args.append("SANITIZE=1")
     (KIT / "build").mkdir(exist_ok=True)

@@ -72,6 +72,7 @@
 
 #include "memlib.h"
 #include "mm.h"
+#include "stats.h"
 
 _Static_assert(MM_ALIGNMENT <= 16, "ts-nolock aligns payloads to 16 bytes");
 
