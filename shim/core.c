@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
@@ -112,8 +113,23 @@ void *core_alloc(size_t size, size_t alignment)
     return big_alloc(size, alignment);
 }
 
+/* Can the header in front of payload be read?  Always inside the region; outside it
+ * the block was an mmap of its own, whose header went with it when it was freed, so
+ * one mincore call (a big free makes a munmap call anyway) turns a second free of it
+ * into the message instead of a SIGSEGV. */
+static inline bool header_mapped(const void *payload)
+{
+    if (region_contains(payload))
+        return true;
+    uintptr_t page = (uintptr_t)hdr_of(payload) & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
+    unsigned char resident;
+    return mincore((void *)page, 1, &resident) == 0;
+}
+
 void core_free(void *payload)
 {
+    if (!header_mapped(payload))
+        die("free(): invalid pointer or double free");
     shim_hdr_t *h = hdr_of(payload);
     switch (tag_of(h)) {
     case TAG_MAP:
@@ -146,6 +162,8 @@ static void *move(void *payload, size_t size)
 /* realloc ladder: variant in place, mremap in place, else move. */
 void *core_realloc(void *payload, size_t size)
 {
+    if (!header_mapped(payload))
+        die("realloc(): invalid pointer");
     shim_hdr_t *h = hdr_of(payload);
     unsigned tag = tag_of(h);
     if (tag != TAG_HEAP && tag != TAG_MAP)

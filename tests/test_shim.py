@@ -157,6 +157,24 @@ def test_double_free_is_caught(tmp_path):
     assert done.returncode != 0 and "mmshim: free(): invalid pointer or double free" in done.stderr
 
 
+@pytest.mark.parametrize("second,message", [("free(p)", "free(): invalid pointer or double free"),
+                                            ("p = realloc(p, 10)", "realloc(): invalid pointer")])
+def test_double_free_of_an_mmap_served_block_is_caught(second, message, tmp_path):
+    """A block over half the region comes from mmap, and its header was unmapped with it:
+    a second free (or a realloc) of it had been a bare SIGSEGV."""
+    src = tmp_path / "twice.c"
+    src.write_text("#include <stdlib.h>\nint main(void) { char *volatile p = malloc(12 << 20); p[0] = 1; "
+                   f"free(p); {second}; return p == 0; }}\n")
+    exe = tmp_path / "twice"
+    subprocess.run(["gcc", "-O0", "-o", str(exe), str(src)], check=True)
+    stats = tmp_path / "stats.jsonl"
+    for variant in ("ts-lock", "best"):
+        done = subprocess.run([str(exe)], capture_output=True, text=True,
+                              env=preloaded(shim(variant), stats, MMSHIM_REGION_MB="16"))
+        assert done.returncode == -6 and done.stderr == f"mmshim: {message}\n", (variant, done)
+    assert not stats.exists()   # it stopped at once: no exit-time report
+
+
 def test_make_shim_names_a_missing_variant():
     done = subprocess.run(["make", "-s", "-C", str(KIT), "shim", "VARIANT=no-such"], capture_output=True, text=True)
     assert done.returncode != 0
