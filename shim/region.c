@@ -50,15 +50,25 @@ static void say_not_taken(const char *value)
     (void)ignored;
 }
 
+/* The MiB in s if it is digits only (no sign, no blanks, which strtol would take on
+ * the left but not on the right) and in range; 0 if not. */
+static inline long region_mb(const char *s)
+{
+    long mb = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || (mb = mb * 10 + (*s - '0')) > MAX_REGION_MB)
+            return 0;
+    }
+    return mb;
+}
+
 static size_t wanted_capacity(void)
 {
     const char *env = getenv("MMSHIM_REGION_MB");
     if (!env || !*env)
         return (size_t)DEFAULT_REGION_MB << 20;
-    char *end;
-    errno = 0;
-    long mb = strtol(env, &end, 10);
-    if (errno || end == env || *end || mb < 1 || mb > MAX_REGION_MB) {
+    long mb = region_mb(env);
+    if (mb < 1) {
         /* the shim runs inside arbitrary programs: say so, and go on with the default */
         say_not_taken(env);
         mb = DEFAULT_REGION_MB;

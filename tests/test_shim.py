@@ -181,7 +181,8 @@ def test_make_shim_names_a_missing_variant():
     assert "no allocator variants/no-such.c" in done.stderr
 
 
-@pytest.mark.parametrize("value", ["0", "4096", "5000", "abc", "-1", "12abc"])
+@pytest.mark.parametrize("value", ["0", "4096", "5000", "abc", "-1", "12abc",
+                                   " 12", "+12", "12 ", "\t12", "99999999999999999999999"])
 def test_a_region_size_out_of_range_is_named_on_stderr(value, tmp_path):
     """It had fallen back to 2048 MiB without a word; the shim runs inside any program, so it
     says so in one line and goes on with the default."""
@@ -194,7 +195,7 @@ def test_a_region_size_out_of_range_is_named_on_stderr(value, tmp_path):
     assert read_stats(stats)[0]["region_capacity"] == 2048 << 20
 
 
-@pytest.mark.parametrize("value,mb", [("4095", 4095), ("1", 1), ("", 2048)])
+@pytest.mark.parametrize("value,mb", [("4095", 4095), ("1", 1), ("", 2048), ("0012", 12)])
 def test_a_region_size_in_range_is_taken_quietly(value, mb, tmp_path):
     stats = tmp_path / "stats.jsonl"
     done = subprocess.run(["/bin/true"], capture_output=True, text=True,
