@@ -54,3 +54,13 @@ def test_checker_catches_a_broken_heap():
             assert done.returncode == 0, f"{variant} {how}: {done.stdout}{done.stderr}"
             assert "mm_checkheap(line" in done.stderr, (variant, how)
     assert src.exists()
+
+
+@pytest.mark.parametrize("variant", present(list(VARIANTS)))
+def test_checker_reports_damaged_state_at_the_heaps_start(variant):
+    """The tags-core checkers followed core->heap from the heap's first bytes before testing
+    it, so damage there was a SIGSEGV inside mm_checkheap (a `crashed` trace under -c)."""
+    binary = make("variant-corrupt", variant, 16)
+    done = subprocess.run([str(binary), "state"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"{variant}: rc={done.returncode} {done.stdout}{done.stderr}"
+    assert done.stdout.endswith("damage reported\n") and "checkheap" in done.stdout + done.stderr, variant

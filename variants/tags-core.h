@@ -112,22 +112,29 @@ static inline size_t state_lead(const char *brk)
     return (size_t)(-(uintptr_t)brk) & (_Alignof(struct core) - 1);
 }
 
+/* The prologue's payload for the state at `state`: | struct core | pad | prologue hdr,
+ * ftr | epilogue hdr |, where pad makes the first payload, 24 bytes past it, aligned.
+ * The checker recomputes it to test core->heap before following it. */
+static inline char *prologue_of(const struct core *state)
+{
+    const char *pro = (const char *)(state + 1);
+    size_t pad = (size_t)(-(uintptr_t)(pro + 3 * BLK_WSIZE)) & (BLK_ALIGN - 1);
+    return (char *)pro + pad + BLK_WSIZE;
+}
+
 static int core_init(void)
 {
     core = NULL;
     char *brk = mem_sbrk(0);
     if (brk == (void *)-1)
         return -1;
-    /* | lead | struct core | pad | prologue hdr, ftr | epilogue hdr |: pad makes
-     * the first payload, 24 bytes past it, aligned */
     char *state = brk + state_lead(brk);
-    char *pro = state + sizeof *core;
-    size_t pad = (size_t)(-(uintptr_t)(pro + 3 * BLK_WSIZE)) & (BLK_ALIGN - 1);
-    if (mem_sbrk((intptr_t)(pro + pad + 3 * BLK_WSIZE - brk)) == (void *)-1)
+    char *heap = prologue_of((struct core *)state);
+    if (mem_sbrk((intptr_t)(heap + 2 * BLK_WSIZE - brk)) == (void *)-1)
         return -1;
     core = (struct core *)state;
     memset(core, 0, sizeof *core);
-    core->heap = pro + pad + BLK_WSIZE;
+    core->heap = heap;
     blk_set(core->heap, 2 * BLK_WSIZE, true, true, true);          /* prologue */
     *blk_hdr(blk_next(core->heap)) = blk_pack(0, true, true);     /* epilogue */
     core->rover = core->heap;
@@ -394,6 +401,9 @@ static bool check_block(int lineno, const void *bp)
 /* Layer 2: walk the heap by sizes (I4, I5, I6); count the free blocks. */
 static bool check_walk(int lineno, size_t *free_seen)
 {
+    /* every other test measures against core->heap: a damaged state is reported, not followed */
+    if (core->heap != prologue_of(core))
+        return check_fail(lineno, "I4", core->heap, "state's heap pointer damaged (not the prologue mm_init placed)");
     if (blk_size(core->heap) != 2 * BLK_WSIZE || !blk_alloc(core->heap) || !blk_footer_ok(core->heap))
         return check_fail(lineno, "I4", core->heap, "prologue damaged");
     bool prev_alloc = true;

@@ -5,8 +5,9 @@
  * bits in every layout of variants/), and expects the checker to return false
  * after printing the problem.  Exit 0 when it does, 1 when the damage goes unseen.
  * `corrupt links` instead writes 0xff over the freed block's first 16 bytes,
- * where a free list keeps its links (a write after free): the checker must
- * report it, not follow the links out of the heap.
+ * where a free list keeps its links (a write after free), and `corrupt state`
+ * over the heap's first 64 bytes, where the variants keep their own state: the
+ * checker must report either, not follow the damage out of the heap and crash.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ bool mm_checkheap(int lineno);
 
 int main(int argc, char **argv)
 {
-    bool links = argc > 1 && strcmp(argv[1], "links") == 0;
+    const char *how = argc > 1 ? argv[1] : "header";
     mem_init();
     heap_restart(true);
     if (mm_init() != 0)
@@ -31,8 +32,10 @@ int main(int argc, char **argv)
     mm_free(b);
     if (!mm_checkheap(__LINE__))
         return 1;
-    if (links)
+    if (strcmp(how, "links") == 0)
         memset(b, 0xff, 16);
+    else if (strcmp(how, "state") == 0)
+        memset(mem_heap_lo(), 0xff, 64);
     else
         b[-4] ^= 0x10;
     bool seen = !mm_checkheap(__LINE__);
