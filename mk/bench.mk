@@ -9,6 +9,7 @@
 #   make bench-programs         python, sort, gcc under each allocator        -> docs/bench-programs.md
 #   make bench                  all five, then docs/bench-summary.md (the kit's targets checked)
 #   BENCH_ARGS=--quick          short runs (fewer repetitions and sizes) for development
+#   BENCH_ARGS=--only best,...  which allocators (the studies refuse MM= and VARIANT=)
 #
 # Allocators: glibc, jemalloc, tcmalloc, mimalloc (Debian packages installed here
 # when root; a missing one is reported and skipped) and one shim per variants/*.c
@@ -86,7 +87,13 @@ bench-deps: ## install the optional allocators (jemalloc, tcmalloc, mimalloc); m
 	fi
 
 BENCH_RUN := $(PYTHON) -m bench
-BENCH_PRE := venv bench-deps shims bench-progs
+BENCH_PRE := bench-no-mm venv bench-deps shims bench-progs
+
+# The studies measure every variant's shim (BENCH_ARGS=--only chooses): an MM= or VARIANT=
+# would be ignored, and the page would not hold the allocator the user named.
+.PHONY: bench-no-mm
+bench-no-mm:
+	@$(if $(MM)$(VARIANT),echo "make: the bench studies take no MM= or VARIANT=: they run every variant's shim (BENCH_ARGS='--only NAME' to choose; make shim MM=FILE builds one to preload)" >&2; exit 2)
 
 bench-sizes: $(BENCH_PRE) ## time malloc+free and calloc+free from 2 B to 1 GiB per allocator -> docs/bench-sizes.md
 	$(BENCH_RUN) sizes --out docs $(BENCH_ARGS)

@@ -450,3 +450,14 @@ def test_shim_page_quotes_best_as_the_committed_sizes_study_gives_it():
     assert f"{worst:.2f}× at worst ({worst_at} B)" in page
     assert f"at 1 KiB it is {ratio(1024):.2f}×" in page
     assert f"({ratio(2):.2f}× at 2 B, {ratio(8):.2f}× at 8 B)" in page
+
+
+@pytest.mark.parametrize("target,setting", [("bench-sizes", "MM=/tmp/mine.c"), ("bench", "VARIANT=best"),
+                                            ("bench-stress", "MM=mm.c")])
+def test_a_bench_study_target_refuses_mm_and_variant_in_one_line(target, setting):
+    """They measure every variant's shim: an MM= or VARIANT= was ignored, and the pages then
+    held every allocator but the one the user named."""
+    done = subprocess.run(["make", "-s", "-C", str(KIT), target, setting], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0].startswith("make: the bench studies take no MM= or VARIANT=")
+    assert "python" not in done.stdout and "bench:" not in done.stderr
