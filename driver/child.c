@@ -72,7 +72,7 @@ progress_t *progress;
 const char *pass_name(pass_t pass)
 {
     static const char *names[PASS_COUNT] = {"start-up", "mm_init", "correctness", "second correctness",
-                                            "timing", "libc timing"};
+                                            "timing", "libc timing", "mm_stats"};
     return pass < PASS_COUNT ? names[pass] : "unknown";
 }
 
@@ -132,6 +132,8 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
         char op[48];
         op_describe(&t->ops[at], op, sizeof op);
         snprintf(where, sizeof where, "at op %" PRId64 " (%s) of the %s pass", at, op, pass_name(pass));
+    } else if (pass == PASS_STATS) {
+        snprintf(where, sizeof where, "in mm_stats (called after the checked runs, before the timed ones)");
     } else {
         snprintf(where, sizeof where, "in the %s pass", pass_name(pass));
     }
@@ -516,9 +518,13 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
     }
     answer_t a;
     call_t stats = {.kind = CALL_STATS, .op = -1};
-    if (ok && remote_call(&c, &stats, &a) && a.has_stats) {
-        rep->stats = a.stats;
-        rep->has_stats = true;
+    if (ok && has_stats()) {
+        progress_at(PASS_STATS, -1);  /* a death in it is the hook's, not the timing pass's */
+        ok = remote_call(&c, &stats, &a);
+        if (ok && a.has_stats) {
+            rep->stats = a.stats;
+            rep->has_stats = true;
+        }
     }
     if (ok && plan->time_mm) {
         ok = time_trace(&c, t, true, plan->min_samples, &pl, high_water, &ta, &rep->mm_time, &v);

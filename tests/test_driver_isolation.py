@@ -130,6 +130,17 @@ def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
     assert r.trace("util")["outcome"] == "ok" and r.trace("util")["utilization"] > 0
 
 
+def test_crash_in_mm_stats_names_the_hook(tmp_path):
+    """stats-crash.c is correct but its mm_stats faults: said to be there, not in the timing pass."""
+    r = run(broken("stats-crash"), "-f", write_trace(tmp_path, "t", CLEAN, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("t")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("crashed", None, None)
+    assert t["message"].startswith("crashed with SIGSEGV (Segmentation fault) in mm_stats (called after the "
+                                   "checked runs, before the timed ones): it touched 0x10"), t["message"]
+    assert "timing pass" not in t["message"]
+
+
 # ------------------------------------------------------------ forged reports
 
 FORGE_CLEAN = ["a 0 16", "a 1 40", "f 0", "f 1"]
