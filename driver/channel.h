@@ -33,6 +33,7 @@ typedef enum {
     CALL_FREE,
     CALL_REALLOC,
     CALL_STATS,         /* mm_stats, when the allocator has it */
+    CALL_CHECKHEAP,     /* mm_checkheap after op `op`: a call of its own, so that what it does is not the op's */
     CALL_CHECKED_REPLAY,/* the second checked run: the shared ops replayed from mm_init, untimed */
     CALL_PREPARE_TIMED, /* a timed run's clean start (heap, stack), untimed */
     CALL_TIMED_RUN,     /* one timed replay of the shared ops, mm_init included */
@@ -44,7 +45,7 @@ typedef enum {
 /* No padding, as in answer_t. */
 typedef struct {
     uint32_t kind;        /* call_kind_t */
-    uint32_t check_heap;  /* mm_checkheap after the call: 0 or 1 */
+    uint32_t unused;      /* zero: op stays 8-aligned without padding */
     int64_t op;           /* the op's index (mm_checkheap's argument) */
     uintptr_t ptr;        /* free, realloc */
     size_t size;          /* malloc, realloc */
@@ -56,7 +57,7 @@ typedef struct {
     uintptr_t result;     /* the block returned; mm_init's status */
     uint64_t brk;         /* the break after the call, as memlib has it: bytes above the heap's low end */
     uintptr_t violation;  /* the first canary byte mem_sbrk found overwritten, or 0 */
-    uint32_t checker_ok;  /* mm_checkheap's verdict, when asked: 0 or 1 */
+    uint32_t checker_ok;  /* CALL_CHECKHEAP: mm_checkheap's verdict, 0 or 1 */
     uint32_t has_stats;   /* 0 or 1 */
     mm_stats_t stats;
 } answer_t;

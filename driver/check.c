@@ -44,10 +44,35 @@ typedef struct {
 /* "op 12 (a 3 4072)": where a message happened, formatted only when one is written. */
 static const char *here(checker_t *c) { return op_where(c->t, c->at, c->op, sizeof c->op); }
 
-/* The allocator call for op c->at, in the child; false when the child is gone. */
+/* mm_checkheap after op c->at, as a call of its own: a crash, a loop or an exit
+ * in it is then said to be the checker's, not the op's.  The checker must leave
+ * the heap as it found it: a break it moved fails here, before it can pass for
+ * the op's or mm_init's doing. */
+static bool check_heap(checker_t *c)
+{
+    if (!c->run_checker || c->at < 0)
+        return true;
+    progress_at(PASS_CHECKHEAP, c->at);
+    call_t k = {.kind = CALL_CHECKHEAP, .op = c->at};
+    answer_t a;
+    if (!remote_call(c->rc, &k, &a))
+        return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended in mm_checkheap after %s", here(c));
+    progress_at(PASS_CHECK, c->at);
+    size_t brk = a.brk <= heap_max() ? (size_t)a.brk : heap_max();
+    if (brk != c->brk)
+        return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
+                            "%s: mm_checkheap(%" PRId64 ") moved the break from %#" PRIxPTR " to %#" PRIxPTR
+                            " (did it call mem_sbrk?): a checker must leave the heap as it found it",
+                            here(c), c->at, c->lo + c->brk, c->lo + brk);
+    c->checker_ok &= a.checker_ok;
+    return true;
+}
+
+/* The allocator call for op c->at, in the child, then the checker when -c asks
+ * for it; false when the child is gone. */
 static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uintptr_t *result)
 {
-    call_t k = {.kind = kind, .op = c->at, .ptr = ptr, .size = size, .check_heap = c->run_checker && c->at >= 0};
+    call_t k = {.kind = kind, .op = c->at, .ptr = ptr, .size = size};
     answer_t a;
     if (!remote_call(c->rc, &k, &a))
         return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
@@ -56,10 +81,9 @@ static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uin
         c->high_water = c->brk;
     if (a.violation && !c->violation)
         c->violation = a.violation;
-    c->checker_ok &= !k.check_heap || a.checker_ok;
     if (result)
         *result = a.result;
-    return true;
+    return check_heap(c);
 }
 
 /* Is the block p of `size` bytes, just returned for op c->at, acceptable? */

@@ -72,7 +72,7 @@ progress_t *progress;
 const char *pass_name(pass_t pass)
 {
     static const char *names[PASS_COUNT] = {"start-up", "mm_init", "correctness", "second correctness",
-                                            "timing", "libc timing", "mm_stats"};
+                                            "timing", "libc timing", "mm_checkheap", "mm_stats"};
     return pass < PASS_COUNT ? names[pass] : "unknown";
 }
 
@@ -131,7 +131,10 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
     if (at >= 0 && (size_t)at < t->num_ops) {
         char op[48];
         op_describe(&t->ops[at], op, sizeof op);
-        snprintf(where, sizeof where, "at op %" PRId64 " (%s) of the %s pass", at, op, pass_name(pass));
+        if (pass == PASS_CHECKHEAP)
+            snprintf(where, sizeof where, "in mm_checkheap after op %" PRId64 " (%s)", at, op);
+        else
+            snprintf(where, sizeof where, "at op %" PRId64 " (%s) of the %s pass", at, op, pass_name(pass));
     } else if (pass == PASS_STATS) {
         snprintf(where, sizeof where, "in mm_stats (called after the checked runs, before the timed ones)");
     } else {
@@ -169,8 +172,9 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
                      descr ? descr : "unknown signal", where, fault,
                      sig == SIGABRT ? " (did the allocator call abort or fail an assert?)" : "");
     } else if (WIFEXITED(status)) {
-        verdict_fail(v, OUTCOME_EXITED, op, "the process exited with status %d %s (did the allocator call exit?)",
-                     WEXITSTATUS(status), where);
+        verdict_fail(v, OUTCOME_EXITED, op, "the process exited with status %d %s (%s)", WEXITSTATUS(status), where,
+                     pass == PASS_CHECKHEAP ? "does mm_checkheap exit when it finds the heap broken?"
+                                            : "did the allocator call exit?");
     } else {
         verdict_fail(v, OUTCOME_CRASHED, op, "ended without a report %s", where);
     }

@@ -18,6 +18,7 @@ typedef enum {
     PASS_RECHECK,
     PASS_TIMING,
     PASS_LIBC,
+    PASS_CHECKHEAP,  /* mm_checkheap after the op in progress->op */
     PASS_STATS,      /* mm_stats, after the checked runs */
     PASS_COUNT
 } pass_t;

@@ -119,7 +119,7 @@ static void limit_stack(void)
 static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
 {
     uintptr_t result = 0;
-    bool stats_given = false;
+    bool stats_given = false, checker_ok = false;
     mm_stats_t stats;
     switch ((call_kind_t)call->kind) {
     case CALL_READY: result = serving.ch.idle_frame; break;
@@ -137,6 +137,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
         if ((stats_given = has_stats()))
             mm_stats(&stats);
         break;
+    case CALL_CHECKHEAP: checker_ok = has_checkheap() && run_checkheap((int)call->op); break;
     case CALL_CHECKED_REPLAY:
         heap_restart(true);
         result = (uintptr_t)(intptr_t)timed_run_mm(ta);
@@ -149,7 +150,6 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
         fflush(stdout);
         _exit(0);
     }
-    bool checker_ok = call->check_heap && has_checkheap() && run_checkheap((int)call->op);
     memset(a, 0, sizeof *a);
     a->result = result;
     a->checker_ok = checker_ok;

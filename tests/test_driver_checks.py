@@ -328,6 +328,31 @@ def test_checker_not_run_without_c(tmp_path):
     assert r.doc["settings"]["check_heap"] is False
 
 
+@pytest.mark.parametrize("name,outcome,fragment", [
+    ("checker-crash", "crashed", "crashed with SIGSEGV (Segmentation fault) in mm_checkheap after op 2 (f 0)"),
+    ("checker-exits", "exited", "exited with status 1 in mm_checkheap after op 2 (f 0) "
+                                "(does mm_checkheap exit when it finds the heap broken?)"),
+])
+def test_a_checker_that_dies_is_named_not_the_op(tmp_path, name, outcome, fragment):
+    r = run(broken(name), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == (outcome, 2, "f 0")
+    assert fragment in t["message"] and "correctness pass" not in t["message"]
+    assert r.row("bad")[1].strip() == t["message"]
+    assert run(broken(name), "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path).rc == 0  # not without -c
+
+
+def test_a_checker_that_moves_the_break_is_told_so(tmp_path):
+    r = run(broken("checker-sbrk"), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    row, msg = r.row("bad")
+    brk = LO + block(16) + block(32)  # the break after op 2 (f 0): a bump heap never shrinks
+    assert_reported(t, row, msg, "checker_failed", 2, "f 0",
+                    f"mm_checkheap(2) moved the break from {brk:#x} to {brk + 4096:#x} (did it call mem_sbrk?)")
+
+
 def test_c_without_a_checker_says_it_is_ignored(tmp_path, driver):
     r = run(driver, "-c", "-f", write_trace(tmp_path, "t", CHECKED_OPS), tmp=tmp_path)
     assert r.rc == 0
