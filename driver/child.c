@@ -537,11 +537,10 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
     reap(&c, t, plan->time_limit, &death);
     r->interrupted = c.interrupted;
     rep->verdict = c.gone || c.interrupted ? death : v;
-    if (c.gone) {
-        rep->has_util = false;
-        rep->has_stats = false;
+    /* What the checked runs measured stays (the outcome already scores it 0);
+     * a timing cut short is no measurement. */
+    if (c.gone)
         memset(&rep->mm_time, 0, sizeof rep->mm_time);
-    }
     heap_unshare();
     timed_arrays_close(&ta);
     placements_array_free(pl.offset, t->num_ops);

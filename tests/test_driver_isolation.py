@@ -130,6 +130,18 @@ def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
     assert r.trace("util")["outcome"] == "ok" and r.trace("util")["utilization"] > 0
 
 
+def test_crash_in_the_timing_pass_keeps_the_utilization_measured(tmp_path):
+    """The checked runs had measured it: the outcome scores the trace 0, the figure stays."""
+    files = ["-f", write_trace(tmp_path, "timed", CLEAN, weight=1), "-f", write_trace(tmp_path, "util", CLEAN, weight=2)]
+    r = run(broken("timing-crash"), *files, tmp=tmp_path)
+    timed, util = r.trace("timed"), r.trace("util")
+    assert timed["outcome"] == "crashed" and util["outcome"] == "ok"
+    assert timed["utilization"] == util["utilization"] > 0  # the same ops, the same allocator
+    assert timed["heap_high_water"] == util["heap_high_water"] > 0
+    assert timed["timing"] is None
+    assert r.summary["utilization"] == pytest.approx(util["utilization"] / 2)  # the crashed trace counts 0
+
+
 def test_crash_in_mm_stats_names_the_hook(tmp_path):
     """stats-crash.c is correct but its mm_stats faults: said to be there, not in the timing pass."""
     r = run(broken("stats-crash"), "-f", write_trace(tmp_path, "t", CLEAN, weight=1), tmp=tmp_path)
@@ -139,6 +151,7 @@ def test_crash_in_mm_stats_names_the_hook(tmp_path):
     assert t["message"].startswith("crashed with SIGSEGV (Segmentation fault) in mm_stats (called after the "
                                    "checked runs, before the timed ones): it touched 0x10"), t["message"]
     assert "timing pass" not in t["message"]
+    assert t["utilization"] > 0  # measured before the hook ran
 
 
 # ------------------------------------------------------------ forged reports
@@ -215,7 +228,11 @@ def test_the_scored_high_water_mark_is_out_of_reach_in_the_timed_runs(tmp_path):
     r = run(broken("forge-late"), *three_traces(tmp_path), tmp=tmp_path)
     assert r.rc == 1, r.out + r.err
     t = r.trace("bad")
-    assert (t["outcome"], t["op_index"], t["utilization"]) == ("crashed", None, None)
+    assert (t["outcome"], t["op_index"]) == ("crashed", None)
+    # the checked run's figures stay, unforged: its bump heap's break, not the peak payload
+    high_water = (16 + 16) + (16 + (TRIGGER + 15) // 16 * 16)
+    assert t["heap_high_water"] == high_water and t["peak_payload"] == 16 + TRIGGER
+    assert t["utilization"] == pytest.approx((16 + TRIGGER) / high_water)
     assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the timing pass: " + STATE_FAULT,
                         t["message"]), t["message"]
     assert_others_scored(r)
