@@ -66,6 +66,9 @@ enum { STACK_OVERRUN_BYTES = 16 << 20 };
 enum { STACK_GUARD_BYTES = 1 << 20 };
 /* Below the idle child's lowest driver frame: libc's system call wrappers. */
 enum { IDLE_MARGIN = 1024 };
+/* How often a wait for an answer looks whether the child was stopped (SIGSTOP):
+ * a stopped child would otherwise be taken for a slow one until the deadline. */
+static const double STOP_LOOK_SECONDS = 0.2;
 
 progress_t *progress;
 
@@ -85,6 +88,7 @@ struct remote {
     double deadline;
     bool gone, timed_out;
     bool interrupted;      /* stopped by the driver's interrupt (interrupt.h): no verdict */
+    int stop_signal;       /* the signal that stopped the child (SIGSTOP, SIGTSTP...), or 0 */
     output_pump_t pump;
     cpus_t cpus;           /* where the child runs */
     int status;
@@ -141,7 +145,11 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
         snprintf(where, sizeof where, "in the %s pass", pass_name(pass));
     }
     int64_t op = at >= 0 ? at : -1;
-    if (timed_out) {
+    if (c->stop_signal) {
+        const char *abbrev = sigabbrev_np(c->stop_signal);
+        verdict_fail(v, OUTCOME_CRASHED, op, "stopped by SIG%s %s: the process was stopped, not slow (did the "
+                     "allocator raise it?)", abbrev ? abbrev : "?", where);
+    } else if (timed_out) {
         verdict_fail(v, OUTCOME_TIMEOUT, op, "did not finish within %.0f s; it was %s", limit, where);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -238,6 +246,25 @@ static bool go_on(remote_t *c)
     return !c->gone;
 }
 
+/* channel_wait in slices, looking between two whether the child was stopped:
+ * then it is gone at once (WAIT_GONE, c->stop_signal set). */
+static wait_result_t wait_answer(remote_t *c, answer_t *a, bool yield)
+{
+    for (;;) {
+        double until = monotonic_seconds() + STOP_LOOK_SECONDS;
+        bool last = until >= c->deadline;
+        wait_result_t w = channel_wait(&c->ch, a, last ? c->deadline : until, &c->pump, yield);
+        if (w != WAIT_TIMEOUT || last)
+            return w;
+        siginfo_t si = {0};
+        if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 && si.si_pid == c->pid &&
+            si.si_code == CLD_STOPPED) {
+            c->stop_signal = si.si_status;
+            return WAIT_GONE;
+        }
+    }
+}
+
 /* Empty the child's serving stack below its idle frames (the child idle): an
  * allocator's dead frames, or anything it kept there, read as zeros. */
 static void wipe_stack(const remote_t *c)
@@ -295,7 +322,7 @@ bool remote_call(remote_t *c, const call_t *call, answer_t *a)
     if (call->kind == CALL_PREPARE_TIMED)
         wipe_stack(c);  /* a timed run starts with no dead frames of earlier runs */
     channel_call(&c->ch, call);
-    bool answered = settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, true));
+    bool answered = settle_wait(c, wait_answer(c, a, true));
     cpus_watch(&c->cpus, c->pid, &c->ch);
     return answered && audited(c, audit_after(c, call->kind));
 }
@@ -311,7 +338,7 @@ bool remote_timed(remote_t *c, const call_t *call, double *seconds, long *faults
     long faults_before = child_faults(c);
     double before = child_cpu(c);
     channel_call(&c->ch, call);
-    if (!settle_wait(c, channel_wait(&c->ch, a, c->deadline, &c->pump, false)))
+    if (!settle_wait(c, wait_answer(c, a, false)))
         return false;
     *seconds = child_cpu(c) - before;
     long faults_after = child_faults(c);
@@ -403,6 +430,8 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
         channel_call(&c->ch, &quit);
         asked = true;
     }
+    if (c->stop_signal)
+        kill(-c->pid, SIGKILL);  /* stopped, it would hold its output open until the deadline */
     /* Its output until end of file, within the deadline (asked to quit, it ends at once). */
     while (c->pump.output_fd >= 0 && !c->timed_out && !c->interrupted) {
         double left = c->deadline - now();

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 import pytest
 
@@ -65,6 +66,20 @@ def test_hang_times_out(tmp_path):
     assert row.split()[1:3] == ["bad", "timeout"]
     assert f"did not finish within 2 s; it was at op 1 (a 1 {TRIGGER}) of the correctness pass" in msg
     assert r.doc["settings"]["time_limit"] == 2
+    assert_others_scored(r)
+
+
+def test_a_stopped_process_is_told_at_once_not_as_a_timeout(tmp_path):
+    """stops.c raises SIGSTOP: the trace fails as soon as that is seen, well before -T."""
+    began = time.monotonic()
+    r = run(broken("stops"), "-T", "30", *three_traces(tmp_path), tmp=tmp_path, timeout=120)
+    assert time.monotonic() - began < 25, "waited for the time limit"
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("crashed", 1, f"a 1 {TRIGGER}")
+    assert t["message"].startswith(f"stopped by SIGSTOP at op 1 (a 1 {TRIGGER}) of the correctness pass: "
+                                   "the process was stopped, not slow"), t["message"]
+    assert r.row("bad")[1].strip() == t["message"]
     assert_others_scored(r)
 
 
