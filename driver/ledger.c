@@ -46,15 +46,25 @@ static inline bool in_heap(heap_span_t h, uintptr_t p, size_t len)
     return p >= h.lo && p - h.lo <= h.brk && len <= h.brk - (p - h.lo);
 }
 
-static const char *call_name(const op_t *op)
+/* The call as the allocator got it: mm_malloc(64), mm_realloc(NULL, 32),
+ * mm_realloc(0x..., 64).  A realloc's old block is its id's entry, which
+ * ledger_drop left in place just before the call. */
+static const char *call_text(const ledger_t *l, const op_t *op, size_t size, char *buf, size_t len)
 {
-    return op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc";
+    uintptr_t old = op->kind == OP_REALLOC ? l->entry[op->id].p : 0;
+    if (op->kind == OP_ALLOC)
+        snprintf(buf, len, "mm_malloc(%zu)", size);
+    else if (!old)
+        snprintf(buf, len, "mm_realloc(NULL, %zu)", size);
+    else
+        snprintf(buf, len, "mm_realloc(%#" PRIxPTR ", %zu)", old, size);
+    return buf;
 }
 
 bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int64_t at, uintptr_t p, size_t size,
                         verdict_t *v)
 {
-    char where[64];
+    char where[64], called[64];
     const op_t *op = &t->ops[at];
     if (p == 0) {
         if (size == 0)
@@ -62,46 +72,50 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
         size_t room = h.max - h.brk;
         if (room >= size)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
-                                "%s: %s(%zu) returned NULL although the heap could still grow by %zu bytes",
-                                op_where(t, at, where, sizeof where), call_name(op), size, room);
+                                "%s: %s returned NULL although the heap could still grow by %zu bytes",
+                                op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called),
+                                room);
         /* Said so when nothing else is live: "too little holds live data" would blame a heap
          * the request alone fills. */
         if (size >= h.max)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
-                                "%s: %s(%zu) returned NULL: the request alone is %zu bytes of a %zu-byte heap, "
+                                "%s: %s returned NULL: the request alone is %zu bytes of a %zu-byte heap, "
                                 "leaving no room for the allocator's own data", op_where(t, at, where, sizeof where),
-                                call_name(op), size, size, h.max);
+                                call_text(l, op, size, called, sizeof called), size, h.max);
         if (l->live_bytes == 0)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
-                                "%s: %s(%zu) returned NULL with nothing else live: the heap reached its %zu-byte "
+                                "%s: %s returned NULL with nothing else live: the heap reached its %zu-byte "
                                 "limit, of which the request is %zu bytes", op_where(t, at, where, sizeof where),
-                                call_name(op), size, h.max, size);
+                                call_text(l, op, size, called, sizeof called), h.max, size);
         return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
-                            "%s: %s(%zu) returned NULL: the heap reached its %zu-byte limit with %" PRIu64 " bytes "
+                            "%s: %s returned NULL: the heap reached its %zu-byte limit with %" PRIu64 " bytes "
                             "live (too little of it holds live data)", op_where(t, at, where, sizeof where),
-                            call_name(op), size, h.max, l->live_bytes);
+                            call_text(l, op, size, called, sizeof called), h.max, l->live_bytes);
     }
     if (p % MM_ALIGNMENT)
-        return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s(%zu) returned %#" PRIxPTR ", which is not a multiple of %d%s",
-                            op_where(t, at, where, sizeof where), call_name(op), size, p, MM_ALIGNMENT,
-                            MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
+        return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s returned %#" PRIxPTR ", which is not a multiple of %d%s",
+                            op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called), p,
+                            MM_ALIGNMENT, MM_ALIGNMENT > 8 && p % 8 == 0 ? " (an 8-byte-aligned allocator? build with make ALIGNMENT=8)" : "");
     if (!in_heap(h, p, size)) {
         uintptr_t brk = h.lo + h.brk;
         if (p < h.lo || p > brk)
             return verdict_fail(v, OUTCOME_OUT_OF_HEAP, at,
-                                "%s: %s(%zu) returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
-                                op_where(t, at, where, sizeof where), call_name(op), size, p, h.lo, brk);
+                                "%s: %s returned %#" PRIxPTR ", outside the heap [%#" PRIxPTR ", %#" PRIxPTR ")",
+                                op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called), p,
+                                h.lo, brk);
         return verdict_fail(v, OUTCOME_OUT_OF_HEAP, at,
-                            "%s: %s(%zu) returned %#" PRIxPTR ", whose last byte is %zu bytes past the heap's end %#" PRIxPTR,
-                            op_where(t, at, where, sizeof where), call_name(op), size, p, p + size - brk, brk);
+                            "%s: %s returned %#" PRIxPTR ", a block which ends %zu byte%s past the break %#" PRIxPTR,
+                            op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called), p,
+                            p + size - brk, p + size - brk == 1 ? "" : "s", brk);
     }
     uint32_t other = blocktree_overlap(&l->tree, p, p + footprint(size));
     if (other != BLOCKTREE_NONE) {
         const ledger_entry_t *o = &l->entry[other];
         return verdict_fail(v, OUTCOME_OVERLAP, at,
-                            "%s: %s(%zu) returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
+                            "%s: %s returned [%#" PRIxPTR ", %#" PRIxPTR "), which overlaps id %u's live block "
                             "[%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64,
-                            op_where(t, at, where, sizeof where), call_name(op), size, p, p + footprint(size), other,
+                            op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called), p,
+                            p + footprint(size), other,
                             o->p, o->p + footprint(o->size), o->born);
     }
     return true;

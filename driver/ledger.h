@@ -44,6 +44,7 @@ typedef struct {
 bool ledger_open(ledger_t *l, uint32_t num_ids);
 void ledger_close(ledger_t *l);
 void ledger_add(ledger_t *l, uint32_t id, uintptr_t p, size_t size, uint64_t seed, int64_t born);
+/* The id is no longer live; its entry keeps the block (a realloc's check names it). */
 void ledger_drop(ledger_t *l, uint32_t id);
 
 /* Is block p of `size` bytes, just returned for op `at` of t, acceptable on heap h?

@@ -78,7 +78,18 @@ def test_block_that_straddles_the_break(tmp_path):
     t, row, msg = check("straddle", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
     brk = LO + block(16) + block(TRIGGER)
     assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {brk - 64:#x}",
-                    f"{TRIGGER - 64} bytes past the heap's end {brk:#x}")
+                    f"a block which ends {TRIGGER - 64} bytes past the break {brk:#x}")
+
+
+def test_a_realloc_is_named_with_its_pointer(tmp_path):
+    """The call as the allocator got it: the old block's address, or NULL for an n op."""
+    t, row, msg = check("straddle", ["a 0 16", f"r 0 {TRIGGER}"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"r 0 {TRIGGER}",
+                    f"mm_realloc({LO + 16:#x}, {TRIGGER}) returned {brk - 64:#x}, a block which ends "
+                    f"{TRIGGER - 64} bytes past the break {brk:#x}")
+    t, row, msg = check("null-early", ["a 0 16", f"n 1 {TRIGGER}"], tmp_path)
+    assert_reported(t, row, msg, "alloc_failed", 1, f"n 1 {TRIGGER}", f"mm_realloc(NULL, {TRIGGER}) returned NULL")
 
 
 # ------------------------------------------------------------ overlap geometries
