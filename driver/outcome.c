@@ -19,7 +19,7 @@ static const struct {
     [OUTCOME_CRASHED] = {"crashed", "the allocator crashed (a signal such as a segmentation fault or abort)"},
     [OUTCOME_TIMEOUT] = {"timeout", "the trace did not finish within the time limit"},
     [OUTCOME_EXITED] = {"exited", "the allocator ended the process (exit) in the middle of the trace"},
-    [OUTCOME_BAD_TRACE] = {"bad_trace", "the trace file is malformed, so it was skipped"},
+    [OUTCOME_BAD_TRACE] = {"bad_trace", "the trace file is malformed, or needs more than the maximum heap (-M), so it was skipped"},
     [OUTCOME_TAMPERED] = {"tampered", "the heap pages the allocator touched reach past the break the driver was "
                                       "told of: memlib's state was changed, or pages past the break opened"},
     [OUTCOME_INCONSISTENT] = {"inconsistent", "the same ops from mm_init gave blocks at other places than in the "

@@ -138,7 +138,8 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
     else
         fprintf(out, " %10s %10s %6s\n", "-", "-", "-");
     if (s->bad_traces)
-        fprintf(out, "%d trace file(s) could not be read and were left out of the score.\n", s->bad_traces);
+        fprintf(out, "%d trace file(s) could not be run (malformed, or too big for the -M heap) and were left out "
+                "of the score.\n", s->bad_traces);
     for (size_t i = 0; i < n; i++)
         if (!run_ok(&runs[i]) && runs[i].outcome != OUTCOME_BAD_TRACE) {
             char name[512];

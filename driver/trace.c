@@ -399,8 +399,12 @@ static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
         return false;
     if (id >= t->num_ids)
         return failf(ps, "id %llu out of range (the header declares %u ids)", (unsigned long long)id, t->num_ids);
-    if (op->kind != OP_FREE && !read_number(ps, "size", max_size, &size))
+    if (op->kind != OP_FREE && !read_number(ps, "size", SIZE_MAX, &size))
         return false;
+    /* The file is fine: the run's heap is what is too small for it. */
+    if (size > max_size)
+        return failf(ps, "size %llu cannot fit in the heap: this run's maximum heap is %zu bytes (-M); the trace "
+                     "needs a larger -M", (unsigned long long)size, max_size);
     if (!skip_space(ps, false))
         return false;
     if (!at_line_end(ps))

@@ -45,7 +45,8 @@ typedef struct {
 } trace_t;
 
 /* Read and validate a trace.  On a problem, writes "FILE:LINE: what" to err
- * and returns false; sizes above max_size are out of range. */
+ * and returns false; a size above max_size (the run's heap) is refused as too
+ * big for that heap, not as a malformed file. */
 bool trace_load(const char *path, size_t max_size, trace_t *trace, char *err, size_t errlen);
 void trace_free(trace_t *trace);
 

@@ -43,8 +43,8 @@ MALFORMED = [
     ("n-of-live", "t.rep", HEADER.format(ops=2) + "a 0 16\nn 0 16\n", 6, "id 0 is already allocated"),
     ("fewer-ops", "t.rep", HEADER.format(ops=3) + "a 0 16\nf 0\n", 7, "the header says 3 ops but the file has 2"),
     ("more-ops", "t.rep", HEADER.format(ops=1) + "a 0 16\nf 0\n", 7, "the header says 1 ops but the file has 2"),
-    ("size-out-of-range", "t.rep", HEADER.format(ops=1) + "a 0 99999999\n", 5,
-     "size 99999999 out of range (at most 20971520)"),
+    ("size-over-the-heap", "t.rep", HEADER.format(ops=1) + "a 0 99999999\n", 5,
+     "size 99999999 cannot fit in the heap: this run's maximum heap is 20971520 bytes (-M)"),
     ("size-overflow", "t.rep", HEADER.format(ops=1) + "a 0 99999999999999999999999\n", 5, "out of range"),
     ("weight-out-of-range", "t.rep", "20000\n2\n1\n9\na 0 1\n", 4, "weight 9 out of range"),
     ("truncated-header", "t.rep", "20000\n2\n", 3, "truncated: the header needs 4 numbers, found 2"),
@@ -79,7 +79,8 @@ def test_malformed_trace(tmp_path, driver, case, fname, content, line, fragment)
     assert row.split()[2] == "bad_trace" and msg.strip() == t["message"]
     assert r.trace("first")["outcome"] == r.trace("last")["outcome"] == "ok"
     assert (r.summary["valid"], r.summary["failed"], r.summary["bad_traces"]) == (2, 0, 1)
-    assert "1 trace file(s) could not be read and were left out of the score." in r.out
+    assert "1 trace file(s) could not be run (malformed, or too big for the -M heap) and were left out of the score." \
+        in r.out
     assert "Traceback" not in r.err + r.out
 
 
@@ -155,10 +156,15 @@ def test_gzip_trace_from_a_pipe(tmp_path, driver):
 
 
 def test_size_limit_follows_M(tmp_path, driver):
+    """A request over -M: the heap is too small, and the message says so, not that the file is bad."""
     bad = write_trace(tmp_path, "big", ["a 0 2000000"])
     r = run(driver, "-M", "1M", "-f", bad, tmp=tmp_path)
     assert r.rc == 2
-    assert f"{bad}:5: size 2000000 out of range (at most 1048576)" in r.err
+    said = (f"{bad}:5: size 2000000 cannot fit in the heap: this run's maximum heap is 1048576 bytes (-M); "
+            "the trace needs a larger -M")
+    assert f"mdriver: {said}" in r.err.splitlines()
+    assert r.trace("big")["outcome"] == "bad_trace" and r.trace("big")["message"] == said
+    assert "out of range" not in r.err
     assert run(driver, "-f", bad, tmp=tmp_path).rc == 0
 
 

@@ -286,7 +286,7 @@ def test_a_max_heap_too_small_for_the_traces_stops_the_batch_up_front(tmp_path):
     error = done.stderr.strip().splitlines()[-1]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert error.startswith("mmgrade: ") and "limits.max_heap = 16" in error
-    assert f"{TRACES}/tiny.rep:6: size 24 out of range" in error
+    assert f"{TRACES}/tiny.rep:6: size 24 cannot fit in the heap: this run's maximum heap is 16 bytes" in error
     assert not (tmp_path / "out").exists()
 
 
