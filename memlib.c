@@ -9,7 +9,8 @@
  * page hold CANARY and are checked by mem_sbrk and the driver.  Fast mode
  * (timing pass): the whole range is writable and mem_sbrk is a pointer bump;
  * each fast-mode run starts from a clean heap (scrub), so that no run finds
- * what an earlier one left in it or past its break.
+ * what an earlier one left in it or past its break, and the parent checks
+ * after it that nothing past the kept mark was touched (heap_touched_above).
  *
  * memlib's own state (the break, its high-water mark) lives in the driver's data,
  * where an allocator in the same process could find it and lower the mark it is
@@ -155,20 +156,51 @@ void heap_share(void)
     madvise(heap.shared, heap.mapped, MADV_NOHUGEPAGE);
 }
 
+/* The index of the lowest (or the highest) resident page of the shared heap's
+ * pages [first, first + n), counted from its low guard page; SIZE_MAX: none. */
+static size_t resident_page(size_t first, size_t n, bool highest)
+{
+    size_t page = page_size(), found = SIZE_MAX;
+    unsigned char in[4096];
+    for (size_t at = first; heap.shared && at < first + n; at += sizeof in) {
+        size_t k = first + n - at < sizeof in ? first + n - at : sizeof in;
+        if (mincore(heap.shared + at * page, k * page, in))
+            fail("mincore");
+        for (size_t i = 0; i < k; i++)
+            if (in[i] & 1) {
+                found = at + i;
+                if (!highest)
+                    return found;
+            }
+    }
+    return found;
+}
+
 size_t heap_touched(void)
 {
-    size_t page = page_size(), top = 0;
-    unsigned char in[4096];
-    for (size_t first = 0; heap.shared && first < heap.mapped / page; first += sizeof in) {
-        size_t n = heap.mapped / page - first;
-        n = n < sizeof in ? n : sizeof in;
-        if (mincore(heap.shared + first * page, n * page, in))
-            fail("mincore");
-        for (size_t i = 0; i < n; i++)
-            if (in[i] & 1)
-                top = first + i;  /* page `top` ends top pages above lo (page 0 is the guard) */
-    }
-    return top * page;
+    size_t top = resident_page(0, heap.mapped / page_size(), true);
+    return top == SIZE_MAX ? 0 : top * page_size();  /* page `top` ends top pages above lo (page 0 is the guard) */
+}
+
+bool heap_touched_above(size_t mark, size_t *at)
+{
+    if (!heap.shared)
+        return false;
+    size_t page = page_size();
+    char *lo = heap.shared + page, *above = page_up(lo + mark), *end = page_up(lo + max_heap());
+    /* The mark's own page is resident: its bytes past the mark, zeroed by the scrub, are read. */
+    for (char *p = lo + mark; p < above && p < end; p++)
+        if (*p) {
+            *at = (size_t)(p - lo);
+            return true;
+        }
+    /* Pages above it are only asked about: reading one would make it resident. */
+    size_t first = (size_t)(above - heap.shared) / page;
+    size_t hit = above < end ? resident_page(first, (size_t)(end - above) / page, false) : SIZE_MAX;
+    if (hit == SIZE_MAX)
+        return false;
+    *at = (hit - 1) * page;
+    return true;
 }
 
 void heap_unshare(void)

@@ -12,7 +12,9 @@
  *      and changes nothing.
  *   3. The bytes past the break are not the allocator's.  Whole pages past it are
  *      inaccessible, so touching them faults at once; the bytes between the break
- *      and the end of its page hold a canary that the driver checks.
+ *      and the end of its page hold a canary that the driver checks.  (In the
+ *      timed runs the heap is writable, for speed; the driver checks after each
+ *      run that nothing past the checked runs' highest break was touched.)
  *   4. mem_reset_brk() empties the heap.  The driver measures utilization from the
  *      break's high-water mark, which mem_reset_brk does not lower.
  *   5. mem_heapsize() = break - mem_heap_lo(); mem_heap_hi() is the last byte

@@ -44,6 +44,11 @@ void heap_keep_mark(size_t high_water);
  * lets the parent's view go. */
 void heap_share(void);
 size_t heap_touched(void);
+/* After a timed run (fast mode: the whole heap writable), whether any byte above
+ * `mark` bytes above mem_heap_lo() was touched since the run's clean start: the
+ * scrub zeroed the rest of the mark's page and heap_drop_above removed every page
+ * above it.  *at: how far above mem_heap_lo() the first such byte (or page) is. */
+bool heap_touched_above(size_t mark, size_t *at);
 void heap_unshare(void);
 /* The parent's side of a shared heap: heap_share_view makes its own view of the
  * heap writable (after fork: the child's pages past the break must stay

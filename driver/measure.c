@@ -333,6 +333,20 @@ static bool tags_kept(const trace_t *t, const tag_plan_t *tags, const uint8_t *s
     return true;
 }
 
+/* Pages past the break are inaccessible only in the checked runs; a timed run's
+ * heap is writable to its maximum (fast mode), so the parent looks, untimed, at
+ * what a run touched above the checked runs' highest break. */
+static bool stayed_below(size_t high_water, verdict_t *v)
+{
+    size_t at;
+    if (!heap_touched_above(high_water, &at))
+        return true;
+    return verdict_fail(v, OUTCOME_OUT_OF_HEAP, -1, "in the timing pass, the allocator touched the heap at %#" PRIxPTR
+                        " (%zu bytes above its start), past the break: the checked runs' highest break was %zu bytes "
+                        "above it (bytes past the break are not the allocator's, timed or not)",
+                        heap_shared_lo() + at, at, high_water);
+}
+
 /* ---- in the parent */
 
 bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
@@ -480,7 +494,7 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
             }
             out->faults[out->n] = faults;
             out->samples[out->n++] = s;
-            if (!(ok = run_sound(t, a, &j, pl, (size_t)done.brk, true, v)))
+            if (!(ok = run_sound(t, a, &j, pl, (size_t)done.brk, true, v) && stayed_below(high_water, v)))
                 break;
         } else {
             progress_at(PASS_LIBC, -1);

@@ -496,22 +496,73 @@ def test_timing_runs_with_the_right_places_past_the_break(tmp_path):
     assert r.row("bad")[1].strip() == t["message"]
 
 
+def test_timing_runs_that_write_far_past_the_break(tmp_path):
+    """timing-past-break.c is honest but, when timed, writes two bytes 1 MiB and
+    1 MiB + 40 KiB above the heap's start without growing it: a timed run's heap is
+    writable to its maximum, so only the parent's look at the pages it touched
+    (mincore, untimed) finds it."""
+    ops = ["a 0 100", "a 1 200", "f 0", "f 1"]
+    r = run(broken("timing-past-break"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert t["outcome"] == "out_of_heap" and t["timing"] is None and t["op_index"] is None
+    high = block(100) + block(200)
+    far = 1 << 20
+    assert t["message"] == (f"in the timing pass, the allocator touched the heap at {LO + far:#x} ({far} bytes above "
+                            f"its start), past the break: the checked runs' highest break was {high} bytes above it "
+                            "(bytes past the break are not the allocator's, timed or not)")
+    assert t["utilization"] == pytest.approx(300 / high)  # the checked runs' figure is kept
+    assert r.row("bad")[1].strip() == t["message"]
+    # Only checked: honest.
+    r = run(broken("timing-past-break"), "-f", write_trace(tmp_path, "checked", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
+
+
+def test_timing_runs_that_write_into_the_break_pages_slack(tmp_path):
+    """timing-slack.c, when timed, writes the last byte of the break's page at each
+    free: in a timed run there is no canary, but the scrub left those bytes zero."""
+    ops = ["a 0 100", "a 1 200", "f 0", "f 1"]
+    r = run(broken("timing-slack"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert t["outcome"] == "out_of_heap" and t["timing"] is None
+    high, last = block(100) + block(200), 4095
+    assert t["message"].startswith(f"in the timing pass, the allocator touched the heap at {LO + last:#x} ({last} "
+                                   f"bytes above its start), past the break: the checked runs' highest break was "
+                                   f"{high} bytes"), t["message"]
+
+
 # A timed run must start with nothing of an earlier run in reach (rt_replay.c, red team #6):
 # a table of the checked run's placements, replayed instead of allocating.
 MEMO_OPS = [f"a {i} {16 + i}" for i in range(200)] + [f"f {i}" for i in range(0, 200, 2)] + \
            [f"a {i} {30 + i}" for i in range(0, 200, 2)]
 
 
-@pytest.mark.parametrize("name", ["replay-stack", "replay-heap", "replay-state"])
+@pytest.mark.parametrize("name", ["replay-stack", "replay-state"])
 def test_a_table_of_placements_kept_between_runs_is_gone_when_timed(tmp_path, name):
-    """replay-stack.c keeps its table in the stack below its frame, replay-heap.c past
-    the break, replay-state.c in the unused rest of memlib's state pages; each answers
-    every timed malloc from it.  Each timed run now starts with the stack below the
-    loop, the heap and memlib's spare state bytes scrubbed: the table reads as zeros."""
+    """replay-stack.c keeps its table in the stack below its frame, replay-state.c in
+    the unused rest of memlib's state pages; each answers every timed malloc from it.
+    Each timed run now starts with the stack below the loop and memlib's spare state
+    bytes scrubbed: the table reads as zeros."""
     r = run(broken(name), "-f", write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp=tmp_path)
     assert_inconsistent(r, "memo", 0, "a 0 16", "0", "0x10")
     # Honest when only checked.
     r = run(broken(name), "-f", write_trace(tmp_path, "checked", MEMO_OPS, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
+
+
+def test_a_table_of_placements_kept_past_the_break_is_out_of_heap_when_timed(tmp_path):
+    """replay-heap.c keeps its table 8 MiB above the heap's start, past the break,
+    written by its first timed run (honest otherwise): that run is caught touching
+    the heap past the checked runs' highest break."""
+    r = run(broken("replay-heap"), "-f", write_trace(tmp_path, "memo", MEMO_OPS, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("memo")
+    assert (t["outcome"], t["op_index"], t["timing"]) == ("out_of_heap", None, None)
+    at = 8 << 20
+    assert t["message"].startswith(f"in the timing pass, the allocator touched the heap at {LO + at:#x} ({at} bytes "
+                                   "above its start), past the break"), t["message"]
+    r = run(broken("replay-heap"), "-f", write_trace(tmp_path, "checked", MEMO_OPS, weight=0), tmp=tmp_path)
     assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
 
 
