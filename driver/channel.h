@@ -56,6 +56,7 @@ typedef struct {
 typedef struct {
     uintptr_t result;     /* the block returned; mm_init's status */
     uint64_t brk;         /* the break after the call, as memlib has it: bytes above the heap's low end */
+    uint64_t high_water;  /* memlib's high-water mark of the break, the same way: growth a call undid counts */
     uintptr_t violation;  /* the first canary byte mem_sbrk found overwritten, or 0 */
     uint32_t checker_ok;  /* CALL_CHECKHEAP: mm_checkheap's verdict, 0 or 1 */
     uint32_t has_stats;   /* 0 or 1 */

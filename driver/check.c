@@ -31,7 +31,7 @@ typedef struct {
     remote_t *rc;
     uintptr_t lo;        /* the heap's low end, the same in the child and here */
     size_t brk;          /* the break after the last call, bytes above lo */
-    size_t high_water;   /* the highest break of this run */
+    size_t high_water;   /* the highest break of this run, memlib's mark */
     uintptr_t violation; /* a canary mem_sbrk found overwritten */
     bool run_checker, checker_ok;
     ledger_t live;       /* the live blocks */
@@ -77,8 +77,13 @@ static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uin
     if (!remote_call(c->rc, &k, &a))
         return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
     c->brk = a.brk <= heap_max() ? (size_t)a.brk : heap_max();
-    if (c->brk > c->high_water)
-        c->high_water = c->brk;
+    /* memlib's own mark, not only the break at return: a call may grow the heap
+     * and empty it again (mem_sbrk, then mem_reset_brk). */
+    size_t high = a.high_water <= heap_max() ? (size_t)a.high_water : heap_max();
+    if (high < c->brk)
+        high = c->brk;
+    if (high > c->high_water)
+        c->high_water = high;
     if (a.violation && !c->violation)
         c->violation = a.violation;
     if (result)

@@ -158,6 +158,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
         a->stats = stats;
     if (serving.heap_mapped) {
         a->brk = mem_heapsize();
+        a->high_water = heap_high_water();
         a->violation = heap_sbrk_violation();
     }
 }

@@ -386,6 +386,34 @@ def test_mem_reset_brk_after_the_last_free_does_not_raise_utilization(tmp_path, 
     assert cheat["utilization"] <= honest["utilization"] <= 1.0
 
 
+def test_heap_growth_undone_within_mm_init_counts(tmp_path):
+    """probe-init.c's mm_init grows the heap by 64 KiB, writes it, and empties it
+    with mem_reset_brk: the break is 0 when mm_init returns, but memlib's high-water
+    mark, which the driver scores, is 64 KiB (memlib.h, contract 4), and pages below
+    it were the allocator's to touch."""
+    ops = ["a 0 100", "a 1 200", "f 0", "f 1"]
+    r = run(broken("probe-init"), "-f", write_trace(tmp_path, "probe", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("probe")
+    assert t["outcome"] == "ok" and t["timing"] is not None
+    assert t["heap_high_water"] == 64 << 10
+    assert t["utilization"] == pytest.approx(300 / (64 << 10))
+
+
+def test_heap_growth_undone_within_each_malloc_counts(tmp_path):
+    """probe-malloc.c grows the heap by 1 MiB in every mm_malloc and takes it back
+    (mem_reset_brk, then mem_sbrk to where it was): no 'tampered' for memlib's own
+    canary on the top page, and the mark is the highest break any call reached."""
+    ops = ["a 0 100", "a 1 200", "f 0", "f 1"]
+    r = run(broken("probe-malloc"), "-f", write_trace(tmp_path, "probe", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.trace("probe")
+    assert t["outcome"] == "ok" and t["timing"] is not None
+    high = block(100) + (1 << 20)
+    assert t["heap_high_water"] == high
+    assert t["utilization"] == pytest.approx(300 / high)
+
+
 # ------------------------------------------------------------ utilization comes from a checked run
 
 UTIL_OPS = [f"a {i} {100 + 10 * i}" for i in range(20)] + [f"f {i}" for i in range(0, 20, 2)] + \
