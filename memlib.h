@@ -15,8 +15,10 @@
  *      and the end of its page hold a canary that the driver checks.  (In the
  *      timed runs the heap is writable, for speed; the driver checks after each
  *      run that nothing past the checked runs' highest break was touched.)
- *   4. mem_reset_brk() empties the heap.  The driver measures utilization from the
- *      break's high-water mark, which mem_reset_brk does not lower.
+ *   4. mem_reset_brk() empties the heap: call it only when no block is live (a
+ *      break fallen below a live block is out_of_heap at that op).  The
+ *      driver measures utilization from the break's high-water mark, which
+ *      mem_reset_brk does not lower.
  *   5. mem_heapsize() = break - mem_heap_lo(); mem_heap_hi() is the last byte
  *      below the break (mem_heap_lo() - 1 while the heap is empty).
  *   6. memlib's own state (the break, its high-water mark) is not the allocator's

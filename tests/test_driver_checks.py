@@ -414,6 +414,21 @@ def test_heap_growth_undone_within_each_malloc_counts(tmp_path):
     assert t["utilization"] == pytest.approx(300 / high)
 
 
+@pytest.mark.parametrize("name, call", [("reset-live", "mem_reset_brk"), ("init-live", "mem_init")])
+def test_the_break_falling_below_live_blocks_is_out_of_heap_at_that_op(tmp_path, name, call):
+    """reset-live.c calls mem_reset_brk, init-live.c mem_init, when freeing the
+    TRIGGER-byte block with two others live: reported at that free, naming the
+    highest live block now past the break, not later as a payload scribble."""
+    ops = ["a 0 100", f"a 1 {TRIGGER}", "a 2 50", "f 1", "f 0", "f 2"]
+    t, row, msg = check(name, ops, tmp_path)
+    p = LO + block(100) + block(TRIGGER) + 16
+    assert_reported(t, row, msg, "out_of_heap", 3, "f 1",
+                    f"the break fell to {LO:#x} (0 bytes above the heap's start), below id 2's live block "
+                    f"[{p:#x}, {p + 50:#x}) from op 2: the heap must not shrink under live blocks "
+                    "(did the allocator call mem_reset_brk or mem_init?)")
+    assert call in msg
+
+
 # ------------------------------------------------------------ utilization comes from a checked run
 
 UTIL_OPS = [f"a {i} {100 + 10 * i}" for i in range(20)] + [f"f {i}" for i in range(0, 20, 2)] + \
