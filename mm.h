@@ -8,11 +8,14 @@
  *                calls it before every pass, so it must reset all state.
  *   mm_malloc    a block of at least size bytes, aligned to MM_ALIGNMENT and
  *                entirely inside the heap; NULL only when the heap cannot grow.
- *                mm_malloc(0) may return NULL or a unique block.
+ *                mm_malloc(0) may return NULL or a unique block, which may sit at
+ *                the break (a header-only block, as the starter mm.c returns).
  *   mm_free      release a block from mm_malloc/mm_realloc; mm_free(NULL) does nothing.
  *   mm_realloc   mm_realloc(NULL, n) is mm_malloc(n); mm_realloc(p, 0) is mm_free(p)
- *                and returns NULL; otherwise a block of n bytes whose first
- *                min(old size, n) bytes equal the old block's, which is then freed.
+ *                and returns NULL (a block returned instead is accepted if it would
+ *                do for mm_malloc(0), and the driver frees it at once); otherwise a
+ *                block of n bytes whose first min(old size, n) bytes equal the old
+ *                block's, which is then freed.
  *
  * Optional hooks, used when the allocator defines them (weak references in the driver):
  *   bool mm_checkheap(int lineno)     heap checker; returns false on a problem (after

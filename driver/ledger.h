@@ -4,10 +4,11 @@
  * Every block an allocator returns must be NULL only for a 0-byte request
  * (alloc_failed), a multiple of MM_ALIGNMENT (misaligned), wholly inside
  * [heap lo, break) (out_of_heap) and share no byte with a live block (overlap;
- * a 0-byte block counts as one byte).  mdriver's checker (check.c, which adds the
- * payload checks) and mmreplay (replay.c) keep their live blocks here and judge
- * each new block with ledger_check_block, so both say the same thing in the
- * same words.
+ * a 0-byte block counts as one byte, but may sit at the break: a header-only
+ * block, as the starter mm.c and the classic handout's naive one return).
+ * mdriver's checker (check.c, which adds the payload checks) and mmreplay
+ * (replay.c) keep their live blocks here and judge each new block with
+ * ledger_check_block, so both say the same thing in the same words.
  */
 #ifndef DRIVER_LEDGER_H
 #define DRIVER_LEDGER_H

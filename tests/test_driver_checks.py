@@ -53,6 +53,15 @@ def assert_reported(t: dict, row: str, message: str, outcome: str, op_index: int
     assert t["message"] == message.strip()
 
 
+@pytest.mark.parametrize("ops", [["a 0 100", "a 1 0", "f 1", "f 0"], ["a 1 0", "f 1"]])
+def test_a_zero_byte_block_may_sit_at_the_break(tmp_path, ops):
+    """malloc0-break.c's mm_malloc(0) returns the break without growing the heap, as
+    a header-only block of the starter mm.c lands there: mm.h allows it (a unique
+    block), even on an empty heap."""
+    r = run(broken("malloc0-break"), "-f", write_trace(tmp_path, "zero", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("zero")["outcome"] == "ok", r.out
+
+
 def test_misaligned(tmp_path):
     t, row, msg = check("misaligned", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
     addr = LO + block(16 + 16) + 16 + 8  # misaligned.c asks 16 bytes extra per block; then 8 off
