@@ -6,6 +6,7 @@
 #include "config.h"
 #include "driver/hooks.h"
 #include "driver/shown.h"
+#include "driver/team.h"
 
 static double kops(size_t ops, const timing_t *t)
 {
@@ -32,8 +33,9 @@ static double fastest(size_t ops, const timing_t *t)
 void report_header(FILE *out, const options_t *o, const run_info_t *info)
 {
     fprintf(out, "mdriver: allocator %s", info->allocator);
-    if (has_team() && team.teamname)
-        fprintf(out, " (team %s%s%s)", team.teamname, team.name1 ? ": " : "", team.name1 ? team.name1 : "");
+    team_text_t t;
+    if (team_read(&t) && t.teamname)
+        fprintf(out, " (team %s%s%s)", t.teamname, t.name1 ? ": " : "", t.name1 ? t.name1 : "");
     fprintf(out, ", %d-byte alignment, heap limit %zu bytes%s\n", MM_ALIGNMENT, o->max_heap,
             o->check_heap ? (has_checkheap() ? ", mm_checkheap after every op" : ", -c ignored: no mm_checkheap") : "");
     if (info->baseline_source)

@@ -12,6 +12,7 @@
 #include "driver/interrupt.h"
 #include "driver/json.h"
 #include "driver/outcome.h"
+#include "driver/team.h"
 
 static void write_timing(json_t *j, const char *key, bool present, const timing_t *t, size_t ops)
 {
@@ -139,13 +140,14 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
 
     json_open(&j, "allocator", '{');
     json_string(&j, "name", info->allocator);
-    if (has_team()) {
+    team_text_t t;
+    if (team_read(&t)) {
         json_open(&j, "team", '{');
-        json_string(&j, "teamname", team.teamname);
-        json_string(&j, "name1", team.name1);
-        json_string(&j, "id1", team.id1);
-        json_string(&j, "name2", team.name2);
-        json_string(&j, "id2", team.id2);
+        json_string(&j, "teamname", t.teamname);
+        json_string(&j, "name1", t.name1);
+        json_string(&j, "id1", t.id1);
+        json_string(&j, "name2", t.name2);
+        json_string(&j, "id2", t.id2);
         json_close(&j, '}');
     } else {
         json_null(&j, "team");
