@@ -30,12 +30,22 @@ static double fastest(size_t ops, const timing_t *t)
     return best > 0 ? (double)ops / best / 1e3 : 0;
 }
 
+enum { TEAM_SHOWN = 40 };  /* characters of a team string on the header line */
+
 void report_header(FILE *out, const options_t *o, const run_info_t *info)
 {
     fprintf(out, "mdriver: allocator %s", info->allocator);
     team_text_t t;
-    if (team_read(&t) && t.teamname)
-        fprintf(out, " (team %s%s%s)", t.teamname, t.name1 ? ": " : "", t.name1 ? t.name1 : "");
+    if (team_read(&t) && t.teamname) {
+        /* the allocator's text: escaped and cut, so that the header stays one line */
+        fputs(" (team ", out);
+        shown_cut(out, t.teamname, TEAM_SHOWN);
+        if (t.name1) {
+            fputs(": ", out);
+            shown_cut(out, t.name1, TEAM_SHOWN);
+        }
+        fputc(')', out);
+    }
     fprintf(out, ", %d-byte alignment, heap limit %zu bytes%s\n", MM_ALIGNMENT, o->max_heap,
             o->check_heap ? (has_checkheap() ? ", mm_checkheap after every op" : ", -c ignored: no mm_checkheap") : "");
     if (info->baseline_source)

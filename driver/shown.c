@@ -67,16 +67,26 @@ static const char *char_at(const char *s, int at)
     return s;
 }
 
-void shown_column(FILE *out, const char *name, int width)
+/* NAME shown, at most WIDTH characters; the number of characters written. */
+static int cut(FILE *out, const char *name, int width)
 {
     char buf[1024];
     const char *s = shown(name, buf, sizeof buf);
     int n = chars(s);
     if (n <= width) {
-        fprintf(out, "%s%*s", s, width - n, "");
-        return;
+        fputs(s, out);
+        return n;
     }
     int head = (width - 1) / 2, tail = width - 1 - head;  /* one column for the ellipsis */
-    const char *cut = char_at(s, head), *rest = char_at(s, n - tail);
-    fprintf(out, "%.*s\xe2\x80\xa6%s", (int)(cut - s), s, rest);
+    const char *at = char_at(s, head), *rest = char_at(s, n - tail);
+    fprintf(out, "%.*s\xe2\x80\xa6%s", (int)(at - s), s, rest);
+    return width;
+}
+
+void shown_cut(FILE *out, const char *name, int width) { cut(out, name, width); }
+
+void shown_column(FILE *out, const char *name, int width)
+{
+    int n = cut(out, name, width);
+    fprintf(out, "%*s", width - n, "");
 }

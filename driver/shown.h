@@ -18,4 +18,7 @@ const char *shown(const char *s, char *buf, size_t len);
  * differ near the end stay distinguishable. */
 void shown_column(FILE *out, const char *name, int width);
 
+/* NAME, shown, in at most WIDTH characters, cut as in a column but not padded. */
+void shown_cut(FILE *out, const char *name, int width);
+
 #endif
