@@ -23,6 +23,9 @@ DEBUG     ?= 0
 LAYOUT    ?= 0
 # off: no seccomp filter in the trace's process, only to test the grader's own sandbox behind it
 DRIVER_SECCOMP ?= on
+# off: link an allocator with constructors or a C-library function of its own (the grader, whose
+# rules check that under the course's policy)
+ALLOC_CHECK ?= on
 
 WARNINGS  := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
@@ -61,6 +64,8 @@ else ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT)))
   CONFIG_ERROR := ALIGNMENT=$(ALIGNMENT): the alignment must be 8 or 16
 else ifneq ($(filter-out on off,$(DRIVER_SECCOMP))$(filter-out 1,$(words $(DRIVER_SECCOMP))),)
   CONFIG_ERROR := DRIVER_SECCOMP=$(DRIVER_SECCOMP): the driver's seccomp filter is on or off
+else ifneq ($(filter-out on off,$(ALLOC_CHECK))$(filter-out 1,$(words $(ALLOC_CHECK))),)
+  CONFIG_ERROR := ALLOC_CHECK=$(ALLOC_CHECK): the allocator's object is checked (on) or not (off)
 else ifneq ($(filter-out 1,$(SANITIZE))$(filter-out 0 1,$(words $(SANITIZE))),)
   CONFIG_ERROR := SANITIZE=$(SANITIZE): 1 builds with the sanitizers, empty without
 else ifneq ($(filter-out 0 1,$(STATS))$(filter-out 1,$(words $(STATS))),)
@@ -94,6 +99,10 @@ ALLOC_OBJ   := $(BUILD)/alloc.o
 # Linked around the allocator's object: they mark its writable data (driver/audit.h).
 MARK_FIRST  := $(BUILD)/driver/mark/first.o
 MARK_LAST   := $(BUILD)/driver/mark/last.o
+# The allocator's object is linked into the driver's own process: one with constructors, or
+# defining a C-library function the driver calls (clock_gettime), is refused in one line
+# (tools/alloc_check.sh) unless ALLOC_CHECK=off.
+ALLOC_CHECKED := $(if $(filter on,$(ALLOC_CHECK)),$(BUILD)/alloc.checked)
 
 .PHONY: all driver replay clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
@@ -106,14 +115,18 @@ driver: $(BUILD)/mdriver ## build build/<config>/mdriver without touching ./mdri
 mdriver: $(BUILD)/mdriver FORCE
 	@cmp -s $< $@ || { cp $< $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
 
-$(BUILD)/mdriver: $(DRIVER_OBJS) $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST)
+$(BUILD)/mdriver: $(DRIVER_OBJS) $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST) | $(ALLOC_CHECKED)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 replay: $(BUILD)/mmreplay ## build build/<config>/mmreplay: utilization only, in-process, fast; not a judge (path on the last line)
 	@echo $(BUILD)/mmreplay
 
-$(BUILD)/mmreplay: $(REPLAY_OBJS) $(ALLOC_OBJ)
+$(BUILD)/mmreplay: $(REPLAY_OBJS) $(ALLOC_OBJ) | $(ALLOC_CHECKED)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(ALLOC_CHECKED): $(ALLOC_OBJ) $(DRIVER_OBJS) $(MARK_FIRST) $(MARK_LAST) tools/alloc_check.sh
+	@sh tools/alloc_check.sh $(ALLOC_SRC) $(filter %.o,$^)
+	@touch $@
 
 # Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,
 # or the classic handout's `void mm_checkheap(int)` (then a declaration of the

@@ -1,0 +1,38 @@
+#!/bin/sh
+# alloc_check.sh SRC ALLOC_OBJ DRIVER_OBJ... - refuse, in one line, an allocator object that
+# would run code in the driver's own process: mdriver links it into the parent, where a
+# constructor runs before main and a definition of a C-library function the driver calls
+# (clock_gettime) replaces it for the whole program.  The functions are the driver objects'
+# own imports, so the list follows the driver's code.  mmgrade's rules (grader/rules.py:
+# constructors, shadowing) check the same and more, under a course's policy.
+src=$1 obj=$2
+shift 2
+LC_ALL=C
+export LC_ALL
+
+# Sections the C runtime runs by name, or by type whatever they are called (as the grader's rule).
+ctor=$(readelf -SW "$obj" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '
+    $1 ~ /^\.(init_array|fini_array|preinit_array|ctors|dtors|init|fini|tm_clone_table)(\..*)?$/ ||
+    $2 ~ /^(INIT_ARRAY|FINI_ARRAY|PREINIT_ARRAY)$/ { if ($5 !~ /^0+$/) { print $1; exit } }')
+if [ -n "$ctor" ]; then
+    echo "make: $src has a constructor or destructor (section $ctor), which would run inside the driver itself: remove it (mm_init is where an allocator starts)" >&2
+    exit 2
+fi
+ifunc=$(nm -P "$obj" | awk '$2 == "i" { print $1; exit }')
+if [ -n "$ifunc" ]; then
+    echo "make: $src makes $ifunc an indirect function (ifunc), whose resolver would run inside the driver before main: define it as a plain function" >&2
+    exit 2
+fi
+
+# Names the driver's objects call but do not define, less the allocator's own API (mm_*, team).
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+nm -P --defined-only "$@" | awk 'NF >= 2 && $2 != "a" { sub(/@.*/, "", $1); print $1 }' | sort -u >"$tmp/defined"
+nm -P --undefined-only "$@" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u |
+    comm -23 - "$tmp/defined" | grep -v -e '^mm_' -e '^team$' >"$tmp/imported"
+nm -P --defined-only -g "$obj" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u >"$tmp/mine"
+clash=$(comm -12 "$tmp/imported" "$tmp/mine" | head -n 1)
+if [ -n "$clash" ]; then
+    echo "make: $src defines $clash, a C-library function the driver itself calls: make yours static or rename it, or it replaces the driver's" >&2
+    exit 2
+fi
