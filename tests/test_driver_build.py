@@ -9,6 +9,7 @@ import pytest
 from filelock import FileLock
 
 from conftest import KIT
+from driver_common import run, write_trace
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
@@ -42,3 +43,19 @@ def test_the_grader_can_leave_the_check_to_its_own_rules():
     from grader.build import _make_args
     from grader.policy import load_policy
     assert "ALLOC_CHECK=off" in _make_args(load_policy(KIT))
+
+
+def test_globals_named_like_the_drivers_are_the_allocators_own(tmp_path):
+    """heap_lo, progress, ... were multiple definitions at link time (the driver exported 146 names to mm.c)."""
+    done = make("MM=tests/c/broken/driver-names.c")
+    assert done.returncode == 0, done.stderr
+    driver = KIT / done.stdout.strip().splitlines()[-1]
+    r = run(driver, "-f", write_trace(tmp_path, "t", ["a 0 16", "a 1 40", "r 0 100", "f 1", "f 0"], weight=1),
+            tmp=tmp_path)
+    assert r.rc == 0 and r.trace("t")["outcome"] == "ok", r.out + r.err
+    assert r.trace("t")["utilization"] > 0
+    # what the driver's objects still offer an allocator to link against: main and memlib.h's functions
+    offered = subprocess.run(["nm", "-g", "--defined-only", str(driver.parent / "mdriver.r.o")],
+                             capture_output=True, text=True, check=True).stdout.split()[2::3]
+    assert "main" in offered and "mem_sbrk" in offered
+    assert all(name == "main" or name.startswith("mem_") for name in offered), offered
