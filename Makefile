@@ -141,14 +141,18 @@ $(ALLOC_CHECKED): $(ALLOC_OBJ) $(DRIVER_OBJS) $(MARK_FIRST) $(MARK_LAST) tools/a
 	@touch $@
 
 # Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,
-# or the classic handout's `void mm_checkheap(int)` (then a declaration of the
-# void form compiles against the allocator's source and the source names it).
+# or the classic handout's `void mm_checkheap(int)` or `int mm_checkheap(int)` (then
+# a declaration of that form compiles against the allocator's source and the source
+# names it).
 CHECKHEAP_FLAGS := $(BUILD)/checkheap.flags
 $(CHECKHEAP_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)
-	@if grep -q mm_checkheap $(ALLOC_SRC) && printf '#include <stdbool.h>\nvoid mm_checkheap(int);\n#include "%s"\n' "$(abspath $(ALLOC_SRC))" \
-	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; \
-	then echo -DMDRIVER_CHECKHEAP_VOID > $@.new; else : > $@.new; fi; \
+	@declares() { printf '#include <stdbool.h>\n%s mm_checkheap(int);\n#include "%s"\n' "$$1" "$(abspath $(ALLOC_SRC))" \
+	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; }; \
+	if ! grep -q mm_checkheap $(ALLOC_SRC); then : > $@.new; \
+	elif declares void; then echo -DMDRIVER_CHECKHEAP_VOID > $@.new; \
+	elif declares int; then echo -DMDRIVER_CHECKHEAP_INT > $@.new; \
+	else : > $@.new; fi; \
 	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # The folder is named after the allocator file's basename, so two files of one

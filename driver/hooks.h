@@ -5,9 +5,10 @@
  * driver does without it.  mm_checkheap is declared only here so that a classic
  * mm.c with `void mm_checkheap(int)` still compiles against mm.h; the kit's
  * contract is `bool mm_checkheap(int lineno)`, false when the heap is broken.
- * The Makefile probes which of the two the allocator defines and builds the
- * driver with MDRIVER_CHECKHEAP_VOID for the classic one, whose verdict is what
- * it prints (or an exit), never a return value.
+ * The Makefile probes which form the allocator defines and builds the driver
+ * with MDRIVER_CHECKHEAP_VOID for the classic void one, whose verdict is what it
+ * prints (or an exit), never a return value, or MDRIVER_CHECKHEAP_INT for an
+ * int one, whose nonzero return means consistent.
  */
 #ifndef DRIVER_HOOKS_H
 #define DRIVER_HOOKS_H
@@ -23,6 +24,10 @@ static inline bool run_checkheap(int lineno)
     mm_checkheap(lineno);
     return true;
 }
+#elif defined MDRIVER_CHECKHEAP_INT
+/* a handout's `int mm_checkheap(int)`: nonzero is consistent (called as bool, 256 read as false) */
+extern int mm_checkheap(int lineno) __attribute__((weak));
+static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno) != 0; }
 #else
 extern bool mm_checkheap(int lineno) __attribute__((weak));
 static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno); }

@@ -340,6 +340,16 @@ def test_checker_failure_under_c(tmp_path):
     assert "mm_checkheap after every op" in r.out.splitlines()[0]
 
 
+def test_an_int_checker_is_true_when_nonzero(tmp_path):
+    """`int mm_checkheap(int)` was called as bool: its 256 ("consistent") read as false at op 0."""
+    r = run(broken("checker-int"), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    row, msg = r.row("bad")
+    assert_reported(t, row, msg, "checker_failed", 2, "f 0", "mm_checkheap(2) returned false after this op")
+    assert t["output"] == "mm_checkheap(0)\nmm_checkheap(1)\nmm_checkheap(2)\n"
+
+
 def test_checker_not_run_without_c(tmp_path):
     r = run(broken("checker-false"), "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
     assert r.rc == 0
