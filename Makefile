@@ -140,32 +140,38 @@ $(ALLOC_CHECKED): $(ALLOC_OBJ) $(DRIVER_OBJS) $(MARK_FIRST) $(MARK_LAST) tools/a
 	@sh tools/alloc_check.sh $(ALLOC_SRC) $(filter %.o,$^)
 	@touch $@
 
-# Which mm_checkheap does the allocator define?  The kit's `bool mm_checkheap(int)`,
-# or the classic handout's `void mm_checkheap(int)` or `int mm_checkheap(int)` (then
-# a declaration of that form compiles against the allocator's source and the source
-# names it).
-CHECKHEAP_FLAGS := $(BUILD)/checkheap.flags
-$(CHECKHEAP_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
+ALLOC_STAMP := $(BUILD)/alloc.src
+# The 2016 64-bit lab's handout names its functions malloc, free, ... and renames them
+# mm_malloc, ... when DRIVER is defined, as its own Makefile did for its driver.
+ALLOC_FLAGS := -DDRIVER
+# Which forms of the hooks does the allocator define?  mm_checkheap: the kit's `bool
+# mm_checkheap(int)`, or the classic handout's `void mm_checkheap(int)` or `int
+# mm_checkheap(int)` (then a declaration of that form compiles against the allocator's
+# source and the source names it).  mm_init: the kit's `int mm_init(void)`, or the 2016
+# lab's `bool mm_init(void)` (then the source compiles with mm.h declaring that form).
+HOOK_FLAGS := $(BUILD)/hooks.flags
+$(HOOK_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
 	@mkdir -p $(dir $@)
-	@declares() { printf '#include <stdbool.h>\n%s mm_checkheap(int);\n#include "%s"\n' "$$1" "$(abspath $(ALLOC_SRC))" \
-	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) -fsyntax-only -x c - >/dev/null 2>&1; }; \
-	if ! grep -q mm_checkheap $(ALLOC_SRC); then : > $@.new; \
-	elif declares void; then echo -DMDRIVER_CHECKHEAP_VOID > $@.new; \
-	elif declares int; then echo -DMDRIVER_CHECKHEAP_INT > $@.new; \
-	else : > $@.new; fi; \
+	@compiles() { printf '#include <stdbool.h>\n%s\n#include "%s"\n' "$$2" "$(abspath $(ALLOC_SRC))" \
+	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) $(ALLOC_FLAGS) $$1 -fsyntax-only -x c - >/dev/null 2>&1; }; \
+	: > $@.new; \
+	if grep -q 'bool[[:space:]]*mm_init' $(ALLOC_SRC) && compiles -DMM_INIT_BOOL; then \
+	    init=-DMM_INIT_BOOL; echo $$init >> $@.new; fi; \
+	if ! grep -q mm_checkheap $(ALLOC_SRC); then :; \
+	elif compiles "$$init" 'void mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_VOID >> $@.new; \
+	elif compiles "$$init" 'int mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_INT >> $@.new; fi; \
 	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # The folder is named after the allocator file's basename, so two files of one
 # name (MM=alice/mm.c, then MM=bob/mm.c) share it: this stamp records which file
 # built it, so that changing files rebuilds instead of reusing the other's object.
-ALLOC_STAMP := $(BUILD)/alloc.src
 $(ALLOC_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ALLOC_SRC)' > $@.new; cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
-$(BUILD)/%.o: %.c $(CHECKHEAP_FLAGS)
+$(BUILD)/%.o: %.c $(HOOK_FLAGS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KIT_FLAGS) $$(cat $(CHECKHEAP_FLAGS)) -c -o $@ $<
+	$(CC) $(CFLAGS) $(KIT_FLAGS) $$(cat $(HOOK_FLAGS)) -c -o $@ $<
 
 # The driver learns which allocator it carries and where the kit lives.
 $(BUILD)/mdriver.o $(BUILD)/mmreplay.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
@@ -175,9 +181,9 @@ $(BUILD)/driver/sandbox.o: KIT_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DM
 # rbp an ordinary register in the serving loop, which zeroes it after each call (driver/scrub.h)
 $(BUILD)/driver/serve.o: KIT_FLAGS += -fomit-frame-pointer
 
-$(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP)
+$(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP) $(HOOK_FLAGS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KIT_FLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(KIT_FLAGS) $(ALLOC_FLAGS) $$(cat $(HOOK_FLAGS)) -c -o $@ $<
 
 # The allocator's dependencies are those of the file named in the stamp; for
 # another file they may name one that is gone (alice/mm.c deleted, then

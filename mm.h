@@ -2,10 +2,13 @@
  * mm.h - the allocator API: what a student implements in mm.c.
  *
  * The four classic calls.  A mm.c written for the classic CS:APP handout builds
- * unchanged against this header, with or without its `team_t team` struct.
+ * unchanged against this header, with or without its `team_t team` struct, and so
+ * does one for the 2016 64-bit lab (its DRIVER aliases, its bool mm_init).
  *
  *   mm_init      prepare an empty heap; 0 on success, -1 on failure.  The driver
- *                calls it before every pass, so it must reset all state.
+ *                calls it before every pass, so it must reset all state.  The
+ *                2016 64-bit lab's `bool mm_init(void)` (true on success) is
+ *                detected by the build, which then defines MM_INIT_BOOL.
  *   mm_malloc    a block of at least size bytes, aligned to MM_ALIGNMENT and
  *                entirely inside the heap; NULL only when the heap cannot grow.
  *                mm_malloc(0) may return NULL or a unique block, which may sit at
@@ -31,7 +34,12 @@
 #include "config.h"
 #include "mm_stats.h"
 
+#ifdef MM_INIT_BOOL
+#include <stdbool.h>
+bool mm_init(void);
+#else
 int mm_init(void);
+#endif
 void *mm_malloc(size_t size);
 void mm_free(void *ptr);
 void *mm_realloc(void *ptr, size_t size);

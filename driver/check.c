@@ -282,8 +282,10 @@ bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *
     uintptr_t result;
     bool ok = call(&c, CALL_INIT, 0, 0, &result);
     int status = ok ? (int)(intptr_t)result : 0;
+    char said[80];
     ok = ok && (status == 0 ? replay_checked(&c)
-                            : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before the first op", status));
+                            : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %s before the first op",
+                                           init_failure(status, said, sizeof said)));
     *high_water = c.high_water;
     ledger_close(&c.live);
     return ok;

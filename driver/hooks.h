@@ -14,6 +14,7 @@
 #define DRIVER_HOOKS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "mm.h"
 
@@ -32,6 +33,29 @@ static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno) != 0;
 extern bool mm_checkheap(int lineno) __attribute__((weak));
 static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno); }
 #endif
+/* mm_init in the kit's terms: 0 on success; a bool one (MM_INIT_BOOL) answers -1 for false. */
+static inline int run_init(void)
+{
+#ifdef MM_INIT_BOOL
+    return mm_init() ? 0 : -1;
+#else
+    return mm_init();
+#endif
+}
+
+/* How a failed run_init's status is told: the value mm_init returned, with a hint for 1
+ * (a bool mm_init's true, or a classic one's mistake). */
+static inline const char *init_failure(int status, char *buf, size_t len)
+{
+#ifdef MM_INIT_BOOL
+    (void)status;
+    snprintf(buf, len, "false");
+#else
+    snprintf(buf, len, status == 1 ? "1 (0 is success here: int mm_init returns 0, or -1 on failure)" : "%d", status);
+#endif
+    return buf;
+}
+
 extern void mm_stats(mm_stats_t *out) __attribute__((weak));
 extern team_t team __attribute__((weak));
 

@@ -28,6 +28,7 @@
 
 #include "driver/clock.h"
 #include "driver/heap.h"
+#include "driver/hooks.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
@@ -176,7 +177,7 @@ void timed_prepare(size_t kept_high_water)
  * (timed_prepare, heap_drop_above), the arrays cleared by the parent. */
 int timed_run_mm(const timed_arrays_t *a)
 {
-    int status = mm_init();
+    int status = run_init();
     if (status != 0)
         return status;
     replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(),
@@ -454,10 +455,12 @@ bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed
     clear_written(a);
     call_t run = {.kind = CALL_CHECKED_REPLAY, .op = -1};
     answer_t done;
+    char said[80];
     bool ok = remote_call(rc, &run, &done)
                   ? done.result == 0 ? run_sound(t, a, &j, pl, (size_t)done.brk, false, v)
-                                     : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before the second "
-                                                    "run (does it reset all its state?)", (int)(intptr_t)done.result)
+                                     : verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %s before the second "
+                                                    "run (does it reset all its state?)",
+                                                    init_failure((int)(intptr_t)done.result, said, sizeof said))
                   : verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended in the second checked run");
     judge_put(&j);
     return ok;
@@ -488,8 +491,9 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
                 break;
             }
             if (done.result != 0) {
-                ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before a timing run",
-                                  (int)(intptr_t)done.result);
+                char said[80];
+                ok = verdict_fail(v, OUTCOME_INIT_FAILED, -1, "mm_init returned %s before a timing run",
+                                  init_failure((int)(intptr_t)done.result, said, sizeof said));
                 break;
             }
             out->faults[out->n] = faults;

@@ -21,6 +21,7 @@
 
 #include "driver/clock.h"
 #include "driver/heap.h"
+#include "driver/hooks.h"
 #include "driver/ledger.h"
 #include "driver/pages.h"
 #include "memlib.h"
@@ -109,10 +110,12 @@ static void replay_child(const trace_t *t, shared_t *sh)
     }
     mem_init();
     r.lo = (uintptr_t)mem_heap_lo();
-    int status = mm_init();
+    int status = run_init();
     after_call(&r);
+    char said[80];
     if (status != 0)
-        verdict_fail(&sh->verdict, OUTCOME_INIT_FAILED, -1, "mm_init returned %d before the first op", status);
+        verdict_fail(&sh->verdict, OUTCOME_INIT_FAILED, -1, "mm_init returned %s before the first op",
+                     init_failure(status, said, sizeof said));
     for (size_t i = 0; status == 0 && i < t->num_ops; i++) {
         sh->at = (int64_t)i;
         if (!run_op(&r, i))

@@ -128,7 +128,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
             mem_init();
         serving.heap_mapped = true;
         heap_restart(true);
-        result = (uintptr_t)(intptr_t)mm_init();
+        result = (uintptr_t)(intptr_t)run_init();
         break;
     case CALL_MALLOC: result = (uintptr_t)mm_malloc(call->size); break;
     case CALL_FREE: mm_free((void *)call->ptr); break;

@@ -28,7 +28,7 @@ def refused(source: str, *args: str) -> str:
 
 @pytest.mark.parametrize("name,says", [
     ("constructor", "has a constructor or destructor (section .init_array), which would run inside the driver"),
-    ("shadow-clock", "defines clock_gettime, a C-library function the driver itself calls: make yours static"),
+    ("shadow-clock", "defines C-library functions the driver itself calls (clock_gettime): make them static"),
 ])
 def test_an_object_that_would_act_inside_the_driver_is_refused(name, says):
     """A constructor ran in the parent before main; a clock_gettime of mm.c timed the allocator."""

@@ -82,3 +82,22 @@ def test_8_byte_allocator_in_a_16_byte_build_gets_a_hint(tmp_path):
 def test_classic_void_checker_under_c(tmp_path):
     r = run(classic("classic_mm"), "-c", "-f", mixed_trace(tmp_path), tmp=tmp_path)
     assert r.doc["traces"][0]["outcome"] == "ok", r.doc["traces"][0]["message"]
+
+
+def test_a_2016_handout_file_builds_unchanged(tmp_path):
+    """`bool mm_init` (true on success) and the DRIVER aliases (functions named malloc, free, ...) were a
+    conflicting-types error and undefined references to mm_malloc."""
+    r = run(classic("lab2016_mm", alignment=16), "-c", "-f", mixed_trace(tmp_path), tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    t = r.doc["traces"][0]
+    assert t["outcome"] == "ok" and t["utilization"] > 0
+    assert r.doc["allocator"]["has_checkheap"] is True and t["output"].startswith("checked at 0\n")
+
+
+def test_an_int_mm_init_returning_1_gets_a_hint(tmp_path):
+    """A 1 (a bool's true) was 'init_failed: mm_init returned 1' with nothing said about 0 being success."""
+    r = run(build_driver(extra=("MM=tests/c/broken/init-one.c",)), "-f", mixed_trace(tmp_path), tmp=tmp_path)
+    t = r.doc["traces"][0]
+    assert t["outcome"] == "init_failed"
+    assert t["message"] == "mm_init returned 1 (0 is success here: int mm_init returns 0, or -1 on failure) " \
+                           "before the first op"

@@ -31,8 +31,12 @@ nm -P --defined-only "$@" | awk 'NF >= 2 && $2 != "a" { sub(/@.*/, "", $1); prin
 nm -P --undefined-only "$@" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u |
     comm -23 - "$tmp/defined" | grep -v -e '^mm_' -e '^team$' >"$tmp/imported"
 nm -P --defined-only -g "$obj" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u >"$tmp/mine"
-clash=$(comm -12 "$tmp/imported" "$tmp/mine" | head -n 1)
+clash=$(comm -12 "$tmp/imported" "$tmp/mine" | head -n 6 | paste -sd, - | sed 's/,/, /g')
 if [ -n "$clash" ]; then
-    echo "make: $src defines $clash, a C-library function the driver itself calls: make yours static or rename it, or it replaces the driver's" >&2
+    hint=""
+    case ", $clash," in
+    *", malloc,"* | *", free,"* | *", realloc,"*) hint=" (mm.h's names are mm_malloc, mm_free, mm_realloc)" ;;
+    esac
+    echo "make: $src defines C-library functions the driver itself calls ($clash): make them static or rename them$hint, or they replace the driver's" >&2
     exit 2
 fi
