@@ -101,8 +101,9 @@ MARK_FIRST  := $(BUILD)/driver/mark/first.o
 MARK_LAST   := $(BUILD)/driver/mark/last.o
 # The allocator's object is linked into the driver's own process: one with constructors, or
 # defining a C-library function the driver calls (clock_gettime), is refused in one line
-# (tools/alloc_check.sh) unless ALLOC_CHECK=off.
-ALLOC_CHECKED := $(if $(filter on,$(ALLOC_CHECK)),$(BUILD)/alloc.checked)
+# (tools/alloc_check.sh) unless ALLOC_CHECK=off, or in a sanitizer build, whose objects have
+# the sanitizers' own constructors.
+ALLOC_CHECKED := $(if $(and $(filter on,$(ALLOC_CHECK)),$(if $(SANITIZE),,1)),$(BUILD)/alloc.checked)
 
 .PHONY: all driver replay clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
