@@ -46,6 +46,17 @@ class BuildResult:
     driver_objs: tuple[Path, ...]
 
 
+def linked_with(out_dir: Path) -> tuple[Path, ...]:
+    """The objects the allocator's is linked with, whose globals it must not define: the driver
+    as one object whose only globals are main and memlib's API (its own names are local, so a
+    student's `heap_lo` is the student's, as `make` builds it) and the marks around the
+    allocator's data; every object when the build stopped before that one was made."""
+    whole = out_dir / "mdriver.r.o"
+    if whole.exists():
+        return (whole, *sorted((out_dir / "driver" / "mark").glob("*.o")))
+    return tuple(p for p in out_dir.rglob("*.o") if p.name != "alloc.o")
+
+
 def copy_kit(kit: Path, dest: Path, with_variants: bool = False) -> None:
     """The files `make driver` needs, and nothing a submission could use to learn more."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -147,7 +158,7 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) 
     out_dir = builds[0] if builds else folder / "build"
     alloc = out_dir / "alloc.o"
     driver = out_dir / "mdriver"
-    objs = tuple(p for p in out_dir.rglob("*.o") if p.name != "alloc.o")
+    objs = linked_with(out_dir)
     if result.timed_out:
         return BuildResult("compile_error", f"the build took longer than {policy.build.compile_timeout:g} s "
                            "(an #include of a device or an endless template?)", None, None, objs)

@@ -207,3 +207,18 @@ def test_a_symbol_name_that_is_not_utf8_is_read_not_a_crash(tmp_path, policy):
     rules = _rules(tmp_path, source, policy)
     assert rules["other_globals"].verdict == "warn" and "odd\ufffd\ufffdname" in rules["other_globals"].detail
     assert rules["undefined_symbols"].verdict == "reject" and "ext\ufffd" in rules["undefined_symbols"].detail
+
+
+def test_the_drivers_own_names_are_the_students_to_use(policy):
+    """make links the driver as one object whose own globals are local, so an mm.c with its own
+    heap_lo, heap_max, progress and shown builds; the grader judges it against that object too
+    (it had refused those names as shadowing the driver's parts)."""
+    from conftest import build_driver
+    from grader.build import linked_with
+    out = build_driver(extra=("MM=tests/c/broken/driver-names.c",)).parent
+    objs = linked_with(out)
+    assert out / "mdriver.r.o" in objs and not any(p.parent.name == "driver" for p in objs)
+    rules = {r.rule: r for r in check_object(out / "alloc.o", list(objs), policy)}
+    assert rules["shadowing"].passed, rules["shadowing"]
+    everything = [p for p in out.rglob("*.o") if p.name != "alloc.o"]
+    assert not {r.rule: r for r in check_object(out / "alloc.o", everything, policy)}["shadowing"].passed
