@@ -216,9 +216,11 @@ test-deps: ## install the Debian packages the tests use (needs root and apt-get)
 	  else echo "make: the tests want these Debian packages:$$missing (not root: the tests that need them will say so)"; fi; \
 	fi
 
-# Two workers: the tests share build/ under a file lock, and every figure they check is a
-# ratio or a count, not a time, so a neighbour's load changes no verdict.
-PYTEST_ARGS ?= -n 2
+# Three workers on two cores: many tests wait on a child, a time limit or a signal, and a
+# third worker fills those waits; worksteal hands a worker that runs dry the other's queue, so
+# no long test waits alone at the end.  The tests share build/ under a file lock, and every
+# figure they check is a ratio or a count, not a time, so a neighbour's load changes no verdict.
+PYTEST_ARGS ?= -n 3 --dist worksteal
 test: venv test-deps ## install what the tests need and run every test (PYTEST_ARGS= for one worker)
 	$(PYTHON) -m pytest $(PYTEST_ARGS) tests
 
