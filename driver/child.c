@@ -51,6 +51,7 @@
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/interrupt.h"
+#include "driver/lifeline.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
@@ -396,12 +397,14 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     map_stack(c);
     fflush(NULL);
     cpus_pin_parent(&c->cpus);
+    pid_t parent = getpid();
     c->pid = fork();
     if (c->pid < 0) {
         perror("mdriver: fork");
         exit(3);
     }
     if (c->pid == 0) {
+        lifeline_tie(parent);
         close(op[0]);
         channel_take_side(&c->ch, true);
         /* libc's child runs no allocator code */

@@ -23,6 +23,7 @@
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/ledger.h"
+#include "driver/lifeline.h"
 #include "driver/pages.h"
 #include "memlib.h"
 #include "mm.h"
@@ -188,8 +189,9 @@ void replay_trace(const trace_t *t, double time_limit, child_report_t *rep)
     *sh = (shared_t){.at = -1};
     fflush(NULL);
     double deadline = now() + time_limit;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        lifeline_tie(parent);
         close(fds[0]);
         trace_t copy = *t;
         copy.ops = ops;

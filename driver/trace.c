@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "driver/interrupt.h"
+#include "driver/lifeline.h"
 #include "driver/pages.h"
 #include "driver/shown.h"
 
@@ -100,8 +101,9 @@ static bool read_gzip(int in, char **buf, size_t *len, char *why, size_t whylen)
     int fds[2];
     if (pipe(fds))
         return snprintf(why, whylen, "cannot read: cannot make a pipe for gzip"), false;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        lifeline_tie(parent);
         dup2(in, 0);
         dup2(fds[1], 1);
         close(fds[0]);

@@ -190,3 +190,36 @@ def test_an_allocator_raising_the_signals_itself_still_fails(tmp_path):
     assert by_name["fine"]["outcome"] == "ok"
     assert isinstance(doc["summary"]["perf_index"], float)
     assert "Perf index = " in done.stdout and "interrupted" not in done.stdout + done.stderr
+
+
+def alive(pid: int) -> bool:
+    """Running, not gone nor a zombie waiting for a reaper that may never come."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.parametrize("tool", ["mdriver", "mmreplay"])
+def test_a_killed_driver_takes_its_stuck_child_along(tmp_path, tool):
+    """SIGKILL (`timeout -s KILL`, a terminal closed hard) leaves the driver no chance to kill its
+    child, which sits in a process group of its own: the kernel must end it (it spun on at 100% CPU)."""
+    from test_replay import replay
+    binary = broken("hangs") if tool == "mdriver" else replay("hangs")
+    stuck = write_trace(tmp_path, "stuck", [f"a 0 {TRIGGER}", "f 0"], weight=1)
+    d = Started([str(binary), "-f", str(stuck)])
+    child = None
+    try:
+        child = d.wait_for_stuck_child()
+        d.proc.kill()
+        d.proc.wait(timeout=WAIT)
+        end = time.monotonic() + 5
+        while alive(child) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not alive(child), f"{tool}'s child {child} outlived its SIGKILLed parent"
+    finally:
+        if d.proc.poll() is None:
+            d.proc.kill()
+        if child is not None and alive(child):
+            os.kill(child, signal.SIGKILL)
