@@ -68,23 +68,6 @@ static bool check_heap(checker_t *c)
     return true;
 }
 
-/* After the break fell (only mem_reset_brk or mem_init lower it): no live block
- * may lie past it now, or its bytes are over the canary and the next check of
- * its payload would blame a scribble. */
-static bool break_above_live(checker_t *c)
-{
-    uintptr_t brk = c->lo + c->brk;
-    uint32_t id = blocktree_overlap(&c->live.tree, brk, UINTPTR_MAX);
-    if (id == BLOCKTREE_NONE)
-        return true;
-    const ledger_entry_t *e = &c->live.entry[id];
-    return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
-                        "%s: the break fell to %#" PRIxPTR " (%zu bytes above the heap's start), below id %u's live "
-                        "block [%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64 ": the heap must not shrink under live "
-                        "blocks (did the allocator call mem_reset_brk or mem_init?)",
-                        here(c), brk, c->brk, id, e->p, e->p + footprint(e->size), e->born);
-}
-
 /* The allocator call for op c->at, in the child, then the checker when -c asks
  * for it; false when the child is gone or the break fell below a live block. */
 static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uintptr_t *result)
@@ -106,7 +89,8 @@ static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uin
         c->violation = a.violation;
     if (result)
         *result = a.result;
-    if (c->brk < before && !break_above_live(c))
+    heap_span_t h = {.lo = c->lo, .brk = c->brk, .max = heap_max()};
+    if (c->brk < before && !ledger_check_break(&c->live, h, c->t, c->at, c->v))
         return false;
     return check_heap(c);
 }

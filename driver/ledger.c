@@ -120,3 +120,20 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
     }
     return true;
 }
+
+/* Its bytes would be over memlib's canary, and the next check of its payload
+ * would blame a scribble. */
+bool ledger_check_break(const ledger_t *l, heap_span_t h, const trace_t *t, int64_t at, verdict_t *v)
+{
+    uintptr_t brk = h.lo + h.brk;
+    uint32_t id = blocktree_overlap(&l->tree, brk, UINTPTR_MAX);
+    if (id == BLOCKTREE_NONE)
+        return true;
+    const ledger_entry_t *e = &l->entry[id];
+    char where[64];
+    return verdict_fail(v, OUTCOME_OUT_OF_HEAP, at,
+                        "%s: the break fell to %#" PRIxPTR " (%zu bytes above the heap's start), below id %u's live "
+                        "block [%#" PRIxPTR ", %#" PRIxPTR ") from op %" PRId64 ": the heap must not shrink under live "
+                        "blocks (did the allocator call mem_reset_brk or mem_init?)",
+                        op_where(t, at, where, sizeof where), brk, h.brk, id, e->p, e->p + footprint(e->size), e->born);
+}

@@ -8,7 +8,8 @@
  * block, as the starter mm.c and the classic handout's naive one return).
  * mdriver's checker (check.c, which adds the payload checks) and mmreplay
  * (replay.c) keep their live blocks here and judge each new block with
- * ledger_check_block, so both say the same thing in the same words.
+ * ledger_check_block, and each fall of the break with ledger_check_break, so
+ * both say the same thing in the same words.
  */
 #ifndef DRIVER_LEDGER_H
 #define DRIVER_LEDGER_H
@@ -52,6 +53,11 @@ void ledger_drop(ledger_t *l, uint32_t id);
  * False with *v filled (the outcome and a message naming the op) when not. */
 bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int64_t at, uintptr_t p, size_t size,
                         verdict_t *v);
+
+/* After a call that lowered the break (only mem_reset_brk or mem_init do): no
+ * live block may lie past it now.  False with *v (out_of_heap, naming op `at`
+ * and one such block) when one does. */
+bool ledger_check_break(const ledger_t *l, heap_span_t h, const trace_t *t, int64_t at, verdict_t *v);
 
 /* The bytes a block of `size` occupies as far as overlap goes: at least one. */
 static inline size_t footprint(size_t size) { return size ? size : 1; }

@@ -43,22 +43,28 @@ typedef struct {
     shared_t *sh;
     ledger_t live;
     uintptr_t lo;
+    size_t brk;  /* the break after the last call, bytes above lo */
 } replayer_t;
 
-/* After every call: the break, and its highest so far. */
-static heap_span_t after_call(replayer_t *r)
+/* After every call (at op `at`; -1: mm_init): the break, its highest so far, and
+ * (as mdriver's checker does) no live block left past a break that fell.  False
+ * with the verdict written when one is. */
+static bool after_call(replayer_t *r, int64_t at, heap_span_t *h)
 {
-    size_t brk = mem_heapsize();
-    if (brk > r->sh->high_water)
-        r->sh->high_water = brk;
-    return (heap_span_t){.lo = r->lo, .brk = brk, .max = heap_max()};
+    size_t before = r->brk;
+    r->brk = mem_heapsize();
+    if (r->brk > r->sh->high_water)
+        r->sh->high_water = r->brk;
+    *h = (heap_span_t){.lo = r->lo, .brk = r->brk, .max = heap_max()};
+    return r->brk >= before || ledger_check_break(&r->live, *h, r->t, at, &r->sh->verdict);
 }
 
 /* Op i's new block p, checked and entered into the ledger. */
 static bool take_block(replayer_t *r, size_t i, const op_t *op, void *p, int64_t born)
 {
-    heap_span_t h = after_call(r);
-    if (!ledger_check_block(&r->live, h, r->t, (int64_t)i, (uintptr_t)p, op->size, &r->sh->verdict))
+    heap_span_t h;
+    if (!after_call(r, (int64_t)i, &h) ||
+        !ledger_check_block(&r->live, h, r->t, (int64_t)i, (uintptr_t)p, op->size, &r->sh->verdict))
         return false;
     ledger_add(&r->live, op->id, (uintptr_t)p, op->size, 0, born);
     return true;
@@ -70,6 +76,7 @@ static bool run_op(replayer_t *r, size_t i)
 {
     const op_t *op = &r->t->ops[i];
     ledger_entry_t old = r->live.entry[op->id];
+    heap_span_t h;
     switch (op->kind) {
     case OP_ALLOC:
         return take_block(r, i, op, mm_malloc(op->size), (int64_t)i);
@@ -78,20 +85,20 @@ static bool run_op(replayer_t *r, size_t i)
     case OP_FREE:
         ledger_drop(&r->live, op->id);
         mm_free((void *)old.p);
-        after_call(r);
-        return true;
+        return after_call(r, (int64_t)i, &h);
     default:
         ledger_drop(&r->live, op->id);
         void *p = mm_realloc((void *)old.p, op->size);
         if (op->size)
             return take_block(r, i, op, p, old.born);
         /* realloc(p, 0) frees; a block returned anyway is checked as malloc(0)'s and given back */
-        heap_span_t h = after_call(r);
+        if (!after_call(r, (int64_t)i, &h))
+            return false;
         if (p && !ledger_check_block(&r->live, h, r->t, (int64_t)i, (uintptr_t)p, 0, &r->sh->verdict))
             return false;
         if (p) {
             mm_free(p);
-            after_call(r);
+            return after_call(r, (int64_t)i, &h);
         }
         return true;
     }
@@ -112,7 +119,8 @@ static void replay_child(const trace_t *t, shared_t *sh)
     mem_init();
     r.lo = (uintptr_t)mem_heap_lo();
     int status = run_init();
-    after_call(&r);
+    heap_span_t h;
+    after_call(&r, -1, &h);  /* nothing is live yet */
     char said[80];
     if (status != 0)
         verdict_fail(&sh->verdict, OUTCOME_INIT_FAILED, -1, "mm_init returned %s before the first op",
