@@ -19,6 +19,8 @@ from typing import Any
 
 import jsonschema
 
+from mmtrace.driver_result import interrupted
+
 from .policy import Policy
 from .sandbox import Mount, RunResult, Sandbox, run
 
@@ -68,12 +70,8 @@ def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict
             jsonschema.validate(data, schema)
         except jsonschema.ValidationError as err:
             raise ChannelError(f"the driver's result breaks its schema: {err.message[:200]}") from None
-    if stopped := data.get("interrupted"):     # a signal cut the run short: as a run killed at the limit
-        why = stopped if isinstance(stopped, dict) else {}
-        summary = data["summary"] if isinstance(data.get("summary"), dict) else {}
-        raise ChannelError(f"the driver was interrupted by {why.get('signal', 'a signal')} after "
-                           f"{summary.get('traces', '?')} of {why.get('planned', '?')} traces: "
-                           "a partial run is not graded")
+    if why := interrupted(data):     # a signal cut the run short: as a run killed at the limit
+        raise ChannelError(f"the driver was {why}: a partial run is not graded")
     return data
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from .driver_result import PartialRun, whole_run
 from .gen import generate
 from .trace import LAB64, write_trace
 
@@ -70,7 +71,10 @@ def main(variant: str, ops: int, runs: int) -> None:
     subprocess.run([str(driver), "-T", "900", "-r", "3", "--json", str(res), "-f", str(trace)],
                    capture_output=True, check=False)
     whole = time.perf_counter() - start
-    t = json.loads(res.read_text())["traces"][0]
+    try:
+        t = whole_run(json.loads(res.read_text()), str(res))["traces"][0]
+    except PartialRun as err:
+        raise click.ClickException(str(err)) from None
     if t["outcome"] != "ok":
         click.echo(f"driver replay:   {t['outcome']}: {t['message']}")
     else:

@@ -114,3 +114,15 @@ def kbest(samples: Sequence[float], k: int = 3) -> float:
     """The driver's documented estimator: the mean of the k fastest samples."""
     fastest = sorted(samples)[:k]
     return sum(fastest) / len(fastest)
+
+
+def stopped_driver(tmp: Path, after: float = 2.0) -> tuple[Path, list[str]]:
+    """A script that runs the hangs.c driver and SIGTERMs it after AFTER seconds, and the
+    arguments for it (an honest trace, then one it never finishes): the JSON it writes is a
+    real interrupted run's, the driver's own, as a reader of driver JSON may be handed one."""
+    honest = write_trace(tmp, "honest", ["a 0 100", "a 1 200", "f 0", "f 1"], weight=1)
+    stuck = write_trace(tmp, "stuck", [f"a 0 {TRIGGER}", "f 0"], weight=1)
+    script = tmp / "stopped-mdriver"
+    script.write_text(f"#!/bin/sh\nexec timeout -s TERM {after} {broken('hangs')} \"$@\"\n")
+    script.chmod(0o755)
+    return script, ["-f", str(honest), "-f", str(stuck)]

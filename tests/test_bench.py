@@ -461,3 +461,18 @@ def test_a_bench_study_target_refuses_mm_and_variant_in_one_line(target, setting
     assert done.returncode == 2
     assert done.stderr.splitlines()[0].startswith("make: the bench studies take no MM= or VARIANT=")
     assert "python" not in done.stdout and "bench:" not in done.stderr
+
+
+def test_bench_driver_refuses_an_interrupted_run_in_one_line(tmp_path):
+    """bench-driver read summary.perf_index from whatever JSON the driver left: an interrupted
+    run's (null, part of the suite) ended in a TypeError traceback, or its per-trace figures counted."""
+    from driver_common import stopped_driver
+    sys.path.insert(0, str(KIT / "bench" / "driver"))
+    import bench_driver
+    script, args = stopped_driver(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        bench_driver.run_json(script, *args)
+    message = str(stopped.value)
+    assert message.startswith(f"bench-driver: the JSON of `{script.name} -f ") and "\n" not in message
+    assert "the driver was interrupted by SIGTERM after " in message
+    assert message.endswith(" of 2 traces: a partial run's figures are not used")

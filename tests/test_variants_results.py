@@ -6,8 +6,10 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from statistics import mean
 
+import click
 import pytest
 
 from variants_common import KIT
@@ -39,6 +41,25 @@ def test_the_median_run_is_one_real_run_carrying_every_ratio():
     assert results.ratio_range(m) == " (0.00-1.30 over 4 runs)"
     assert results.median_run(runs[:1]) is runs[0] and results.ratio_range(runs[0]) == ""
     assert results.Run.from_json(m.to_json()) == m
+
+
+def test_an_interrupted_run_is_refused_naming_the_file(tmp_path, capsys):
+    """A driver JSON marked interrupted (a Ctrl-C'd run left in the cache, or given back by the
+    driver) holds part of the suite with no index: it was read as a run and published."""
+    from driver_common import stopped_driver
+    script, args = stopped_driver(tmp_path)
+    out = tmp_path / "segregated-a16.json"
+    with pytest.raises(click.ClickException) as refused:
+        results.run_driver(script, "segregated", [Path(a) for a in args[1::2]], 60, 1, out)
+    assert "interrupted by SIGTERM" in refused.value.message and not out.exists()
+    # the same document in the cache is measured again, not read
+    subprocess.run([str(script), *args, "--json", str(out)], capture_output=True, timeout=60)
+    assert json.loads(out.read_text())["interrupted"]["signal"] == "SIGTERM"
+    assert results.cached(out, "segregated", 16, {}) is None
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"warning: {out}: the driver was interrupted by SIGTERM after ")
+    assert warning.endswith(" of 2 traces: a partial run's figures are not used; measuring again\n")
+    assert warning.count("\n") == 1
 
 
 def test_claims_report_a_contradiction_with_its_reason():

@@ -33,6 +33,7 @@ sys.path.insert(1, str(KIT))
 
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
+from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
 from mmtrace.oneline import OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
@@ -185,6 +186,10 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
         raise click.ClickException(f"{'mmreplay' if samples is None else 'mdriver'} failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
     result = json.loads(partial.read_text())
+    try:
+        whole_run(result, str(partial))
+    except PartialRun as err:
+        raise click.ClickException(str(err)) from None
     result[ELAPSED] = round(time.monotonic() - started, 3)   # whether the run is worth repeating
     partial.write_text(json.dumps(result))
     partial.replace(out)            # only a finished run lands in the cache
@@ -196,13 +201,17 @@ def measure(variant: str, alignment: int, files: list[Path], time_limit: int, sa
 
 
 def cached(path: Path, variant: str, alignment: int, groups: dict[str, str]) -> tuple[Run, float] | None:
-    """The run cached at PATH and how long it took, or None when there is none or it cannot be
-    read (a file from another version of the kit, or edited): then it is measured again."""
+    """The run cached at PATH and how long it took, or None when there is none, it cannot be read
+    (a file from another version of the kit, or edited) or it is of an interrupted run: then it is
+    measured again."""
     if not path.exists():
         return None
     try:
-        d = json.loads(path.read_text())
+        d = whole_run(json.loads(path.read_text()), str(path))
         return run_from_driver_json(variant, alignment, d, groups), float(d.get(ELAPSED, 0))
+    except PartialRun as e:
+        click.echo(f"warning: {e}; measuring again", err=True)
+        return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         click.echo(f"warning: {path}: not a result this kit can read ({type(e).__name__}: {e}); measuring again",
                    err=True)

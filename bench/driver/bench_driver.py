@@ -21,8 +21,10 @@ import time
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path[:0] = [str(Path(__file__).parent), str(KIT)]
 from gen_big import big_trace  # noqa: E402
+
+from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
 
 
 def build(*args: str) -> Path:
@@ -31,11 +33,21 @@ def build(*args: str) -> Path:
 
 
 def run_json(driver: Path, *args: str, env: dict | None = None) -> tuple[dict, float]:
+    """The driver's JSON for ARGS and the run's wall time; SystemExit, one line, for a run that
+    wrote none or was interrupted (its figures are part of a suite: no index, no spread)."""
+    command = " ".join([driver.name, *args])
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         began = time.monotonic()
-        subprocess.run([str(driver), *args, "--json", out.name], capture_output=True, text=True, env=env)
+        done = subprocess.run([str(driver), *args, "--json", out.name], capture_output=True, text=True,
+                              errors="replace", env=env)
         took = time.monotonic() - began
-        return json.loads(Path(out.name).read_text()), took
+        try:
+            return whole_run(json.loads(Path(out.name).read_text()), f"the JSON of `{command}`"), took
+        except PartialRun as err:
+            raise SystemExit(f"bench-driver: {err}") from None
+        except ValueError:
+            said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+            raise SystemExit(f"bench-driver: `{command}` wrote no result: {said}") from None
 
 
 def placed(placement: str | None) -> dict:
