@@ -7,9 +7,10 @@
  * no other, and reports the traces it completed, marked interrupted.  Every
  * wait of the parent for a child sleeps in interrupt_poll, which a signal ends
  * at once, as does the parent's read of a trace (a pipe's writer may never
- * end); any other call a signal interrupts (EINTR) is retried.  A trace's
- * child takes the default actions back (interrupt_reset): an allocator that
- * raises SIGINT itself still dies of it, and is judged for it.
+ * end) and its parse (a large trace's takes seconds); any other call a signal
+ * interrupts (EINTR) is retried.  A trace's child takes the default actions
+ * back (interrupt_reset): an allocator that raises SIGINT itself still dies of
+ * it, and is judged for it.
  */
 #ifndef DRIVER_INTERRUPT_H
 #define DRIVER_INTERRUPT_H

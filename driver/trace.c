@@ -27,6 +27,9 @@
 #include "driver/shown.h"
 
 enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
+/* The parse looks at the driver's interrupt every this many ops: a few ms of a
+ * parse that takes a second per 100 MB. */
+enum { INTERRUPT_LOOK_OPS = 1 << 16 };
 
 /* statfs's f_type for an anonymous pipe (Linux's PIPEFS_MAGIC, <linux/magic.h>). */
 static const unsigned long PIPEFS_MAGIC_TYPE = 0x50495045;
@@ -483,6 +486,10 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
         ok = failf(&ps, "out of memory for %u ids", t->num_ids);
     t->num_ops = 0;
     while (ok) {
+        if (t->num_ops % INTERRUPT_LOOK_OPS == 0 && interrupt_signal()) {
+            ok = failf(&ps, "not read to the end: the driver was interrupted");  /* not a bad trace: run_take */
+            break;
+        }
         if (!(ok = skip_space(&ps, true)) || ps.p >= ps.end)
             break;
         op_t op = {0};

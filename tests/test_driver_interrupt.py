@@ -223,3 +223,49 @@ def test_a_killed_driver_takes_its_stuck_child_along(tmp_path, tool):
             d.proc.kill()
         if child is not None and alive(child):
             os.kill(child, signal.SIGKILL)
+
+
+def user_ticks(pid: int) -> int:
+    """The process's user CPU time so far, in clock ticks (/proc/PID/stat), 0 when it cannot be read."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def test_ctrl_c_while_a_large_trace_is_parsed_stops_the_parse(tmp_path):
+    """A Ctrl-C that came once a large trace had been read waited for the whole parse (a second per
+    100 MB, more on a busy machine) before the run stopped.  Now the parse looks at the interrupt
+    as it goes: the run stops with little of it done, as the user CPU time the driver used shows
+    against a whole parse of the same file, and reports as any interrupt does."""
+    pairs = 4_000_000  # lines of the general path (tabs, comments): about 90 MB, written in well under a second
+    big = tmp_path / "big.rep"
+    with big.open("w") as f:
+        f.write(f"20000\n1\n{2 * pairs}\n1\n")
+        f.write("a\t0\t123456  # c\nf  0 #\n" * pairs)
+    driver = broken("hangs")
+    whole = subprocess.Popen([str(driver), "--parse-only", "-f", str(big)], stdout=subprocess.DEVNULL)
+    _, status, parse = os.wait4(whole.pid, 0)
+    whole.returncode = os.waitstatus_to_exitcode(status)
+    assert whole.returncode == 0
+    out, err = tmp_path / "out", tmp_path / "err"
+    with out.open("w") as o, err.open("w") as e:
+        d = subprocess.Popen([str(driver), "-f", str(big)], stdout=o, stderr=e)
+    try:
+        end = time.monotonic() + WAIT
+        # reading the file is the kernel's time; user time is the parse's (a tenth of it, or less)
+        while user_ticks(d.pid) < 2 and time.monotonic() < end:
+            time.sleep(0.002)
+        d.send_signal(signal.SIGINT)
+        _, status, used = os.wait4(d.pid, 0)
+        d.returncode = os.waitstatus_to_exitcode(status)
+    finally:
+        if d.returncode is None:
+            d.kill()
+            d.wait()
+    assert d.returncode == 130, out.read_text() + err.read_text()
+    assert used.ru_utime < parse.ru_utime / 2, (used.ru_utime, parse.ru_utime)
+    assert "partial: 0 of 1" in out.read_text() and "bad_trace" not in out.read_text()
+    assert err.read_text().splitlines() == [
+        f"mdriver: interrupted by SIGINT during trace 1 of 1 ({big}): the table holds the 0 completed, with no "
+        "performance index"]
