@@ -204,9 +204,12 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
                   f"{header.ids} ids (0..{header.ids - 1})")
             if i is None or i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
                 continue
-        if s is None:
-            L.say(lineno, ERROR, f"size {w[2][:24]} out of range: larger than the maximum heap "
-                  f"({max_heap} bytes)")
+        if s is None:       # in the driver's words (driver/trace.c, read_op and read_number)
+            if bounded_int(w[2], HEADER_MAX) is None:
+                L.say(lineno, ERROR, f"size {w[2][:24]} out of range (at most {HEADER_MAX})")
+            else:
+                L.say(lineno, ERROR, f"size {w[2][:24]} cannot fit in the heap: this run's maximum heap "
+                      f"is {max_heap} bytes")
             continue
         now = live.get(i)
         if k in ("a", "n"):

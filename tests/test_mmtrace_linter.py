@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mmtrace.linter import ERROR, WARNING, TraceError, fixed, lint, read_trace
-from mmtrace.trace import write_trace
+from mmtrace.linter import ERROR, WARNING, TraceError, fixed, lint, read_measured, read_trace
+from mmtrace.trace import MAX_HEAP, write_trace
 
 HEAD = "20000000\n{ids}\n{ops}\n1\n"
 
@@ -32,7 +32,7 @@ DEFECTS = {
     "too-many-ops": (HEAD.format(ids=2, ops=1) + "a 0 8\nf 0\n", 6, "op count", 7),
     "too-few-ops": (HEAD.format(ids=2, ops=3) + "a 0 8\nf 0\n", 7, "header says 3 ops", None),
     "size-out-of-range": (HEAD.format(ids=1, ops=2) + "a 0 99999999\nf 0\n", 5,
-                          "size 99999999 out of range", None),
+                          "size 99999999 cannot fit in the heap", None),
     "truncated-header": ("20000000\n2\n", 3, "header needs 4 numbers", None),
     "truncated-mid-file": (HEAD.format(ids=2, ops=4) + "a 0 8\na 1", 6, "bad token", None),
     "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
@@ -77,6 +77,23 @@ def test_each_defect_is_an_error_on_the_drivers_line(tmp_path, driver, name):
         read_trace(path)
     assert str(caught.value) == str(errors[0])
     assert _driver_line(driver, path) == (driver_line or line)
+
+
+@pytest.mark.parametrize("size, heap", [(2_000_000, 1 << 20), (99999999, None)])
+def test_a_request_past_the_heap_is_worded_as_the_driver_words_it(tmp_path, driver, size, heap):
+    """read_measured (the grader's reader) said 'size N out of range: larger than the maximum heap
+    (M bytes)' where the driver says the size cannot fit in this run's heap: both now name the
+    file, the line, the size and the limit in the same words (the driver adds its -M)."""
+    path = _write(tmp_path, "big", HEAD.format(ids=2, ops=4) + f"a 0 8\nf 0\na 1 {size}\nf 1\n")
+    limit = heap or MAX_HEAP
+    with pytest.raises(TraceError) as caught:
+        read_measured(path, limit)
+    ours = f"{path}:7: size {size} cannot fit in the heap: this run's maximum heap is {limit} bytes"
+    assert str(caught.value) == ours
+    done = subprocess.run([str(driver), "--parse-only", *(["-M", str(heap)] if heap else []), "-f", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mdriver: {ours} (-M); the trace needs a larger -M"]
 
 
 def test_damaged_gzip_is_an_error(tmp_path, driver):
