@@ -122,6 +122,8 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
             raise RecordError(f"command not found: {command[0]}") from None
         except PermissionError:
             raise RecordError(f"cannot run {command[0]}: permission denied") from None
+        except OSError as e:             # not a program: Exec format error, a bad interpreter
+            raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
         except subprocess.TimeoutExpired:
             status = f"timed out after {timeout:g} s"
         logs = [read_raw(p) for p in sorted(Path(tmp).glob("raw.*"))]

@@ -174,6 +174,18 @@ def test_a_missing_command_is_one_line(tmp_path):
     assert not (tmp_path / "x.rep").exists()
 
 
+def test_a_file_that_is_not_a_program_is_one_line(tmp_path):
+    """An executable file the kernel cannot run (no ELF, no #!) was a Python traceback."""
+    junk = tmp_path / "junk"
+    junk.write_bytes(bytes(range(256)) * 4)
+    junk.chmod(0o755)
+    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(junk))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record: cannot run {junk}: Exec format error"]
+    assert not (tmp_path / "x.rep").exists()
+
+
 @pytest.mark.parametrize("process", ["bogus", "0", "99999999"])
 def test_an_impossible_process_is_refused_before_the_program_runs(tmp_path, process):
     ran = tmp_path / "ran"
