@@ -111,7 +111,8 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
     lib = build_recorder()
     with tempfile.TemporaryDirectory(prefix="mmtrace-") as tmp:
         run_env = dict(os.environ if env is None else env)
-        run_env["MMTRACE_OUT"] = str(Path(tmp) / "raw")
+        # absolute: the recorder opens the log by this path again after the program may chdir
+        run_env["MMTRACE_OUT"] = os.path.abspath(Path(tmp) / "raw")
         pre = run_env.get("LD_PRELOAD", "")
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
         try:

@@ -166,6 +166,37 @@ def test_a_crash_is_reported_and_what_came_before_is_kept(tmp_path):
                                            ("f", 1, 0)]
 
 
+CLOSES_FDS = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    free(malloc(10));                            /* the recorder starts its log here */
+    for (int fd = 3; fd < 1024; fd++) close(fd);  /* as a daemon does */
+    int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, "mine\n", 5) != 5) return 1;
+    if (chdir("/") != 0) return 1;
+    for (int i = 0; i < 100000; i++) free(malloc(16 + i % 100));
+    return close(fd);
+}
+"""
+
+
+def test_a_program_that_closes_every_descriptor_keeps_its_files_and_its_recording(tmp_path):
+    """The recorder kept the log's descriptor: a program that closed it and opened a file of
+    its own under the same number had that file grown to 8 MiB and written into when the log
+    needed its second window, and the recording stopped there, silently."""
+    exe = _compile(tmp_path, "closes", CLOSES_FDS)
+    mine = tmp_path / "mine.txt"
+    rec = record([str(exe), str(mine)])
+    assert rec.ok, rec.status
+    assert mine.read_bytes() == b"mine\n"
+    assert rec.report.events == 2 + 2 * 100000           # past the first 4 MiB window
+    assert rec.report.ops == rec.report.events
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2

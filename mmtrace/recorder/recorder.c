@@ -2,7 +2,7 @@
  * recorder.c - an LD_PRELOAD library that logs every malloc-family call of a
  * program so that `mmtrace record` can turn the log into a .rep trace.
  *
- *   MMTRACE_OUT=/tmp/run/raw LD_PRELOAD=build/mmtrace-recorder.so  prog args
+ *   MMTRACE_OUT=/tmp/run/raw LD_PRELOAD=build/mmtrace/recorder.so  prog args
  *
  * writes one file per process, /tmp/run/raw.<pid>, of fixed 32-byte records:
  *
@@ -26,6 +26,10 @@
  *   - fork() is bracketed by pthread_atfork handlers: the child never inherits
  *     a held lock, and it opens a log of its own instead of writing into its
  *     parent's window.
+ *   - No descriptor is kept: the log is opened by its path for each window and
+ *     closed once mapped.  A program may close every descriptor it did not open
+ *     (daemons do) and get the same number for a file of its own, which a kept
+ *     one would then grow and write into.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,11 +84,11 @@ enum { REC_UNINIT = 0, REC_READY = 1, REC_OFF = -1 };
 static struct {
     pthread_mutex_t lock;
     int state;
-    int fd;
     event_t *window;     /* the mapped window, or NULL */
     size_t window_no;    /* which window of the file is mapped */
     size_t used;         /* records used in the current window */
-} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, -1, NULL, 0, 0};
+    char path[4096];     /* the log's file */
+} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, 0, 0, ""};
 
 static __thread int busy __attribute__((tls_model("initial-exec")));
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
@@ -124,11 +128,14 @@ static int map_window(size_t w)
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
     rec.window = NULL;
-    off_t end = (off_t)((w + 1) * WINDOW_BYTES);
-    if (ftruncate(rec.fd, end) != 0)
+    int fd = open(rec.path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
         return -1;
-    void *m = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, rec.fd,
-                   (off_t)(w * WINDOW_BYTES));
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)((w + 1) * WINDOW_BYTES)) == 0)
+        m = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                 (off_t)(w * WINDOW_BYTES));
+    close(fd);
     if (m == MAP_FAILED)
         return -1;
     rec.window = m;
@@ -141,10 +148,7 @@ static void turn_off(void)
 {
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
-    if (rec.fd >= 0)
-        close(rec.fd);
     rec.window = NULL;
-    rec.fd = -1;
     rec.state = REC_OFF;
 }
 
@@ -152,12 +156,15 @@ static void turn_off(void)
 static void start_log(void)
 {
     const char *prefix = getenv("MMTRACE_OUT");
-    char path[4096];
     rec.state = REC_OFF;
-    if (prefix == NULL || *prefix == '\0' || log_path(path, sizeof path, prefix, getpid()) != 0)
+    if (prefix == NULL || *prefix == '\0' ||
+        log_path(rec.path, sizeof rec.path, prefix, getpid()) != 0)
         return;
-    rec.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (rec.fd < 0 || map_window(0) != 0) {
+    int fd = open(rec.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    close(fd);
+    if (map_window(0) != 0) {
         turn_off();
         return;
     }
@@ -340,10 +347,7 @@ static void after_fork_child(void)
     /* The inherited window is the parent's file: drop it and start our own log. */
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
-    if (rec.fd >= 0)
-        close(rec.fd);
     rec.window = NULL;
-    rec.fd = -1;
     rec.state = REC_UNINIT;
     cached_tid = 0;
     pthread_mutex_init(&rec.lock, NULL);
