@@ -304,6 +304,11 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
         _fail(f"{output}: cannot write ({e.strerror or e}); the recording is kept in {keep}")
     click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es), kept pid "
                f"{rec.kept_pid}")
+    if rec.report.log_cut:
+        click.echo(f"mmtrace: record: the recorder's log in {rec.log_folder} could not grow (no "
+                   f"space left there?) and {command[0]} ran on unrecorded ({rec.status}); kept "
+                   f"the {rec.report.ops:,} ops recorded before that", err=True)
+        sys.exit(1)
     if not rec.ok:
         click.echo(f"mmtrace: record: {command[0]} {rec.status}; kept the "
                    f"{rec.report.ops:,} ops recorded before that", err=True)

@@ -29,6 +29,7 @@ RECORD = np.dtype([("kind", "<u4"), ("tid", "<u4"), ("result", "<u8"), ("size", 
                    ("arg", "<u8")])
 EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE = 1, 2, 3, 4
 EV_ALIGNED = (5, 6, 7, 8, 9)   # memalign, posix_memalign, aligned_alloc, valloc, pvalloc
+LOG_CUT = 1                    # a header flag: the log could not grow (recorder.c)
 # Default budget: a fifth of the heap is left for the allocator's overhead.
 DEFAULT_MAX_LIVE = MAX_HEAP * 4 // 5
 DEFAULT_MAX_SIZE = 4 << 20
@@ -44,6 +45,7 @@ class RawLog:
     pid: int
     ppid: int
     events: np.ndarray
+    cut: bool = False          # the recorder stopped: the log could not grow (a full disk)
 
     @property
     def threads(self) -> int:
@@ -61,7 +63,8 @@ def read_raw(path: Path) -> RawLog:
     ends = np.flatnonzero(body["kind"] == 0)
     if len(ends):
         body = body[: ends[0]]
-    return RawLog(str(path), int(head["result"]), int(head["size"]), body)
+    return RawLog(str(path), int(head["result"]), int(head["size"]), body,
+                  bool(int(head["arg"]) & LOG_CUT))
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class ConvertReport:
     missed_frees: int = 0      # an address handed out again while still live here
     freed_at_end: int = 0
     truncated: bool = False    # stopped at max_ops
+    log_cut: bool = False      # the recorder's log could not grow: later events are missing
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -98,6 +102,8 @@ class ConvertReport:
                 parts.append(f"{label} {n:,}")
         if self.truncated:
             parts.append("truncated at max ops")
+        if self.log_cut:
+            parts.append("the recorder's log could not grow: later calls missing")
         return "; ".join(parts)
 
 
@@ -220,5 +226,5 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
     n_ids = max(c.ids) + 1 if len(c.ids) else 0
     trace = Trace(Header(LAB64, weight, n_ids, len(c.kinds), c.peak), c.kinds, c.ids, c.sizes)
     report = ConvertReport(events=len(ev), skipped=min(skip, len(log.events)), threads=log.threads, ops=len(c.kinds),
-                           freed_at_end=len(freed), truncated=truncated, **c.n)
+                           freed_at_end=len(freed), truncated=truncated, log_cut=log.cut, **c.n)
     return trace, report

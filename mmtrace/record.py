@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .rawlog import ConvertReport, RawLog, convert, read_raw
+from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
 from .trace import Trace
 
 SOURCE = Path(__file__).resolve().parent / "recorder" / "recorder.c"
@@ -55,6 +55,7 @@ class Recording:
     processes: int
     kept_pid: int
     status: str          # "ok", "exited N" or "killed by SIGNAME"
+    log_folder: str = ""  # where the logs were (a full disk there cuts them)
 
     @property
     def ok(self) -> bool:
@@ -110,6 +111,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
     check_process(process)
     lib = build_recorder()
     with tempfile.TemporaryDirectory(prefix="mmtrace-") as tmp:
+        log_folder = str(Path(tmp).parent)
         run_env = dict(os.environ if env is None else env)
         # absolute: the recorder opens the log by this path again after the program may chdir
         run_env["MMTRACE_OUT"] = os.path.abspath(Path(tmp) / "raw")
@@ -127,11 +129,23 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
             raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
         except subprocess.TimeoutExpired:
             status = f"timed out after {timeout:g} s"
-        logs = [read_raw(p) for p in sorted(Path(tmp).glob("raw.*"))]
+        logs, unstarted = [], 0
+        for p in sorted(Path(tmp).glob("raw.*")):
+            try:
+                logs.append(read_raw(p))
+            except RawLogError:        # no room even for the header: nothing of it recorded
+                unstarted += 1
+    if unstarted and not any(len(g.events) for g in logs):
+        raise RecordError(f"{unstarted} process(es) of {command[0]} could not start a log in "
+                          f"{log_folder} (no space left there?); nothing was recorded ({status})")
+    cut = [g for g in logs if g.cut and not len(g.events)]
     logs = [g for g in logs if len(g.events)]
     if not logs:
+        if cut:
+            raise RecordError(f"the recorder's log in {log_folder} could not grow (no space "
+                              f"left there?); nothing was recorded ({status})")
         raise RecordError(f"{command[0]} made no allocation calls the recorder saw "
                           f"({status}; a static binary cannot be recorded)")
     chosen = _pick(logs, process)
     trace, report = convert(chosen, **convert_args)
-    return Recording(trace, report, len(logs), chosen.pid, status)
+    return Recording(trace, report, len(logs), chosen.pid, status, log_folder)

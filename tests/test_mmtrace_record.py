@@ -197,6 +197,55 @@ def test_a_program_that_closes_every_descriptor_keeps_its_files_and_its_recordin
     assert rec.report.ops == rec.report.events
 
 
+LIMITS_ITS_FILES = r"""
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+int main(void)
+{
+    /* files of at most 6 MiB, and a write past that an error rather than SIGXFSZ */
+    struct rlimit six = {6 << 20, 6 << 20};
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &six) != 0) return 2;
+    for (int i = 0; i < 100000; i++) free(malloc(16 + i % 100));
+    return 0;
+}
+"""
+
+
+def test_a_log_that_cannot_grow_is_reported_and_what_it_holds_kept(tmp_path):
+    """The recorder's second 4 MiB window cannot be had (the program's own file-size limit):
+    the recording stopped there and said nothing, exit 0, as if the program had ended."""
+    exe = _compile(tmp_path, "limits", LIMITS_ITS_FILES)
+    out = tmp_path / "limits.rep"
+    done = _cli("record", "-o", str(out), "--", str(exe))
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "could not grow" in lines[0] and "(ok)" in lines[0], lines
+    t = read_trace(out)
+    assert 100000 < len(t) < 200000 and not lint(out).errors     # the first window, balanced
+
+
+def test_a_full_disk_under_the_log_does_not_kill_the_program(tmp_path):
+    """On a 6 MiB tmpfs the log's second window was a sparse page the disk could not hold:
+    the program died of SIGBUS, and mmtrace said the program was killed."""
+    small = tmp_path / "small"
+    small.mkdir()
+    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
+                   "i < 100000; i++) free(malloc(16 + i % 100)); return 0; }\n")
+    out = tmp_path / "many.rep"
+    mount = 'mount -t tmpfs -o size=6m tmpfs "$0" || exit 77; TMPDIR="$0" exec "$@"'
+    done = run_python("-m", "mmtrace", "record", "-o", out, "--", exe, capture_output=True,
+                      text=True, runner=lambda argv, **kw: subprocess.run(
+                          ["unshare", "-m", "sh", "-c", mount, str(small), *argv], **kw))
+    if done.returncode == 77 or "unshare" in done.stderr:
+        pytest.skip("no private tmpfs here (needs unshare -m and mount)")
+    assert done.returncode == 1, done.stderr
+    assert "SIGBUS" not in done.stderr and "could not grow" in done.stderr
+    assert str(small) in done.stderr and "(ok)" in done.stderr
+    assert 100000 < len(read_trace(out)) < 200000
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2

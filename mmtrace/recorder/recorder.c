@@ -6,7 +6,7 @@
  *
  * writes one file per process, /tmp/run/raw.<pid>, of fixed 32-byte records:
  *
- *   record 0        header: magic "MMTRAW01", pid, parent pid
+ *   record 0        header: magic "MMTRAW01", pid, parent pid, flags (LOG_CUT)
  *   record 1...     event:  kind, thread id, result, size, argument
  *   first kind 0    end of the log (the file is grown in zero-filled windows)
  *
@@ -26,6 +26,10 @@
  *   - fork() is bracketed by pthread_atfork handlers: the child never inherits
  *     a held lock, and it opens a log of its own instead of writing into its
  *     parent's window.
+ *   - A window's disk space is reserved (posix_fallocate) before it is mapped:
+ *     a page of a sparse file that a full disk cannot hold is SIGBUS in the
+ *     program.  When the log cannot grow, the header says so (LOG_CUT) and the
+ *     program runs on unrecorded.
  *   - No descriptor is kept: the log is opened by its path for each window and
  *     closed once mapped.  A program may close every descriptor it did not open
  *     (daemons do) and get the same number for a file of its own, which a kept
@@ -80,15 +84,19 @@ static const char MAGIC[8] = {'M', 'M', 'T', 'R', 'A', 'W', '0', '1'};
 
 enum { REC_UNINIT = 0, REC_READY = 1, REC_OFF = -1 };
 
+/* The header's flags (its arg field); mmtrace/rawlog.py keeps the same numbers. */
+enum { LOG_CUT = 1 }; /* the log could not grow: events after the last one are missing */
+
 /* All mutable state of the recorder, guarded by lock. */
 static struct {
     pthread_mutex_t lock;
     int state;
+    event_t *head;       /* the log's header, mapped for as long as the log is kept */
     event_t *window;     /* the mapped window, or NULL */
     size_t window_no;    /* which window of the file is mapped */
     size_t used;         /* records used in the current window */
     char path[4096];     /* the log's file */
-} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, 0, 0, ""};
+} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, NULL, 0, 0, ""};
 
 static __thread int busy __attribute__((tls_model("initial-exec")));
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
@@ -122,7 +130,7 @@ static int log_path(char *buf, size_t cap, const char *prefix, long pid)
     return 0;
 }
 
-/* Map window number w of the log, growing the file to hold it. */
+/* Map window number w of the log, its disk space reserved first. */
 static int map_window(size_t w)
 {
     if (rec.window != NULL)
@@ -132,7 +140,7 @@ static int map_window(size_t w)
     if (fd < 0)
         return -1;
     void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)((w + 1) * WINDOW_BYTES)) == 0)
+    if (posix_fallocate(fd, (off_t)(w * WINDOW_BYTES), (off_t)WINDOW_BYTES) == 0)
         m = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                  (off_t)(w * WINDOW_BYTES));
     close(fd);
@@ -144,11 +152,18 @@ static int map_window(size_t w)
     return 0;
 }
 
-static void turn_off(void)
+/* Log no more; cut says that events are being lost (the log could not grow). */
+static void turn_off(int cut)
 {
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
+    if (rec.head != NULL) {
+        if (cut)
+            rec.head->arg |= LOG_CUT;
+        munmap(rec.head, sizeof(event_t));
+    }
     rec.window = NULL;
+    rec.head = NULL;
     rec.state = REC_OFF;
 }
 
@@ -163,16 +178,22 @@ static void start_log(void)
     int fd = open(rec.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return;
+    void *h = MAP_FAILED;
+    if (posix_fallocate(fd, 0, sizeof(event_t)) == 0)
+        h = mmap(NULL, sizeof(event_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
+    if (h == MAP_FAILED)
+        return;
+    rec.head = h;
+    memcpy(rec.head, MAGIC, sizeof MAGIC);
+    rec.head->result = (uint64_t)getpid();
+    rec.head->size = (uint64_t)getppid();
+    rec.head->arg = 0;
     if (map_window(0) != 0) {
-        turn_off();
+        turn_off(1);
         return;
     }
-    event_t *hdr = &rec.window[0];
-    memcpy(hdr, MAGIC, sizeof MAGIC);
-    hdr->result = (uint64_t)getpid();
-    hdr->size = (uint64_t)getppid();
-    rec.used = 1;
+    rec.used = 1; /* record 0 is the header */
     rec.state = REC_READY;
 }
 
@@ -184,7 +205,7 @@ static void append(uint32_t kind, const void *result, uint64_t size, uint64_t ar
     if (rec.state != REC_READY)
         return;
     if (rec.used == records_per_window() && map_window(rec.window_no + 1) != 0) {
-        turn_off();
+        turn_off(1);
         return;
     }
     event_t *e = &rec.window[rec.used++];
@@ -347,7 +368,10 @@ static void after_fork_child(void)
     /* The inherited window is the parent's file: drop it and start our own log. */
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
+    if (rec.head != NULL)
+        munmap(rec.head, sizeof(event_t));
     rec.window = NULL;
+    rec.head = NULL;
     rec.state = REC_UNINIT;
     cached_tid = 0;
     pthread_mutex_init(&rec.lock, NULL);
