@@ -302,8 +302,11 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
         os.close(fd)
         write_trace(Path(keep), rec.trace, notes)
         _fail(f"{output}: cannot write ({e.strerror or e}); the recording is kept in {keep}")
-    click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es), kept pid "
-               f"{rec.kept_pid}")
+    programs = (f" running {rec.programs} programs (exec)" if rec.programs > rec.processes
+                else "")
+    image = f" (its program {rec.kept_image + 1})" if rec.programs > rec.processes else ""
+    click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es){programs}, kept "
+               f"pid {rec.kept_pid}{image}")
     if rec.report.log_cut:
         click.echo(f"mmtrace: record: the recorder's log in {rec.log_folder} could not grow (no "
                    f"space left there?) and {command[0]} ran on unrecorded ({rec.status}); kept "

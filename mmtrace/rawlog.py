@@ -46,6 +46,7 @@ class RawLog:
     ppid: int
     events: np.ndarray
     cut: bool = False          # the recorder stopped: the log could not grow (a full disk)
+    image: int = 0             # 0, or n for the n-th program the process exec'd (raw.<pid>.<n>)
 
     @property
     def threads(self) -> int:
@@ -63,8 +64,10 @@ def read_raw(path: Path) -> RawLog:
     ends = np.flatnonzero(body["kind"] == 0)
     if len(ends):
         body = body[: ends[0]]
+    suffix = Path(path).name.split(".")[2:]
+    image = int(suffix[0]) if suffix and suffix[0].isdigit() else 0
     return RawLog(str(path), int(head["result"]), int(head["size"]), body,
-                  bool(int(head["arg"]) & LOG_CUT))
+                  bool(int(head["arg"]) & LOG_CUT), image)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,8 @@ class Recording:
     kept_pid: int
     status: str          # "ok", "exited N" or "killed by SIGNAME"
     log_folder: str = ""  # where the logs were (a full disk there cuts them)
+    programs: int = 0    # logs: a process that exec'd has one per program it ran
+    kept_image: int = 0  # which of its pid's programs the trace is (0: the first)
 
     @property
     def ok(self) -> bool:
@@ -95,12 +97,17 @@ def check_process(process: str) -> None:
 
 
 def _pick(logs: list[RawLog], process: str) -> RawLog:
+    """The chosen log; a process that exec'd has a log per program, and a pid (or first)
+    means the one of its programs with the most events."""
+    def largest(of: list[RawLog]) -> RawLog:
+        return max(of, key=lambda g: (len(g.events), -g.pid, -g.image))
     if process == "largest":
-        return max(logs, key=lambda g: len(g.events))
+        return largest(logs)
     if process == "first":
-        return min(logs, key=lambda g: g.pid)
+        first = min(g.pid for g in logs)
+        return largest([g for g in logs if g.pid == first])
     if process.isdigit() and any(g.pid == int(process) for g in logs):
-        return next(g for g in logs if g.pid == int(process))
+        return largest([g for g in logs if g.pid == int(process)])
     raise RecordError(f"no recorded process '{process}' (pids: "
                       f"{', '.join(str(g.pid) for g in logs)})")
 
@@ -148,4 +155,5 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
                           f"({status}; a static binary cannot be recorded)")
     chosen = _pick(logs, process)
     trace, report = convert(chosen, **convert_args)
-    return Recording(trace, report, len(logs), chosen.pid, status, log_folder)
+    return Recording(trace, report, len({g.pid for g in logs}), chosen.pid, status, log_folder,
+                     len(logs), chosen.image)

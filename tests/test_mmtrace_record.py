@@ -92,6 +92,33 @@ int main(void)
 }
 """
 
+EXECS = r"""
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    size_t size = argc > 1 ? 55 : 77;
+    for (int i = 0; i < (argc > 1 ? 2 : 4); i++) free(malloc(size));
+    if (argc == 1) {
+        execl(argv[0], argv[0], "again", (char *)0);
+        return 1;
+    }
+    return 0;
+}
+"""
+
+
+def test_a_program_exec_d_by_the_process_does_not_wipe_the_log_before_it(tmp_path):
+    """The exec'd program loaded the recorder again under the same pid and truncated the
+    log: the 8 events before the exec were lost, and the trace was the second program's."""
+    exe = _compile(tmp_path, "execs", EXECS)
+    rec = record([str(exe)])
+    assert [(k, s) for k, _, s in rec.trace.ops()] == [("a", 77), ("f", 0)] * 4
+    assert rec.ok and rec.processes == 1 and rec.programs == 2
+    again = record([str(exe)], process="first")           # the pid's larger program
+    assert [s for k, _, s in again.trace.ops() if k == "a"] == [77] * 4
+
+
 CRASH = r"""
 #include <stdlib.h>
 int main(void)

@@ -4,7 +4,8 @@
  *
  *   MMTRACE_OUT=/tmp/run/raw LD_PRELOAD=build/mmtrace/recorder.so  prog args
  *
- * writes one file per process, /tmp/run/raw.<pid>, of fixed 32-byte records:
+ * writes one file per process, /tmp/run/raw.<pid>, of fixed 32-byte records
+ * (raw.<pid>.<n> for the n-th program the process exec'd, each with a log of its own):
  *
  *   record 0        header: magic "MMTRAW01", pid, parent pid, flags (LOG_CUT)
  *   record 1...     event:  kind, thread id, result, size, argument
@@ -110,24 +111,49 @@ static uint32_t current_tid(void)
     return cached_tid;
 }
 
-/* Write "prefix.<pid>" into buf without snprintf (which may allocate). */
-static int log_path(char *buf, size_t cap, const char *prefix, long pid)
+/* Append ".<value>" at buf[*n]; -1 if it does not fit with its terminator. */
+static int put_number(char *buf, size_t cap, size_t *n, long value)
 {
-    size_t n = strlen(prefix);
     char digits[24];
     int d = 0;
     do {
-        digits[d++] = (char)('0' + pid % 10);
-        pid /= 10;
-    } while (pid > 0);
-    if (n + 1 + (size_t)d + 1 > cap)
+        digits[d++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value > 0);
+    if (*n + 1 + (size_t)d + 1 > cap)
+        return -1;
+    buf[(*n)++] = '.';
+    while (d > 0)
+        buf[(*n)++] = digits[--d];
+    buf[*n] = '\0';
+    return 0;
+}
+
+/* Write "prefix.<pid>", or "prefix.<pid>.<gen>" past gen 0, into buf without snprintf
+ * (which may allocate). */
+static int log_path(char *buf, size_t cap, const char *prefix, long pid, long gen)
+{
+    size_t n = strlen(prefix);
+    if (n + 1 > cap)
         return -1;
     memcpy(buf, prefix, n);
-    buf[n++] = '.';
-    while (d > 0)
-        buf[n++] = digits[--d];
-    buf[n] = '\0';
-    return 0;
+    if (put_number(buf, cap, &n, pid) != 0)
+        return -1;
+    return gen > 0 ? put_number(buf, cap, &n, gen) : 0;
+}
+
+/* Create this process's log, a new file: a program exec'd by the process loads the recorder
+ * again under the same pid, and must not truncate the log of the program before it. */
+static int create_log(const char *prefix)
+{
+    for (long gen = 0; gen < 10000; gen++) {
+        if (log_path(rec.path, sizeof rec.path, prefix, getpid(), gen) != 0)
+            return -1;
+        int fd = open(rec.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 /* Map window number w of the log, its disk space reserved first. */
@@ -172,10 +198,9 @@ static void start_log(void)
 {
     const char *prefix = getenv("MMTRACE_OUT");
     rec.state = REC_OFF;
-    if (prefix == NULL || *prefix == '\0' ||
-        log_path(rec.path, sizeof rec.path, prefix, getpid()) != 0)
+    if (prefix == NULL || *prefix == '\0')
         return;
-    int fd = open(rec.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = create_log(prefix);
     if (fd < 0)
         return;
     void *h = MAP_FAILED;
