@@ -346,7 +346,7 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
     for e in chosen:
         if e.recorded:
             if rerecord and not verify:
-                _record_entry(e, folder)
+                _record_entry(e, r.folder, folder)
             continue
         if verify:
             have = r.folder / e.file
@@ -363,14 +363,21 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         click.echo(f"{sum(not e.recorded for e in chosen)} generated traces match the recipe")
 
 
-def _record_entry(e, folder: Path) -> None:
+def _record_entry(e, sources: Path, folder: Path) -> None:
+    """Record E into FOLDER; {traces} in its command is the recipe's folder, which holds
+    sources/ (not FOLDER, the -o one). A recording of a program that failed, or one the
+    recorder could not log whole, is not a trace of what the recipe says: nothing is written."""
     from .record import RecordError
     from .record import record as do_record
-    cmd = [c.replace("{traces}", str(folder.resolve())) for c in e.command]
+    cmd = [c.replace("{traces}", str(sources.resolve())) for c in e.command]
     try:
         rec = do_record(cmd, process=e.process, max_ops=e.max_ops, skip=e.skip)
     except RecordError as err:
         _fail(f"record {e.name}: {err}")
+    if not rec.ok or rec.report.log_cut:
+        why = (f"{cmd[0]} {rec.status}" if not rec.ok
+               else f"the recorder's log in {rec.log_folder} could not grow")
+        _fail(f"record {e.name}: {why}; {e.file} left as it was", 1)
     out = folder / e.file
     _write(str(out), rec.trace, [f"{e.name}: {e.stresses}",
                                  f"recorded from: {' '.join(e.command)}", rec.report.summary()])

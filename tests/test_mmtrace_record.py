@@ -317,6 +317,37 @@ def test_sizes_are_capped_and_blocks_over_budget_left_out(tmp_path):
     assert list(rec.trace.ops()) == [("a", 0, 1000), ("a", 1, 800), ("f", 1, 0), ("f", 0, 0)]
 
 
+def _recipe(folder: Path, command: list[str]) -> Path:
+    recipe = folder / "recipe.toml"
+    recipe.write_text('[groups]\nrecorded = "real programs"\n\n[[trace]]\nname = "rec-py"\n'
+                      'group = "recorded"\nstresses = "a script from sources/"\n'
+                      f"command = {json.dumps(command)}\n")
+    return recipe
+
+
+def test_suite_record_runs_the_command_on_the_recipe_s_sources_whatever_the_output(tmp_path):
+    """{traces} was the -o folder, where sources/ is not: the program failed to find its
+    script, and that failure was written as the trace, exit 0."""
+    suite = tmp_path / "suite"
+    (suite / "sources").mkdir(parents=True)
+    (suite / "sources" / "work.py").write_text("k = ['x' * 1000 + str(i) for i in range(3000)]\n")
+    recipe = _recipe(suite, [sys.executable, "-S", "{traces}/sources/work.py"])
+    out = tmp_path / "out"
+    done = _cli("suite", "--record", "-o", str(out), str(recipe))
+    assert done.returncode == 0, done.stderr
+    assert sum(k == "a" and s > 1000 for k, _, s in read_trace(out / "rec-py.rep").ops()) >= 3000
+
+
+def test_suite_record_does_not_write_a_failed_recording(tmp_path):
+    recipe = _recipe(tmp_path, [sys.executable, "-S", "-c", "import sys; sys.exit(3)"])
+    (tmp_path / "rec-py.rep").write_text("kept\n")
+    done = _cli("suite", "--record", str(recipe))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record rec-py: {sys.executable} exited 3; rec-py.rep left as it was"]
+    assert (tmp_path / "rec-py.rep").read_text() == "kept\n"
+
+
 @pytest.fixture(scope="module")
 def good_driver() -> Path:
     return build_driver("segregated-realloc")
