@@ -276,7 +276,7 @@ def convert(file, order, output, weight):
               help="Leave out blocks that would push live payload past this.")
 @click.option("--skip", type=click.IntRange(min=0), default=0, help="Ignore the first N events (e.g. start-up).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-              help="Stop the command after this many seconds.")
+              help="Stop the command (all its processes) after this many seconds.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def record(output, process, max_ops, max_size, max_live, skip, timeout, command):
     """Run COMMAND with the LD_PRELOAD recorder and write what it allocated as a trace.

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +113,47 @@ def _pick(logs: list[RawLog], process: str) -> RawLog:
                       f"{', '.join(str(g.pid) for g in logs)})")
 
 
+# Signals that stop a recording: passed on to the command, whose logs are then converted.
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _run(command: list[str], env: dict[str, str], timeout: float | None) -> str:
+    """Run COMMAND in a process group of its own and return its status. A Ctrl-C, SIGTERM or
+    SIGHUP to mmtrace is passed on to the whole group, as the timeout's SIGKILL is, so no
+    process of the command outlives the recording, and what it logged is still converted."""
+    got: list[int] = []
+    proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
+
+    def stop(sig: int) -> None:
+        for s in (sig, signal.SIGCONT):              # SIGCONT: a stopped member takes it too
+            try:
+                os.killpg(proc.pid, s)
+            except ProcessLookupError:
+                pass
+
+    def pass_on(sig, _frame) -> None:
+        got.append(sig)
+        stop(sig)
+
+    main = threading.current_thread() is threading.main_thread()   # where handlers can be set
+    old = {s: signal.signal(s, pass_on) for s in STOPS} if main else {}
+    try:
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop(signal.SIGKILL)
+            proc.wait()
+            return f"timed out after {timeout:g} s"
+        if got:
+            stop(signal.SIGKILL)                     # what is left of the command after the signal
+            name = signal.Signals(got[0]).name
+            return f"stopped by {name} ({_status(code)})"
+        return _status(code)
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
 def record(command: list[str], process: str = "largest", timeout: float | None = None,
            env: dict[str, str] | None = None, **convert_args) -> Recording:
     """Run command with the recorder and convert the chosen process's log."""
@@ -125,17 +167,13 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         pre = run_env.get("LD_PRELOAD", "")
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
         try:
-            done = subprocess.run(command, env=run_env, timeout=timeout,
-                                  stdin=subprocess.DEVNULL)
-            status = _status(done.returncode)
+            status = _run(command, run_env, timeout)
         except FileNotFoundError:
             raise RecordError(f"command not found: {command[0]}") from None
         except PermissionError:
             raise RecordError(f"cannot run {command[0]}: permission denied") from None
         except OSError as e:             # not a program: Exec format error, a bad interpreter
             raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
-        except subprocess.TimeoutExpired:
-            status = f"timed out after {timeout:g} s"
         logs, unstarted = [], 0
         for p in sorted(Path(tmp).glob("raw.*")):
             try:

@@ -273,6 +273,107 @@ def test_a_full_disk_under_the_log_does_not_kill_the_program(tmp_path):
     assert 100000 < len(read_trace(out)) < 200000
 
 
+WAITS = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    int null = open("/dev/null", O_WRONLY);      /* an orphan must not hold mmtrace's pipes */
+    dup2(null, 1);
+    dup2(null, 2);
+    for (int i = 0; i < 300; i++) free(malloc(100 + i));
+    void *held = malloc(4000);
+    FILE *f = fopen(argv[1], "w");                /* "I have started", and my pid */
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    for (;;) pause();
+    free(held);
+}
+"""
+
+
+def _wait_for(path: Path, seconds: float = 20) -> str:
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists() and path.read_text().endswith("\n"):
+            return path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never written")
+
+
+def _gone(pid: int, seconds: float = 5) -> bool:
+    import os
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+def test_an_interrupted_recording_keeps_what_it_recorded(tmp_path, how):
+    """Ctrl-C (SIGINT to the terminal's process group) ended mmtrace with 'aborted' and no
+    trace; a SIGTERM to mmtrace alone lost the trace and left the program running."""
+    import os
+    import signal
+    exe = _compile(tmp_path, "waits", WAITS)
+    started, out = tmp_path / "started", tmp_path / "waits.rep"
+    proc = run_python("-m", "mmtrace", "record", "-o", out, "--", exe, started,
+                      runner=subprocess.Popen, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True, start_new_session=True,
+                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    pid = int(_wait_for(started))
+    try:
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert _gone(pid)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    name = "SIGINT" if how == "ctrl-c" else "SIGTERM"
+    assert proc.returncode == 1, err
+    ops = list(read_trace(out).ops())
+    assert err.strip().splitlines() == [f"mmtrace: record: {exe} stopped by {name} (killed by "
+                                        f"{name}); kept the {len(ops)} ops recorded before that"]
+    assert [s for k, _, s in ops if k == "a"][:300] == list(range(100, 400))
+    assert 4000 in [s for k, _, s in ops if k == "a"] and not lint(out).problems
+
+
+def test_a_timeout_stops_every_process_of_the_command(tmp_path):
+    """--timeout killed only the command (here a shell): the program it ran went on, logging
+    into a deleted file, after mmtrace had exited."""
+    import os
+    import signal
+    exe = _compile(tmp_path, "waits", WAITS)
+    started, out = tmp_path / "started", tmp_path / "waits.rep"
+    try:
+        done = _cli("record", "--timeout", "2", "-o", str(out), "--", "sh", "-c",
+                    f"{exe} {started}; true")
+        pid = int(_wait_for(started, 1))
+        assert _gone(pid)
+    finally:
+        if started.exists():
+            try:
+                os.kill(int(started.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+    assert done.returncode == 1
+    assert "sh timed out after 2 s" in done.stderr
+    assert [s for k, _, s in read_trace(out).ops() if k == "a"][:300] == list(range(100, 400))
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
