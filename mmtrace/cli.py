@@ -20,7 +20,7 @@ from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
 from .trace import (CLASSIC, LAB64, MAX_HEAP, ORDERS, SUGGESTED_HEAP, Header, Trace, format_trace,
-                    read_bytes, write_trace)
+                    read_bytes, replace_file, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
 DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
@@ -439,7 +439,7 @@ def readme(recipe, check_only):
         return
     if new != old:
         try:
-            path.write_text(new)
+            replace_file(path, new.encode("utf-8"))
         except OSError as e:
             _fail(f"{path}: cannot write ({e.strerror or e})")
     click.echo(f"{path}: table of {len(r.entries)} traces")

@@ -9,6 +9,7 @@ from pathlib import Path
 from .linter import read_trace
 from .recipe import Recipe
 from .stats import TraceStats, measure
+from .trace import replace_file
 
 BEGIN = "<!-- BEGIN TRACE TABLE (made by `mmtrace readme`; do not edit) -->"
 END = "<!-- END TRACE TABLE -->"
@@ -55,5 +56,5 @@ def refresh(recipe: Recipe, readme: Path) -> bool:
     old = readme.read_text() if readme.exists() else ""
     new = updated(old, table(recipe, measure_suite(recipe)))
     if new != old:
-        readme.write_text(new)
+        replace_file(readme, new.encode("utf-8"))
     return new != old

@@ -162,4 +162,27 @@ def write_trace(path: Path, trace: Trace, comments: list[str] | None = None) -> 
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
             gz.write(text)
         text = buf.getvalue()
-    path.write_bytes(text)
+    replace_file(path, text)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write DATA as PATH whole or not at all: beside it, then renamed over it, so a write that
+    fails (a full disk) leaves an earlier file as it was. A device or FIFO (/dev/stdout,
+    /dev/full) is written directly: it has no contents to keep, and is never replaced."""
+    path = Path(path)
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        special = False
+    if special:
+        path.write_bytes(data)
+        return
+    real = Path(os.path.realpath(path))          # a symlink's target is replaced, not the link
+    tmp = real.with_name(f".{real.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "xb") as out:
+            out.write(data)
+        os.replace(tmp, real)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -302,3 +302,23 @@ def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
     with open(big, "wb") as f:
         f.truncate(TRACE_MAX_BYTES + 1)
     _one_line_error(mmtrace("stats", str(big)), 2, f"{big}:0: more than {TRACE_MAX_BYTES} bytes: not a trace")
+
+
+@pytest.mark.parametrize("argv", [
+    ["gen", "syn", "--seed", "1", "-p", "allocs=20000"],
+    ["convert", str(Path(__file__).resolve().parent.parent / "traces" / "tiny-flood.rep"),
+     "--to", "lab64"],
+])
+def test_a_failed_write_leaves_the_earlier_file_as_it_was(tmp_path, argv):
+    """A write cut short (here by a 64 KiB file-size limit, as a full disk would) left the
+    first 64 KiB of the new trace where the earlier file had been."""
+    import resource
+    out = tmp_path / "t.rep"
+    out.write_text("earlier\n")
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+    done = run_python("-m", "mmtrace", *argv, "-o", out, capture_output=True, text=True,
+                      preexec_fn=limit)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"mmtrace: {out}: cannot write (File too large)"]
+    assert out.read_text() == "earlier\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.rep"]
