@@ -19,8 +19,8 @@ from .oneline import OneLineGroup
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
-from .trace import (CLASSIC, LAB64, MAX_HEAP, ORDERS, SUGGESTED_HEAP, Header, Trace, format_trace,
-                    read_bytes, replace_file, write_trace)
+from .trace import (CLASSIC, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
+                    format_trace, read_bytes, replace_file, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
 DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
@@ -268,8 +268,9 @@ def convert(file, order, output, weight):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
 @click.option("--process", default="largest", show_default=True,
               help="Which process to keep: largest (most events), first, or a pid.")
-@click.option("--max-ops", type=click.IntRange(min=0), default=0,
-              help="Stop after about this many ops (0: all).")
+@click.option("--max-ops", type=click.IntRange(0, MAX_OPS), default=0,
+              help=f"Stop after about this many ops (0: all, up to {MAX_OPS:,}, the most a trace "
+              "the driver reads can hold).")
 @click.option("--max-size", type=click.IntRange(1, MAX_HEAP), default=DEFAULT_MAX_SIZE, show_default=True,
               help="Cap each request at this many bytes.")
 @click.option("--max-live", type=click.IntRange(min=1), default=DEFAULT_MAX_LIVE, show_default=True,

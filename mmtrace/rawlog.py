@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .trace import LAB64, MAX_HEAP, Header, Trace, new_ops
+from .trace import LAB64, MAX_HEAP, MAX_OPS, Header, Trace, new_ops
 
 MAGIC = b"MMTRAW01"
 RECORD = np.dtype([("kind", "<u4"), ("tid", "<u4"), ("result", "<u8"), ("size", "<u8"),
@@ -53,12 +53,19 @@ class RawLog:
         return int(len(np.unique(self.events["tid"]))) if len(self.events) else 0
 
 
+# Events converted per step: a long recording's log (32 bytes an event) is mapped, not read,
+# and only this many events at a time become Python numbers.
+CHUNK = 1 << 20
+
+
 def read_raw(path: Path) -> RawLog:
-    data = Path(path).read_bytes()
-    if len(data) < RECORD.itemsize or data[:8] != MAGIC:
+    with open(path, "rb") as f:
+        magic = f.read(len(MAGIC))
+    size = Path(path).stat().st_size
+    if size < RECORD.itemsize or magic != MAGIC:
         raise RawLogError(f"{path}:1: not a recorder log (no {MAGIC.decode()} header)")
-    n = len(data) // RECORD.itemsize
-    recs = np.frombuffer(data, dtype=RECORD, count=n)
+    n = size // RECORD.itemsize
+    recs = np.memmap(path, dtype=RECORD, mode="r", shape=(n,))
     head = recs[0]
     body = recs[1:]
     ends = np.flatnonzero(body["kind"] == 0)
@@ -209,20 +216,25 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
             max_ops: int = 0, skip: int = 0, weight: int = 1) -> tuple[Trace, ConvertReport]:
     c = _Converter(min(max_size, max_live), max_live)
     ev = log.events[skip:]
+    most = min(max_ops, MAX_OPS) if max_ops else MAX_OPS    # what the driver can read
     truncated = False
-    for kind, result, size, arg in zip(ev["kind"].tolist(), ev["result"].tolist(),
-                                       ev["size"].tolist(), ev["arg"].tolist()):
-        if max_ops and len(c.kinds) + len(c.where) + 2 > max_ops:   # room for the final frees
-            truncated = True
+    for start in range(0, len(ev), CHUNK):
+        part = ev[start:start + CHUNK]
+        for kind, result, size, arg in zip(part["kind"].tolist(), part["result"].tolist(),
+                                           part["size"].tolist(), part["arg"].tolist()):
+            if len(c.kinds) + len(c.where) + 2 > most:      # room for the final frees
+                truncated = True
+                break
+            if kind == EV_FREE:
+                c.free(arg)
+            elif kind == EV_REALLOC:
+                c.realloc(arg, result, size)
+            elif result == 0:
+                c.n["failed"] += 1
+            else:
+                c.start(result, size, "a")
+        if truncated:
             break
-        if kind == EV_FREE:
-            c.free(arg)
-        elif kind == EV_REALLOC:
-            c.realloc(arg, result, size)
-        elif result == 0:
-            c.n["failed"] += 1
-        else:
-            c.start(result, size, "a")
     freed = sorted(c.where.items(), key=lambda kv: kv[1][0])
     for addr, _ in freed:
         c.release(addr)

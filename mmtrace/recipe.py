@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .gen import PATTERNS, PatternError, coerce_params, generate
 from .record import RecordError, check_process
-from .trace import ORDERS, Trace
+from .trace import MAX_OPS, ORDERS, Trace
 
 
 class RecipeError(ValueError):
@@ -102,6 +102,9 @@ def _check_types(where: str, raw: dict) -> None:
     for key in ("max_ops", "skip"):
         if raw.get(key, 0) < 0:
             raise RecipeError(f"{where}: '{key}' must be 0 or more")
+    if raw.get("max_ops", 0) > MAX_OPS:
+        raise RecipeError(f"{where}: 'max_ops' must be at most {MAX_OPS:,} (what a trace the "
+                          "driver reads can hold)")
 
 
 def _check_fields(where: str, raw: dict, groups: dict[str, str]) -> None:

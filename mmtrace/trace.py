@@ -30,6 +30,10 @@ MAX_HEAP = 20 << 20
 HEADER_MAX = (1 << 64) - 1
 # The most bytes a trace may hold or unpack to (driver/trace.h TRACE_MAX_BYTES).
 TRACE_MAX_BYTES = 256 << 20
+# The most ops mmtrace writes in one trace (generated or recorded): an op line is at most 20
+# bytes (ids under 2^26, sizes under the heap), so such a trace stays under TRACE_MAX_BYTES, and
+# a pattern or a recording asked for more stops there, with well under 1 GB in use.
+MAX_OPS = 12_000_000
 
 ALLOC, FREE, REALLOC, REALLOC_NULL = "a", "f", "r", "n"
 

@@ -114,6 +114,7 @@ def test_recipe_mistakes_are_named(tmp_path):
     ('name = "x"\ncommand = "ls"\n', "(x): 'command' must be a list of strings, not a string"),
     ('name = "x"\ncommand = ["ls", 3]\n', "(x): 'command' must be a list of non-empty strings"),
     ('name = "x"\ncommand = ["ls"]\nmax_ops = -1\n', "(x): 'max_ops' must be 0 or more"),
+    ('name = "x"\ncommand = ["ls"]\nmax_ops = 12000001\n', "(x): 'max_ops' must be at most 12,000,000"),
     ('name = "x"\ncommand = ["ls"]\nskip = 1.5\n', "(x): 'skip' must be an integer, not a number"),
     ('name = "x"\ncommand = ["ls"]\nprocess = "biggest"\n', "(x): process 'biggest' is not largest"),
     ('name = "x"\ncommand = ["ls"]\nprocess = 12\n', "(x): 'process' must be a string"),

@@ -374,6 +374,29 @@ def test_a_timeout_stops_every_process_of_the_command(tmp_path):
     assert [s for k, _, s in read_trace(out).ops() if k == "a"][:300] == list(range(100, 400))
 
 
+def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeypatch):
+    """Without --max-ops a recording had no end: 13 M malloc/free pairs made a 262 MB trace,
+    a few more one past the 256 MiB that the driver and mmtrace read, written with exit 0.
+    It now stops at MAX_OPS (a 20-byte op line at most: under the limit), here made small."""
+    from mmtrace import rawlog
+    from mmtrace.trace import MAX_OPS, TRACE_MAX_BYTES
+    assert MAX_OPS * len("a 67108863 20971520\n") <= TRACE_MAX_BYTES
+    monkeypatch.setattr(rawlog, "MAX_OPS", 1000)
+    monkeypatch.setattr(rawlog, "CHUNK", 64)               # several steps of conversion
+    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { void *p[8]; for "
+                   "(int i = 0; i < 8; i++) p[i] = malloc(8 + i); for (int i = 0; i < 3000; i++)"
+                   " free(malloc(16)); for (int i = 0; i < 8; i++) free(p[i]); return 0; }\n")
+    rec = record([str(exe)])
+    assert rec.report.truncated and len(rec.trace) <= 1000 < rec.report.events
+    assert [s for k, _, s in rec.trace.ops()][:8] == list(range(8, 16))
+    out = tmp_path / "many.rep"
+    from mmtrace.trace import write_trace
+    write_trace(out, rec.trace)
+    assert not lint(out).errors
+    many = record([str(exe)], max_ops=5000)                 # more than MAX_OPS: still MAX_OPS
+    assert many.report.truncated and len(many.trace) <= 1000
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2

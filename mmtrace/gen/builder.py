@@ -9,12 +9,9 @@ from __future__ import annotations
 import heapq
 import random
 
-from ..trace import CLASSIC, LAB64, MAX_HEAP, SUGGESTED_HEAP, Header, Trace, new_ops
-
-# The most ops one generated trace may have (make bench-traces makes 10 M; the suite's
-# largest generated trace has under 100 k): a pattern asked for more stops there, with
-# well under 1 GB in use, instead of eating all memory.
-MAX_OPS = 12_000_000
+# MAX_OPS: the most ops one generated trace may have (make bench-traces makes 10 M; the suite's
+# largest generated trace has under 100 k).
+from ..trace import CLASSIC, LAB64, MAX_HEAP, MAX_OPS, SUGGESTED_HEAP, Header, Trace, new_ops
 
 
 class PatternError(ValueError):
