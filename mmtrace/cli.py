@@ -372,7 +372,8 @@ def _record_entry(e, sources: Path, folder: Path) -> None:
     from .record import record as do_record
     cmd = [c.replace("{traces}", str(sources.resolve())) for c in e.command]
     try:
-        rec = do_record(cmd, process=e.process, max_ops=e.max_ops, skip=e.skip)
+        rec = do_record(cmd, process=e.process, max_ops=e.max_ops, skip=e.skip,
+                        weight=e.weight, order=e.header)
     except RecordError as err:
         _fail(f"record {e.name}: {err}")
     if not rec.ok or rec.report.log_cut:

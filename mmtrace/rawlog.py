@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .trace import LAB64, MAX_HEAP, MAX_OPS, Header, Trace, new_ops
+from .trace import LAB64, MAX_HEAP, MAX_OPS, SUGGESTED_HEAP, Header, Trace, new_ops
 
 MAGIC = b"MMTRAW01"
 RECORD = np.dtype([("kind", "<u4"), ("tid", "<u4"), ("result", "<u8"), ("size", "<u8"),
@@ -213,7 +213,8 @@ class _Converter:
 
 
 def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAULT_MAX_LIVE,
-            max_ops: int = 0, skip: int = 0, weight: int = 1) -> tuple[Trace, ConvertReport]:
+            max_ops: int = 0, skip: int = 0, weight: int = 1,
+            order: str = LAB64) -> tuple[Trace, ConvertReport]:
     c = _Converter(min(max_size, max_live), max_live)
     ev = log.events[skip:]
     most = min(max_ops, MAX_OPS) if max_ops else MAX_OPS    # what the driver can read
@@ -239,7 +240,8 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
     for addr, _ in freed:
         c.release(addr)
     n_ids = max(c.ids) + 1 if len(c.ids) else 0
-    trace = Trace(Header(LAB64, weight, n_ids, len(c.kinds), c.peak), c.kinds, c.ids, c.sizes)
+    extra = c.peak if order == LAB64 else SUGGESTED_HEAP
+    trace = Trace(Header(order, weight, n_ids, len(c.kinds), extra), c.kinds, c.ids, c.sizes)
     report = ConvertReport(events=len(ev), skipped=min(skip, len(log.events)), threads=log.threads, ops=len(c.kinds),
                            freed_at_end=len(freed), truncated=truncated, log_cut=log.cut, **c.n)
     return trace, report

@@ -441,12 +441,26 @@ def test_sizes_are_capped_and_blocks_over_budget_left_out(tmp_path):
     assert list(rec.trace.ops()) == [("a", 0, 1000), ("a", 1, 800), ("f", 1, 0), ("f", 0, 0)]
 
 
-def _recipe(folder: Path, command: list[str]) -> Path:
+def _recipe(folder: Path, command: list[str], more: str = "") -> Path:
     recipe = folder / "recipe.toml"
     recipe.write_text('[groups]\nrecorded = "real programs"\n\n[[trace]]\nname = "rec-py"\n'
                       'group = "recorded"\nstresses = "a script from sources/"\n'
-                      f"command = {json.dumps(command)}\n")
+                      f"command = {json.dumps(command)}\n{more}")
     return recipe
+
+
+@pytest.mark.parametrize("more, numbers", [
+    ('header = "classic"\nweight = 2\n', lambda ids, ops, peak: [20000000, ids, ops, 2]),
+    ('header = "lab64"\nweight = 3\n', lambda ids, ops, peak: [3, ids, ops, peak]),
+])
+def test_suite_record_writes_the_header_and_weight_the_recipe_asks_for(tmp_path, more, numbers):
+    """A recorded entry's header and weight were accepted and ignored: always lab64, weight 1."""
+    from mmtrace.stats import measure
+    recipe = _recipe(tmp_path, [sys.executable, "-S", "-c", "pass"], more)
+    done = _cli("suite", "--record", str(recipe))
+    assert done.returncode == 0, done.stderr
+    t = read_trace(tmp_path / "rec-py.rep")
+    assert t.header.lines() == numbers(t.header.ids, len(t), measure(t).peak_live_bytes)
 
 
 def test_suite_record_runs_the_command_on_the_recipe_s_sources_whatever_the_output(tmp_path):
