@@ -8,7 +8,9 @@ unless another is asked for (a compiler driver's work is in cc1, not gcc).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import threading
@@ -74,6 +76,28 @@ def _status(code: int) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exited {code}"
+
+
+def statically_linked(program: str) -> bool:
+    """True if PROGRAM (a path, or a name on PATH) is an ELF executable with no program
+    interpreter: no dynamic loader, so no LD_PRELOAD, and nothing the recorder can see."""
+    path = program if "/" in program else shutil.which(program)
+    try:
+        with open(path or program, "rb") as f:
+            head = f.read(64)
+            if head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+                return False
+            wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
+            # e_phoff, then e_phentsize and e_phnum (ELF64: at 32 and 54; ELF32: at 28 and 42)
+            phoff = struct.unpack_from(end + ("Q" if wide else "I"), head, 32 if wide else 28)[0]
+            phentsize, phnum = struct.unpack_from(end + "HH", head, 54 if wide else 42)
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+    except (OSError, struct.error, TypeError):
+        return False
+    kinds = [struct.unpack_from(end + "I", table, i * phentsize)[0] for i in range(phnum)
+             if (i + 1) * phentsize <= len(table)]
+    return bool(kinds) and 3 not in kinds                # PT_INTERP
 
 
 PID_MAX = Path("/proc/sys/kernel/pid_max")
@@ -189,8 +213,12 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         if cut:
             raise RecordError(f"the recorder's log in {log_folder} could not grow (no space "
                               f"left there?); nothing was recorded ({status})")
-        raise RecordError(f"{command[0]} made no allocation calls the recorder saw "
-                          f"({status}; a static binary cannot be recorded)")
+        if statically_linked(command[0]):
+            raise RecordError(f"{command[0]} is statically linked: the recorder (LD_PRELOAD) "
+                              f"cannot see its calls; nothing was recorded ({status})")
+        raise RecordError(f"{command[0]} made no allocation calls the recorder saw ({status}; "
+                          "a setuid program, or one run by a statically linked one, is out of "
+                          "LD_PRELOAD's reach too)")
     chosen = _pick(logs, process)
     trace, report = convert(chosen, **convert_args)
     return Recording(trace, report, len({g.pid for g in logs}), chosen.pid, status, log_folder,

@@ -397,6 +397,25 @@ def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeyp
     assert many.report.truncated and len(many.trace) <= 1000
 
 
+def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
+    """Every program that allocated nothing was told 'a static binary cannot be recorded',
+    /bin/true as much as a static one; a static one is now named as such, the others not."""
+    quiet = _compile(tmp_path, "quiet", "int main(void) { return 0; }\n")
+    done = _cli("record", "-o", str(tmp_path / "q.rep"), "--", str(quiet))
+    assert done.returncode == 2 and "made no allocation calls" in done.stderr
+    assert "static binary" not in done.stderr and "is statically linked" not in done.stderr
+    src = tmp_path / "static.c"
+    src.write_text("#include <stdlib.h>\nint main(void) { free(malloc(10)); return 0; }\n")
+    if subprocess.run(["cc", "-static", "-o", str(tmp_path / "static"), str(src)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no static C library here")
+    done = _cli("record", "-o", str(tmp_path / "s.rep"), "--", str(tmp_path / "static"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record: {tmp_path / 'static'} is statically linked: the recorder (LD_PRELOAD) "
+        "cannot see its calls; nothing was recorded (ok)"]
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
