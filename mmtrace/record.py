@@ -220,6 +220,10 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
                           "a setuid program, or one run by a statically linked one, is out of "
                           "LD_PRELOAD's reach too)")
     chosen = _pick(logs, process)
+    skip = convert_args.get("skip", 0)
+    if skip and skip >= len(chosen.events):
+        raise RecordError(f"--skip {skip} is all of the {len(chosen.events):,} events of the kept "
+                          f"process (pid {chosen.pid}): nothing left to make a trace of ({status})")
     trace, report = convert(chosen, **convert_args)
     return Recording(trace, report, len({g.pid for g in logs}), chosen.pid, status, log_folder,
                      len(logs), chosen.image)

@@ -416,6 +416,19 @@ def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
         "cannot see its calls; nothing was recorded (ok)"]
 
 
+def test_a_skip_of_every_event_is_refused_not_an_empty_trace(tmp_path):
+    """--skip past the end wrote a trace of 0 ops, exit 0, which the driver then scored."""
+    exe = _compile(tmp_path, "known", KNOWN)
+    out = tmp_path / "x.rep"
+    done = _cli("record", "--skip", "1000", "-o", str(out), "--", str(exe))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmtrace: record: --skip 1000 is all of the ")
+    assert not out.exists()
+    done = _cli("record", "--skip", "3", "-o", str(out), "--", str(exe))
+    assert done.returncode == 0 and len(read_trace(out)) > 0
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
