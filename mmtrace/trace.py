@@ -145,7 +145,9 @@ def read_bytes(path: Path) -> bytes:
 def format_trace(trace: Trace, comments: list[str] | None = None) -> str:
     out = io.StringIO()
     for c in comments or []:
-        out.write(f"# {c}\n")
+        # one line each: a newline in a comment (a recorded `sh -c` script, a recipe's text)
+        # would start a line that is not a comment, and the trace could not be read
+        out.write("# " + c.replace("\r", "\\r").replace("\n", "\\n") + "\n")
     for n in trace.header.lines():
         out.write(f"{n}\n")
     lines = []

@@ -322,3 +322,17 @@ def test_a_failed_write_leaves_the_earlier_file_as_it_was(tmp_path, argv):
     assert done.stderr.strip().splitlines() == [f"mmtrace: {out}: cannot write (File too large)"]
     assert out.read_text() == "earlier\n"
     assert [p.name for p in tmp_path.iterdir()] == ["t.rep"]
+
+
+def test_a_newline_in_a_comment_does_not_break_the_trace(tmp_path):
+    """A recipe's stresses (or a recorded `sh -c` script) with a newline was written as two
+    lines, the second not a comment: the trace it made neither mmtrace nor the driver read."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD.replace('stresses = "s"', 'stresses = "two\\nlines\\r"')
+                      + 'name = "x"\nparams = { pairs = 10 }\n')
+    done = mmtrace("suite", str(recipe))
+    assert done.returncode == 0, done.stderr
+    t = read_trace(tmp_path / "x.rep")
+    assert len(t) > 0
+    assert (tmp_path / "x.rep").read_text().splitlines()[0] == "# x: two\\nlines\\r"
+    assert mmtrace("suite", "--verify", str(recipe)).returncode == 0
