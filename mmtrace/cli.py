@@ -20,7 +20,7 @@ from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
 from .trace import (CLASSIC, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
-                    format_trace, read_bytes, replace_file, write_trace)
+                    encode_trace, format_trace, read_bytes, replace_file, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
 DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
@@ -351,7 +351,7 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
             continue
         if verify:
             have = r.folder / e.file
-            want = format_trace(make_trace(e), comments(e)).encode()
+            want = encode_trace(format_trace(make_trace(e), comments(e)))
             if not have.exists() or read_bytes(have) != want:
                 differ.append(e.file)
             continue

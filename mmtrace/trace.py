@@ -159,9 +159,16 @@ def format_trace(trace: Trace, comments: list[str] | None = None) -> str:
     return out.getvalue()
 
 
+def encode_trace(text: str) -> bytes:
+    """A trace's bytes: the ops are ASCII; a comment may name a program or a path in any
+    language (UTF-8, which the driver and the linter read in comments), or hold bytes that
+    are no text at all (an argument Python read as surrogates), written as escapes."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_trace(path: Path, trace: Trace, comments: list[str] | None = None) -> None:
     """Write the trace; a name ending in .gz is compressed, reproducibly (no name, no time)."""
-    text = format_trace(trace, comments).encode("ascii")
+    text = encode_trace(format_trace(trace, comments))
     path = Path(path)
     if path.name.endswith(".gz"):
         buf = io.BytesIO()

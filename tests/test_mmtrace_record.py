@@ -429,6 +429,20 @@ def test_a_skip_of_every_event_is_refused_not_an_empty_trace(tmp_path):
     assert done.returncode == 0 and len(read_trace(out)) > 0
 
 
+def test_a_program_whose_name_is_not_ascii_is_recorded(tmp_path):
+    """The trace was encoded as ASCII, comments and all: a program in a folder named in any
+    other language was recorded, then the write was a UnicodeEncodeError traceback, and the
+    recording was lost."""
+    exe = _compile(tmp_path, "known", KNOWN)
+    named = tmp_path / "café-prog"
+    exe.rename(named)
+    out = tmp_path / "k.rep"
+    done = _cli("record", "-o", str(out), "--", str(named))
+    assert done.returncode == 0, done.stderr
+    assert list(read_trace(out).ops()) == KNOWN_OPS
+    assert out.read_text(encoding="utf-8").splitlines()[0] == f"# recorded from: {named}"
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
