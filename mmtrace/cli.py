@@ -155,6 +155,7 @@ def stats(files, as_json, plot, plot_dir):
         _folder(Path(plot_dir), "cannot write the plot there")
     out = {}
     failed = False
+    plotted: set[str] = set()             # names of this run's plots: none written over another
     for f in files:
         try:
             trace = read_trace(Path(f))
@@ -167,16 +168,23 @@ def stats(files, as_json, plot, plot_dir):
         if not as_json:
             click.echo("\n".join(render(f, s)))
         if plot:
-            failed |= not _plot(f, trace, Path(plot_dir), as_json)
+            failed |= not _plot(f, trace, Path(plot_dir), as_json, plotted)
     if as_json:
         click.echo(json.dumps(out, indent=1))
     sys.exit(2 if failed else 0)
 
 
-def _plot(f: str, trace: Trace, folder: Path, quiet: bool) -> bool:
-    """Write F's plot into FOLDER; False (and a line on stderr) if it cannot be written."""
+def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> bool:
+    """Write F's plot into FOLDER as NAME.png, or NAME-2.png, ... when another file of this run
+    (a/x.rep and b/x.rep, x.rep and x.rep.gz) had NAME; False (and a line on stderr) if it
+    cannot be written."""
     from .plot import plot_trace
-    name = Path(f).name.split(".rep")[0]
+    stem = name = Path(f).name.split(".rep")[0]
+    n = 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}"
+    taken.add(name)
     try:
         png = plot_trace(name, trace, folder / f"{name}.png")
     except OSError as e:

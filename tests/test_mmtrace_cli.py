@@ -336,3 +336,20 @@ def test_a_newline_in_a_comment_does_not_break_the_trace(tmp_path):
     assert len(t) > 0
     assert (tmp_path / "x.rep").read_text().splitlines()[0] == "# x: two\\nlines\\r"
     assert mmtrace("suite", "--verify", str(recipe)).returncode == 0
+
+
+def test_stats_plots_files_of_the_same_name_apart(tmp_path):
+    """a/x.rep and b/x.rep (or x.rep and x.rep.gz) were both plotted as x.png, the second over
+    the first, and both said so."""
+    trace = KIT / "traces" / "classic-binary.rep"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for d in ("a", "b"):
+        (tmp_path / d / "x.rep").write_bytes(trace.read_bytes())
+    plots = tmp_path / "plots"
+    done = mmtrace("stats", "--plot", "--plot-dir", str(plots), str(tmp_path / "a" / "x.rep"),
+                   str(tmp_path / "b" / "x.rep"))
+    assert done.returncode == 0, done.stderr
+    said = [l.split("plot: ")[1] for l in done.stdout.splitlines() if "plot: " in l]
+    assert said == [str(plots / "x.png"), str(plots / "x-2.png")]
+    assert sorted(p.name for p in plots.iterdir()) == ["x-2.png", "x.png"]
