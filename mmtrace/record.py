@@ -38,16 +38,24 @@ def build_recorder(out: Path | None = None) -> Path:
     out = out or recorder_path()
     if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
     # Build beside the target and rename, so concurrent recorders never load a half-written file.
     tmp = out.with_name(f".{out.name}.{os.getpid()}")
-    cmd = [os.environ.get("CC", "cc"), "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
+    cc = os.environ.get("CC", "cc")
+    cmd = [cc, "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
            "-o", str(tmp), str(SOURCE), "-lpthread"]
-    done = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RecordError(f"cannot build the recorder: {last}")
-    os.replace(tmp, out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise RecordError(f"cannot build the recorder: {last}")
+        os.replace(tmp, out)
+    except FileNotFoundError as e:
+        what = f"no compiler '{cc}'" if e.filename == cc else f"no folder {out.parent}"
+        raise RecordError(f"cannot build the recorder {out}: {what}") from None
+    except OSError as e:                 # an unmakeable or unwritable folder
+        raise RecordError(f"cannot build the recorder {out}: {e.strerror or e}"
+                          f"{f' ({e.filename})' if e.filename else ''}") from None
     return out
 
 

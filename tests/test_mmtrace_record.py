@@ -443,6 +443,25 @@ def test_a_program_whose_name_is_not_ascii_is_recorded(tmp_path):
     assert out.read_text(encoding="utf-8").splitlines()[0] == f"# recorded from: {named}"
 
 
+@pytest.mark.parametrize("where, cc, words", [
+    ("a-file/sub/recorder.so", "cc", "Not a directory"),
+    ("fresh/recorder.so", "no-such-cc", "no compiler 'no-such-cc'"),
+])
+def test_a_recorder_that_cannot_be_built_is_one_line(tmp_path, where, cc, words):
+    """A recorder path in a folder that cannot be made, or a CC that does not exist, was a
+    Python traceback (mkdir's or subprocess's) before the program ran."""
+    import os
+    (tmp_path / "a-file").write_text("x")
+    env = dict(os.environ, MMTRACE_RECORDER=str(tmp_path / where), CC=cc)
+    ran = tmp_path / "ran"
+    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", "touch", str(ran), env=env)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"mmtrace: record: cannot build the recorder {tmp_path / where}: ") and words in lines[0]
+    assert not ran.exists()
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
