@@ -108,6 +108,14 @@ def statically_linked(program: str) -> bool:
     return bool(kinds) and 3 not in kinds                # PT_INTERP
 
 
+def _first_line(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.readline(200).strip().decode("utf-8", "backslashreplace")
+    except OSError:
+        return "#!?"
+
+
 PID_MAX = Path("/proc/sys/kernel/pid_max")
 PID_LIMIT = 1 << 22            # Linux's largest pid_max, where /proc does not say
 
@@ -201,6 +209,11 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         try:
             status = _run(command, run_env, timeout)
         except FileNotFoundError:
+            program = command[0] if "/" in command[0] else shutil.which(command[0])
+            if program and os.path.isfile(program):      # there, but its #! interpreter is not
+                line = _first_line(program)
+                raise RecordError(f"cannot run {command[0]}: its interpreter ({line}) is not "
+                                  "there") from None
             raise RecordError(f"command not found: {command[0]}") from None
         except PermissionError:
             raise RecordError(f"cannot run {command[0]}: permission denied") from None

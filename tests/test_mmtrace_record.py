@@ -462,6 +462,18 @@ def test_a_recorder_that_cannot_be_built_is_one_line(tmp_path, where, cc, words)
     assert not ran.exists()
 
 
+def test_a_script_whose_interpreter_is_missing_is_not_called_missing(tmp_path):
+    """The kernel's ENOENT for a missing #! interpreter was reported as 'command not found'
+    of the script, which is there."""
+    script = tmp_path / "job.sh"
+    script.write_text("#!/no/such/shell\necho hi\n")
+    script.chmod(0o755)
+    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(script))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record: cannot run {script}: its interpreter (#!/no/such/shell) is not there"]
+
+
 def test_a_missing_command_is_one_line(tmp_path):
     done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
