@@ -246,5 +246,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         raise RecordError(f"--skip {skip} is all of the {len(chosen.events):,} events of the kept "
                           f"process (pid {chosen.pid}): nothing left to make a trace of ({status})")
     trace, report = convert(chosen, **convert_args)
+    if not len(trace):                   # a trace of nothing would still be scored by the driver
+        raise RecordError(f"no op left to write ({report.summary()}; {status})")
     return Recording(trace, report, len({g.pid for g in logs}), chosen.pid, status, log_folder,
                      len(logs), chosen.image)

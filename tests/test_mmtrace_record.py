@@ -429,6 +429,17 @@ def test_a_skip_of_every_event_is_refused_not_an_empty_trace(tmp_path):
     assert done.returncode == 0 and len(read_trace(out)) > 0
 
 
+def test_a_recording_that_leaves_no_op_is_refused_not_an_empty_trace(tmp_path):
+    """--max-ops 1 (room for no alloc and its free) wrote a trace of 0 ops, exit 0."""
+    exe = _compile(tmp_path, "known", KNOWN)
+    out = tmp_path / "x.rep"
+    done = _cli("record", "--max-ops", "1", "-o", str(out), "--", str(exe))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmtrace: record: no op left to write (")
+    assert "truncated at max ops" in lines[0] and not out.exists()
+
+
 def test_a_program_whose_name_is_not_ascii_is_recorded(tmp_path):
     """The trace was encoded as ASCII, comments and all: a program in a folder named in any
     other language was recorded, then the write was a UnicodeEncodeError traceback, and the
