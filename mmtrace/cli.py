@@ -275,7 +275,8 @@ def convert(file, order, output, weight):
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
 @click.option("--process", default="largest", show_default=True,
-              help="Which process to keep: largest (most events), first, or a pid.")
+              help="Which log to keep: largest (most events), or first or a pid (that process's "
+              "program with the most events: a process that execs has one log per program).")
 @click.option("--max-ops", type=click.IntRange(0, MAX_OPS), default=0,
               help=f"Stop after about this many ops (0: all, up to {MAX_OPS:,}, the most a trace "
               "the driver reads can hold).")
