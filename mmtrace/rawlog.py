@@ -17,7 +17,9 @@ Everything changed or dropped is counted in the ConvertReport.
 from __future__ import annotations
 
 import heapq
+import os
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -44,13 +46,22 @@ class RawLog:
     path: str
     pid: int
     ppid: int
-    events: np.ndarray
+    count: int                 # events logged
     cut: bool = False          # the recorder stopped: the log could not grow (a full disk)
     image: int = 0             # 0, or n for the n-th program the process exec'd (raw.<pid>.<n>)
 
+    @cached_property
+    def events(self) -> np.ndarray:
+        """The events, mapped from the file (not read) on first use, while it exists: only the
+        chosen log's are, so a build's thousands of logs hold no descriptor and no memory."""
+        if not self.count:
+            return np.zeros(0, dtype=RECORD)
+        return np.memmap(self.path, dtype=RECORD, mode="r", offset=RECORD.itemsize,
+                         shape=(self.count,))
+
     @property
     def threads(self) -> int:
-        return int(len(np.unique(self.events["tid"]))) if len(self.events) else 0
+        return int(len(np.unique(self.events["tid"]))) if self.count else 0
 
 
 # Events converted per step: a long recording's log (32 bytes an event) is mapped, not read,
@@ -58,22 +69,31 @@ class RawLog:
 CHUNK = 1 << 20
 
 
+def _logged(fd: int, records: int) -> int:
+    """How many events follow the header: the log is appended in order under one lock, so its
+    records are events up to the first of kind 0 (the end), found by halving with pread. The
+    file past the end is never read through a mapping: on a full tmpfs its sparse tail would
+    fault (SIGBUS) even when read."""
+    lo, hi = 1, records                  # the first record of kind 0 is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if int.from_bytes(os.pread(fd, 4, mid * RECORD.itemsize), "little"):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
 def read_raw(path: Path) -> RawLog:
     with open(path, "rb") as f:
-        magic = f.read(len(MAGIC))
-    size = Path(path).stat().st_size
-    if size < RECORD.itemsize or magic != MAGIC:
-        raise RawLogError(f"{path}:1: not a recorder log (no {MAGIC.decode()} header)")
-    n = size // RECORD.itemsize
-    recs = np.memmap(path, dtype=RECORD, mode="r", shape=(n,))
-    head = recs[0]
-    body = recs[1:]
-    ends = np.flatnonzero(body["kind"] == 0)
-    if len(ends):
-        body = body[: ends[0]]
+        first = f.read(RECORD.itemsize)
+        if len(first) < RECORD.itemsize or first[:len(MAGIC)] != MAGIC:
+            raise RawLogError(f"{path}:1: not a recorder log (no {MAGIC.decode()} header)")
+        count = _logged(f.fileno(), os.fstat(f.fileno()).st_size // RECORD.itemsize)
+    head = np.frombuffer(first, dtype=RECORD)[0]
     suffix = Path(path).name.split(".")[2:]
     image = int(suffix[0]) if suffix and suffix[0].isdigit() else 0
-    return RawLog(str(path), int(head["result"]), int(head["size"]), body,
+    return RawLog(str(path), int(head["result"]), int(head["size"]), count,
                   bool(int(head["arg"]) & LOG_CUT), image)
 
 
@@ -242,6 +262,6 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
     n_ids = max(c.ids) + 1 if len(c.ids) else 0
     extra = c.peak if order == LAB64 else SUGGESTED_HEAP
     trace = Trace(Header(order, weight, n_ids, len(c.kinds), extra), c.kinds, c.ids, c.sizes)
-    report = ConvertReport(events=len(ev), skipped=min(skip, len(log.events)), threads=log.threads, ops=len(c.kinds),
+    report = ConvertReport(events=len(ev), skipped=min(skip, log.count), threads=log.threads, ops=len(c.kinds),
                            freed_at_end=len(freed), truncated=truncated, log_cut=log.cut, **c.n)
     return trace, report

@@ -141,7 +141,7 @@ def _pick(logs: list[RawLog], process: str) -> RawLog:
     """The chosen log; a process that exec'd has a log per program, and a pid (or first)
     means the one of its programs with the most events."""
     def largest(of: list[RawLog]) -> RawLog:
-        return max(of, key=lambda g: (len(g.events), -g.pid, -g.image))
+        return max(of, key=lambda g: (g.count, -g.pid, -g.image))
     if process == "largest":
         return largest(logs)
     if process == "first":
@@ -219,17 +219,25 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
             raise RecordError(f"cannot run {command[0]}: permission denied") from None
         except OSError as e:             # not a program: Exec format error, a bad interpreter
             raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
-        logs, unstarted = [], 0
-        for p in sorted(Path(tmp).glob("raw.*")):
-            try:
-                logs.append(read_raw(p))
-            except RawLogError:        # no room even for the header: nothing of it recorded
-                unstarted += 1
-    if unstarted and not any(len(g.events) for g in logs):
+        # converted while the logs exist: only the chosen one is mapped, when it is converted
+        return _from_logs(Path(tmp), command, process, status, log_folder, convert_args)
+
+
+def _from_logs(folder: Path, command: list[str], process: str, status: str, log_folder: str,
+               convert_args: dict) -> Recording:
+    """The recording of FOLDER's logs: the chosen one converted, or a RecordError saying why
+    there is nothing to convert."""
+    logs, unstarted = [], 0
+    for p in sorted(folder.glob("raw.*")):
+        try:
+            logs.append(read_raw(p))
+        except RawLogError:            # no room even for the header: nothing of it recorded
+            unstarted += 1
+    if unstarted and not any(g.count for g in logs):
         raise RecordError(f"{unstarted} process(es) of {command[0]} could not start a log in "
                           f"{log_folder} (no space left there?); nothing was recorded ({status})")
-    cut = [g for g in logs if g.cut and not len(g.events)]
-    logs = [g for g in logs if len(g.events)]
+    cut = [g for g in logs if g.cut and not g.count]
+    logs = [g for g in logs if g.count]
     if not logs:
         if cut:
             raise RecordError(f"the recorder's log in {log_folder} could not grow (no space "
@@ -242,8 +250,8 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
                           "LD_PRELOAD's reach too)")
     chosen = _pick(logs, process)
     skip = convert_args.get("skip", 0)
-    if skip and skip >= len(chosen.events):
-        raise RecordError(f"--skip {skip} is all of the {len(chosen.events):,} events of the kept "
+    if skip and skip >= chosen.count:
+        raise RecordError(f"--skip {skip} is all of the {chosen.count:,} events of the kept "
                           f"process (pid {chosen.pid}): nothing left to make a trace of ({status})")
     trace, report = convert(chosen, **convert_args)
     if not len(trace):                   # a trace of nothing would still be scored by the driver

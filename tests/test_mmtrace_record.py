@@ -253,24 +253,69 @@ def test_a_log_that_cannot_grow_is_reported_and_what_it_holds_kept(tmp_path):
     assert 100000 < len(t) < 200000 and not lint(out).errors     # the first window, balanced
 
 
-def test_a_full_disk_under_the_log_does_not_kill_the_program(tmp_path):
-    """On a 6 MiB tmpfs the log's second window was a sparse page the disk could not hold:
-    the program died of SIGBUS, and mmtrace said the program was killed."""
+def _record_on_small_tmpfs(tmp_path: Path, exe: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """`mmtrace record -o OUT -- EXE` with TMPDIR (where the logs go) a private 6 MiB tmpfs."""
     small = tmp_path / "small"
     small.mkdir()
-    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
-                   "i < 100000; i++) free(malloc(16 + i % 100)); return 0; }\n")
-    out = tmp_path / "many.rep"
+    out = tmp_path / "out.rep"
     mount = 'mount -t tmpfs -o size=6m tmpfs "$0" || exit 77; TMPDIR="$0" exec "$@"'
     done = run_python("-m", "mmtrace", "record", "-o", out, "--", exe, capture_output=True,
                       text=True, runner=lambda argv, **kw: subprocess.run(
                           ["unshare", "-m", "sh", "-c", mount, str(small), *argv], **kw))
     if done.returncode == 77 or "unshare" in done.stderr:
         pytest.skip("no private tmpfs here (needs unshare -m and mount)")
+    return done, out
+
+
+def test_a_full_disk_under_the_log_does_not_kill_the_program(tmp_path):
+    """On a 6 MiB tmpfs the log's second window was a sparse page the disk could not hold:
+    the program died of SIGBUS, and mmtrace said the program was killed. (mmtrace's own
+    reading of the log's sparse tail faulted too, once the program no longer did.)"""
+    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
+                   "i < 150000; i++) free(malloc(16 + i % 100)); return 0; }\n")
+    done, out = _record_on_small_tmpfs(tmp_path, exe)
     assert done.returncode == 1, done.stderr
     assert "SIGBUS" not in done.stderr and "could not grow" in done.stderr
-    assert str(small) in done.stderr and "(ok)" in done.stderr
-    assert 100000 < len(read_trace(out)) < 200000
+    assert str(tmp_path / "small") in done.stderr and "(ok)" in done.stderr
+    assert 100000 < len(read_trace(out)) < 300000
+
+
+MANY_PROCESSES = r"""
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void)
+{
+    free(malloc(5));
+    for (int k = 0; k < 300; k++) {
+        pid_t kid = fork();
+        if (kid == 0) { free(malloc(32)); _exit(0); }
+        waitpid(kid, 0, 0);
+    }
+    return 0;
+}
+"""
+
+
+def test_many_short_processes_each_hold_little_disk(tmp_path):
+    """Each process's log reserved a whole 4 MiB window: 300 short processes on a 6 MiB disk
+    could not log. The reservation now grows with the log, from 4 KiB."""
+    done, out = _record_on_small_tmpfs(tmp_path, _compile(tmp_path, "kids", MANY_PROCESSES))
+    assert done.returncode == 0, done.stderr
+    assert "301 process(es)" in done.stdout
+
+
+def test_many_processes_need_no_descriptor_each(tmp_path):
+    """Every process's log was kept mapped, a descriptor each, until the conversion: 300
+    processes under a limit of 64 open files was a 'Too many open files' traceback."""
+    import resource
+    exe = _compile(tmp_path, "kids", MANY_PROCESSES)
+    out = tmp_path / "kids.rep"
+    done = _cli("record", "-o", str(out), "--", str(exe),
+                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+    assert done.returncode == 0, done.stderr
+    assert "301 process(es)" in done.stdout
+    assert [(k, s) for k, _, s in read_trace(out).ops()] == [("a", 5), ("f", 0)]   # a tie: the first
 
 
 WAITS = r"""

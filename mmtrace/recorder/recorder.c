@@ -27,10 +27,12 @@
  *   - fork() is bracketed by pthread_atfork handlers: the child never inherits
  *     a held lock, and it opens a log of its own instead of writing into its
  *     parent's window.
- *   - A window's disk space is reserved (posix_fallocate) before it is mapped:
- *     a page of a sparse file that a full disk cannot hold is SIGBUS in the
- *     program.  When the log cannot grow, the header says so (LOG_CUT) and the
- *     program runs on unrecorded.
+ *   - The log's disk space is reserved (posix_fallocate) ahead of the records
+ *     written, 4 KiB first and twice as much each time up to 256 KiB: a page of
+ *     a sparse file that a full disk cannot hold is SIGBUS in the program.  Not
+ *     a whole window at once: a build's thousands of short processes would each
+ *     hold 4 MiB.  When the log cannot grow, the header says so (LOG_CUT) and
+ *     the program runs on unrecorded.
  *   - No descriptor is kept: the log is opened by its path for each window and
  *     closed once mapped.  A program may close every descriptor it did not open
  *     (daemons do) and get the same number for a file of its own, which a kept
@@ -80,7 +82,9 @@ typedef struct {
 
 _Static_assert(sizeof(event_t) == 32, "the log's record size is part of its format");
 
-static const size_t WINDOW_BYTES = 4u << 20; /* one mapped window of the log */
+static const size_t WINDOW_BYTES = 4u << 20;  /* one mapped window of the log */
+static const size_t RESERVE_FIRST = 4u << 10;  /* disk space reserved at a time: at first, */
+static const size_t RESERVE_MOST = 256u << 10; /* and at most */
 static const char MAGIC[8] = {'M', 'M', 'T', 'R', 'A', 'W', '0', '1'};
 
 enum { REC_UNINIT = 0, REC_READY = 1, REC_OFF = -1 };
@@ -96,8 +100,10 @@ static struct {
     event_t *window;     /* the mapped window, or NULL */
     size_t window_no;    /* which window of the file is mapped */
     size_t used;         /* records used in the current window */
+    size_t reserved;     /* records of the current window whose disk space is reserved */
+    size_t step;         /* bytes the next reservation asks for */
     char path[4096];     /* the log's file */
-} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, NULL, 0, 0, ""};
+} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, NULL, 0, 0, 0, 0, ""};
 
 static __thread int busy __attribute__((tls_model("initial-exec")));
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
@@ -156,7 +162,7 @@ static int create_log(const char *prefix)
     return -1;
 }
 
-/* Map window number w of the log, its disk space reserved first. */
+/* Map window number w of the log (the file grown sparse to hold it: see reserve_more). */
 static int map_window(size_t w)
 {
     if (rec.window != NULL)
@@ -166,7 +172,7 @@ static int map_window(size_t w)
     if (fd < 0)
         return -1;
     void *m = MAP_FAILED;
-    if (posix_fallocate(fd, (off_t)(w * WINDOW_BYTES), (off_t)WINDOW_BYTES) == 0)
+    if (ftruncate(fd, (off_t)((w + 1) * WINDOW_BYTES)) == 0)
         m = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                  (off_t)(w * WINDOW_BYTES));
     close(fd);
@@ -175,10 +181,29 @@ static int map_window(size_t w)
     rec.window = m;
     rec.window_no = w;
     rec.used = 0;
+    rec.reserved = 0;
     return 0;
 }
 
 /* Log no more; cut says that events are being lost (the log could not grow). */
+/* Reserve the disk space of the current window's next rec.step bytes (or its rest). */
+static int reserve_more(void)
+{
+    size_t done = rec.reserved * sizeof(event_t);
+    size_t len = rec.step < WINDOW_BYTES - done ? rec.step : WINDOW_BYTES - done;
+    int fd = open(rec.path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int err = posix_fallocate(fd, (off_t)(rec.window_no * WINDOW_BYTES + done), (off_t)len);
+    close(fd);
+    if (err != 0)
+        return -1;
+    rec.reserved += len / sizeof(event_t);
+    if (rec.step < RESERVE_MOST)
+        rec.step *= 2;
+    return 0;
+}
+
 static void turn_off(int cut)
 {
     if (rec.window != NULL)
@@ -219,6 +244,7 @@ static void start_log(void)
         return;
     }
     rec.used = 1; /* record 0 is the header */
+    rec.step = RESERVE_FIRST;
     rec.state = REC_READY;
 }
 
@@ -230,6 +256,10 @@ static void append(uint32_t kind, const void *result, uint64_t size, uint64_t ar
     if (rec.state != REC_READY)
         return;
     if (rec.used == records_per_window() && map_window(rec.window_no + 1) != 0) {
+        turn_off(1);
+        return;
+    }
+    if (rec.used >= rec.reserved && reserve_more() != 0) {
         turn_off(1);
         return;
     }
