@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from variants_common import KIT, VARIANTS, make, present, variant_files
+from variants_common import KIT, REQUIRED, VARIANTS, make, present, variant_files
 
 HEAD_OPS = 2000
 IMPLICIT_MAX_OPS = 20_000
@@ -100,6 +100,14 @@ def test_every_variant_is_listed():
     """The meta-test: a variants/*.c file missing from VARIANTS fails here."""
     missing = sorted(set(variant_files()) - set(VARIANTS))
     assert not missing, f"add these variants to tests/variants_common.py VARIANTS: {missing}"
+
+
+def test_required_variants_exist():
+    """present() skips a listed variant whose file is absent, so without this a deleted
+    variants/explicit-fifo.c would silently drop out of every test."""
+    missing = [v for v in REQUIRED if v not in variant_files()]
+    assert not missing, f"variants/ lacks the variants issue 3 names: {missing}"
+    assert set(REQUIRED) <= set(VARIANTS)
 
 
 def test_suite_is_there():

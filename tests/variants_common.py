@@ -28,6 +28,10 @@ VARIANTS: dict[str, bool] = {
     "ts-nolock": False,
 }
 
+# The variants issue 3 asks for by name: present() must never skip one of these.
+REQUIRED = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst", "explicit-lifo",
+            "explicit-fifo", "explicit-addr", "segregated", "segregated-realloc", "best"]
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 
