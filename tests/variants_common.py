@@ -5,6 +5,7 @@ variants/ is missing from it, so a new allocator cannot slip past the tests.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -34,6 +35,45 @@ REQUIRED = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst"
 
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
+
+
+# What every variant's opening card states (issue 3), as the card's row names.
+CARD_ROWS = {
+    "free list": r"free lists?",
+    "fit": r"fit",
+    "coalescing": r"coalescing",
+    "split": r"split",
+    "realloc": r"realloc",
+    "min block": r"min block",
+}
+
+
+def card(variant: str) -> dict[str, str]:
+    """The rows of variants/<variant>.c's opening card: row name -> its text, lines joined."""
+    head = (KIT / "variants" / f"{variant}.c").read_text().split("*/", 1)[0]
+    rows: dict[str, str] = {}
+    name = None
+    for line in head.splitlines():
+        text = line.lstrip(" /*").rstrip()
+        indent = len(line) - len(line.lstrip(" /*"))
+        for row, pattern in CARD_ROWS.items():
+            if 3 <= indent <= 6 and re.match(rf"({pattern})\s{{2,}}\S", text):
+                name = row
+                rows[row] = re.sub(rf"^({pattern})\s+", "", text)
+                break
+        else:
+            if name and indent > 6 and text:
+                rows[name] += " " + text
+            else:
+                name = None
+    return rows
+
+
+def split_threshold(variant: str) -> int:
+    """The smallest rest the card says a split leaves, in bytes."""
+    found = re.search(r"(\d+) bytes", card(variant)["split"])
+    assert found, f"variants/{variant}.c: the card's split row gives no size in bytes"
+    return int(found.group(1))
 
 
 def variant_files() -> list[str]:

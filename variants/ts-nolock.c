@@ -6,11 +6,13 @@
  *   arenas       each thread takes an arena at its first malloc; an arena owns
  *                chunks of heap and segregated free lists no other thread reads
  *   free lists   as ts-lock: exact 16-byte classes below 1 KiB, then four
- *                classes per power of two; best fit within a class
+ *                classes per power of two
+ *   fit          an exact class's head; above, best fit within the class
  *   coalescing   immediate, boundary tags, never across chunks
  *   split        remainder >= MIN_BLOCK (32 bytes)
  *   realloc      owner: shrink, absorb the next free block, grow at the heap's
  *                end; anyone else (or no room): allocate-copy-free
+ *   min block    32 bytes (header, two links, footer)
  *   locks        one mutex, `grow`, taken only to move the break, to create an
  *                arena, and to hand arenas between threads
  *   state        in the heap, not in globals (the lab allows 128 bytes of
