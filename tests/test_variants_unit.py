@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from variants_common import KIT, UNIT_TESTED, VARIANTS, make, present
+from variants_common import KIT, UNIT_TESTED, VARIANTS, make, present, split_threshold
 
 ALIGNMENTS = (8, 16)
 
@@ -28,12 +28,13 @@ def unit(request):
 
 
 def test_unit_list_is_not_empty():
-    assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce"} <= set(_tests())
+    assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact"} <= set(_tests())
 
 
 def test_unit(unit):
     variant, binary = unit
-    flags = ["--in-place"] if VARIANTS[variant] else []
+    # split_exact measures the smallest rest a split leaves against the card's split row
+    flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     failures = []
     for name in _tests():
         done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,

@@ -2,9 +2,11 @@
  * unit.c - the tricky paths of every allocator in variants/, black-box.
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
- * VARIANT=name`), run as `unit TEST [--in-place]` by tests/test_variants_unit.py.
+ * VARIANT=name`), run as `unit TEST [--in-place] [--split=N]` by
+ * tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
- * every policy; --in-place says the variant promises realloc in place.
+ * every policy; --in-place says the variant promises realloc in place, and
+ * --split=N gives the smallest rest its card says a split leaves.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -20,6 +22,7 @@
 bool mm_checkheap(int lineno);
 
 static bool in_place;
+static size_t split_rest;   /* --split N: the card's split threshold, bytes */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -167,6 +170,47 @@ static void test_split_threshold(void)
     put(r);
     put(s);
     put(guard);
+}
+
+/* One probe of split_exact: in a fresh heap, a free block made by a request of
+ * `made` bytes (a guard above it), then a request of r bytes.  Whether r came
+ * from that block without new heap, and whether it split the block. */
+static void split_probe(size_t made, size_t r, bool *fitted, bool *split)
+{
+    fresh();
+    unsigned char *p = get(made, 1), *guard = get(200, 2);
+    put(p);
+    mm_stats_t s = stats();
+    unsigned char *q = get(r, 3);
+    *fitted = stats().extensions == s.extensions && q >= p && q < guard;
+    *split = stats().splits > s.splits;
+    put(q);
+    put(guard);
+}
+
+/* The split threshold, measured and compared with the card's (--split N).  With
+ * the block's header overhead H, the largest request the block serves is its
+ * size less H, and the largest one that splits it leaves exactly the smallest
+ * rest the policy splits off, less H: their difference is that rest, whatever H. */
+static void test_split_exact(void)
+{
+    CHECK(split_rest > 0);
+    const size_t made = 2000;
+    size_t largest_fit = 0, largest_split = 0;
+    for (size_t r = made + 64; r > made - 256; r--) {
+        bool fitted, split;
+        split_probe(made, r, &fitted, &split);
+        if (fitted && !largest_fit)
+            largest_fit = r;
+        if (fitted && split) {
+            largest_split = r;
+            break;
+        }
+    }
+    CHECK(largest_fit >= made && largest_split > 0);
+    if (largest_fit - largest_split != split_rest)
+        printf("smallest rest split off: %zu bytes, the card says %zu\n", largest_fit - largest_split, split_rest);
+    CHECK(largest_fit - largest_split == split_rest);
 }
 
 /* Freeing a block coalesces with no, the lower, the upper, or both neighbours.
@@ -434,6 +478,7 @@ static const struct {
     {"edge_sizes", test_edge_sizes},
     {"realloc_contract", test_realloc_contract},
     {"split_threshold", test_split_threshold},
+    {"split_exact", test_split_exact},
     {"coalesce_none", test_coalesce_none},
     {"coalesce_prev", test_coalesce_prev},
     {"coalesce_next", test_coalesce_next},
@@ -457,7 +502,12 @@ int main(int argc, char **argv)
             puts(tests[i].name);
         return 0;
     }
-    in_place = argc >= 3 && strcmp(argv[2], "--in-place") == 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--in-place") == 0)
+            in_place = true;
+        else if (strncmp(argv[i], "--split=", 8) == 0)
+            split_rest = strtoul(argv[i] + 8, NULL, 10);
+    }
     mem_init();
     for (size_t i = 0; argc >= 2 && i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(argv[1], tests[i].name) == 0) {
@@ -466,6 +516,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] | --list\n");
     return 2;
 }
