@@ -28,7 +28,8 @@ def unit(request):
 
 
 def test_unit_list_is_not_empty():
-    assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact"} <= set(_tests())
+    assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
+            "stats_counts"} <= set(_tests())
 
 
 def test_unit(unit):

@@ -460,6 +460,40 @@ static void test_random(void)
     check_all_reusable();
 }
 
+/* Each counter issue 3 lists moves by what one call does.  Block sizes are
+ * above those any variant keeps aside unfreed (best's quick lists, runs). */
+static void test_stats_counts(void)
+{
+    fresh();
+    mm_stats_t s = stats(), t;
+    CHECK(s.mallocs == 0 && s.frees == 0 && s.reallocs == 0 && s.reuses == 0 && s.bytes_requested == 0);
+    CHECK(s.peak_heap == mem_heapsize());
+    unsigned char *p = get(1000, 1), *guard = get(1000, 2);
+    t = stats();
+    CHECK(t.mallocs == 2 && t.bytes_requested == 2000 && t.extensions > s.extensions);
+    CHECK(t.peak_heap == mem_heapsize());
+    CHECK(mm_malloc(SIZE_MAX) == NULL && stats().mallocs == 2);   /* counts blocks returned */
+    s = stats();
+    put(p);
+    t = stats();
+    CHECK(t.frees == s.frees + 1 && t.free_blocks == s.free_blocks + 1 && t.mallocs == s.mallocs);
+    s = t;
+    unsigned char *q = get(1000, 3);        /* p's block again: a reuse, no growth, no split */
+    t = stats();
+    CHECK(t.mallocs == s.mallocs + 1 && t.reuses == s.reuses + 1 && t.extensions == s.extensions);
+    CHECK(t.splits == s.splits && t.free_blocks == s.free_blocks - 1);
+    CHECK(t.bytes_requested == s.bytes_requested + 1000);
+    s = t;
+    q = mm_realloc(q, 600);
+    CHECK(q != NULL && mm_checkheap(__LINE__));
+    t = stats();
+    CHECK(t.reallocs == s.reallocs + 1 && t.bytes_requested == s.bytes_requested + 600);
+    put(q);
+    put(guard);
+    t = stats();
+    CHECK(t.peak_heap == mem_heapsize() && t.frees == 3);
+}
+
 /* mm_init resets everything: a second heap starts from scratch. */
 static void test_reinit(void)
 {
@@ -492,6 +526,7 @@ static const struct {
     {"class_boundaries", test_class_boundaries},
     {"out_of_heap", test_out_of_heap},
     {"random", test_random},
+    {"stats_counts", test_stats_counts},
     {"reinit", test_reinit},
 };
 
