@@ -505,6 +505,56 @@ static void test_reinit(void)
     put(get(100, 2));
 }
 
+/* One fixed workload from a fresh heap: where each block landed (as an offset
+ * in the heap), the heap's size after, and the counters. */
+enum { SAME_SLOTS = 40, SAME_OPS = 400 };
+struct run_record {
+    size_t at[SAME_OPS], heap;
+    mm_stats_t stats;
+};
+
+static void same_workload(struct run_record *rec)
+{
+    fresh();
+    /* a long malloc/free loop on a small heap first: a count of calls kept
+     * outside the state (best's few_mallocs) would carry into the next heap */
+    for (int i = 0; i < 40000; i++)
+        mm_free(mm_malloc(100));
+    unsigned char *p[SAME_SLOTS] = {0};
+    uint64_t x = 0x2545F4914F6CDD1Du;
+    for (int op = 0; op < SAME_OPS; op++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int i = (int)(x % SAME_SLOTS);
+        size_t n = (x >> 20) % 3000 + 1;
+        if (!p[i])
+            p[i] = get(n, (unsigned)i);
+        else if ((x >> 40) % 3 == 0)
+            CHECK((p[i] = mm_realloc(p[i], n)) != NULL);
+        else
+            put(p[i]), p[i] = NULL;
+        rec->at[op] = p[i] ? (size_t)(p[i] - (unsigned char *)mem_heap_lo()) : 0;
+    }
+    for (int i = 0; i < SAME_SLOTS; i++)
+        put(p[i]);
+    rec->heap = mem_heapsize();
+    rec->stats = stats();
+}
+
+/* mm_init resets all the state: the same calls on a new heap give the same
+ * blocks, heap and counters as on the first. */
+static void test_reinit_same(void)
+{
+    static struct run_record first, second;
+    same_workload(&first);
+    same_workload(&second);
+    for (int op = 0; op < SAME_OPS; op++)
+        if (first.at[op] != second.at[op])
+            printf("op %d: block at offset %zu, %zu the first time\n", op, second.at[op], first.at[op]);
+    CHECK(memcmp(first.at, second.at, sizeof first.at) == 0);
+    CHECK(first.heap == second.heap);
+    CHECK(memcmp(&first.stats, &second.stats, sizeof first.stats) == 0);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -528,6 +578,7 @@ static const struct {
     {"random", test_random},
     {"stats_counts", test_stats_counts},
     {"reinit", test_reinit},
+    {"reinit_same", test_reinit_same},
 };
 
 int main(int argc, char **argv)
