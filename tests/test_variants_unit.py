@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from variants_common import KIT, UNIT_TESTED, VARIANTS, make, present, split_threshold
+from variants_common import KIT, OFFSETS_32, UNIT_TESTED, VARIANTS, make, present, split_threshold
 
 ALIGNMENTS = (8, 16)
 
@@ -29,13 +29,14 @@ def unit(request):
 
 def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
-            "stats_counts", "reinit_same"} <= set(_tests())
+            "stats_counts", "reinit_same", "heap_past_4g"} <= set(_tests())
 
 
 def test_unit(unit):
     variant, binary = unit
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
+    flags += ["--offsets32"] if variant in OFFSETS_32 else []
     failures = []
     for name in _tests():
         done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,

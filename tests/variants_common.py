@@ -33,6 +33,10 @@ VARIANTS: dict[str, bool] = {
 REQUIRED = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst", "explicit-lifo",
             "explicit-fifo", "explicit-addr", "segregated", "segregated-realloc", "best"]
 
+# Variants whose 32-bit offsets limit the heap to 4 GiB: past it they must refuse
+# to grow (unit.c's heap_past_4g), where the others serve the request.
+OFFSETS_32 = {"best"}
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 

@@ -2,11 +2,12 @@
  * unit.c - the tricky paths of every allocator in variants/, black-box.
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
- * VARIANT=name`), run as `unit TEST [--in-place] [--split=N]` by
+ * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--offsets32]` by
  * tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
- * every policy; --in-place says the variant promises realloc in place, and
- * --split=N gives the smallest rest its card says a split leaves.
+ * every policy; --in-place says the variant promises realloc in place,
+ * --split=N gives the smallest rest its card says a split leaves, and
+ * --offsets32 says its 32-bit offsets limit the heap to 4 GiB.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -23,6 +24,7 @@ bool mm_checkheap(int lineno);
 
 static bool in_place;
 static size_t split_rest;   /* --split N: the card's split threshold, bytes */
+static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -424,6 +426,38 @@ static void test_out_of_heap(void)
     put(get((size_t)4 << 20, 1));
 }
 
+/* A heap allowed past 4 GiB (more than the driver ever gives): a variant with
+ * 32-bit offsets (--offsets32) refuses to grow past what they can name, NULL
+ * and the heap as it was; a 64-bit one serves the request.  Only the ends of
+ * the big blocks are written: the rest of their pages is never touched. */
+static void test_heap_past_4g(void)
+{
+    const size_t gib = (size_t)1 << 30, big_n = 3 * gib, past_n = 3 * gib / 2;
+    mem_deinit();
+    heap_configure(6 * gib);
+    mem_init();
+    fresh();
+    unsigned char *low = get(100, 1);
+    unsigned char *big = mm_malloc(big_n);
+    CHECK(big != NULL && aligned(big) && inside(big, big_n) && mm_checkheap(__LINE__));
+    big[0] = 1, big[big_n - 1] = 2;
+    size_t heap = mem_heapsize();
+    unsigned char *past = mm_malloc(past_n);
+    CHECK(mm_checkheap(__LINE__));
+    if (offsets32) {
+        CHECK(past == NULL && mem_heapsize() == heap);
+        CHECK(mm_realloc(big, big_n + past_n) == NULL && mem_heapsize() == heap);
+    } else {
+        CHECK(past != NULL && aligned(past) && inside(past, past_n));
+        past[0] = 3, past[past_n - 1] = 4;
+        put(past);
+    }
+    CHECK(big[0] == 1 && big[big_n - 1] == 2 && intact(low, 100, 1));
+    put(big);
+    put(get(1000, 5));
+    put(low);
+}
+
 /* Seeded random malloc/realloc/free with the checker after every call. */
 static void test_random(void)
 {
@@ -575,6 +609,7 @@ static const struct {
     {"rover_after_coalesce", test_rover_after_coalesce},
     {"class_boundaries", test_class_boundaries},
     {"out_of_heap", test_out_of_heap},
+    {"heap_past_4g", test_heap_past_4g},
     {"random", test_random},
     {"stats_counts", test_stats_counts},
     {"reinit", test_reinit},
@@ -591,6 +626,8 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--in-place") == 0)
             in_place = true;
+        else if (strcmp(argv[i], "--offsets32") == 0)
+            offsets32 = true;
         else if (strncmp(argv[i], "--split=", 8) == 0)
             split_rest = strtoul(argv[i] + 8, NULL, 10);
     }
@@ -602,6 +639,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--offsets32] | --list\n");
     return 2;
 }
