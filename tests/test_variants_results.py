@@ -3,6 +3,7 @@ are given, and the CLI writes docs and plots from real driver runs."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,21 @@ def test_an_interrupted_run_is_refused_naming_the_file(tmp_path, capsys):
     assert warning.startswith(f"warning: {out}: the driver was interrupted by SIGTERM after ")
     assert warning.endswith(" of 2 traces: a partial run's figures are not used; measuring again\n")
     assert warning.count("\n") == 1
+
+
+def test_stats_table_has_every_counter_of_mm_stats_h():
+    """Issue 3's counters are mm_stats.h's: the table had dropped bytes_requested."""
+    fields = re.findall(r"^\s*X\((\w+),", (KIT / "mm_stats.h").read_text(), re.M)
+    assert "bytes_requested" in fields and "reuses" in fields
+    run = _run("best", {"a": 0.5, "b": 0.6}, 2000.0)
+    run = results.replace(run, traces=tuple(results.replace(t, stats={f: 1000 + i for i, f in enumerate(fields)})
+                                            for t in run.traces))
+    header, _, row = results.stats_table([run])
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    missing = [f for f in fields if not any(c.split()[0] == f for c in columns)]
+    assert not missing, f"the statistics table has no column for {missing}"
+    cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|"))))
+    assert cells["bytes_requested"] == f"{2 * (1000 + fields.index('bytes_requested')):,}"   # summed over traces
 
 
 def test_claims_report_a_contradiction_with_its_reason():

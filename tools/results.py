@@ -46,7 +46,7 @@ ORDER = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst",
          "segregated-realloc", "best"]
 LAYOUTS = 16      # best's placement layouts (MM_LAYOUT) whose mean the targets table shows
 STAT_SUMS = ["mallocs", "frees", "reallocs", "reallocs_in_place", "reuses", "extensions",
-             "splits", "coalesces"]
+             "splits", "coalesces", "bytes_requested"]
 
 
 @dataclass(frozen=True)
