@@ -101,6 +101,17 @@ def test_targets_table_says_met_and_not_met():
     assert "| met |" in text and "**not met**" in text
 
 
+def test_targets_table_judges_every_list_variant_against_implicit_first():
+    """Issue 3: every explicit/segregated variant >= 10x implicit-first's throughput, one row each."""
+    best16 = _run("best", {"x": 0.95}, 3000.0)
+    implicit = _run("implicit-first", {"x": 0.8}, 100.0)
+    others = [implicit, _run("implicit-next", {"x": 0.8}, 50.0), _run("explicit-lifo", {"x": 0.8}, 2500.0),
+              _run("segregated", {"x": 0.8}, 900.0)]
+    rows = [r for r in results.targets_section(best16, None, None, implicit, others) if "10x" in r]
+    assert rows == ["| `explicit-lifo` >= 10x `implicit-first` throughput | 25x | met |",
+                    "| `segregated` >= 10x `implicit-first` throughput | 9x | **not met** |"]
+
+
 def test_targets_table_judges_the_mean_over_layouts():
     best16 = _run("best", {"x": 0.905}, 3000.0)
     rows = [r for r in results.targets_section(best16, None, None, None, [], [0.905, 0.89, 0.895, 0.90])
@@ -136,7 +147,8 @@ def test_cli_measures_and_writes_docs(tmp_path):
         assert (f"| {median['throughput_ratio']:.2f} ({ratios[0]:.2f}-{ratios[2]:.2f} over 3 runs) "
                 f"| {median['perf_index']:.1f} |") in md
     for heading in ("## The progression at 16-byte alignment", "## The classic group at 8-byte alignment",
-                    "## Targets of `best`", "## Utilization per trace", "## Statistics counters"):
+                    "## Targets of `best`", "## Utilization per trace", "## Throughput per trace, Kops",
+                    "## Statistics counters"):
         assert heading in md
     assert "| `best` |" in md and "classic-coalescing" in md
     at = [json.loads((tmp_path / "cache" / name).read_text())["traces"]
