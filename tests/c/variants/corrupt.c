@@ -8,6 +8,8 @@
  * where a free list keeps its links (a write after free), and `corrupt state`
  * over the heap's first 64 bytes, where the variants keep their own state: the
  * checker must report either, not follow the damage out of the heap and crash.
+ * `corrupt double` frees the block a second time: on an implicit list only the
+ * checker's last layer, the running count of free blocks, can see that.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
         return 1;
     if (strcmp(how, "links") == 0)
         memset(b, 0xff, 16);
+    else if (strcmp(how, "double") == 0)
+        mm_free(b);
     else if (strcmp(how, "state") == 0)
         memset(mem_heap_lo(), 0xff, 64);
     else
