@@ -410,6 +410,46 @@ static void test_class_boundaries(void)
     check_all_reusable();
 }
 
+/* One pair of class_neighbours: a freed block of r bytes, then a request
+ * one alignment unit larger, on a heap with a dozen other free blocks (so
+ * that best has left its one list for its class tables).  The request must
+ * not be given the smaller block: every live block keeps its bytes. */
+static void class_pair(size_t r)
+{
+    enum { SPARES = 24 };
+    unsigned char *spare[SPARES];
+    fresh();
+    for (int i = 0; i < SPARES; i++)
+        spare[i] = get(3000, (unsigned)i);
+    for (int i = 0; i < SPARES; i += 2)
+        put(spare[i]);
+    unsigned char *p = get(r, 50), *guard = get(64, 51);
+    put(p);
+    unsigned char *q = get(r + MM_ALIGNMENT, 52);
+    CHECK(intact(guard, 64, 51));
+    for (int i = 1; i < SPARES; i += 2)
+        CHECK(intact(spare[i], 3000, (unsigned)i));
+    put(q);
+    put(guard);
+    for (int i = 1; i < SPARES; i += 2)
+        put(spare[i]);
+}
+
+/* Size classes at their edges: a request just larger than a freed block of its
+ * class (or of the class below) never gets that block.  Every size to 2 KiB
+ * (seglist's powers of two, best's 16-byte classes below 576 bytes), then
+ * around each quarter of the powers of two from 512 bytes to 128 KiB (best's
+ * classes above, one class from 64 KiB). */
+static void test_class_neighbours(void)
+{
+    for (size_t r = 1; r <= 2048; r += MM_ALIGNMENT)
+        class_pair(r);
+    for (int k = 9; k <= 17; k++)
+        for (size_t q = 4; q < 8; q++)
+            for (size_t r = (q << (k - 2)) - 48; r <= (q << (k - 2)) + 48; r += MM_ALIGNMENT)
+                class_pair(r);
+}
+
 /* Filling the heap ends in NULL, cleanly, and the heap still works. */
 static void test_out_of_heap(void)
 {
@@ -608,6 +648,7 @@ static const struct {
     {"realloc_move", test_realloc_move},
     {"rover_after_coalesce", test_rover_after_coalesce},
     {"class_boundaries", test_class_boundaries},
+    {"class_neighbours", test_class_neighbours},
     {"out_of_heap", test_out_of_heap},
     {"heap_past_4g", test_heap_past_4g},
     {"random", test_random},
