@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from variants_common import KIT, OFFSETS_32, UNIT_TESTED, VARIANTS, make, present, split_threshold
+from variants_common import KIT, NEXT_FIT, OFFSETS_32, UNIT_TESTED, VARIANTS, make, present, split_threshold
 
 ALIGNMENTS = (8, 16)
 
@@ -37,6 +37,7 @@ def test_unit(unit):
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     flags += ["--offsets32"] if variant in OFFSETS_32 else []
+    flags += ["--next-fit"] if variant in NEXT_FIT else []
     failures = []
     for name in _tests():
         done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,

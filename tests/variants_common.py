@@ -37,6 +37,10 @@ REQUIRED = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst"
 # to grow (unit.c's heap_past_4g), where the others serve the request.
 OFFSETS_32 = {"best"}
 
+# Variants whose search resumes at a rover (unit.c's rover_after_coalesce checks
+# where it resumes after a merge; for the others it checks only the heap).
+NEXT_FIT = {"implicit-next"}
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 

@@ -2,12 +2,13 @@
  * unit.c - the tricky paths of every allocator in variants/, black-box.
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
- * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--offsets32]` by
- * tests/test_variants_unit.py.
+ * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--offsets32]
+ * [--next-fit]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
- * --split=N gives the smallest rest its card says a split leaves, and
- * --offsets32 says its 32-bit offsets limit the heap to 4 GiB.
+ * --split=N gives the smallest rest its card says a split leaves,
+ * --offsets32 says its 32-bit offsets limit the heap to 4 GiB, and --next-fit
+ * that its search resumes where the last one ended.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -25,6 +26,7 @@ bool mm_checkheap(int lineno);
 static bool in_place;
 static size_t split_rest;   /* --split N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
+static bool next_fit;       /* --next-fit: the search resumes at a rover */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -383,6 +385,24 @@ static void test_rover_after_coalesce(void)
     put(e);
     put(f);
     put(d);
+    if (!next_fit)
+        return;
+    /* After the merge the search resumes at the merged block, not at the start
+     * of the heap: a hole below it is passed over. */
+    fresh();
+    unsigned char *b_[6];
+    for (int i = 0; i < 6; i++)
+        b_[i] = get(100, (unsigned)i);
+    put(b_[3]);
+    CHECK(get(100, 60) == b_[3]);       /* the only hole: the rover is there now */
+    put(b_[0]);                         /* a hole below the rover */
+    put(b_[2]);
+    put(b_[3]);                         /* merges down into b_[2]'s block, under the rover */
+    unsigned char *g = get(100, 61);
+    if (g != b_[2])
+        printf("next fit after a merge: block at %+td from the merged one (the hole below is at %+td)\n",
+               g - b_[2], b_[0] - b_[2]);
+    CHECK(g == b_[2]);
 }
 
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
@@ -669,6 +689,8 @@ int main(int argc, char **argv)
             in_place = true;
         else if (strcmp(argv[i], "--offsets32") == 0)
             offsets32 = true;
+        else if (strcmp(argv[i], "--next-fit") == 0)
+            next_fit = true;
         else if (strncmp(argv[i], "--split=", 8) == 0)
             split_rest = strtoul(argv[i] + 8, NULL, 10);
     }
@@ -680,6 +702,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--offsets32] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--offsets32] [--next-fit] | --list\n");
     return 2;
 }
