@@ -29,7 +29,8 @@ def unit(request):
 
 def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
-            "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours"} <= set(_tests())
+            "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
+            "stats_before_init"} <= set(_tests())
 
 
 def test_unit(unit):

@@ -588,6 +588,18 @@ static void test_stats_counts(void)
     CHECK(t.peak_heap == mem_heapsize() && t.frees == 3);
 }
 
+/* Before any mm_init (the shim reports even when its start failed, into a
+ * struct on its stack), mm_stats fills in zeros: none of the caller's bytes stay. */
+static void test_stats_before_init(void)
+{
+    mm_stats_t s;
+    memset(&s, 0xA5, sizeof s);
+    mm_stats(&s);
+    mm_stats_t zero;
+    memset(&zero, 0, sizeof zero);
+    CHECK(memcmp(&s, &zero, sizeof s) == 0);
+}
+
 /* mm_init resets everything: a second heap starts from scratch. */
 static void test_reinit(void)
 {
@@ -673,6 +685,7 @@ static const struct {
     {"heap_past_4g", test_heap_past_4g},
     {"random", test_random},
     {"stats_counts", test_stats_counts},
+    {"stats_before_init", test_stats_before_init},
     {"reinit", test_reinit},
     {"reinit_same", test_reinit_same},
 };
