@@ -9,7 +9,8 @@ import subprocess
 
 import pytest
 
-from variants_common import KIT, NEXT_FIT, OFFSETS_32, UNIT_TESTED, VARIANTS, make, present, split_threshold
+from variants_common import (KIT, NEXT_FIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, make, present,
+                             split_threshold)
 
 ALIGNMENTS = (8, 16)
 
@@ -30,14 +31,15 @@ def unit(request):
 def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
             "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
-            "stats_before_init"} <= set(_tests())
+            "stats_before_init", "tag_bytes"} <= set(_tests())
 
 
 def test_unit(unit):
     variant, binary = unit
+    assert variant in TAG_BYTES, f"tests/variants_common.py TAG_BYTES: give {variant}'s bytes of tags"
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
-    flags += ["--offsets32"] if variant in OFFSETS_32 else []
+    flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += ["--next-fit"] if variant in NEXT_FIT else []
     failures = []
     for name in _tests():

@@ -41,6 +41,12 @@ OFFSETS_32 = {"best"}
 # where it resumes after a merge; for the others it checks only the heap).
 NEXT_FIT = {"implicit-next"}
 
+# Bytes of tags on an allocated block (unit.c's tag_bytes measures them): the
+# textbook header and footer; the segregated lists' header alone (issue 3: no
+# footer on allocated blocks); best's 4-byte header.
+TAG_BYTES = {**{v: 16 for v in VARIANTS if v.startswith(("implicit-", "explicit-"))},
+             "segregated": 8, "segregated-realloc": 8, "best": 4, "ts-lock": 8, "ts-nolock": 16}
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 

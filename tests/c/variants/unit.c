@@ -2,13 +2,14 @@
  * unit.c - the tricky paths of every allocator in variants/, black-box.
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
- * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--offsets32]
- * [--next-fit]` by tests/test_variants_unit.py.
+ * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--tags=N]
+ * [--offsets32] [--next-fit]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
- * --split=N gives the smallest rest its card says a split leaves,
- * --offsets32 says its 32-bit offsets limit the heap to 4 GiB, and --next-fit
- * that its search resumes where the last one ended.
+ * --split=N gives the smallest rest its card says a split leaves, --tags=N the
+ * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
+ * limit the heap to 4 GiB, and --next-fit that its search resumes where the
+ * last one ended.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -27,6 +28,7 @@ static bool in_place;
 static size_t split_rest;   /* --split N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 static bool next_fit;       /* --next-fit: the search resumes at a rover */
+static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -215,6 +217,29 @@ static void test_split_exact(void)
     if (largest_fit - largest_split != split_rest)
         printf("smallest rest split off: %zu bytes, the card says %zu\n", largest_fit - largest_split, split_rest);
     CHECK(largest_fit - largest_split == split_rest);
+}
+
+/* The bytes of tags an allocated block carries, measured and compared with
+ * --tags=N: a block's size (two blocks made in turn lie side by side in a
+ * fresh heap) less the largest request it serves. */
+static void test_tag_bytes(void)
+{
+    CHECK(tag_bytes > 0);
+    const size_t made = 1000;
+    fresh();
+    unsigned char *p = get(made, 1), *guard = get(200, 2);
+    CHECK(guard > p);
+    size_t block = (size_t)(guard - p), largest = 0;
+    for (size_t r = made; r <= block; r++) {
+        bool fitted, split;
+        split_probe(made, r, &fitted, &split);
+        if (fitted)
+            largest = r;
+    }
+    CHECK(largest >= made);
+    if (block - largest != tag_bytes)
+        printf("an allocated block carries %zu bytes of tags, not %zu\n", block - largest, tag_bytes);
+    CHECK(block - largest == tag_bytes);
 }
 
 /* Freeing a block coalesces with no, the lower, the upper, or both neighbours.
@@ -669,6 +694,7 @@ static const struct {
     {"realloc_contract", test_realloc_contract},
     {"split_threshold", test_split_threshold},
     {"split_exact", test_split_exact},
+    {"tag_bytes", test_tag_bytes},
     {"coalesce_none", test_coalesce_none},
     {"coalesce_prev", test_coalesce_prev},
     {"coalesce_next", test_coalesce_next},
@@ -704,6 +730,8 @@ int main(int argc, char **argv)
             offsets32 = true;
         else if (strcmp(argv[i], "--next-fit") == 0)
             next_fit = true;
+        else if (strncmp(argv[i], "--tags=", 7) == 0)
+            tag_bytes = strtoul(argv[i] + 7, NULL, 10);
         else if (strncmp(argv[i], "--split=", 8) == 0)
             split_rest = strtoul(argv[i] + 8, NULL, 10);
     }
@@ -715,6 +743,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--offsets32] [--next-fit] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--next-fit] | --list\n");
     return 2;
 }
