@@ -31,7 +31,7 @@ def unit(request):
 def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
             "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
-            "stats_before_init", "tag_bytes"} <= set(_tests())
+            "stats_before_init", "tag_bytes", "insertion_order"} <= set(_tests())
 
 
 def test_unit(unit):
@@ -41,6 +41,8 @@ def test_unit(unit):
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += ["--next-fit"] if variant in NEXT_FIT else []
+    # an explicit list's insertion policy is its name: lifo, fifo, addr
+    flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []
     failures = []
     for name in _tests():
         done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,

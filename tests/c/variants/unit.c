@@ -3,13 +3,13 @@
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
  * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--tags=N]
- * [--offsets32] [--next-fit]` by tests/test_variants_unit.py.
+ * [--offsets32] [--next-fit] [--order=P]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
- * limit the heap to 4 GiB, and --next-fit that its search resumes where the
- * last one ended.
+ * limit the heap to 4 GiB, --next-fit that its search resumes where the last
+ * one ended, and --order=lifo|fifo|addr its explicit list's insertion policy.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -29,6 +29,7 @@ static size_t split_rest;   /* --split N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 static bool next_fit;       /* --next-fit: the search resumes at a rover */
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
+static const char *order = "";  /* --order=lifo|fifo|addr: an explicit list's insertion policy */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -430,6 +431,34 @@ static void test_rover_after_coalesce(void)
     CHECK(g == b_[2]);
 }
 
+/* The explicit lists' insertion policy (--order=lifo|fifo|addr): three blocks
+ * of one size, kept apart by guards, freed middle, low, high; the next three
+ * requests of that size get them back in the order the list holds them. */
+static void test_insertion_order(void)
+{
+    if (!*order)
+        return;
+    fresh();
+    unsigned char *b[3], *guard[3];
+    for (int i = 0; i < 3; i++)
+        b[i] = get(200, (unsigned)i), guard[i] = get(200, (unsigned)i + 10);
+    const int freed[3] = {1, 0, 2};
+    for (int i = 0; i < 3; i++)
+        put(b[freed[i]]);
+    const int lifo[3] = {2, 0, 1}, fifo[3] = {1, 0, 2}, addr[3] = {0, 1, 2};
+    const int *want = strcmp(order, "lifo") == 0 ? lifo : strcmp(order, "fifo") == 0 ? fifo : addr;
+    CHECK(want != addr || strcmp(order, "addr") == 0);
+    for (int i = 0; i < 3; i++) {
+        unsigned char *p = get(200, (unsigned)i + 20);
+        if (p != b[want[i]])
+            printf("%s: request %d got the block at %+td from the first, not %+td\n", order, i,
+                   p - b[0], b[want[i]] - b[0]);
+        CHECK(p == b[want[i]]);
+    }
+    for (int i = 0; i < 3; i++)
+        put(b[i]), put(guard[i]);
+}
+
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
 static void test_class_boundaries(void)
 {
@@ -705,6 +734,7 @@ static const struct {
     {"realloc_grow_at_end", test_realloc_grow_at_end},
     {"realloc_move", test_realloc_move},
     {"rover_after_coalesce", test_rover_after_coalesce},
+    {"insertion_order", test_insertion_order},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
     {"out_of_heap", test_out_of_heap},
@@ -730,6 +760,8 @@ int main(int argc, char **argv)
             offsets32 = true;
         else if (strcmp(argv[i], "--next-fit") == 0)
             next_fit = true;
+        else if (strncmp(argv[i], "--order=", 8) == 0)
+            order = argv[i] + 8;
         else if (strncmp(argv[i], "--tags=", 7) == 0)
             tag_bytes = strtoul(argv[i] + 7, NULL, 10);
         else if (strncmp(argv[i], "--split=", 8) == 0)
@@ -743,6 +775,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--next-fit] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--next-fit] [--order=P] | --list\n");
     return 2;
 }
