@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from variants_common import (KIT, NEXT_FIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, make, present,
+from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, make, present,
                              split_threshold)
 
 ALIGNMENTS = (8, 16)
@@ -31,7 +31,8 @@ def unit(request):
 def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
             "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
-            "stats_before_init", "tag_bytes", "insertion_order"} <= set(_tests())
+            "stats_before_init", "tag_bytes", "insertion_order",
+            "fit_policy"} <= set(_tests())
 
 
 def test_unit(unit):
@@ -40,9 +41,9 @@ def test_unit(unit):
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
-    flags += ["--next-fit"] if variant in NEXT_FIT else []
-    # an explicit list's insertion policy is its name: lifo, fifo, addr
+    # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too
     flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []
+    flags += [f"--fit={variant.removeprefix('implicit-')}"] if variant.startswith("implicit-") else []
     failures = []
     for name in _tests():
         done = subprocess.run([str(binary), name, *flags], capture_output=True, text=True,

@@ -37,10 +37,6 @@ REQUIRED = ["implicit-first", "implicit-next", "implicit-best", "implicit-worst"
 # to grow (unit.c's heap_past_4g), where the others serve the request.
 OFFSETS_32 = {"best"}
 
-# Variants whose search resumes at a rover (unit.c's rover_after_coalesce checks
-# where it resumes after a merge; for the others it checks only the heap).
-NEXT_FIT = {"implicit-next"}
-
 # Bytes of tags on an allocated block (unit.c's tag_bytes measures them): the
 # textbook header and footer; the segregated lists' header alone (issue 3: no
 # footer on allocated blocks); best's 4-byte header.

@@ -3,13 +3,13 @@
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
  * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--tags=N]
- * [--offsets32] [--next-fit] [--order=P]` by tests/test_variants_unit.py.
+ * [--offsets32] [--order=P] [--fit=P]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
- * limit the heap to 4 GiB, --next-fit that its search resumes where the last
- * one ended, and --order=lifo|fifo|addr its explicit list's insertion policy.
+ * limit the heap to 4 GiB, --order=lifo|fifo|addr its explicit list's
+ * insertion policy and --fit=first|next|best|worst its implicit list's fit.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -27,9 +27,9 @@ bool mm_checkheap(int lineno);
 static bool in_place;
 static size_t split_rest;   /* --split N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
-static bool next_fit;       /* --next-fit: the search resumes at a rover */
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
 static const char *order = "";  /* --order=lifo|fifo|addr: an explicit list's insertion policy */
+static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list's fit policy */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -411,7 +411,7 @@ static void test_rover_after_coalesce(void)
     put(e);
     put(f);
     put(d);
-    if (!next_fit)
+    if (strcmp(fit, "next") != 0)
         return;
     /* After the merge the search resumes at the merged block, not at the start
      * of the heap: a hole below it is passed over. */
@@ -457,6 +457,33 @@ static void test_insertion_order(void)
     }
     for (int i = 0; i < 3; i++)
         put(b[i]), put(guard[i]);
+}
+
+/* The implicit lists' fit policy (--fit=first|next|best|worst): holes of 300,
+ * 150 and 500 bytes, low to high, and a request of 120: first fit takes the
+ * lowest, best fit the tightest, worst fit the largest; next fit, its rover on
+ * the last block allocated above them all, wraps round to the lowest. */
+static void test_fit_policy(void)
+{
+    if (!*fit)
+        return;
+    fresh();
+    const size_t hole[3] = {300, 150, 500};
+    unsigned char *h[3], *guard[3];
+    for (int i = 0; i < 3; i++)
+        h[i] = get(hole[i], (unsigned)i), guard[i] = get(100, (unsigned)i + 10);
+    for (int i = 0; i < 3; i++)
+        put(h[i]);
+    int want = strcmp(fit, "best") == 0 ? 1 : strcmp(fit, "worst") == 0 ? 2 : 0;
+    CHECK(want || strcmp(fit, "first") == 0 || strcmp(fit, "next") == 0);
+    unsigned char *p = get(120, 20);
+    if (p != h[want])
+        printf("%s fit: the request got the block at %+td from the first hole, not %+td\n", fit,
+               p - h[0], h[want] - h[0]);
+    CHECK(p == h[want]);
+    put(p);
+    for (int i = 0; i < 3; i++)
+        put(guard[i]);
 }
 
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
@@ -735,6 +762,7 @@ static const struct {
     {"realloc_move", test_realloc_move},
     {"rover_after_coalesce", test_rover_after_coalesce},
     {"insertion_order", test_insertion_order},
+    {"fit_policy", test_fit_policy},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
     {"out_of_heap", test_out_of_heap},
@@ -758,8 +786,8 @@ int main(int argc, char **argv)
             in_place = true;
         else if (strcmp(argv[i], "--offsets32") == 0)
             offsets32 = true;
-        else if (strcmp(argv[i], "--next-fit") == 0)
-            next_fit = true;
+        else if (strncmp(argv[i], "--fit=", 6) == 0)
+            fit = argv[i] + 6;
         else if (strncmp(argv[i], "--order=", 8) == 0)
             order = argv[i] + 8;
         else if (strncmp(argv[i], "--tags=", 7) == 0)
@@ -775,6 +803,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--next-fit] [--order=P] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] | --list\n");
     return 2;
 }
