@@ -25,7 +25,7 @@
 bool mm_checkheap(int lineno);
 
 static bool in_place;
-static size_t split_rest;   /* --split N: the card's split threshold, bytes */
+static size_t split_rest;   /* --split=N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
 static const char *order = "";  /* --order=lifo|fifo|addr: an explicit list's insertion policy */
