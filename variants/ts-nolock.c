@@ -382,11 +382,17 @@ static void *coalesce(arena_t *a, void *bp)
     return bp;
 }
 
+/* a's own block back to its lists; the caller counts the call (a free, or a realloc's move) */
+static void release(arena_t *a, void *bp)
+{
+    set_block(a, bp, bsize(bp), false);
+    coalesce(a, bp);
+}
+
 static void local_free(arena_t *a, void *bp)
 {
     count(&a->stats.frees, 1);
-    set_block(a, bp, bsize(bp), false);
-    coalesce(a, bp);
+    release(a, bp);
 }
 
 /* Free the blocks other threads handed back. */
@@ -487,7 +493,8 @@ static void split(arena_t *a, void *bp, size_t asize)
     coalesce(a, rest);
 }
 
-static void *arena_malloc(arena_t *a, size_t size)
+/* A block for size from a; the caller counts the call (a malloc, or a realloc's move). */
+static void *arena_take(arena_t *a, size_t size)
 {
     size_t asize = adjust(size);
     if (!asize)
@@ -498,8 +505,6 @@ static void *arena_malloc(arena_t *a, size_t size)
         a->borrowed[c] = l->next;
         a->nborrowed -= asize;
         count(&a->stats.reuses, 1);
-        count(&a->stats.mallocs, 1);
-        count(&a->stats.bytes_requested, size);
         return l;
     }
     if (atomic_load_explicit(&a->remote, memory_order_relaxed))
@@ -511,8 +516,16 @@ static void *arena_malloc(arena_t *a, size_t size)
         return NULL;
     list_remove(a, bp);
     split(a, bp, asize);
-    count(&a->stats.mallocs, 1);
-    count(&a->stats.bytes_requested, size);
+    return bp;
+}
+
+static void *arena_malloc(arena_t *a, size_t size)
+{
+    void *bp = arena_take(a, size);
+    if (bp) {
+        count(&a->stats.mallocs, 1);
+        count(&a->stats.bytes_requested, size);
+    }
     return bp;
 }
 
@@ -600,29 +613,40 @@ static void return_to_owner(void *bp)
         ;
 }
 
+/* Counted as the other variants count (mm_stats.h): every call is a realloc,
+ * realloc(NULL, n) a malloc too and realloc(p, 0) a free too, and a move is
+ * neither a malloc nor a free. */
 void *mm_realloc(void *ptr, size_t size)
 {
-    if (!ptr)
-        return mm_malloc(size);
-    if (!size) {
+    if (!size && ptr) {          /* a free: no arena is made for it */
+        arena_t *a = mine.generation == generation ? mine.arena : NULL;
+        if (a)
+            count(&a->stats.reallocs, 1);
         mm_free(ptr);
         return NULL;
     }
     arena_t *a = my_arena();
-    size_t asize = adjust(size);
-    if (!a || !asize)
+    if (!a)
         return NULL;
     count(&a->stats.reallocs, 1);
+    if (!ptr)
+        return arena_malloc(a, size);
+    size_t asize = adjust(size);
+    if (!asize)
+        return NULL;
+    count(&a->stats.bytes_requested, size);
     if (owner_of(ptr) == a->id && resize_in_place(a, ptr, asize)) {
         count(&a->stats.reallocs_in_place, 1);
-        count(&a->stats.bytes_requested, size);
         return ptr;
     }
-    void *moved = arena_malloc(a, size);               /* 4. allocate, copy, free */
+    void *moved = arena_take(a, size);                 /* 4. allocate, copy, free */
     if (moved) {
         size_t keep = bsize(ptr) - 2 * WORD;
         memcpy(moved, ptr, keep < size ? keep : size);
-        mm_free(ptr);
+        if (owner_of(ptr) == a->id)
+            release(a, ptr);
+        else
+            mm_free(ptr);        /* another arena's block: it counts a free when its owner takes it back */
     }
     return moved;
 }

@@ -663,10 +663,26 @@ static void test_stats_counts(void)
     CHECK(q != NULL && mm_checkheap(__LINE__));
     t = stats();
     CHECK(t.reallocs == s.reallocs + 1 && t.bytes_requested == s.bytes_requested + 600);
-    put(q);
+    s = t;
+    unsigned char *above = get(64, 4);
+    unsigned char *moved = mm_realloc(q, 5000);   /* guard lies above q: it moves */
+    CHECK(moved != NULL && mm_checkheap(__LINE__));
+    t = stats();                            /* a move is one realloc, not a malloc and a free */
+    CHECK(t.reallocs == s.reallocs + 1 && t.mallocs == s.mallocs + 1 && t.frees == s.frees);
+    CHECK(t.bytes_requested == s.bytes_requested + 64 + 5000);
+    s = t;
+    unsigned char *fresh_block = mm_realloc(NULL, 300);   /* realloc(NULL, n) is a malloc too */
+    t = stats();
+    CHECK(fresh_block != NULL && t.reallocs == s.reallocs + 1 && t.mallocs == s.mallocs + 1);
+    s = t;
+    CHECK(mm_realloc(fresh_block, 0) == NULL);            /* realloc(p, 0) is a free too */
+    t = stats();
+    CHECK(t.reallocs == s.reallocs + 1 && t.frees == s.frees + 1 && t.mallocs == s.mallocs);
+    put(moved);
+    put(above);
     put(guard);
     t = stats();
-    CHECK(t.peak_heap == mem_heapsize() && t.frees == 3);
+    CHECK(t.peak_heap == mem_heapsize() && t.frees == 5 && t.mallocs == 5);
 }
 
 /* Before any mm_init (the shim reports even when its start failed, into a
