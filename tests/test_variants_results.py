@@ -44,6 +44,23 @@ def test_the_median_run_is_one_real_run_carrying_every_ratio():
     assert results.Run.from_json(m.to_json()) == m
 
 
+def test_a_driver_leaving_no_json_is_one_line_naming_the_file(tmp_path):
+    """A driver that exits 1 with its JSON file empty or cut (a full disk, a crash while writing)
+    was a JSONDecodeError traceback from the reader."""
+    fake = tmp_path / "fake-mdriver"
+    # writes half a document to the file after --json, says why on stderr, exits 1 as on a failed trace
+    fake.write_text('#!/bin/sh\nwhile [ "$1" != --json ]; do shift; done\n'
+                    'printf \'{"traces": [\' > "$2"\necho "mdriver: write error: No space left on device" >&2\nexit 1\n')
+    fake.chmod(0o755)
+    out = tmp_path / "segregated-a16.json"
+    with pytest.raises(click.ClickException) as refused:
+        results.run_driver(fake, "segregated", [tmp_path / "t.rep"], 60, 1, out)
+    message = refused.value.message
+    assert message.startswith(f"segregated: {out.with_suffix('.partial')} is not the driver's JSON (")
+    assert message.endswith("the driver said: mdriver: write error: No space left on device")
+    assert "\n" not in message and not out.exists()
+
+
 def test_an_interrupted_run_is_refused_naming_the_file(tmp_path, capsys):
     """A driver JSON marked interrupted (a Ctrl-C'd run left in the cache, or given back by the
     driver) holds part of the suite with no index: it was read as a run and published."""

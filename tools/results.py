@@ -185,11 +185,14 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     if done.returncode not in (0, 1) or not partial.exists():
         raise click.ClickException(f"{'mmreplay' if samples is None else 'mdriver'} failed for {label}: "
                                    + (done.stderr.strip().splitlines() or ["no output"])[-1])
-    result = json.loads(partial.read_text())
     try:
+        result = json.loads(partial.read_text())
         whole_run(result, str(partial))
     except PartialRun as err:
         raise click.ClickException(str(err)) from None
+    except (OSError, ValueError) as err:      # the driver's last word, then what is wrong with its file
+        said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise click.ClickException(f"{label}: {partial} is not the driver's JSON ({err}); the driver said: {said}") from None
     result[ELAPSED] = round(time.monotonic() - started, 3)   # whether the run is worth repeating
     partial.write_text(json.dumps(result))
     partial.replace(out)            # only a finished run lands in the cache
