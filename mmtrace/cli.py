@@ -232,7 +232,8 @@ def check(files, fix, output, max_heap, quiet):
         if fix:
             t = fixed(r)
             if t is None:
-                click.echo(f"{f}: cannot fix: the header is unreadable; nothing written", err=True)
+                why = next((p.message for p in r.problems if p.severity == ERROR), "no trace in it")
+                click.echo(f"{f}: cannot fix: {why}; nothing written", err=True)
                 unfixed = True
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))

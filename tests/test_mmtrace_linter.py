@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader_fixtures.helpers import run_python
 from mmtrace.linter import ERROR, WARNING, TraceError, fixed, lint, read_measured, read_trace
 from mmtrace.trace import MAX_HEAP, write_trace
 
@@ -196,7 +197,14 @@ def test_check_fix_writes_a_copy_the_driver_accepts(tmp_path, driver, name):
 @pytest.mark.parametrize("name", sorted(UNFIXABLE))
 def test_check_fix_writes_nothing_when_there_is_no_header(tmp_path, name):
     path = _write(tmp_path, name, DEFECTS[name][0])
-    assert fixed(lint(path)) is None
+    result = lint(path)
+    assert fixed(result) is None
+    # the refusal gives the linter's reason (binary data, a number out of range, ...), not a guess
+    out = tmp_path / "fixed.rep"
+    done = run_python("-m", "mmtrace", "check", "--fix", "-o", out, path, capture_output=True, text=True)
+    reason = next(p.message for p in result.problems if p.severity == "error")
+    assert done.returncode == 1 and not out.exists()
+    assert f"{path}: cannot fix: {reason}; nothing written" in done.stderr.splitlines(), done.stderr
 
 
 def test_the_numpy_reader_agrees_with_the_line_reader(tmp_path, monkeypatch):
