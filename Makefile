@@ -12,7 +12,8 @@
 #
 # Each configuration (allocator, alignment, sanitizers) builds in its own folder
 # under build/, so switching VARIANT never mixes objects; ./mdriver is a copy of
-# the configuration built last.
+# the configuration built last.  The driver's objects that do not see the allocator
+# are built once for all of them, in build/driver/ (see SHARED below).
 
 CC        ?= cc
 ALIGNMENT ?= 16
@@ -29,15 +30,16 @@ ALLOC_CHECK ?= on
 
 WARNINGS  := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-KIT_FLAGS := -std=gnu11 $(WARNINGS) -I. -Ivariants -MMD -MP \
-             -DMM_ALIGNMENT=$(ALIGNMENT) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG) -DMM_LAYOUT=$(LAYOUT)
+# The driver's shared objects get DRIVER_FLAGS, the allocator and the objects that see it KIT_FLAGS.
+DRIVER_FLAGS := -std=gnu11 $(WARNINGS) -I. -Ivariants -MMD -MP -DMM_ALIGNMENT=$(ALIGNMENT)
 # Bind every symbol at start-up and make the GOT read-only: with lazy binding an
 # allocator could find the GOT and redirect the driver's calls (clock_gettime).
 LDFLAGS   += -Wl,-z,relro,-z,now
 ifneq ($(SANITIZE),)
-  KIT_FLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-  LDFLAGS   += -fsanitize=address,undefined
+  DRIVER_FLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  LDFLAGS      += -fsanitize=address,undefined
 endif
+KIT_FLAGS := $(DRIVER_FLAGS) -DMM_STATS=$(STATS) -DMM_DEBUG=$(DEBUG) -DMM_LAYOUT=$(LAYOUT)
 
 ifneq ($(MM),)
   ALLOC_SRC  := $(MM)
@@ -87,14 +89,23 @@ endif
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))
 
 BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
+# The driver's objects that see only the alignment, the sanitizers and the seccomp switch
+# (driver/sandbox.c) are built once per such setting, in SHARED, for every allocator; those
+# that see the allocator are built in BUILD: the sources that include hooks.h or mm.h, which
+# declare its hooks in the forms the build detected (hooks.flags below), and
+# driver/allocator.c, its file's name.  (MM_STATS, MM_DEBUG and MM_LAYOUT reach no driver
+# source: tests/test_build_shared.py checks all this with the preprocessor.)
+SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
+ALLOC_SEEN  := driver/allocator.c $(shell grep -ls '^\#include "\(driver/hooks\|mm\)\.h"' mdriver.c mmreplay.c memlib.c driver/*.c)
+driver_objs  = $(foreach s,$(1),$(if $(filter $(ALLOC_SEEN),$(s)),$(BUILD),$(SHARED))/$(s:.c=.o))
 # driver/replay.c is mmreplay's alone; every other driver/ file is mdriver's.
 DRIVER_SRCS := mdriver.c memlib.c $(filter-out driver/replay.c,$(wildcard driver/*.c))
-DRIVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DRIVER_SRCS))
+DRIVER_OBJS := $(call driver_objs,$(DRIVER_SRCS))
 # mmreplay: the allocator called in-process, with the driver's own parser, checks of a
 # new block, utilization, average and JSON, and none of its child, sandbox or timing code.
-REPLAY_SRCS := mmreplay.c memlib.c $(addprefix driver/,replay.c run.c trace.c pages.c utilization.c outcome.c \
-               ledger.c blocktree.c options.c output.c score.c json.c result.c shown.c interrupt.c team.c)
-REPLAY_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(REPLAY_SRCS))
+REPLAY_SRCS := mmreplay.c memlib.c $(addprefix driver/,allocator.c replay.c run.c trace.c pages.c utilization.c \
+               outcome.c ledger.c blocktree.c options.c output.c score.c json.c result.c shown.c interrupt.c team.c)
+REPLAY_OBJS := $(call driver_objs,$(REPLAY_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
 # Linked around the allocator's object: they mark its writable data (driver/audit.h).
 MARK_FIRST  := $(BUILD)/driver/mark/first.o
@@ -174,11 +185,19 @@ $(BUILD)/%.o: %.c $(HOOK_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KIT_FLAGS) $$(cat $(HOOK_FLAGS)) -c -o $@ $<
 
+# Another make may be building another configuration that reads these: each is written
+# under a name of its own and renamed, so that no link reads half an object.  A bad setting
+# stops the build before the first of them, as before the allocator's.
+$(SHARED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DRIVER_FLAGS) -MF $(@:.o=.d).$$$$ -MT $@ -c -o $@.$$$$ $< \
+	    && mv -f $(@:.o=.d).$$$$ $(@:.o=.d) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$ $(@:.o=.d).$$$$; exit 1; }
+
 # The driver learns which allocator it carries and where the kit lives.
-$(BUILD)/mdriver.o $(BUILD)/mmreplay.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
-$(BUILD)/mdriver.o $(BUILD)/mmreplay.o: $(ALLOC_STAMP)
-$(BUILD)/driver/options.o: KIT_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
-$(BUILD)/driver/sandbox.o: KIT_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
+$(BUILD)/driver/allocator.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
+$(BUILD)/driver/allocator.o: $(ALLOC_STAMP)
+$(SHARED)/driver/options.o: DRIVER_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
+$(SHARED)/driver/sandbox.o: DRIVER_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
 # rbp an ordinary register in the serving loop, which zeroes it after each call (driver/scrub.h)
 $(BUILD)/driver/serve.o: KIT_FLAGS += -fomit-frame-pointer
 
@@ -189,7 +208,7 @@ $(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP) $(HOOK_FLAGS)
 # The allocator's dependencies are those of the file named in the stamp; for
 # another file they may name one that is gone (alice/mm.c deleted, then
 # MM=bob/mm.c), and the stamp's change rebuilds the object anyway.
--include $(DRIVER_OBJS:.o=.d) $(BUILD)/mmreplay.d $(BUILD)/driver/replay.d
+-include $(sort $(DRIVER_OBJS:.o=.d) $(REPLAY_OBJS:.o=.d))
 ifeq ($(shell cat $(ALLOC_STAMP) 2>/dev/null),$(ALLOC_SRC))
 -include $(ALLOC_OBJ:.o=.d)
 endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "driver/allocator.h"
 #include "driver/baseline.h"
 #include "driver/clock.h"
 #include "driver/heap.h"
@@ -33,10 +34,6 @@
 #include "driver/report.h"
 #include "driver/score.h"
 #include "driver/shown.h"
-
-#ifndef MDRIVER_ALLOCATOR
-#define MDRIVER_ALLOCATOR "mm.c"
-#endif
 
 static double now(void) { return monotonic_seconds(); }
 
@@ -285,7 +282,7 @@ int main(int argc, char **argv)
     /* --json - and --json fd:1 both take stdout: the table then goes to stderr. */
     FILE *text = o.json && result_on_stdout(&json_out) ? stderr : stdout;
     char host[256], cpu[256], date[64];
-    run_info_t info = {.allocator = MDRIVER_ALLOCATOR, .baseline = o.baseline_in ? "cached" : "measured"};
+    run_info_t info = {.allocator = allocator_file, .baseline = o.baseline_in ? "cached" : "measured"};
     machine_info(&info, host, sizeof host, cpu, sizeof cpu, date, sizeof date);
     if (o.baseline_in)
         info.baseline_source = cached.source;

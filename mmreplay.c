@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "driver/allocator.h"
 #include "driver/heap.h"
 #include "driver/options.h"
 #include "driver/output.h"
@@ -23,10 +24,6 @@
 #include "driver/result.h"
 #include "driver/score.h"
 #include "driver/shown.h"
-
-#ifndef MDRIVER_ALLOCATOR
-#define MDRIVER_ALLOCATOR "mm.c"
-#endif
 
 static void run_file(const options_t *o, const char *path, trace_run_t *r)
 {
@@ -43,7 +40,7 @@ static void run_file(const options_t *o, const char *path, trace_run_t *r)
 static void print_header(FILE *out, const options_t *o)
 {
     fprintf(out, "mmreplay: allocator %s, %d-byte alignment, heap limit %zu bytes (utilization only; mdriver is "
-            "the judge)\n\n%3s  %-22s %-17s %7s %7s %15s\n", MDRIVER_ALLOCATOR, MM_ALIGNMENT, o->max_heap, "#",
+            "the judge)\n\n%3s  %-22s %-17s %7s %7s %15s\n", allocator_file, MM_ALIGNMENT, o->max_heap, "#",
             "trace", "result", "util", "ideal", "heap high-water");
 }
 
@@ -102,7 +99,7 @@ int main(int argc, char **argv)
     int status = s.bad_traces ? 2 : s.failed ? 1 : 0;
     FILE *json = o.json ? result_begin(&json_out) : NULL;
     if (json)
-        json_write_replay(json, &o, &(run_info_t){.allocator = MDRIVER_ALLOCATOR}, runs, o.num_files, &s);
+        json_write_replay(json, &o, &(run_info_t){.allocator = allocator_file}, runs, o.num_files, &s);
     if (o.json && (!json || !result_end(&json_out))) {
         fprintf(stderr, "mmreplay: --json %s: write failed: %s\n", o.json, strerror(errno));
         status = 2;

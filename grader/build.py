@@ -50,11 +50,12 @@ def linked_with(out_dir: Path) -> tuple[Path, ...]:
     """The objects the allocator's is linked with, whose globals it must not define: the driver
     as one object whose only globals are main and memlib's API (its own names are local, so a
     student's `heap_lo` is the student's, as `make` builds it) and the marks around the
-    allocator's data; every object when the build stopped before that one was made."""
+    allocator's data; every object when the build stopped before that one was made, the
+    configuration's and the driver's shared ones (build/driver/, see the Makefile)."""
     whole = out_dir / "mdriver.r.o"
     if whole.exists():
         return (whole, *sorted((out_dir / "driver" / "mark").glob("*.o")))
-    return tuple(p for p in out_dir.rglob("*.o") if p.name != "alloc.o")
+    return tuple(p for d in (out_dir, out_dir.parent / "driver") for p in sorted(d.rglob("*.o")) if p.name != "alloc.o")
 
 
 def copy_kit(kit: Path, dest: Path, with_variants: bool = False) -> None:

@@ -23,6 +23,7 @@ def test_alignment_must_be_8_or_16(alignment):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[0] == f"make: ALIGNMENT={alignment}: the alignment must be 8 or 16"
     assert not list((KIT / "build" / f"best-a{alignment}").glob("**/*.o"))  # nothing was compiled
+    assert not list((KIT / "build" / "driver" / f"a{alignment}").glob("**/*.o"))  # nor a shared object
 
 
 def test_alignment_of_two_words():
