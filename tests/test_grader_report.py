@@ -170,3 +170,20 @@ def test_a_wrongly_typed_field_is_one_line_naming_it(outdir, tmp_path, change, w
     done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr == f"mmgrade: {tmp_path / 'results.json'}: {words}\n"
+
+
+def test_report_rebuilds_a_class_with_names_in_any_script(tmp_path):
+    """`mmgrade report` refused the results.json that `mmgrade grade` had just written when a
+    student's name kept a letter outside ASCII (Zoë): the schema allowed only [A-Za-z0-9._~-]."""
+    kit = make_fake_kit(tmp_path / "kit")
+    subs = tmp_path / "subs"
+    for name in ("Zoë", "José Núñez", "李雷"):
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(source("good") + f"/* {name} */\n")
+    out = tmp_path / "out"
+    batch = run_batch(kit, subs, out)
+    names = sorted(s.name for s in batch.submissions)
+    assert any(not n.isascii() for n in names)
+    done = run_grader("report", out, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.stem for p in (out / "report" / "sub").glob("*.html")) == names
