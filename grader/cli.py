@@ -17,7 +17,7 @@ from rich.table import Table
 from mmtrace.oneline import OneLineGroup
 
 from . import exports, package, store
-from .grade import BatchError, Context, collect, grade_batch, prepare, references
+from .grade import BatchError, Context, grade_batch, prepare, references
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
 from .paths import link_problem
@@ -165,7 +165,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
     except KeyboardInterrupt as stop:
         how, code = _stopped(stop)
-        _fail(f"{how}: {_kept(ctx, outdir, candidates)} results kept in {outdir}; rerun to resume", code)
+        _fail(f"{how}: {_kept(outdir, candidates)}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
     finally:
@@ -202,15 +202,21 @@ def _is_output(cand: Candidate, outdir: Path) -> bool:
     return cand.kind == "folder" and (cand.origin.resolve() == outdir.resolve() or store.holds_output(cand.origin))
 
 
-def _kept(ctx: Context, outdir: Path, candidates: list[Candidate]) -> int:
-    """How many records a stopped batch keeps, with results.json and grades.csv rewritten where
-    they can be: the records themselves are on disk already."""
+def _kept(outdir: Path, candidates: list[Candidate]) -> str:
+    """What a stopped batch keeps: grade_batch wrote results.json with this run's records only
+    (none graded under another policy or for an older file); grades.csv follows it."""
+    students = [c for c in candidates if not c.reference]
     try:
-        batch = collect(ctx, outdir, [c.name for c in candidates])
+        batch = store.read_results(outdir)
         _write_outputs(batch, outdir, report=False)
-        return len(batch.submissions)
     except store.OutputError:
-        return len(store.load_all(outdir))
+        return f"the finished records are kept in {outdir / store.SUBMISSIONS}"
+    graded = {s.name for s in batch.submissions if not s.reference}
+    missing = [c.name for c in students if c.name not in graded]
+    listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return (f"{len(students) - len(missing)} of {len(students)} submissions graded and kept in {outdir}"
+            + (f" (results.json and grades.csv leave out the {len(missing)} not yet graded: {listed})"
+               if missing else ""))
 
 
 class Terminated(KeyboardInterrupt):

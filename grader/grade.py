@@ -427,20 +427,36 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
     report = progress or (lambda event, name, sub: None)
     digest = ctx.policy.digest()
     pending: list[tuple[Candidate, str]] = []
-    for cand in candidates:
-        try:
-            source = read_source(cand, ctx.policy.build.source_max_bytes)
-        except SubmissionError as err:
-            sub = grader.verdict(cand, None, "bad_submission", str(err))
-            store.save(outdir, sub)
-            report("done", sub.name, sub)
-            continue
-        sha = hashlib.sha256(source.encode()).hexdigest()
-        old = store.load(outdir, cand.name)
-        if not force and store.reusable(old, sha, digest, ctx.kit_digest) and old.reference == cand.reference:
-            report("reused", old.name, old)
-            continue
-        pending.append((cand, source))
+    current: list[str] = []       # names whose record on disk is this run's (graded or reused)
+    try:
+        for cand in candidates:
+            try:
+                source = read_source(cand, ctx.policy.build.source_max_bytes)
+            except SubmissionError as err:
+                sub = grader.verdict(cand, None, "bad_submission", str(err))
+                store.save(outdir, sub)
+                current.append(sub.name)
+                report("done", sub.name, sub)
+                continue
+            sha = hashlib.sha256(source.encode()).hexdigest()
+            old = store.load(outdir, cand.name)
+            if not force and store.reusable(old, sha, digest, ctx.kit_digest) and old.reference == cand.reference:
+                current.append(old.name)
+                report("reused", old.name, old)
+                continue
+            pending.append((cand, source))
+        _grade_pending(grader, pending, outdir, jobs, report, current)
+    except BaseException:
+        # Stopped: results.json lists only this run's records, never one graded under another
+        # policy or kit or for an older file, which a rerun regrades (cli.py counts what is missing).
+        with contextlib.suppress(store.OutputError):
+            collect(ctx, outdir, current)
+        raise
+    return collect(ctx, outdir, [c.name for c in candidates])
+
+
+def _grade_pending(grader: _Grader, pending: list[tuple[Candidate, str]], outdir: Path, jobs: int,
+                   report: Progress, current: list[str]) -> None:
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = {pool.submit(_timed, grader, cand, source, report): cand for cand, source in pending}
@@ -448,6 +464,7 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
                 for future in as_completed(futures):
                     sub = future.result()
                     store.save(outdir, sub)
+                    current.append(sub.name)
                     report("done", sub.name, sub)
             except BaseException:
                 for future in futures:
@@ -456,7 +473,6 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
                 raise
     finally:
         allow_runs()              # every worker has stopped: runs may start again
-    return collect(ctx, outdir, [c.name for c in candidates])
 
 
 def _timed(grader: _Grader, cand: Candidate, source: str, report: Progress) -> Submission:
@@ -472,7 +488,10 @@ def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch
     References are kept only when the current policy names them: an earlier run's, under another
     timing.reference_variants, must not stay in the results."""
     references = {reference_name(v) for v in ctx.policy.timing.reference_variants}
-    subs = [s for s in store.load_all(outdir) if not s.reference or s.name in references]
+    digest = ctx.policy.digest()
+    # a record graded under another policy or kit (an earlier run's, another run's at once) is not this batch's
+    subs = [s for s in store.load_all(outdir) if (not s.reference or s.name in references)
+            and s.policy_digest == digest and s.kit_digest == ctx.kit_digest]
     if names is not None:
         wanted = set(names) | references
         subs = [s for s in subs if s.name in wanted]

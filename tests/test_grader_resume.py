@@ -1,4 +1,5 @@
 """Resumable and lossless: records written as finished, reused while unchanged, kept on interrupt."""
+import hashlib
 import json
 import signal
 import subprocess
@@ -120,6 +121,7 @@ def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     proc.send_signal(stop)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code and said in err and "Traceback" not in err
+    assert "1 of 3 submissions graded" in err and "not yet graded: ben, cat" in err, err
     assert by_name(store_batch(out))["ann"].verdict == "ok"
     assert not (out / "submissions" / "ben.json").exists()
 
@@ -189,3 +191,37 @@ def test_references_the_policy_no_longer_names_leave_the_results(setup):
     again = run_batch(kit, subs, out)
     assert sorted(s.name for s in again.submissions) == ["ann", "ben", "cat"]
     assert "_ref-segregated" not in json.dumps(json.loads((out / "results.json").read_text())["submissions"])
+
+
+def _stop_after_first(event, name, sub):
+    if event == "done":
+        raise KeyboardInterrupt
+
+
+def test_a_stopped_run_lists_no_record_of_another_policy(setup):
+    """A run under a new policy, stopped after one submission, kept the old policy's records of the
+    others in results.json (and so grades.csv): points out of 55 beside points out of 65."""
+    kit, subs, out = setup
+    run_batch(kit, subs, out, jobs=1)
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(kit, subs, out, "[points]\ncorrectness = 30.0\n", jobs=1, progress=_stop_after_first)
+    listed = store_batch(out)
+    assert len(store.load_all(out)) == 3                     # every record is kept on disk
+    assert len(listed.submissions) == 1
+    assert {s.policy_digest for s in listed.submissions} == {listed.policy_digest}
+    assert listed.submissions[0].summary.max_points == listed.policy["points"]["correctness"] + \
+        listed.policy["points"]["performance"]
+
+
+def test_a_stopped_run_lists_no_record_of_an_older_file(setup):
+    """ben and cat handed in again; stopped after one of them: the other's old grade stayed in results.json."""
+    kit, subs, out = setup
+    run_batch(kit, subs, out, jobs=1)
+    for name in ("ben", "cat"):
+        (subs / name / "mm.c").write_text(source("good") + f"/* {name}, second try */\n")
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(kit, subs, out, jobs=1, progress=_stop_after_first)
+    shas = {p.parent.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in subs.glob("*/mm.c")}
+    listed = store_batch(out).submissions
+    assert len(listed) == 2 and "ann" in {s.name for s in listed}
+    assert all(s.sha256 == shas[s.name] for s in listed)
