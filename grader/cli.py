@@ -161,6 +161,21 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         shutil.rmtree(ctx.workdir, ignore_errors=True)
         _fail(f"{outdir}: cannot create the output folder ({err.strerror})")
     try:
+        with store.exclusive(outdir):
+            batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, no_report)
+    except store.OutputError as err:        # the lock's: nothing of ours was graded yet
+        _fail(str(err))
+    finally:
+        shutil.rmtree(ctx.workdir, ignore_errors=True)
+    console = Console()
+    console.print(_summary_table(batch))
+    click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
+               + (f"\nreport:  {index}" if index else ""))
+
+
+def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool,
+                  no_report: bool) -> tuple[Batch, Path | None]:
+    try:
         with _terminate_as_interrupt():
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
     except KeyboardInterrupt as stop:
@@ -168,16 +183,10 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         _fail(f"{how}: {_kept(outdir, candidates)}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
-    finally:
-        shutil.rmtree(ctx.workdir, ignore_errors=True)
     try:
-        index = _write_outputs(batch, outdir, not no_report)
+        return batch, _write_outputs(batch, outdir, not no_report)
     except store.OutputError as err:
         _fail(str(err))
-    console = Console()
-    console.print(_summary_table(batch))
-    click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
-               + (f"\nreport:  {index}" if index else ""))
 
 
 def _class(submissions: Path, outdir: Path) -> list[Candidate]:

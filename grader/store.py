@@ -6,6 +6,7 @@ record whose source, policy and kit hashes all match.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -73,6 +74,28 @@ def writing(path: Path) -> Iterator[None]:
     except OSError as err:
         where = err.filename2 or err.filename or path      # os.replace names the target second
         raise OutputError(f"{where}: cannot write the grader's output there ({err.strerror or err})") from None
+
+
+LOCK = ".mmgrade.lock"      # in OUTDIR/submissions: a hidden file there is no record and no hand-in
+
+
+@contextmanager
+def exclusive(outdir: Path) -> Iterator[None]:
+    """OUTDIR to this process alone while it grades: a second run there would time its drivers
+    beside ours and overwrite our records.  flock is released by the kernel, kill -9 included."""
+    path = Path(outdir) / SUBMISSIONS / LOCK
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(f"{outdir}: another mmgrade run is grading into this folder; wait for it "
+                              "to finish or choose another output folder") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

@@ -225,3 +225,20 @@ def test_a_stopped_run_lists_no_record_of_an_older_file(setup):
     listed = store_batch(out).submissions
     assert len(listed) == 2 and "ann" in {s.name for s in listed}
     assert all(s.sha256 == shas[s.name] for s in listed)
+
+
+def test_a_second_run_into_the_same_folder_is_refused(setup):
+    """Two runs into one OUTDIR both graded everything, timing their drivers at once and
+    overwriting each other's records; the second now stops in one line before grading."""
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+    args = ("grade", subs, "-o", out, "--kit", kit, "--config", write_policy(out.parent), "--traces", TRACES)
+    with store.exclusive(out):          # what a running `mmgrade grade` holds
+        done = run_grader(*args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (f"mmgrade: {out}: another mmgrade run is grading into this "
+                                                    "folder; wait for it to finish or choose another output folder")
+    assert not store.load_all(out) and not (out / "results.json").exists()
+    done = run_grader(*args, capture_output=True, text=True, timeout=120)     # released: grades as ever
+    assert done.returncode == 0, done.stderr
+    assert sorted(s.name for s in store_batch(out).submissions) == ["ann", "ben", "cat"]
