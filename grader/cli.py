@@ -180,7 +180,7 @@ def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs:
             batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
     except KeyboardInterrupt as stop:
         how, code = _stopped(stop)
-        _fail(f"{how}: {_kept(outdir, candidates)}; rerun to resume", code)
+        _fail(f"{how}: {_kept(outdir, candidates, not no_report)}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
     try:
@@ -211,21 +211,24 @@ def _is_output(cand: Candidate, outdir: Path) -> bool:
     return cand.kind == "folder" and (cand.origin.resolve() == outdir.resolve() or store.holds_output(cand.origin))
 
 
-def _kept(outdir: Path, candidates: list[Candidate]) -> str:
+def _kept(outdir: Path, candidates: list[Candidate], report: bool) -> str:
     """What a stopped batch keeps: grade_batch wrote results.json with this run's records only
-    (none graded under another policy or for an older file); grades.csv follows it."""
+    (none graded under another policy or for an older file); grades.csv and the report follow it,
+    so that no page shows an earlier run's grades as this one's."""
     students = [c for c in candidates if not c.reference]
     try:
         batch = store.read_results(outdir)
-        _write_outputs(batch, outdir, report=False)
+        _write_outputs(batch, outdir, report)
     except store.OutputError:
         return f"the finished records are kept in {outdir / store.SUBMISSIONS}"
+    except KeyboardInterrupt:       # stopped again while drawing: results.json and grades.csv are written
+        report = False
     graded = {s.name for s in batch.submissions if not s.reference}
     missing = [c.name for c in students if c.name not in graded]
     listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
     return (f"{len(students) - len(missing)} of {len(students)} submissions graded and kept in {outdir}"
-            + (f" (results.json and grades.csv leave out the {len(missing)} not yet graded: {listed})"
-               if missing else ""))
+            + (f" (results.json, grades.csv{' and the report' if report else ''} leave out the "
+               f"{len(missing)} not yet graded: {listed})" if missing else ""))
 
 
 class Terminated(KeyboardInterrupt):

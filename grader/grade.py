@@ -450,7 +450,7 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
         # Stopped: results.json lists only this run's records, never one graded under another
         # policy or kit or for an older file, which a rerun regrades (cli.py counts what is missing).
         with contextlib.suppress(store.OutputError):
-            collect(ctx, outdir, current)
+            collect(ctx, outdir, current, missing=[c.name for c in candidates if c.name not in current])
         raise
     return collect(ctx, outdir, [c.name for c in candidates])
 
@@ -482,8 +482,9 @@ def _timed(grader: _Grader, cand: Candidate, source: str, report: Progress) -> S
     return replace(sub, seconds=round(time.monotonic() - start, 3))
 
 
-def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch:
-    """The batch from the stored records (of NAMES, if given), also written as results.json.
+def collect(ctx: Context, outdir: Path, names: list[str] | None = None, missing: list[str] = ()) -> Batch:
+    """The batch from the stored records (of NAMES, if given), also written as results.json;
+    MISSING names the class's submissions a stopped run did not grade.
 
     References are kept only when the current policy names them: an earlier run's, under another
     timing.reference_variants, must not stay in the results."""
@@ -497,6 +498,6 @@ def collect(ctx: Context, outdir: Path, names: list[str] | None = None) -> Batch
         subs = [s for s in subs if s.name in wanted]
     batch = Batch(created=_now(), policy=ctx.policy.to_json(), policy_digest=ctx.policy.digest(),
                   kit_digest=ctx.kit_digest, protections=ctx.protections, machine=ctx.machine,
-                  outcomes=ctx.outcomes, submissions=tuple(subs))
+                  outcomes=ctx.outcomes, submissions=tuple(subs), missing=tuple(missing))
     store.write_json(Path(outdir) / "results.json", batch.to_json())
     return batch

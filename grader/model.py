@@ -165,17 +165,20 @@ class Batch:
     machine: dict[str, str]
     outcomes: dict[str, str]     # outcome -> one-line explanation
     submissions: tuple[Submission, ...] = field(default_factory=tuple)
+    missing: tuple[str, ...] = ()   # the class's submissions a stopped run left ungraded
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA_VERSION, "tool": "mmgrade", "created": self.created,
                 "policy": self.policy, "policy_digest": self.policy_digest,
                 "kit_digest": self.kit_digest, "protections": list(self.protections),
                 "machine": self.machine, "outcomes": self.outcomes,
-                "submissions": [s.to_json() for s in self.submissions]}
+                "submissions": [s.to_json() for s in self.submissions]} | (
+                    {"missing": list(self.missing)} if self.missing else {})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Batch":
         return _load(cls, {**data, "protections": tuple(data["protections"]),
+                           "missing": tuple(data.get("missing", ())),
                            "submissions": tuple(Submission.from_json(s) for s in data["submissions"])})
 
 

@@ -123,6 +123,8 @@ def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     assert proc.returncode == code and said in err and "Traceback" not in err
     assert "1 of 3 submissions graded" in err and "not yet graded: ben, cat" in err, err
     assert by_name(store_batch(out))["ann"].verdict == "ok"
+    page = (out / "report" / "index.html").read_text()      # no page left showing another run's grades
+    assert "Incomplete" in page and "ben, cat" in page and "sub/ann.html" in page and "sub/ben.html" not in page
     assert not (out / "submissions" / "ben.json").exists()
 
 
@@ -211,6 +213,12 @@ def test_a_stopped_run_lists_no_record_of_another_policy(setup):
     assert {s.policy_digest for s in listed.submissions} == {listed.policy_digest}
     assert listed.submissions[0].summary.max_points == listed.policy["points"]["correctness"] + \
         listed.policy["points"]["performance"]
+    missing = {"ann", "ben", "cat"} - {listed.submissions[0].name}
+    assert set(listed.missing) == missing
+    done = run_grader("report", out, capture_output=True, text=True)      # the report says what is missing
+    assert done.returncode == 0, done.stderr
+    page = (out / "report" / "index.html").read_text()
+    assert "Incomplete" in page and ", ".join(sorted(missing)) in page
 
 
 def test_a_stopped_run_lists_no_record_of_an_older_file(setup):
