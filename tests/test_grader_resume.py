@@ -250,3 +250,20 @@ def test_a_second_run_into_the_same_folder_is_refused(setup):
     done = run_grader(*args, capture_output=True, text=True, timeout=120)     # released: grades as ever
     assert done.returncode == 0, done.stderr
     assert sorted(s.name for s in store_batch(out).submissions) == ["ann", "ben", "cat"]
+
+
+def test_a_reused_record_names_the_hand_in_it_is_reused_for(setup):
+    """'a b' was graded as a_b; then a hand-in really named a_b came, a copy of it: it reused a_b.json,
+    whose origin said 'a b', so grades.csv gave 'a b' two rows and a_b none."""
+    import csv
+    kit, subs, out = setup
+    (subs / "a b").mkdir()
+    (subs / "a b" / "mm.c").write_text(source("good") + "/* shared */\n")
+    run_batch(kit, subs, out, jobs=1)
+    (subs / "a_b").mkdir()
+    (subs / "a_b" / "mm.c").write_text((subs / "a b" / "mm.c").read_text())
+    batch = run_batch(kit, subs, out, jobs=1)
+    from grader.exports import grades_csv
+    rows = list(csv.DictReader(grades_csv(batch).splitlines()))
+    assert sorted(r["handin"] for r in rows) == ["a b", "a_b", "ann", "ben", "cat"]
+    assert all(store.load(out, s.name).origin == s.origin for s in batch.submissions)
