@@ -183,10 +183,18 @@ def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs:
         _fail(f"{how}: {_kept(outdir, candidates, not no_report)}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
+    written = "results.json is"
     try:
-        return batch, _write_outputs(batch, outdir, not no_report)
+        with _terminate_as_interrupt():
+            store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
+            written = "results.json and grades.csv are"
+            return batch, None if no_report else render(batch, outdir)
     except store.OutputError as err:
         _fail(str(err))
+    except KeyboardInterrupt as stop:     # click would say 'aborted', exit 1, SIGTERM nothing at all
+        how, code = _stopped(stop)
+        _fail(f"{how} while writing the outputs: all {len(batch.submissions)} submissions are graded and "
+              f"{written} written in {outdir}; `mmgrade report {outdir}` rebuilds the report", code)
 
 
 def _class(submissions: Path, outdir: Path) -> list[Candidate]:

@@ -267,3 +267,25 @@ def test_a_reused_record_names_the_hand_in_it_is_reused_for(setup):
     rows = list(csv.DictReader(grades_csv(batch).splitlines()))
     assert sorted(r["handin"] for r in rows) == ["a b", "a_b", "ann", "ben", "cat"]
     assert all(store.load(out, s.name).origin == s.origin for s in batch.submissions)
+
+
+@pytest.mark.parametrize("stop, code, said", [(KeyboardInterrupt, 130, "interrupted"), (None, 143, "terminated")])
+def test_stopping_while_the_report_is_drawn_says_what_is_done(setup, monkeypatch, stop, code, said):
+    """Ctrl-C while the report's figures were drawn (seconds for a class) was click's 'aborted',
+    exit status 1, and SIGTERM then ended the grader with no word; both now say what is written."""
+    from click.testing import CliRunner
+    from grader import cli
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+
+    def stopped(batch, outdir):
+        raise stop() if stop else cli.Terminated()
+
+    monkeypatch.setattr(cli, "render", stopped)
+    result = CliRunner().invoke(cli.main, ["grade", str(subs), "-o", str(out), "--kit", str(kit), "--config",
+                                           str(write_policy(out.parent)), "--traces", str(TRACES)])
+    assert result.exit_code == code, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last == (f"mmgrade: {said} while writing the outputs: all 3 submissions are graded and results.json "
+                    f"and grades.csv are written in {out}; `mmgrade report {out}` rebuilds the report")
+    assert len(store_batch(out).submissions) == 3 and (out / "grades.csv").read_text().count("\n") == 4
