@@ -454,7 +454,8 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
         # Stopped: results.json lists only this run's records, never one graded under another
         # policy or kit or for an older file, which a rerun regrades (cli.py counts what is missing).
         with contextlib.suppress(store.OutputError):
-            collect(ctx, outdir, current, missing=[c.name for c in candidates if c.name not in current])
+            collect(ctx, outdir, current,
+                    missing=[c.name for c in candidates if not c.reference and c.name not in current])
         raise
     return collect(ctx, outdir, [c.name for c in candidates])
 

@@ -289,3 +289,15 @@ def test_stopping_while_the_report_is_drawn_says_what_is_done(setup, monkeypatch
     assert last == (f"mmgrade: {said} while writing the outputs: all 3 submissions are graded and results.json "
                     f"and grades.csv are written in {out}; `mmgrade report {out}` rebuilds the report")
     assert len(store_batch(out).submissions) == 3 and (out / "grades.csv").read_text().count("\n") == 4
+
+
+def test_a_stopped_run_names_only_students_as_missing(setup):
+    """The reference variants are graded beside the class, not part of it: 'missing' listed an
+    ungraded _ref-segregated among the students, which the CLI's count left out."""
+    kit, subs, out = setup
+    policy = _with_reference(kit)
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(kit, subs, out, policy, jobs=1, progress=_stop_after_first)
+    listed = store_batch(out)
+    graded = {s.name for s in listed.submissions}
+    assert set(listed.missing) == {"ann", "ben", "cat"} - graded
