@@ -65,4 +65,18 @@ def render(batch: Batch, outdir: Path) -> Path:
     for sub in subs:
         figure = plots.traces_figure(sub, img / f"traces-{sub.name}.png") if sub.traces else None
         write_atomic(root / "sub" / f"{sub.name}.html", page.render(sub=sub, figure=figure))
+    _drop_stale(root, subs)
     return root / "index.html"
+
+
+def _drop_stale(root: Path, subs: list[Submission]) -> None:
+    """Remove an earlier run's page and figure of a submission not in this batch (withdrawn, or left
+    ungraded by a stopped run): it would show an old grade, maybe under another policy, at its URL."""
+    pages = {f"{s.name}.html" for s in subs}
+    figures = {f"traces-{s.name}.png" for s in subs if s.traces}
+    for path in (root / "sub").glob("*.html"):
+        if path.name not in pages:
+            path.unlink(missing_ok=True)
+    for path in (root / "img").glob("traces-*.png"):
+        if path.name not in figures:
+            path.unlink(missing_ok=True)

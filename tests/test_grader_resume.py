@@ -221,6 +221,21 @@ def test_a_stopped_run_lists_no_record_of_another_policy(setup):
     assert "Incomplete" in page and ", ".join(sorted(missing)) in page
 
 
+def test_a_rebuilt_report_keeps_no_page_of_a_submission_not_in_it(setup):
+    """The report of a full run, then a run under a new policy stopped after one: the pages and figures
+    of the two left ungraded stayed, showing the old policy's grades at their URLs."""
+    kit, subs, out = setup
+    run_batch(kit, subs, out, jobs=1)
+    assert run_grader("report", out, capture_output=True).returncode == 0
+    assert len(list((out / "report" / "sub").glob("*.html"))) == 3
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(kit, subs, out, "[points]\ncorrectness = 30.0\n", jobs=1, progress=_stop_after_first)
+    assert run_grader("report", out, capture_output=True).returncode == 0
+    graded = [s.name for s in store_batch(out).submissions]
+    assert sorted(p.stem for p in (out / "report" / "sub").glob("*.html")) == graded
+    assert sorted(p.name for p in (out / "report" / "img").glob("traces-*.png")) == [f"traces-{n}.png" for n in graded]
+
+
 def test_a_stopped_run_lists_no_record_of_an_older_file(setup):
     """ben and cat handed in again; stopped after one of them: the other's old grade stayed in results.json."""
     kit, subs, out = setup
