@@ -296,11 +296,16 @@ def report(outdir: Path) -> None:
       mmgrade report graded
     """
     try:
-        batch = store.read_results(outdir)
-        store.check_layout(outdir)
-        index = _write_outputs(batch, outdir, report=True)
+        with _terminate_as_interrupt():
+            batch = store.read_results(outdir)
+            store.check_layout(outdir)
+            index = _write_outputs(batch, outdir, report=True)
     except store.OutputError as err:
         _fail(str(err))
+    except KeyboardInterrupt as stop:     # click would say 'aborted', exit 1, SIGTERM nothing at all
+        how, code = _stopped(stop)
+        _fail(f"{how} while writing the report: results.json is as it was; run `mmgrade report {outdir}` "
+              "again for the rest", code)
     click.echo(f"report: {index}")
 
 

@@ -316,3 +316,28 @@ def test_a_stopped_run_names_only_students_as_missing(setup):
     listed = store_batch(out)
     graded = {s.name for s in listed.submissions}
     assert set(listed.missing) == {"ann", "ben", "cat"} - graded
+
+
+@pytest.mark.parametrize("stop, code, said", [(KeyboardInterrupt, 130, "interrupted"), (None, 143, "terminated")])
+def test_stopping_mmgrade_report_says_what_is_left(setup, monkeypatch, stop, code, said):
+    """`mmgrade report` stopped while drawing was click's 'aborted', exit status 1, and SIGTERM ended
+    it with no word; it now says so in one line, and results.json is untouched."""
+    from click.testing import CliRunner
+    from grader import cli
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+    graded = CliRunner().invoke(cli.main, ["grade", str(subs), "-o", str(out), "--kit", str(kit), "--config",
+                                           str(write_policy(out.parent)), "--traces", str(TRACES), "--no-report"])
+    assert graded.exit_code == 0, graded.output
+    before = (out / "results.json").read_bytes()
+
+    def stopped(batch, outdir):
+        raise stop() if stop else cli.Terminated()
+
+    monkeypatch.setattr(cli, "render", stopped)
+    result = CliRunner().invoke(cli.main, ["report", str(out)])
+    assert result.exit_code == code, result.output
+    assert result.output.strip().splitlines() == [
+        f"mmgrade: {said} while writing the report: results.json is as it was; run `mmgrade report {out}` "
+        "again for the rest"]
+    assert (out / "results.json").read_bytes() == before
