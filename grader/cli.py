@@ -161,7 +161,10 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         shutil.rmtree(ctx.workdir, ignore_errors=True)
         _fail(f"{outdir}: cannot create the output folder ({err.strerror})")
     try:
-        with store.exclusive(outdir):
+        with store.exclusive(outdir) as earlier:
+            if earlier:
+                click.echo(f"mmgrade: note: {outdir}: an earlier run ({earlier}) was killed before it finished; "
+                           "its finished records are reused", err=True)
             batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, no_report)
     except store.OutputError as err:        # the lock's: nothing of ours was graded yet
         _fail(str(err))
@@ -299,6 +302,8 @@ def report(outdir: Path) -> None:
         with _terminate_as_interrupt():
             batch = store.read_results(outdir)
             store.check_layout(outdir)
+            if (last_run := store.unfinished(outdir)):
+                click.echo(f"mmgrade: warning: {outdir}: {last_run}", err=True)
             index = _write_outputs(batch, outdir, report=True)
     except store.OutputError as err:
         _fail(str(err))

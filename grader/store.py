@@ -10,6 +10,7 @@ import fcntl
 import json
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -80,9 +81,11 @@ LOCK = ".mmgrade.lock"      # in OUTDIR/submissions: a hidden file there is no r
 
 
 @contextmanager
-def exclusive(outdir: Path) -> Iterator[None]:
+def exclusive(outdir: Path) -> Iterator[str | None]:
     """OUTDIR to this process alone while it grades: a second run there would time its drivers
-    beside ours and overwrite our records.  flock is released by the kernel, kill -9 included."""
+    beside ours and overwrite our records.  flock is released by the kernel, kill -9 included.
+    Yields what an earlier run that never finished (killed) wrote in the lock, or None: a run
+    writes who it is there and clears it however it ends, but for a kill."""
     path = Path(outdir) / SUBMISSIONS / LOCK
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +96,34 @@ def exclusive(outdir: Path) -> Iterator[None]:
         except BlockingIOError:
             raise OutputError(f"{outdir}: another mmgrade run is grading into this folder; wait for it "
                               "to finish or choose another output folder") from None
-        yield
+        earlier = os.pread(fd, 200, 0).decode(errors="replace").strip() or None
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {started}\n".encode(), 0)
+        try:
+            yield earlier
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+
+
+def unfinished(outdir: Path) -> str | None:
+    """What `mmgrade report` should say of OUTDIR's last grading run: one grading now, one that
+    was killed before it finished (results.json is then older than it), or None."""
+    path = Path(outdir) / SUBMISSIONS / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return "a run is grading into this folder now: results.json is the one before it"
+        who = os.pread(fd, 200, 0).decode(errors="replace").strip()
+        return (f"a run ({who}) was killed before it finished: results.json and the report are from "
+                "before it; `mmgrade grade` again finishes the class") if who else None
     finally:
         os.close(fd)
 

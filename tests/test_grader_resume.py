@@ -341,3 +341,29 @@ def test_stopping_mmgrade_report_says_what_is_left(setup, monkeypatch, stop, cod
         f"mmgrade: {said} while writing the report: results.json is as it was; run `mmgrade report {out}` "
         "again for the rest"]
     assert (out / "results.json").read_bytes() == before
+
+
+def test_a_run_killed_half_way_is_named_by_the_next_report_and_grade(setup):
+    """After kill -9, results.json and the report stayed the previous run's and nothing said a later
+    run had died; `mmgrade report` now warns, and the next `mmgrade grade` notes it."""
+    from grader_fixtures.helpers import TRACES, run_python
+    kit, subs, out = setup
+    args = ("grade", subs, "-o", out, "--kit", kit, "--config", write_policy(out.parent), "--traces", TRACES)
+    assert run_grader(*args, capture_output=True, text=True, timeout=120).returncode == 0
+    # a grading run killed while it holds the folder (what `mmgrade grade` holds: store.exclusive)
+    killed = run_python("-c", "import os, sys\nfrom grader import store\n"
+                        "with store.exclusive(sys.argv[1]):\n    os.kill(os.getpid(), 9)\n", out,
+                        capture_output=True, text=True, timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    report = run_grader("report", out, capture_output=True, text=True, timeout=120)
+    assert report.returncode == 0, report.stderr
+    warning = [ln for ln in report.stderr.splitlines() if "warning" in ln]
+    assert len(warning) == 1 and warning[0].startswith(f"mmgrade: warning: {out}: a run (pid ")
+    assert "was killed before it finished" in warning[0]
+    again = run_grader(*args, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert any(ln.startswith(f"mmgrade: note: {out}: an earlier run (pid ") and "was killed" in ln
+               for ln in again.stderr.splitlines()), again.stderr
+    assert store.unfinished(out) is None       # a run that ends clears what it wrote
+    quiet = run_grader("report", out, capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr
