@@ -142,6 +142,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         # prepare() removes its work folder on any exception, SIGTERM's included once it is one
         with _terminate_as_interrupt():
             store.check_place(outdir, submissions)
+            store.check_free(outdir)
             policy = load_policy(kit, config)
             policy = policy if runs is None else with_runs(policy, runs)
             sandbox = probe(unsafe=unsafe)

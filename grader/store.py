@@ -94,8 +94,7 @@ def exclusive(outdir: Path) -> Iterator[str | None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise OutputError(f"{outdir}: another mmgrade run is grading into this folder; wait for it "
-                              "to finish or choose another output folder") from None
+            raise _busy(outdir) from None
         earlier = os.pread(fd, 200, 0).decode(errors="replace").strip() or None
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
         os.ftruncate(fd, 0)
@@ -108,24 +107,47 @@ def exclusive(outdir: Path) -> Iterator[str | None]:
         os.close(fd)
 
 
-def unfinished(outdir: Path) -> str | None:
-    """What `mmgrade report` should say of OUTDIR's last grading run: one grading now, one that
-    was killed before it finished (results.json is then older than it), or None."""
-    path = Path(outdir) / SUBMISSIONS / LOCK
+def _busy(outdir: Path) -> OutputError:
+    return OutputError(f"{outdir}: another mmgrade run is grading into this folder; wait for it "
+                       "to finish or choose another output folder")
+
+
+def _locked_by_another(outdir: Path) -> bool | None:
+    """Whether a live run holds OUTDIR's lock; None when there is no lock file to ask."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(Path(outdir) / SUBMISSIONS / LOCK, os.O_RDONLY)
     except OSError:
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return "a run is grading into this folder now: results.json is the one before it"
-        who = os.pread(fd, 200, 0).decode(errors="replace").strip()
-        return (f"a run ({who}) was killed before it finished: results.json and the report are from "
-                "before it; `mmgrade grade` again finishes the class") if who else None
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
     finally:
         os.close(fd)
+
+
+def check_free(outdir: Path) -> None:
+    """Refuse, before any setup is spent, a folder another run is grading into (exclusive() takes
+    the lock itself later, so this is only the early word)."""
+    if _locked_by_another(outdir):
+        raise _busy(outdir)
+
+
+def unfinished(outdir: Path) -> str | None:
+    """What `mmgrade report` should say of OUTDIR's last grading run: one grading now, one that
+    was killed before it finished (results.json is then older than it), or None."""
+    busy = _locked_by_another(outdir)
+    if busy is None:
+        return None
+    if busy:
+        return "a run is grading into this folder now: results.json is the one before it"
+    try:
+        who = (Path(outdir) / SUBMISSIONS / LOCK).read_text(errors="replace").strip()
+    except OSError:
+        return None
+    return (f"a run ({who[:200]}) was killed before it finished: results.json and the report are from "
+            "before it; `mmgrade grade` again finishes the class") if who else None
 
 
 def _umask() -> int:
