@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import sys
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ from rich.table import Table
 
 from mmtrace.oneline import OneLineGroup
 
-from . import exports, package, store
+from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
@@ -159,7 +158,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        shutil.rmtree(ctx.workdir, ignore_errors=True)
+        workdir.release(ctx.workdir)
         _fail(f"{outdir}: cannot create the output folder ({err.strerror})")
     try:
         with store.exclusive(outdir) as earlier:
@@ -170,7 +169,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     except store.OutputError as err:        # the lock's: nothing of ours was graded yet
         _fail(str(err))
     finally:
-        shutil.rmtree(ctx.workdir, ignore_errors=True)
+        workdir.release(ctx.workdir)
     console = Console()
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
@@ -325,7 +324,7 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
     try:
         batch = grade_batch(ctx, found, outdir, force=True)
     finally:
-        shutil.rmtree(ctx.workdir, ignore_errors=True)
+        workdir.release(ctx.workdir)
     return batch.submissions[0], policy
 
 

@@ -17,7 +17,6 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from array import array
@@ -44,6 +43,7 @@ from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
+from .workdir import claim as claim_workdir, release as release_workdir
 from .submissions import Candidate, SubmissionError, read_source, readable
 
 TRACE_SUFFIXES = (".rep", ".rep.gz")
@@ -119,12 +119,12 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
     kit = Path(kit).resolve()
     folder = Path(traces_dir) if traces_dir else kit / policy.traces.dir
     traces = find_traces(folder, policy.traces.files)
-    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="mmgrade-"))
+    work = Path(workdir) if workdir else claim_workdir()
     try:
         return _prepare_in(work, kit, policy, sandbox, folder, traces)
     except BaseException:
         if not workdir:                       # ours: a batch that cannot start leaves nothing behind
-            shutil.rmtree(work, ignore_errors=True)
+            release_workdir(work)
         raise
 
 

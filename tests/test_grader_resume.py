@@ -4,6 +4,7 @@ import json
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -368,3 +369,34 @@ def test_a_run_killed_half_way_is_named_by_the_next_report_and_grade(setup):
     assert store.unfinished(out) is None       # a run that ends clears what it wrote
     quiet = run_grader("report", out, capture_output=True, text=True, timeout=120)
     assert quiet.returncode == 0 and "warning" not in quiet.stderr
+
+
+def test_a_killed_graders_work_folder_is_removed_by_the_next(tmp_path, monkeypatch):
+    """kill -9 left /tmp/mmgrade-* (the kit's template, traces, builds) behind for good; the next
+    grader to start removes a folder whose grader is gone, and never a live grader's."""
+    import os
+    import tempfile
+    from grader import workdir
+    from grader_fixtures.helpers import run_python
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    killed = run_python("-c", "import os\nfrom grader import workdir\nw = workdir.claim()\n"
+                        "(w / 'template').mkdir()\nprint(w, flush=True)\nos.kill(os.getpid(), 9)\n",
+                        env=env, capture_output=True, text=True, timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    dead = Path(killed.stdout.strip())
+    assert dead.parent == tmp_path and (dead / "template").is_dir()
+    alive = run_python("-c", "import sys\nfrom grader import workdir\nw = workdir.claim()\nprint(w, flush=True)\n"
+                       "sys.stdin.read()\n", env=env, runner=subprocess.Popen, stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, text=True)
+    try:
+        live = Path(alive.stdout.readline().strip())    # claimed, and sweeping found dead's too
+        assert not dead.exists() and live.is_dir()
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        mine = workdir.claim()
+        assert live.is_dir() and mine.is_dir()           # a live grader's folder stays
+        workdir.release(mine)
+        assert not mine.exists()
+    finally:
+        alive.communicate("", timeout=30)
+    assert alive.returncode == 0 and live.is_dir()    # it ended without release: its folder stays ...
+    assert workdir.sweep() == [live] and not live.exists()       # ... until a sweep finds its lock free
