@@ -440,7 +440,8 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
                 continue
             sha = hashlib.sha256(source.encode()).hexdigest()
             old = store.load(outdir, cand.name)
-            if not force and store.reusable(old, sha, digest, ctx.kit_digest) and old.reference == cand.reference:
+            if not force and store.reusable(old, sha, digest, ctx.kit_digest, ctx.protections) \
+                    and old.reference == cand.reference:
                 origin = readable(str(cand.origin))
                 if old.origin != origin:    # the same file under another hand-in ('a b' once, a_b now) or path
                     old = replace(old, origin=origin)

@@ -208,9 +208,13 @@ def load_all(outdir: Path) -> list[Submission]:
     return [s for s in subs if s is not None]
 
 
-def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit_digest: str) -> bool:
+def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit_digest: str,
+             protections: Iterable[str] = ()) -> bool:
+    """Whether OLD stands for this run: the same file, policy and kit, graded under at least this
+    run's PROTECTIONS (a record of an --unsafe run is not reused by a sandboxed one)."""
     return (old is not None and sha256 is not None and old.sha256 == sha256
             and old.policy_digest == policy_digest and old.kit_digest == kit_digest
+            and set(protections) <= set(old.protections)
             and old.verdict != "grader_error" and sane(old.summary))   # an older grader kept inf
 
 

@@ -400,3 +400,19 @@ def test_a_killed_graders_work_folder_is_removed_by_the_next(tmp_path, monkeypat
         alive.communicate("", timeout=30)
     assert alive.returncode == 0 and live.is_dir()    # it ended without release: its folder stays ...
     assert workdir.sweep() == [live] and not live.exists()       # ... until a sweep finds its lock free
+
+
+def test_a_record_graded_with_fewer_protections_is_graded_again(setup):
+    """A record graded where the sandbox was weaker (a laptop without bubblewrap, --unsafe) was
+    reused by a sandboxed run on the same file, policy and kit, so its grade never met the sandbox."""
+    from dataclasses import replace
+    kit, subs, out = setup
+    first = by_name(run_batch(kit, subs, out, jobs=1))
+    full = first["ann"].protections
+    assert "no_network" in full or "unprivileged_user" in full    # this machine's sandbox isolates
+    store.save(out, replace(store.load(out, "ann"), protections=("wall_clock_kill",), graded_at="weaker"))
+    store.save(out, replace(store.load(out, "ben"), protections=full + ("extra",), graded_at="stronger"))
+    again = by_name(run_batch(kit, subs, out, jobs=1))
+    assert again["ann"].graded_at != "weaker" and again["ann"].protections == full     # graded again
+    assert again["ben"].graded_at == "stronger"         # graded with more than now: reused
+    assert again["cat"].graded_at == first["cat"].graded_at

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader import workdir
 from grader.grade import Context, grade_batch, prepare, references
 from grader.model import Batch
 from grader.policy import load_policy
@@ -45,7 +46,7 @@ def run_batch(kit: Path, submissions: Path, outdir: Path, policy_text: str = "",
     try:
         return grade_batch(ctx, discover(submissions) + references(kit, policy), outdir, jobs=jobs, **kwargs)
     finally:
-        shutil.rmtree(ctx.workdir, ignore_errors=True)
+        workdir.release(ctx.workdir)
 
 
 def by_name(batch: Batch) -> dict:
