@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, make, present,
+from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, make, present,
                              split_threshold)
 
 ALIGNMENTS = (8, 16)
@@ -41,6 +41,7 @@ def test_unit(unit):
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
+    flags += [] if variant in ZERO_BLOCK else ["--zero-null"]
     # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too
     flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []
     flags += [f"--fit={variant.removeprefix('implicit-')}"] if variant.startswith("implicit-") else []

@@ -30,6 +30,7 @@ static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 G
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
 static const char *order = "";  /* --order=lifo|fifo|addr: an explicit list's insertion policy */
 static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list's fit policy */
+static bool zero_null;      /* --zero-null: malloc(0) returns NULL (mm.h allows a block too) */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -121,9 +122,10 @@ static void test_edge_sizes(void)
         CHECK(intact(keep, 40, 3));
     }
     CHECK(mem_heapsize() == heap);   /* failed requests took no heap */
-    /* 0 bytes: NULL or a unique block that can be freed */
+    /* 0 bytes: NULL or a unique block that can be freed; NULL, and no heap, where the card says so */
     void *z = mm_malloc(0);
     CHECK(z == NULL || (aligned(z) && z != keep));
+    CHECK(!zero_null || (z == NULL && mem_heapsize() == heap));
     mm_free(z);
     mm_free(NULL);
     CHECK(mm_checkheap(__LINE__));
@@ -802,6 +804,8 @@ int main(int argc, char **argv)
             in_place = true;
         else if (strcmp(argv[i], "--offsets32") == 0)
             offsets32 = true;
+        else if (strcmp(argv[i], "--zero-null") == 0)
+            zero_null = true;
         else if (strncmp(argv[i], "--fit=", 6) == 0)
             fit = argv[i] + 6;
         else if (strncmp(argv[i], "--order=", 8) == 0)
