@@ -185,7 +185,6 @@ static int map_window(size_t w)
     return 0;
 }
 
-/* Log no more; cut says that events are being lost (the log could not grow). */
 /* Reserve the disk space of the current window's next rec.step bytes (or its rest). */
 static int reserve_more(void)
 {
@@ -204,6 +203,7 @@ static int reserve_more(void)
     return 0;
 }
 
+/* Log no more; cut says that events are being lost (the log could not grow). */
 static void turn_off(int cut)
 {
     if (rec.window != NULL)
