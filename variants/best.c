@@ -7,7 +7,8 @@
  *               the heap is small, 480 once the class tables are added
  *               (504 at 16-byte alignment, with the medium sizes' live
  *               counts), plus a run index while runs live; the globals are a
- *               pointer and the statistics
+ *               pointer to it, the statistics and a count of the mallocs
+ *               served before the class tables exist (mm_init resets all)
  *   free lists  segregated, doubly linked by 32-bit offsets, LIFO: one class
  *               per 16 bytes below 576 bytes, the quick lists' sizes (one
  *               block size at 16-byte alignment, two at 8), four per power
