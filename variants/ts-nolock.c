@@ -353,11 +353,16 @@ static arena_t *acquire_arena(void)
     return a;
 }
 
+/* This thread's arena of the current heap, or NULL: none is made (a free needs none). */
+static inline arena_t *current_arena(void)
+{
+    return mine.generation == generation ? mine.arena : NULL;
+}
+
 static inline arena_t *my_arena(void)
 {
-    if (__builtin_expect(mine.arena && mine.generation == generation, 1))
-        return mine.arena;
-    return acquire_arena();
+    arena_t *a = current_arena();
+    return __builtin_expect(a != NULL, 1) ? a : acquire_arena();
 }
 
 /* ------------------------------------------------------------ the arena core */
@@ -586,7 +591,7 @@ void mm_free(void *ptr)
 {
     if (!ptr)
         return;
-    arena_t *a = mine.generation == generation ? mine.arena : NULL;
+    arena_t *a = current_arena();
     if (a && owner_of(ptr) == a->id) {
         local_free(a, ptr);
         return;
@@ -619,7 +624,7 @@ static void return_to_owner(void *bp)
 void *mm_realloc(void *ptr, size_t size)
 {
     if (!size && ptr) {          /* a free: no arena is made for it */
-        arena_t *a = mine.generation == generation ? mine.arena : NULL;
+        arena_t *a = current_arena();
         if (a)
             count(&a->stats.reallocs, 1);
         mm_free(ptr);
