@@ -88,14 +88,21 @@ endif
 # What the allocator's object depends on: its source, or the one-line complaint.
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))
 
-BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
+# A compiler or CFLAGS other than the default's get folders of their own, named by a checksum of
+# the two: `make CFLAGS='-O0 -g'` after `make` had relinked the -O2 objects, since no object
+# depends on the flags, and shared objects would have mixed the two builds in one driver.
+COMPILER    := $(strip $(CC) $(CFLAGS))
+ifneq ($(COMPILER),cc -O2 -g)
+  COMPILER_TAG := -c$(shell printf %s '$(subst ','\'',$(COMPILER))' | cksum | cut -d' ' -f1)
+endif
+BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)$(COMPILER_TAG)
 # The driver's objects that see only the alignment, the sanitizers and the seccomp switch
 # (driver/sandbox.c) are built once per such setting, in SHARED, for every allocator; those
 # that see the allocator are built in BUILD: the sources that include hooks.h or mm.h, which
 # declare its hooks in the forms the build detected (hooks.flags below), and
 # driver/allocator.c, its file's name.  (MM_STATS, MM_DEBUG and MM_LAYOUT reach no driver
 # source: tests/test_build_shared.py checks all this with the preprocessor.)
-SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)
+SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)$(COMPILER_TAG)
 ALLOC_SEEN  := driver/allocator.c $(shell grep -ls '^\#include "\(driver/hooks\|mm\)\.h"' mdriver.c mmreplay.c memlib.c driver/*.c)
 driver_objs  = $(foreach s,$(1),$(if $(filter $(ALLOC_SEEN),$(s)),$(BUILD),$(SHARED))/$(s:.c=.o))
 # driver/replay.c is mmreplay's alone; every other driver/ file is mdriver's.

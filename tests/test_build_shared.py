@@ -75,6 +75,23 @@ def test_a_second_configuration_compiles_only_what_sees_the_allocator(kit_copy):
         assert f"variants/{args[0].split('=')[1]}.c" in done.stdout.splitlines()[0]   # its own allocator's name
 
 
+def test_other_compiler_flags_build_in_folders_of_their_own(kit_copy):
+    """`make CFLAGS=-O1` after a default build had linked the -O2 objects (no object depends on the
+    flags): every source is compiled again with the new flags, in folders of their own, and the
+    default build's objects are left for the next default make."""
+    default = Path(make(kit_copy, "-s", "VARIANT=segregated").stdout.split()[-1])
+    before = shared_objects(kit_copy)
+    other = make(kit_copy, "VARIANT=segregated", "CFLAGS=-O1 -g")
+    commands = [line for line in other.stdout.splitlines() if " -c -o " in line]
+    assert {"driver/trace.c", "variants/segregated.c", "mdriver.c"} <= set(compiled(other)), other.stdout
+    assert commands and all(line.split()[1:3] == ["-O1", "-g"] for line in commands), other.stdout
+    driver = Path(other.stdout.split()[-1])
+    assert driver.parent != default.parent and driver.parent.name.startswith("segregated-a16-c")
+    assert shared_objects(kit_copy) == before            # the default's shared objects untouched
+    assert compiled(make(kit_copy, "VARIANT=segregated")) == []
+    assert compiled(make(kit_copy, "VARIANT=segregated", "CFLAGS=-O1 -g")) == []
+
+
 def test_touching_a_driver_header_rebuilds_its_shared_dependents(kit_copy):
     make(kit_copy, "VARIANT=segregated")
     before = shared_objects(kit_copy)
