@@ -16,7 +16,7 @@ recorder: $(RECORDER) ## build the LD_PRELOAD malloc recorder (build/mmtrace/rec
 
 $(RECORDER): mmtrace/recorder/recorder.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $< -lpthread
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $< -lpthread -ldl
 
 traces: venv ## regenerate traces/ from traces/recipe.toml byte for byte, and the table in traces/README.md
 	$(PYTHON) -m mmtrace suite $(TRACES_RECIPE)

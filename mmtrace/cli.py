@@ -288,8 +288,12 @@ def convert(file, order, output, weight):
 @click.option("--skip", type=click.IntRange(min=0), default=0, help="Ignore the first N events (e.g. start-up).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
               help="Stop the command (all its processes) after this many seconds.")
+@click.option("--allow-unrecorded", is_flag=True,
+              help="Exit 0 even if the command started a program with an environment that drops "
+              "the recorder (env -i): by default that is exit 1, as the trace is not of it.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record(output, process, max_ops, max_size, max_live, skip, timeout, command):
+def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_unrecorded,
+           command):
     """Run COMMAND with the LD_PRELOAD recorder and write what it allocated as a trace.
 
     \b
@@ -297,7 +301,7 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
       mmtrace record -o build/sort.rep.gz -- sh -c 'seq 200000 | sort -r -o /dev/null'
       mmtrace record --process largest -o build/cc1.rep -- gcc -c -o /dev/null hello.c
     """
-    from .record import RecordError
+    from .record import RecordError, unrecorded_message
     from .record import record as do_record
     _writable(output)                  # before the command runs, not after
     try:
@@ -316,8 +320,15 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, command)
     programs = (f" running {rec.programs} programs (exec)" if rec.programs > rec.processes
                 else "")
     image = f" (its program {rec.kept_image + 1})" if rec.programs > rec.processes else ""
+    unrecorded = (f"; {len(rec.unrecorded)} program(s) ran unrecorded (pids "
+                  f"{', '.join(str(u.pid) for u in rec.unrecorded)})" if rec.unrecorded else "")
     click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es){programs}, kept "
-               f"pid {rec.kept_pid}{image}")
+               f"pid {rec.kept_pid}{image}{unrecorded}")
+    if rec.unrecorded and not allow_unrecorded:
+        click.echo("mmtrace: record: " + unrecorded_message(
+            rec.unrecorded, f"{output} holds pid {rec.kept_pid}'s {rec.report.ops:,} ops "
+            f"({rec.status})", " (--allow-unrecorded: keep such a trace, exit 0)"), err=True)
+        sys.exit(1)
     if rec.report.log_cut:
         click.echo(f"mmtrace: record: the recorder's log in {rec.log_folder} could not grow (no "
                    f"space left there?) and {command[0]} ran on unrecorded ({rec.status}); kept "
@@ -386,9 +397,11 @@ def _record_entry(e, sources: Path, folder: Path) -> None:
                         weight=e.weight, order=e.header)
     except RecordError as err:
         _fail(f"record {e.name}: {err}")
-    if not rec.ok or rec.report.log_cut:
+    if not rec.ok or rec.report.log_cut or rec.unrecorded:
         why = (f"{cmd[0]} {rec.status}" if not rec.ok
-               else f"the recorder's log in {rec.log_folder} could not grow")
+               else f"the recorder's log in {rec.log_folder} could not grow" if rec.report.log_cut
+               else f"{rec.unrecorded[0].program} ran unrecorded (its environment dropped the "
+               "recorder)")
         _fail(f"record {e.name}: {why}; {e.file} left as it was", 1)
     out = folder / e.file
     _write(str(out), rec.trace, [f"{e.name}: {e.stresses}",

@@ -3,7 +3,8 @@
 The recorder library is built from recorder/recorder.c (by `make recorder`, or
 here on first use) into build/mmtrace/recorder.so of the kit.  Every process
 the command starts writes its own log; the one with the most events is kept
-unless another is asked for (a compiler driver's work is in cc1, not gcc).
+unless another is asked for (a compiler driver's work is in cc1, not gcc). A program
+started with an environment that drops the recorder leaves a note instead (Unrecorded).
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def build_recorder(out: Path | None = None) -> Path:
     tmp = out.with_name(f".{out.name}.{os.getpid()}")
     cc = os.environ.get("CC", "cc")
     cmd = [cc, "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
-           "-o", str(tmp), str(SOURCE), "-lpthread"]
+           "-o", str(tmp), str(SOURCE), "-lpthread", "-ldl"]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
@@ -69,10 +70,39 @@ class Recording:
     log_folder: str = ""  # where the logs were (a full disk there cuts them)
     programs: int = 0    # logs: a process that exec'd has one per program it ran
     kept_image: int = 0  # which of its pid's programs the trace is (0: the first)
+    unrecorded: tuple["Unrecorded", ...] = ()   # programs started out of the recorder's reach
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """A program a recorded process started with an environment that no longer preloads the
+    recorder (`env -i prog`): the recorder's note, $MMTRACE_OUT-unrecorded.<pid>."""
+    pid: int
+    program: str
+    by: str            # the program that started it
+
+
+def _unrecorded(folder: Path) -> tuple[Unrecorded, ...]:
+    notes = []
+    for p in sorted(folder.glob("raw-unrecorded.*"), key=lambda p: p.stat().st_mtime_ns):
+        lines = p.read_text(errors="backslashreplace").splitlines() + ["?", "?"]
+        notes.append(Unrecorded(int(p.suffix[1:]), lines[0] or "?", lines[1] or "?"))
+    return tuple(notes)
+
+
+def unrecorded_message(notes: tuple[Unrecorded, ...], recorded: str, also: str = "") -> str:
+    """One line: which program ran unrecorded and why, what RECORDED is instead, what to do
+    (and ALSO can be done)."""
+    u = notes[0]
+    more = f" (and {len(notes) - 1} more program(s) likewise)" if len(notes) > 1 else ""
+    return (f"{u.by} (pid {u.pid}) started {u.program} without the recorder in its environment "
+            f"(LD_PRELOAD or MMTRACE_OUT dropped, as env -i does), so {u.program} ran "
+            f"unrecorded{more}; {recorded}; pass the environment through or record {u.program} "
+            f"directly{also}")
 
 
 def _status(code: int) -> str:
@@ -238,6 +268,9 @@ def _from_logs(folder: Path, command: list[str], process: str, status: str, log_
                           f"{log_folder} (no space left there?); nothing was recorded ({status})")
     cut = [g for g in logs if g.cut and not g.count]
     logs = [g for g in logs if g.count]
+    unrecorded = _unrecorded(folder)
+    if not logs and unrecorded:
+        raise RecordError(unrecorded_message(unrecorded, f"nothing was recorded ({status})"))
     if not logs:
         if cut:
             raise RecordError(f"the recorder's log in {log_folder} could not grow (no space "
@@ -257,4 +290,4 @@ def _from_logs(folder: Path, command: list[str], process: str, status: str, log_
     if not len(trace):                   # a trace of nothing would still be scored by the driver
         raise RecordError(f"no op left to write ({report.summary()}; {status})")
     return Recording(trace, report, len({g.pid for g in logs}), chosen.pid, status, log_folder,
-                     len(logs), chosen.image)
+                     len(logs), chosen.image, unrecorded)

@@ -663,3 +663,68 @@ def test_the_help_examples_sort_example_runs_as_written(tmp_path):
     done = _cli("record", *argv)
     assert done.returncode == 0, done.stderr
     assert len(read_trace(tmp_path / "sort.rep.gz")) > 0
+
+
+LAUNCHES = r"""
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    char *none[] = {0}, *args[] = {argv[1], 0};
+    for (int i = 0; i < 3; i++) free(malloc(40));
+    if (execle("/no/such/program", "x", (char *)0, none) == 0) return 3;   /* fails: no note */
+    if (strcmp(argv[2], "spawn") == 0) {
+        pid_t kid;
+        if (posix_spawn(&kid, argv[1], 0, 0, args, none) != 0) return 2;
+        return waitpid(kid, 0, 0) == kid ? 0 : 2;
+    }
+    execle(argv[1], argv[1], (char *)0, none);
+    return 1;
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["exec", "spawn"])
+def test_a_program_started_without_the_recorder_s_environment_is_reported(tmp_path, how):
+    """`mmtrace record -- env -i ./prog`: env cleared LD_PRELOAD, ./prog ran unrecorded, and
+    env's own few mallocs were written as the trace, exit 0, with nothing said."""
+    launch, exe = _compile(tmp_path, "launch", LAUNCHES), _compile(tmp_path, "known", KNOWN)
+    out = tmp_path / "x.rep"
+    done = _cli("record", "-o", str(out), "--", str(launch), str(exe), how)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mmtrace: record: {launch} (pid "), lines
+    assert f"started {exe} without the recorder in its environment" in lines[0]
+    assert f"so {exe} ran unrecorded; {out} holds pid " in lines[0]
+    assert lines[0].endswith("(--allow-unrecorded: keep such a trace, exit 0)")
+    assert [(k, s) for k, _, s in read_trace(out).ops()] == [("a", 40), ("f", 0)] * 3
+    done = _cli("record", "--allow-unrecorded", "-o", str(out), "--", str(launch), str(exe), how)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert "1 program(s) ran unrecorded" in done.stdout
+
+
+def test_env_i_is_reported_and_an_env_that_keeps_the_recorder_is_not(tmp_path):
+    exe = _compile(tmp_path, "known", KNOWN)
+    out = tmp_path / "x.rep"
+    done = _cli("record", "-o", str(out), "--", "env", "-i", str(exe))
+    assert done.returncode in (1, 2)          # 2: env itself allocated nothing
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"started {exe} without the recorder" in lines[0], lines
+    done = _cli("record", "-o", str(out), "--", "env", "X=1", str(exe))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert "running 2 programs (exec)" in done.stdout and "unrecorded" not in done.stdout
+
+
+def test_suite_record_does_not_write_a_recording_of_the_wrong_program(tmp_path):
+    launch, exe = _compile(tmp_path, "launch", LAUNCHES), _compile(tmp_path, "known", KNOWN)
+    recipe = _recipe(tmp_path, [str(launch), str(exe), "exec"])
+    (tmp_path / "rec-py.rep").write_text("kept\n")
+    done = _cli("suite", "--record", str(recipe))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record rec-py: {exe} ran unrecorded (its environment dropped the recorder); "
+        "rec-py.rep left as it was"]
+    assert (tmp_path / "rec-py.rep").read_text() == "kept\n"
