@@ -13,11 +13,11 @@ import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import lockdir
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
 from .trace import Trace
 
@@ -183,6 +183,8 @@ def _pick(logs: list[RawLog], process: str) -> RawLog:
                       f"{', '.join(str(g.pid) for g in logs)})")
 
 
+LOG_PREFIX = "mmtrace-rec-"    # the logs' folder in $TMPDIR, one a recording
+
 # Signals that stop a recording: passed on to the command, whose logs are then converted.
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -229,7 +231,8 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
     """Run command with the recorder and convert the chosen process's log."""
     check_process(process)
     lib = build_recorder()
-    with tempfile.TemporaryDirectory(prefix="mmtrace-") as tmp:
+    # locked while we live, so that the next recording removes it if we are SIGKILLed
+    with lockdir.claimed(LOG_PREFIX) as tmp:
         log_folder = str(Path(tmp).parent)
         run_env = dict(os.environ if env is None else env)
         # absolute: the recorder opens the log by this path again after the program may chdir

@@ -728,3 +728,53 @@ def test_suite_record_does_not_write_a_recording_of_the_wrong_program(tmp_path):
         f"mmtrace: record rec-py: {exe} ran unrecorded (its environment dropped the recorder); "
         "rec-py.rep left as it was"]
     assert (tmp_path / "rec-py.rep").read_text() == "kept\n"
+
+
+def test_a_killed_recording_s_log_folder_is_removed_by_the_next(tmp_path):
+    """kill -9 of `mmtrace record` left its log folder in $TMPDIR (every process's log) behind for
+    good. The next recording removes it; never a live recording's folder, nor another user's."""
+    import os
+    import signal
+    exe = _compile(tmp_path, "waits", WAITS)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    programs = []
+
+    def start(name: str) -> subprocess.Popen:
+        proc = run_python("-m", "mmtrace", "record", "-o", tmp_path / f"{name}.rep", "--", exe,
+                          tmp_path / name, env=env, runner=subprocess.Popen,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        programs.append(int(_wait_for(tmp_path / name)))
+        return proc
+
+    other = None
+    if os.getuid() == 0:                     # a folder of another user, lock free: left alone
+        other = tmp / "mmtrace-rec-other"
+        other.mkdir()
+        (other / ".alive").write_text("")
+        os.chown(other, 65534, 65534)
+    try:
+        dead = start("dead")
+        [dead_folder] = [p for p in tmp.glob("mmtrace-*") if p != other]
+        dead.kill()
+        dead.wait()
+        os.kill(programs[0], signal.SIGKILL)
+        assert dead_folder.is_dir()          # what SIGKILL leaves
+        live = start("live")                 # the next recording sweeps it
+        assert not dead_folder.exists()
+        [live_folder] = [p for p in tmp.glob("mmtrace-*") if p != other]
+        known = _compile(tmp_path, "known", KNOWN)
+        quick = _cli("record", "-o", str(tmp_path / "q.rep"), "--", str(known), env=env)
+        assert quick.returncode == 0, quick.stderr
+        assert live_folder.is_dir() and (other is None or other.is_dir())
+        assert sorted(tmp.glob("mmtrace-*")) == sorted(p for p in (live_folder, other) if p)
+        live.terminate()
+        assert live.wait(timeout=30) == 1
+        assert not live_folder.exists()
+    finally:
+        for pid in programs:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
