@@ -778,3 +778,36 @@ def test_a_killed_recording_s_log_folder_is_removed_by_the_next(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+PAGE_ALIGNED = r"""
+#include <malloc.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *p[8];
+    p[0] = pvalloc(0);
+    p[1] = pvalloc(1);
+    p[2] = pvalloc(page);
+    p[3] = pvalloc(page + 1);
+    p[4] = valloc(100);
+    p[5] = memalign(64, 100);
+    p[6] = aligned_alloc(64, 128);
+    if (posix_memalign(&p[7], 64, 100) != 0) return 1;
+    for (int i = 0; i < 8; i++) free(p[i]);
+    return 0;
+}
+"""
+
+
+def test_pvalloc_is_recorded_with_the_whole_pages_the_program_gets(tmp_path):
+    """pvalloc(n) was recorded as n bytes, though it gives n rounded up to a page (pvalloc(3)):
+    a replay asked for less than the program had. The other aligned calls give the size asked."""
+    import os
+    page = os.sysconf("SC_PAGE_SIZE")
+    rec = record([str(_compile(tmp_path, "paged", PAGE_ALIGNED))])
+    assert rec.ok, rec.status
+    sizes = [s for k, _, s in rec.trace.ops() if k == "a"]
+    assert sizes == [0, page, page, 2 * page, 100, 100, 128, 100]

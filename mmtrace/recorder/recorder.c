@@ -83,7 +83,7 @@ typedef struct {
     uint32_t kind;
     uint32_t tid;
     uint64_t result; /* the pointer returned (0 when the call failed) */
-    uint64_t size;   /* bytes requested (calloc: nmemb * size, saturated) */
+    uint64_t size;   /* bytes requested (calloc: nmemb * size, saturated; pvalloc: whole pages) */
     uint64_t arg;    /* realloc: the old pointer; free: the pointer; aligned: alignment */
 } event_t;
 
@@ -396,14 +396,29 @@ int posix_memalign(void **out, size_t alignment, size_t size)
     return 0;
 }
 
-/* valloc and pvalloc: page-aligned, recorded with the page size as their alignment. */
+/* valloc and pvalloc: page-aligned, recorded with the page size as their alignment and with the
+ * size the program may use, which a replay must ask for: valloc(n) gives n bytes ("allocates
+ * size bytes", valloc(3)), as memalign, aligned_alloc and posix_memalign give the size asked
+ * for; pvalloc(n) gives n rounded up to a whole page ("rounds the size of the allocation up to
+ * the next multiple of the system page size", pvalloc(3); glibc's __libc_pvalloc passes that
+ * ALIGN_UP to _mid_memalign).  pvalloc(0) rounds to 0: glibc gives it no page (its tst-pvalloc
+ * asks only for a pointer; 2.36 hands out a minimum chunk), so it is recorded as a size 0. */
+static inline size_t page_rounded(size_t size, size_t page)
+{
+    size_t up;
+    if (__builtin_add_overflow(size, page - 1, &up))
+        return size; /* pvalloc fails: nothing to replay */
+    return up & ~(page - 1);
+}
+
 static void *page_aligned(uint32_t kind, void *(*real)(size_t), size_t size)
 {
     if (!enter())
         return real(size);
     void *p = real(size);
     int saved = errno;
-    append(kind, p, size, (uint64_t)sysconf(_SC_PAGESIZE));
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    append(kind, p, kind == EV_PVALLOC ? page_rounded(size, page) : size, page);
     leave();
     errno = saved;
     return p;
