@@ -301,7 +301,7 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
       mmtrace record -o build/sort.rep.gz -- sh -c 'seq 200000 | sort -r -o /dev/null'
       mmtrace record --process largest -o build/cc1.rep -- gcc -c -o /dev/null hello.c
     """
-    from .record import RecordError, unrecorded_message
+    from .record import RecordError, running_note, unrecorded_message
     from .record import record as do_record
     _writable(output)                  # before the command runs, not after
     try:
@@ -324,20 +324,24 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
                   f"{', '.join(str(u.pid) for u in rec.unrecorded)})" if rec.unrecorded else "")
     click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es){programs}, kept "
                f"pid {rec.kept_pid}{image}{unrecorded}")
+    running = running_note(rec.left_running)
     if rec.unrecorded and not allow_unrecorded:
         click.echo("mmtrace: record: " + unrecorded_message(
             rec.unrecorded, f"{output} holds pid {rec.kept_pid}'s {rec.report.ops:,} ops "
-            f"({rec.status})", " (--allow-unrecorded: keep such a trace, exit 0)"), err=True)
+            f"({rec.status})", " (--allow-unrecorded: keep such a trace, exit 0)") + running,
+            err=True)
         sys.exit(1)
     if rec.report.log_cut:
         click.echo(f"mmtrace: record: the recorder's log in {rec.log_folder} could not grow (no "
                    f"space left there?) and {command[0]} ran on unrecorded ({rec.status}); kept "
-                   f"the {rec.report.ops:,} ops recorded before that", err=True)
+                   f"the {rec.report.ops:,} ops recorded before that{running}", err=True)
         sys.exit(1)
     if not rec.ok:
         click.echo(f"mmtrace: record: {command[0]} {rec.status}; kept the "
-                   f"{rec.report.ops:,} ops recorded before that", err=True)
+                   f"{rec.report.ops:,} ops recorded before that{running}", err=True)
         sys.exit(1)
+    if running:                        # a daemon it started: left running, but not silently
+        click.echo(f"mmtrace: record: {command[0]} {rec.status}{running}", err=True)
 
 
 # ------------------------------------------------------------------ the suite

@@ -14,10 +14,10 @@ import signal
 import struct
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import lockdir
+from . import lockdir, stragglers
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
 from .trace import Trace
 
@@ -71,6 +71,7 @@ class Recording:
     programs: int = 0    # logs: a process that exec'd has one per program it ran
     kept_image: int = 0  # which of its pid's programs the trace is (0: the first)
     unrecorded: tuple["Unrecorded", ...] = ()   # programs started out of the recorder's reach
+    left_running: tuple[int, ...] = ()  # pids of the command's processes still running at the end
 
     @property
     def ok(self) -> bool:
@@ -92,6 +93,15 @@ def _unrecorded(folder: Path) -> tuple[Unrecorded, ...]:
         lines = p.read_text(errors="backslashreplace").splitlines() + ["?", "?"]
         notes.append(Unrecorded(int(p.suffix[1:]), lines[0] or "?", lines[1] or "?"))
     return tuple(notes)
+
+
+def running_note(pids: list[int] | tuple[int, ...]) -> str:
+    """"; N process(es) ... still running (pids ...)", or "" when none is."""
+    if not pids:
+        return ""
+    shown = ", ".join(str(p) for p in pids[:10]) + (", ..." if len(pids) > 10 else "")
+    return (f"; {len(pids)} process(es) the command started still running, unrecorded from here "
+            f"(pids {shown})")
 
 
 def unrecorded_message(notes: tuple[Unrecorded, ...], recorded: str, also: str = "") -> str:
@@ -189,12 +199,18 @@ LOG_PREFIX = "mmtrace-rec-"    # the logs' folder in $TMPDIR, one a recording
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run(command: list[str], env: dict[str, str], timeout: float | None) -> str:
-    """Run COMMAND in a process group of its own and return its status. A Ctrl-C, SIGTERM or
-    SIGHUP to mmtrace is passed on to the whole group, as the timeout's SIGKILL is, so no
-    process of the command outlives the recording, and what it logged is still converted."""
+def _run(command: list[str], env: dict[str, str], timeout: float | None) -> tuple[str, list[int]]:
+    """Run COMMAND in a process group of its own and return its status, and the pids of its
+    processes still running. A Ctrl-C, SIGTERM or SIGHUP to mmtrace is passed on to the whole
+    group, as the timeout's SIGKILL is, and the processes of the command that left the group (a
+    daemon's setsid) are killed then too (stragglers.py), so no process of the command outlives
+    the recording, and what it logged is still converted. After a command that ends by itself,
+    what it left running is left running, and its pids returned."""
     got: list[int] = []
     proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
+    since = stragglers.start_time(proc.pid)
+    out = env["MMTRACE_OUT"]
+    marker, notes = f"MMTRACE_OUT={out}", Path(f"{out}-unrecorded")
 
     def stop(sig: int) -> None:
         for s in (sig, signal.SIGCONT):              # SIGCONT: a stopped member takes it too
@@ -202,6 +218,10 @@ def _run(command: list[str], env: dict[str, str], timeout: float | None) -> str:
                 os.killpg(proc.pid, s)
             except ProcessLookupError:
                 pass
+
+    def stop_all() -> list[int]:
+        stop(signal.SIGKILL)
+        return stragglers.kill(marker, notes, since)
 
     def pass_on(sig, _frame) -> None:
         got.append(sig)
@@ -213,14 +233,14 @@ def _run(command: list[str], env: dict[str, str], timeout: float | None) -> str:
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            stop(signal.SIGKILL)
+            left = stop_all()
             proc.wait()
-            return f"timed out after {timeout:g} s"
+            return f"timed out after {timeout:g} s", left
         if got:
-            stop(signal.SIGKILL)                     # what is left of the command after the signal
+            left = stop_all()                        # what is left of the command after the signal
             name = signal.Signals(got[0]).name
-            return f"stopped by {name} ({_status(code)})"
-        return _status(code)
+            return f"stopped by {name} ({_status(code)})", left
+        return _status(code), stragglers.find(marker, notes, since)
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
@@ -240,7 +260,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         pre = run_env.get("LD_PRELOAD", "")
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
         try:
-            status = _run(command, run_env, timeout)
+            status, left = _run(command, run_env, timeout)
         except FileNotFoundError:
             program = command[0] if "/" in command[0] else shutil.which(command[0])
             if program and os.path.isfile(program):      # there, but its #! interpreter is not
@@ -253,7 +273,11 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         except OSError as e:             # not a program: Exec format error, a bad interpreter
             raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
         # converted while the logs exist: only the chosen one is mapped, when it is converted
-        return _from_logs(Path(tmp), command, process, status, log_folder, convert_args)
+        try:
+            rec = _from_logs(Path(tmp), command, process, status, log_folder, convert_args)
+        except RecordError as e:
+            raise RecordError(f"{e}{running_note(left)}") from None
+        return replace(rec, left_running=tuple(left))
 
 
 def _from_logs(folder: Path, command: list[str], process: str, status: str, log_folder: str,

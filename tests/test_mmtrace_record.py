@@ -811,3 +811,61 @@ def test_pvalloc_is_recorded_with_the_whole_pages_the_program_gets(tmp_path):
     assert rec.ok, rec.status
     sizes = [s for k, _, s in rec.trace.ops() if k == "a"]
     assert sizes == [0, page, page, 2 * page, 100, 100, 128, 100]
+
+
+DAEMON = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    free(malloc(10));
+    pid_t kid = fork();
+    if (kid == 0) {                               /* a daemon: a session of its own, orphaned */
+        setsid();
+        if (fork() != 0) _exit(0);
+        for (int fd = 0; fd < 3; fd++) close(fd);
+        free(malloc(20));
+        FILE *f = fopen(argv[1], "w");
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+        for (;;) pause();
+    }
+    waitpid(kid, 0, 0);
+    if (argc > 2) return 0;                       /* "quick": end, leaving the daemon */
+    for (;;) pause();
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["timeout", "quick"])
+def test_a_daemon_that_leaves_the_process_group_is_not_left_silently(tmp_path, how):
+    """A daemon (setsid, then orphaned) escaped --timeout, which killed the command's process
+    group only: it ran on after mmtrace returned. It is now killed with the group; after a
+    command that ends by itself, it is left running, and mmtrace says so with its pid."""
+    import os
+    import signal
+    exe = _compile(tmp_path, "daemon", DAEMON)
+    started, out = tmp_path / "started", tmp_path / "d.rep"
+    args = ["--timeout", "2"] if how == "timeout" else []
+    more = ["quick"] if how == "quick" else []
+    try:
+        done = _cli("record", *args, "-o", str(out), "--", str(exe), str(started), *more,
+                    timeout=60)
+        pid = int(_wait_for(started, 1))
+        lines = done.stderr.strip().splitlines()
+        if how == "timeout":
+            assert done.returncode == 1 and _gone(pid), done.stderr
+            assert len(lines) == 1 and "timed out after 2 s" in lines[0], lines
+            assert "still running" not in lines[0]
+        else:
+            assert done.returncode == 0 and not _gone(pid, 0.5), done.stderr
+            assert lines == [f"mmtrace: record: {exe} ok; 1 process(es) the command started "
+                             f"still running, unrecorded from here (pids {pid})"]
+    finally:
+        if started.exists():
+            try:
+                os.kill(int(started.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
