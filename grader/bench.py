@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.monotonic()
         ctx = prepare(kit, policy, probe(), folder, work / "grader")
         ready = time.monotonic()
-        batch = grade_batch(ctx, discover(work / "class"), work / "out", jobs=args.jobs)
+        batch = grade_batch(ctx, discover(work / "class"), work / "out", jobs=args.jobs,
+                            notice=lambda line: print(f"grader bench: {line}", file=sys.stderr))
         end = time.monotonic()
     finally:
         shutil.rmtree(work, ignore_errors=True)

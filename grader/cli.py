@@ -37,6 +37,11 @@ def default_kit() -> Path:
     return here if (here / "config.h").exists() else Path.cwd()
 
 
+def _notice(line: str) -> None:
+    """A line the grading says once (a worker thread's; Rich keeps it above the progress bar)."""
+    click.echo(f"mmgrade: {line}", err=True)
+
+
 def _fail(message: str, code: int = 2) -> None:
     click.echo(f"mmgrade: {message}", err=True)
     sys.exit(code)
@@ -286,7 +291,7 @@ def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, 
                     click.echo(line, err=True)      # a log keeps one line per submission
             bar.update(task, description="grading " + (", ".join(sorted(running)[:3]) or "..."))
 
-        return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick)
+        return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick, notice=_notice)
 
 
 @main.command()
@@ -322,7 +327,7 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
         raise SubmissionError(f"{source}: expected one submission, found {len(found)}")
     ctx = prepare(kit, policy, sandbox)
     try:
-        batch = grade_batch(ctx, found, outdir, force=True)
+        batch = grade_batch(ctx, found, outdir, force=True, notice=_notice)
     finally:
         workdir.release(ctx.workdir)
     return batch.submissions[0], policy

@@ -6,7 +6,8 @@ rule), failed (some trace failed, or no trustworthy result), ok.  Faults of the
 grader or the kit are `grader_error` and never cost a student points.
 
 Builds and static checks run in parallel (-j); driver runs, which time the
-allocator against libc, take a lock so that no two measure at once.  With
+allocator against libc, take a lock so that no two measure at once, this grader's
+and every other's on the machine (grader/timinglock.py).  With
 timing.runs = N the driver runs up to N times per submission (grader/runs.py).
 """
 from __future__ import annotations
@@ -42,7 +43,8 @@ from .paths import link_problem
 from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
 from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
-from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed
+from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed, stopping
+from .timinglock import MachineLock, Notice, lock_path
 from .workdir import claim as claim_workdir, release as release_workdir
 from .submissions import Candidate, SubmissionError, read_source, readable
 
@@ -247,11 +249,13 @@ def _now() -> str:
 
 
 class _Grader:
-    """One batch's shared state: the context, the timing lock and the free sandbox slots."""
+    """One batch's shared state: the context, the timing locks and the free sandbox slots."""
 
-    def __init__(self, ctx: Context, jobs: int):
+    def __init__(self, ctx: Context, jobs: int, notice: Notice | None = None):
         self.ctx = ctx
         self.timing = threading.Lock()
+        # every grader's on this machine, taken after ours (grader/timinglock.py)
+        self.machine = MachineLock(lock_path(), notice or (lambda line: None), stopping)
         # The CPUs this process may use (taskset, a cpuset container), not 0..N-1: a pinned run
         # goes to one of them, else taskset would fail it or pin it outside the mask.
         self.cpus = sorted(os.sched_getaffinity(0)) or [0]
@@ -313,15 +317,16 @@ class _Grader:
 
     def _run(self, folder: Path, driver: Path, slot: int) -> DriverRun:
         """One driver run (its own process, under its own wall-clock limit), holding the timing lock
-        only while it runs.  With timing.runs > 1 each run takes the lock anew, so other submissions'
-        runs interleave with this one's: a slow spell on the host then touches several students'
-        runs a little, not one student's every run (tools/results.py measures in rounds for that)."""
+        (this grader's, then the machine's: grader/timinglock.py) only while it runs.  With
+        timing.runs > 1 each run takes the lock anew, so other submissions' runs interleave with
+        this one's: a slow spell on the host then touches several students' runs a little, not one
+        student's every run (tools/results.py measures in rounds for that)."""
         ctx = self.ctx
         timing = ctx.policy.timing
         index = None if timing.serialize or not timing.pin else slot % len(self.cpus)
         cpu = None if index is None else self.cpus[index]
         lock = self.timing if timing.serialize else (self.cpu_locks[index] if index is not None else None)
-        with lock or contextlib.nullcontext():
+        with lock or contextlib.nullcontext(), self.machine.held(cpu) if lock else contextlib.nullcontext():
             return run_driver(folder, driver, ctx.traces_dir, list(ctx.traces), ctx.policy,
                               ctx.sandbox, slot, ctx.schema, cpu)
 
@@ -421,9 +426,10 @@ def references(kit: Path, policy: Policy) -> list[Candidate]:
 
 
 def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int = 1,
-                force: bool = False, progress: Progress | None = None) -> Batch:
-    """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE; returns the batch."""
-    grader = _Grader(ctx, jobs)
+                force: bool = False, progress: Progress | None = None, notice: Notice | None = None) -> Batch:
+    """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE; returns the batch.
+    NOTICE gets each line the user should see while it grades (the timing lock's)."""
+    grader = _Grader(ctx, jobs, notice)
     report = progress or (lambda event, name, sub: None)
     digest = ctx.policy.digest()
     pending: list[tuple[Candidate, str]] = []
@@ -463,6 +469,8 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
 
 def _grade_pending(grader: _Grader, pending: list[tuple[Candidate, str]], outdir: Path, jobs: int,
                    report: Progress, current: list[str]) -> None:
+    if pending and (grader.ctx.policy.timing.serialize or grader.ctx.policy.timing.pin):
+        grader.machine.check()      # a lock file it cannot use is said before the first run
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = {pool.submit(_timed, grader, cand, source, report): cand for cand, source in pending}

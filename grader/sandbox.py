@@ -173,6 +173,12 @@ def kill_all() -> None:
         _kill_group(pgid)
 
 
+def stopping() -> bool:
+    """Whether kill_all has stopped the runs: a worker waiting for its turn to run gives up."""
+    with _RUNNING_LOCK:
+        return _STOPPED
+
+
 def allow_runs() -> None:
     """Undo kill_all, once the workers it stopped have returned."""
     global _STOPPED

@@ -33,6 +33,16 @@ def build_driver(variant: str | None = None, alignment: int = 16, sanitize: bool
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_timing_lock(tmp_path_factory):
+    """Each pytest worker's graders share a timing lock file of their own (grader/timinglock.py):
+    the machine's, in /tmp, would make the workers' graders wait for one another and for anyone
+    grading on this machine.  tests/test_grader_timinglock.py shares one on purpose."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MMGRADE_TIMING_LOCK", str(tmp_path_factory.mktemp("timing") / "timing.lock"))
+        yield
+
+
 @pytest.fixture(scope="session")
 def kit() -> Path:
     return KIT

@@ -16,6 +16,8 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
                  high-water (its utilization left as it was) forged
   FAKE:jitter    the allocator's time per trace drawn anew each run (1 to 1.5 us), as on a busy host
   FAKE:utiljitter  utilization drawn anew each run (0.4 to 0.6), as from a nondeterministic allocator
+  FAKE:span=S    print "span START END" (CLOCK_MONOTONIC, ns), END taken S seconds after START: when
+                 the run was on, for tests/test_grader_timinglock.py
   (both unseeded on purpose, each run a new draw: tests/test_grader_runs.py asserts only what holds for any)
 Without markers every trace is ok with utilization 0.5 and throughput ratio 0.8, its weight, op count
 and peak payload read from the trace as the real driver reads them, and the summary follows from the
@@ -72,6 +74,10 @@ def main(argv):
         return 2
     if "print" in marks:
         print("correct:99\nperfidx:100\nPerf index = 100/100")
+    if "span" in marks:
+        start = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        time.sleep(float(marks["span"]))
+        print(f"span {start} {time.clock_gettime_ns(time.CLOCK_MONOTONIC)}", flush=True)
     if "hang" in marks:
         while True:
             time.sleep(1)
