@@ -28,6 +28,8 @@ def test_help(driver, flag):
     for documented in ("-t DIR", "-f FILE", "-c", "-l", "-v, -V", "-g", "-T SECS", "-M BYTES", "-r N", "-a",
                        "--json", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe"):
         assert documented in done.stdout
+    # The default -t is ./traces when there is one (test_t_and_f_together_and_the_default_directory).
+    assert "default: ./traces if the current folder has one, else the kit's traces/" in done.stdout
 
 
 BAD_ARGS = [
