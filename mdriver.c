@@ -25,6 +25,7 @@
 #include "driver/allocator.h"
 #include "driver/baseline.h"
 #include "driver/clock.h"
+#include "driver/cpus.h"
 #include "driver/heap.h"
 #include "driver/interrupt.h"
 #include "driver/describe.h"
@@ -259,6 +260,14 @@ int main(int argc, char **argv)
         int parse_status = parse_only(&o);
         options_free(&o);
         return finish(parse_status);
+    }
+    const char *cpus_setting = cpus_unknown_setting();
+    if (cpus_setting) {
+        char one_line[256];
+        fprintf(stderr, "mdriver: MDRIVER_CPUS=%s: together or apart (unset: the driver chooses)\n",
+                shown(cpus_setting, one_line, sizeof one_line));
+        options_free(&o);
+        return 2;
     }
     heap_configure(o.max_heap);
     baseline_t cached = {0};

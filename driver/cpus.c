@@ -20,6 +20,12 @@ static cpus_choice_t cpus_choice(void)
     return CPUS_ADAPT;
 }
 
+const char *cpus_unknown_setting(void)
+{
+    const char *v = getenv("MDRIVER_CPUS");
+    return v && *v && cpus_choice() == CPUS_ADAPT ? v : NULL;
+}
+
 /* Pin a process to one CPU: true when done. */
 static bool pin(pid_t pid, int cpu)
 {

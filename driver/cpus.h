@@ -47,6 +47,9 @@ void cpus_place_child(cpus_t *c, pid_t child, channel_t *ch, bool checked_calls)
 void cpus_join(cpus_t *c, pid_t child, channel_t *ch, bool failed);
 /* The child gone: the parent's mask as it was. */
 void cpus_unpin_parent(cpus_t *c);
+/* MDRIVER_CPUS when set to neither together nor apart, else NULL: checked before
+ * any trace, since a misspelt value would leave the choice adaptive unseen. */
+const char *cpus_unknown_setting(void);
 
 /* After each checked call: bring a child whose spins keep failing to the parent's CPU. */
 static inline void cpus_watch(cpus_t *c, pid_t child, channel_t *ch)

@@ -317,6 +317,18 @@ def test_the_childs_cpu_changes_no_figure(tmp_path):
     assert [f[1] for f in found[None]] == ["ok"] * len(names)
 
 
+def test_a_misspelt_placement_is_one_line_before_any_trace(tmp_path, driver):
+    """MDRIVER_CPUS=togther used to leave the choice to the driver without a word, so a
+    measurement meant to be made together was not."""
+    t = write_trace(tmp_path, "t", ["a 0 100", "f 0"], weight=0)
+    r = run(driver, "-f", t, tmp=tmp_path, env=placed("togther"))
+    assert r.rc == 2, r.out + r.err
+    assert r.err == "mdriver: MDRIVER_CPUS=togther: together or apart (unset: the driver chooses)\n"
+    assert r.out == "" and r.doc is None
+    r = run(driver, "-f", t, tmp=tmp_path, env=placed("apart"))
+    assert r.rc == 0 and r.doc["traces"][0]["outcome"] == "ok", r.out + r.err
+
+
 def test_calls_too_slow_to_spin_for_are_served_in_every_placement(tmp_path):
     """slow-calls.c takes 40 us a call, longer than a spin: apart, every wait
     falls back to yielding, and by default the child is brought to the parent's
