@@ -20,13 +20,14 @@ import click
 
 from .driver_result import PartialRun, whole_run
 from .gen import generate
-from .trace import LAB64, write_trace
+from .trace import LAB64, MAX_OPS, write_trace
 
 KIT = Path(__file__).resolve().parent.parent
 
 
 def _big_trace(out: Path, ops: int) -> Path:
-    path = out / f"syn-mix-{ops // 1_000_000}M.rep"
+    # The count names the file exactly: a cached trace of another length must not be reused.
+    path = out / (f"syn-mix-{ops // 1_000_000}M.rep" if ops % 1_000_000 == 0 else f"syn-mix-{ops}.rep")
     if not path.exists():
         trace = generate("syn", 1, {"kind": "mix", "allocs": ops // 2, "live": 20000}, LAB64)
         write_trace(path, trace, ["make bench-traces: syn-mix, seed 1"])
@@ -35,7 +36,10 @@ def _big_trace(out: Path, ops: int) -> Path:
 
 def _driver(variant: str) -> Path:
     done = subprocess.run(["make", "-s", "-C", str(KIT), "driver", f"VARIANT={variant}"],
-                          capture_output=True, text=True, errors="replace", check=True)
+                          capture_output=True, text=True, errors="replace")
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip() or f"make exited with {done.returncode}").splitlines()[0]
+        raise click.ClickException(f"--variant {variant}: the driver does not build: {said}")
     return KIT / done.stdout.strip().splitlines()[-1]
 
 
@@ -54,14 +58,14 @@ def _wall(cmd: list[str]) -> float:
 
 @click.command()
 @click.option("--variant", default="segregated-realloc", show_default=True)
-@click.option("--ops", default=10_000_000, show_default=True)
-@click.option("--runs", default=3, show_default=True, help="Runs per figure (median).")
+@click.option("--ops", type=click.IntRange(2, MAX_OPS), default=10_000_000, show_default=True)
+@click.option("--runs", type=click.IntRange(1, 99), default=3, show_default=True, help="Runs per figure (median).")
 def main(variant: str, ops: int, runs: int) -> None:
     """Measure parse, replay and stats rates on a generated trace of --ops ops."""
     out = KIT / "build" / "bench-traces"
     out.mkdir(parents=True, exist_ok=True)
+    driver = _driver(variant)          # first: a mistyped variant costs no trace generation
     trace = _big_trace(out, ops)
-    driver = _driver(variant)
     mb = trace.stat().st_size / 1e6
     click.echo(f"trace: {trace.relative_to(KIT)} ({ops:,} ops, {mb:.0f} MB)")
     parse = statistics.median(_parse_rate(driver, trace) for _ in range(runs))

@@ -353,3 +353,24 @@ def test_stats_plots_files_of_the_same_name_apart(tmp_path):
     said = [l.split("plot: ")[1] for l in done.stdout.splitlines() if "plot: " in l]
     assert said == [str(plots / "x.png"), str(plots / "x-2.png")]
     assert sorted(p.name for p in plots.iterdir()) == ["x-2.png", "x.png"]
+
+
+def bench(*args: str) -> subprocess.CompletedProcess:
+    return run_python("-m", "mmtrace.bench", *args, capture_output=True, text=True, cwd=KIT, timeout=600)
+
+
+def test_bench_traces_refuses_a_variant_that_does_not_build_before_generating():
+    """make bench-traces BENCH_VARIANT=typo was a traceback, after generating the trace."""
+    trace = KIT / "build" / "bench-traces" / "syn-mix-1234.rep"
+    trace.unlink(missing_ok=True)
+    _one_line_error(bench("--variant", "no-such-variant", "--ops", "1234"), 1,
+                    "--variant no-such-variant", "no allocator variants/no-such-variant.c")
+    assert not trace.exists()
+
+
+@pytest.mark.parametrize("args", [["--runs", "0"], ["--ops", "0"]])
+def test_bench_traces_refuses_counts_it_cannot_measure(args):
+    """--runs 0 was a traceback (no median of nothing); --ops 0 measured an empty trace."""
+    done = bench(*args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"Invalid value for '{args[0]}'" in done.stderr
