@@ -44,8 +44,8 @@ def make_class(kit: Path, folder: Path, count: int) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=100)
-    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--count", type=int, default=100, help="submissions in the class (at least 1)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="as mmgrade grade -j (1 to 64)")
     parser.add_argument("--traces", type=Path, default=None, help="trace folder (default: the kit's)")
     parser.add_argument("--only", default="classic-", help="use the traces whose names start with this")
     parser.add_argument("--pin", action="store_true", help="time in parallel, one run pinned per CPU")
@@ -53,8 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     kit = default_kit()
     policy = load_policy(kit)
     folder = args.traces or kit / policy.traces.dir
-    chosen = tuple(sorted(p.name for p in folder.iterdir() if p.name.startswith(args.only)
-                          and p.name.endswith((".rep", ".rep.gz"))))
+    # Checked before the class is made: each was a traceback, or a division by zero at the end.
+    problem = ("--count must be at least 1" if args.count < 1 else
+               "-j must be from 1 to 64" if not 1 <= args.jobs <= 64 else
+               f"--traces {folder}: not a folder" if not folder.is_dir() else None)
+    chosen = () if problem else tuple(sorted(p.name for p in folder.iterdir() if p.name.startswith(args.only)
+                                             and p.name.endswith((".rep", ".rep.gz"))))
+    problem = problem or (None if chosen else f"--only {args.only}: no trace in {folder} starts with it")
+    if problem:
+        print(f"grader bench: {problem}", file=sys.stderr)
+        return 2
     timing = replace(policy.timing, serialize=not args.pin, pin=args.pin)
     # The variants stand in for students under the course's own rules: each keeps its state in
     # the heap, within the 128-byte allowance of writable globals (tests/test_variants_globals.py).
@@ -78,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             by_origin[origins[sub.name]].append(sub.summary.perf_index)
     print(f"grader bench: {len(subs)} submissions, {len(chosen)} traces ({args.only}*), -j {args.jobs}, "
           f"timing {'pinned per CPU' if args.pin else 'serialized'}")
-    print(f"  sandbox: {', '.join(ctx.protections)}; writable_data rule set to warn")
+    print(f"  sandbox: {', '.join(ctx.protections)}")
     print(f"  setup (template build, self-check, trace check): {ready - start:.1f} s")
     print(f"  grading wall time: {end - ready:.1f} s = {(end - ready) / len(subs):.2f} s per submission")
     print(f"  per-submission time (build + checks + run, incl. waiting for the timing lock): "

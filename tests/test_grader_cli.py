@@ -425,3 +425,18 @@ def test_check_agrees_with_the_grader(classroom, tmp_path):
         checked = _cli("check", path, "--kit", kit, "--config", config)
         assert (checked.returncode == 0) == (verdicts[name] == "ok"), (name, verdicts[name], checked.stdout)
         assert ("would reject" in checked.stdout) == (verdicts[name] == "rejected"), (name, checked.stdout)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--count", "0"], "--count must be at least 1"),
+    (["-j", "0"], "-j must be from 1 to 64"),
+    (["--traces", "/nonexistent-traces"], "--traces /nonexistent-traces: not a folder"),
+    (["--only", "no-such-prefix-"], "--only no-such-prefix-: no trace in"),
+])
+def test_bench_grader_refuses_a_bad_argument_in_one_line(args, words):
+    """make bench-grader BENCH_GRADER_ARGS=...: these were tracebacks (a class of nothing, a
+    missing folder) before or after building the template, or a division by zero at the end."""
+    done = run_python("-m", "grader.bench", *args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == f"grader bench: {done.stderr.split(': ', 1)[1]}" and done.stderr.count("\n") == 1, done.stderr
+    assert words in done.stderr and done.stdout == ""
