@@ -102,7 +102,12 @@ class OneLineGroup(click.Group):
 
 class OneLineCommand(click.Command):
     """A single click command whose usage errors (a value out of range, an unknown option) are
-    one `Error: ...` line, as its other errors are; exit status 2 as click gives."""
+    one `Error: ...` line, as its other errors are; exit status 2 as click gives.  `-h` is
+    help, as it is for mdriver, mmtrace and mmgrade."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("context_settings", {"help_option_names": ["-h", "--help"]})
+        super().__init__(*args, **kwargs)
 
     def main(self, *args, **kwargs):
         stdout_guarded("Error", lambda: super(OneLineCommand, self).main(*args, **kwargs))

@@ -230,3 +230,11 @@ def test_an_empty_suite_folder_is_one_line(tmp_path):
 def test_make_compare_needs_both(tmp_path):
     done = subprocess.run(["make", "-s", "-C", str(KIT), "compare", "A=segregated"], capture_output=True, text=True)
     assert done.returncode == 2 and "name two allocators" in done.stderr
+
+
+@pytest.mark.parametrize("tool", ["tools/compare.py", "tools/results.py", "tools/results_seeds.py"])
+def test_h_is_help_as_for_the_kits_other_commands(tool):
+    """`tools/compare.py -h` was "Error: No such option '-h'" (mdriver, mmtrace and mmgrade take it)."""
+    done = subprocess.run([_python(), tool, "-h"], cwd=KIT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.startswith("Usage:") and "example:" in done.stdout
