@@ -130,7 +130,8 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     """Grade every submission in SUBMISSIONS into OUTDIR.
 
     SUBMISSIONS is a folder of per-student folders holding mm.c, of NAME.c or
-    NAME-mm.c files, or of NAME.zip / NAME.tar.gz archives.  Rerunning skips
+    NAME-mm.c files, or of NAME.zip / NAME.tar[.gz|.bz2|.xz] / NAME.tgz
+    archives.  Rerunning skips
     submissions whose source, policy and kit are unchanged.
 
     \b
