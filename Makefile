@@ -12,8 +12,8 @@
 #
 # Each configuration (allocator, alignment, sanitizers) builds in its own folder
 # under build/, so switching VARIANT never mixes objects; ./mdriver is a copy of
-# the configuration built last.  The driver's objects that do not see the allocator
-# are built once for all of them, in build/driver/ (see SHARED below).
+# the configuration built last.  The driver's objects are built once for all of them,
+# in build/driver/ (see SHARED below): a configuration compiles only its allocator's own.
 
 CC        ?= cc
 ALIGNMENT ?= 16
@@ -96,15 +96,28 @@ ifneq ($(COMPILER),cc -O2 -g)
   COMPILER_TAG := -c$(shell printf %s '$(subst ','\'',$(COMPILER))' | cksum | cut -d' ' -f1)
 endif
 BUILD       := build/$(ALLOC_NAME)-a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter 0,$(STATS)),-nostats)$(if $(filter-out 0,$(DEBUG)),-debug)$(if $(filter-out 0,$(LAYOUT)),-l$(LAYOUT))$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)$(COMPILER_TAG)
-# The driver's objects that see only the alignment, the sanitizers and the seccomp switch
-# (driver/sandbox.c) are built once per such setting, in SHARED, for every allocator; those
-# that see the allocator are built in BUILD: the sources that include hooks.h or mm.h, which
-# declare its hooks in the forms the build detected (hooks.flags below), and
-# driver/allocator.c, its file's name.  (MM_STATS, MM_DEBUG and MM_LAYOUT reach no driver
-# source: tests/test_build_shared.py checks all this with the preprocessor.)
+# The driver's objects are built once per alignment, sanitizer and seccomp setting (driver/sandbox.c)
+# in SHARED, for every allocator.  Those that call the allocator's hooks (the sources that include
+# hooks.h or mm.h) see of it only the forms of its hooks, which the build detects (HOOK_FLAGS,
+# below): they are built once per set of forms, in a folder of SHARED named after it
+# (hooks-default, hooks-init-bool-checkheap-void, ...), and the hooks are resolved at the link.
+# BUILD holds only what is this allocator's: its object, driver/allocator.c (its file's name)
+# and the marks around it, so that a small allocator's driver builds in 0.44 s of CPU, not 1.9 s
+# (README.md has the figures).  (MM_STATS, MM_DEBUG and MM_LAYOUT reach no driver source:
+# tests/test_build_shared.py checks all this with the preprocessor.)
 SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off,$(DRIVER_SECCOMP)),-noseccomp)$(COMPILER_TAG)
-ALLOC_SEEN  := driver/allocator.c $(shell grep -ls '^\#include "\(driver/hooks\|mm\)\.h"' mdriver.c mmreplay.c memlib.c driver/*.c)
-driver_objs  = $(foreach s,$(1),$(if $(filter $(ALLOC_SEEN),$(s)),$(BUILD),$(SHARED))/$(s:.c=.o))
+# The folder must be known before make names the objects: for the goals that link the driver,
+# HOOKS_MK, which names it (HOOK_TAG), is a makefile that make remakes (probing the allocator)
+# and then reads again.  Other goals skip the probe; one that needs the folder all the same
+# stops at hooks-unknown/, below.
+HOOKS_MK    := $(BUILD)/hooks.mk
+HOOK_GOALS  := all mdriver driver replay build/%
+ifneq ($(and $(if $(CONFIG_ERROR),,1),$(filter $(HOOK_GOALS),$(or $(MAKECMDGOALS),all))),)
+include $(HOOKS_MK)
+endif
+HOOKED      := $(SHARED)/hooks-$(or $(HOOK_TAG),unknown)
+HOOK_SEEN   := $(shell grep -ls '^\#include "\(driver/hooks\|mm\)\.h"' mdriver.c mmreplay.c memlib.c driver/*.c)
+driver_objs  = $(foreach s,$(1),$(if $(filter driver/allocator.c,$(s)),$(BUILD),$(if $(filter $(HOOK_SEEN),$(s)),$(HOOKED),$(SHARED)))/$(s:.c=.o))
 # driver/replay.c is mmreplay's alone; every other driver/ file is mdriver's.
 DRIVER_SRCS := mdriver.c memlib.c $(filter-out driver/replay.c,$(wildcard driver/*.c))
 DRIVER_OBJS := $(call driver_objs,$(DRIVER_SRCS))
@@ -180,6 +193,13 @@ $(HOOK_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
 	elif compiles "$$init" 'void mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_VOID >> $@.new; \
 	elif compiles "$$init" 'int mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_INT >> $@.new; fi; \
 	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+# The shared folder's name for those forms: -DMM_INIT_BOOL -DMDRIVER_CHECKHEAP_VOID is
+# init-bool-checkheap-void, none default.  Rewritten only when it changes, so that an edit of
+# the allocator restarts no make.
+$(HOOKS_MK): $(HOOK_FLAGS)
+	@tag=$$(tr A-Z_ a-z- < $< | sed 's/^-dmm-//; s/^-dmdriver-//' | paste -sd- -); \
+	echo "HOOK_TAG := $${tag:-default}" > $@.new; \
+	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # The folder is named after the allocator file's basename, so two files of one
 # name (MM=alice/mm.c, then MM=bob/mm.c) share it: this stamp records which file
@@ -195,10 +215,19 @@ $(BUILD)/%.o: %.c $(HOOK_FLAGS)
 # Another make may be building another configuration that reads these: each is written
 # under a name of its own and renamed, so that no link reads half an object.  A bad setting
 # stops the build before the first of them, as before the allocator's.
+compile_shared = $(CC) $(CFLAGS) $(DRIVER_FLAGS) $(1) -MF $(@:.o=.d).$$$$ -MT $@ -c -o $@.$$$$ $< \
+	    && mv -f $(@:.o=.d).$$$$ $(@:.o=.d) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$ $(@:.o=.d).$$$$; exit 1; }
 $(SHARED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DRIVER_FLAGS) -MF $(@:.o=.d).$$$$ -MT $@ -c -o $@.$$$$ $< \
-	    && mv -f $(@:.o=.d).$$$$ $(@:.o=.d) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$ $(@:.o=.d).$$$$; exit 1; }
+	$(call compile_shared)
+ifneq ($(HOOK_TAG),)
+$(HOOKED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
+	@mkdir -p $(dir $@)
+	$(call compile_shared,$$(cat $(HOOK_FLAGS)))
+else
+$(HOOKED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
+	@echo "make: $@: goals '$(MAKECMDGOALS)' link the driver without probing the allocator's hooks (add them to HOOK_GOALS)" >&2; exit 2
+endif
 
 # The driver learns which allocator it carries and where the kit lives.
 $(BUILD)/driver/allocator.o: KIT_FLAGS += -DMDRIVER_ALLOCATOR='"$(ALLOC_SRC)"'
@@ -206,7 +235,7 @@ $(BUILD)/driver/allocator.o: $(ALLOC_STAMP)
 $(SHARED)/driver/options.o: DRIVER_FLAGS += -DMDRIVER_KIT_DIR='"$(CURDIR)"'
 $(SHARED)/driver/sandbox.o: DRIVER_FLAGS += $(if $(filter off,$(DRIVER_SECCOMP)),-DMDRIVER_SECCOMP_OFF)
 # rbp an ordinary register in the serving loop, which zeroes it after each call (driver/scrub.h)
-$(BUILD)/driver/serve.o: KIT_FLAGS += -fomit-frame-pointer
+$(HOOKED)/driver/serve.o: DRIVER_FLAGS += -fomit-frame-pointer
 
 $(ALLOC_OBJ): $(ALLOC_DEP) $(ALLOC_STAMP) $(HOOK_FLAGS)
 	@mkdir -p $(dir $@)
