@@ -4,6 +4,8 @@ a real multithreaded program whose recording the driver replays."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -361,6 +363,15 @@ def _wait_for(path: Path, seconds: float = 20) -> str:
     raise AssertionError(f"{path} never written")
 
 
+def _kill_started(started: Path) -> None:
+    """Whatever a test left running: the pid its program wrote into STARTED, if it got that far."""
+    if started.exists():
+        try:
+            os.kill(int(started.read_text()), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+
+
 def _gone(pid: int, seconds: float = 5) -> bool:
     import os
     import time
@@ -421,11 +432,7 @@ def test_a_timeout_stops_every_process_of_the_command(tmp_path):
         pid = int(_wait_for(started, 1))
         assert _gone(pid)
     finally:
-        if started.exists():
-            try:
-                os.kill(int(started.read_text()), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
+        _kill_started(started)
     assert done.returncode == 1
     assert "sh timed out after 2 s" in done.stderr
     assert [s for k, _, s in read_trace(out).ops() if k == "a"][:300] == list(range(100, 400))
@@ -864,8 +871,4 @@ def test_a_daemon_that_leaves_the_process_group_is_not_left_silently(tmp_path, h
             assert lines == [f"mmtrace: record: {exe} ok; 1 process(es) the command started "
                              f"still running, unrecorded from here (pids {pid})"]
     finally:
-        if started.exists():
-            try:
-                os.kill(int(started.read_text()), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
+        _kill_started(started)
