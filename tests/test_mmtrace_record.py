@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,37 +15,7 @@ from conftest import build_driver
 from grader_fixtures.helpers import run_python
 from mmtrace.linter import lint, read_trace
 from mmtrace.record import record
-
-KNOWN = r"""
-#include <malloc.h>
-#include <stdlib.h>
-#include <unistd.h>
-int main(void)
-{
-    char *a = malloc(100);
-    char *b = calloc(10, 20);
-    a = realloc(a, 300);
-    void *c;
-    if (posix_memalign(&c, 64, 50) != 0) return 1;
-    void *d = aligned_alloc(32, 64);
-    void *e = realloc(NULL, 40);
-    e = realloc(e, 0);
-    free(b);
-    a = realloc(a, 20);
-    free(c);
-    free(d);
-    free(a);
-    void *m = memalign(16, 24);
-    free(m);
-    void *z = malloc(0);
-    free(z);
-    free(NULL);
-    return write(1, "done\n", 5) == 5 ? 0 : 1;
-}
-"""
-KNOWN_OPS = [("a", 0, 100), ("a", 1, 200), ("r", 0, 300), ("a", 2, 50), ("a", 3, 64),
-             ("n", 4, 40), ("r", 4, 0), ("f", 1, 0), ("r", 0, 20), ("f", 2, 0), ("f", 3, 0),
-             ("f", 0, 0), ("a", 0, 24), ("f", 0, 0), ("a", 0, 0), ("f", 0, 0)]
+from record_common import KNOWN, KNOWN_OPS, compile_program, mmtrace, recipe_for
 
 THREADS = r"""
 #include <pthread.h>
@@ -113,7 +82,7 @@ int main(int argc, char **argv)
 def test_a_program_exec_d_by_the_process_does_not_wipe_the_log_before_it(tmp_path):
     """The exec'd program loaded the recorder again under the same pid and truncated the
     log: the 8 events before the exec were lost, and the trace was the second program's."""
-    exe = _compile(tmp_path, "execs", EXECS)
+    exe = compile_program(tmp_path, "execs", EXECS)
     rec = record([str(exe)])
     assert [(k, s) for k, _, s in rec.trace.ops()] == [("a", 77), ("f", 0)] * 4
     assert rec.ok and rec.processes == 1 and rec.programs == 2
@@ -135,23 +104,10 @@ int main(void)
 """
 
 
-def _compile(tmp: Path, name: str, source: str) -> Path:
-    src = tmp / f"{name}.c"
-    src.write_text(source)
-    exe = tmp / name
-    subprocess.run(["cc", "-O0", "-fno-builtin", "-o", str(exe), str(src), "-lpthread"],
-                   check=True)
-    return exe
-
-
-def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return run_python("-m", "mmtrace", *args, capture_output=True, text=True, **kw)
-
-
 def test_known_sequence_is_recorded_exactly_and_replays(tmp_path, driver):
-    exe = _compile(tmp_path, "known", KNOWN)
+    exe = compile_program(tmp_path, "known", KNOWN)
     out = tmp_path / "known.rep"
-    done = _cli("record", "-o", str(out), "--", str(exe))
+    done = mmtrace("record", "-o", str(out), "--", str(exe))
     assert done.returncode == 0, done.stderr
     t = read_trace(out)
     assert list(t.ops()) == KNOWN_OPS
@@ -162,7 +118,7 @@ def test_known_sequence_is_recorded_exactly_and_replays(tmp_path, driver):
 
 
 def test_threads_record_a_consistent_order(tmp_path):
-    rec = record([str(_compile(tmp_path, "threads", THREADS))])
+    rec = record([str(compile_program(tmp_path, "threads", THREADS))])
     # four workers, and the main thread, whose pthread_create allocates thread state
     assert rec.ok and rec.report.threads == 5
     assert rec.report.unknown == 0 and rec.report.missed_frees == 0
@@ -175,7 +131,7 @@ def test_threads_record_a_consistent_order(tmp_path):
 
 
 def test_each_process_has_its_own_log(tmp_path):
-    exe = _compile(tmp_path, "forks", FORKS)
+    exe = compile_program(tmp_path, "forks", FORKS)
     parent = record([str(exe)], process="first")
     assert parent.processes == 2
     assert [(k, s) for k, _, s in parent.trace.ops()] == [("a", 11), ("a", 33), ("f", 0),
@@ -185,9 +141,9 @@ def test_each_process_has_its_own_log(tmp_path):
 
 
 def test_a_crash_is_reported_and_what_came_before_is_kept(tmp_path):
-    exe = _compile(tmp_path, "crash", CRASH)
+    exe = compile_program(tmp_path, "crash", CRASH)
     out = tmp_path / "crash.rep"
-    done = _cli("record", "-o", str(out), "--", str(exe))
+    done = mmtrace("record", "-o", str(out), "--", str(exe))
     assert done.returncode == 1
     assert "killed by SIGSEGV" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
@@ -217,7 +173,7 @@ def test_a_program_that_closes_every_descriptor_keeps_its_files_and_its_recordin
     """The recorder kept the log's descriptor: a program that closed it and opened a file of
     its own under the same number had that file grown to 8 MiB and written into when the log
     needed its second window, and the recording stopped there, silently."""
-    exe = _compile(tmp_path, "closes", CLOSES_FDS)
+    exe = compile_program(tmp_path, "closes", CLOSES_FDS)
     mine = tmp_path / "mine.txt"
     rec = record([str(exe), str(mine)])
     assert rec.ok, rec.status
@@ -245,9 +201,9 @@ int main(void)
 def test_a_log_that_cannot_grow_is_reported_and_what_it_holds_kept(tmp_path):
     """The recorder's second 4 MiB window cannot be had (the program's own file-size limit):
     the recording stopped there and said nothing, exit 0, as if the program had ended."""
-    exe = _compile(tmp_path, "limits", LIMITS_ITS_FILES)
+    exe = compile_program(tmp_path, "limits", LIMITS_ITS_FILES)
     out = tmp_path / "limits.rep"
-    done = _cli("record", "-o", str(out), "--", str(exe))
+    done = mmtrace("record", "-o", str(out), "--", str(exe))
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "could not grow" in lines[0] and "(ok)" in lines[0], lines
@@ -285,7 +241,7 @@ def test_a_full_disk_under_the_log_does_not_kill_the_program(tmp_path):
     """On a 6 MiB tmpfs the log's second window was a sparse page the disk could not hold:
     the program died of SIGBUS, and mmtrace said the program was killed. (mmtrace's own
     reading of the log's sparse tail faulted too, once the program no longer did.)"""
-    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
+    exe = compile_program(tmp_path, "many", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
                    "i < 150000; i++) free(malloc(16 + i % 100)); return 0; }\n")
     done, out = _record_on_small_tmpfs(tmp_path, exe)
     assert done.returncode == 1, done.stderr
@@ -314,7 +270,7 @@ int main(void)
 def test_many_short_processes_each_hold_little_disk(tmp_path):
     """Each process's log reserved a whole 4 MiB window: 300 short processes on a 6 MiB disk
     could not log. The reservation now grows with the log, from 4 KiB."""
-    done, out = _record_on_small_tmpfs(tmp_path, _compile(tmp_path, "kids", MANY_PROCESSES))
+    done, out = _record_on_small_tmpfs(tmp_path, compile_program(tmp_path, "kids", MANY_PROCESSES))
     assert done.returncode == 0, done.stderr
     assert "301 process(es)" in done.stdout
 
@@ -323,119 +279,13 @@ def test_many_processes_need_no_descriptor_each(tmp_path):
     """Every process's log was kept mapped, a descriptor each, until the conversion: 300
     processes under a limit of 64 open files was a 'Too many open files' traceback."""
     import resource
-    exe = _compile(tmp_path, "kids", MANY_PROCESSES)
+    exe = compile_program(tmp_path, "kids", MANY_PROCESSES)
     out = tmp_path / "kids.rep"
-    done = _cli("record", "-o", str(out), "--", str(exe),
+    done = mmtrace("record", "-o", str(out), "--", str(exe),
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
     assert done.returncode == 0, done.stderr
     assert "301 process(es)" in done.stdout
     assert [(k, s) for k, _, s in read_trace(out).ops()] == [("a", 5), ("f", 0)]   # a tie: the first
-
-
-WAITS = r"""
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    int null = open("/dev/null", O_WRONLY);      /* an orphan must not hold mmtrace's pipes */
-    dup2(null, 1);
-    dup2(null, 2);
-    for (int i = 0; i < 300; i++) free(malloc(100 + i));
-    void *held = malloc(4000);
-    FILE *f = fopen(argv[1], "w");                /* "I have started", and my pid */
-    fprintf(f, "%d\n", (int)getpid());
-    fclose(f);
-    for (;;) pause();
-    free(held);
-}
-"""
-
-
-def _wait_for(path: Path, seconds: float = 20) -> str:
-    import time
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if path.exists() and path.read_text().endswith("\n"):
-            return path.read_text()
-        time.sleep(0.05)
-    raise AssertionError(f"{path} never written")
-
-
-def _kill_started(started: Path) -> None:
-    """Whatever a test left running: the pid its program wrote into STARTED, if it got that far."""
-    if started.exists():
-        try:
-            os.kill(int(started.read_text()), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
-
-
-def _gone(pid: int, seconds: float = 5) -> bool:
-    import os
-    import time
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
-@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
-def test_an_interrupted_recording_keeps_what_it_recorded(tmp_path, how):
-    """Ctrl-C (SIGINT to the terminal's process group) ended mmtrace with 'aborted' and no
-    trace; a SIGTERM to mmtrace alone lost the trace and left the program running."""
-    import os
-    import signal
-    exe = _compile(tmp_path, "waits", WAITS)
-    started, out = tmp_path / "started", tmp_path / "waits.rep"
-    proc = run_python("-m", "mmtrace", "record", "-o", out, "--", exe, started,
-                      runner=subprocess.Popen, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                      text=True, start_new_session=True,
-                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    pid = int(_wait_for(started))
-    try:
-        if how == "ctrl-c":
-            os.killpg(proc.pid, signal.SIGINT)
-        else:
-            os.kill(proc.pid, signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-        assert _gone(pid)
-    finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    name = "SIGINT" if how == "ctrl-c" else "SIGTERM"
-    assert proc.returncode == 1, err
-    ops = list(read_trace(out).ops())
-    assert err.strip().splitlines() == [f"mmtrace: record: {exe} stopped by {name} (killed by "
-                                        f"{name}); kept the {len(ops)} ops recorded before that"]
-    assert [s for k, _, s in ops if k == "a"][:300] == list(range(100, 400))
-    assert 4000 in [s for k, _, s in ops if k == "a"] and not lint(out).problems
-
-
-def test_a_timeout_stops_every_process_of_the_command(tmp_path):
-    """--timeout killed only the command (here a shell): the program it ran went on, logging
-    into a deleted file, after mmtrace had exited."""
-    import os
-    import signal
-    exe = _compile(tmp_path, "waits", WAITS)
-    started, out = tmp_path / "started", tmp_path / "waits.rep"
-    try:
-        done = _cli("record", "--timeout", "2", "-o", str(out), "--", "sh", "-c",
-                    f"{exe} {started}; true")
-        pid = int(_wait_for(started, 1))
-        assert _gone(pid)
-    finally:
-        _kill_started(started)
-    assert done.returncode == 1
-    assert "sh timed out after 2 s" in done.stderr
-    assert [s for k, _, s in read_trace(out).ops() if k == "a"][:300] == list(range(100, 400))
 
 
 def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeypatch):
@@ -447,7 +297,7 @@ def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeyp
     assert MAX_OPS * len("a 67108863 20971520\n") <= TRACE_MAX_BYTES
     monkeypatch.setattr(rawlog, "MAX_OPS", 1000)
     monkeypatch.setattr(rawlog, "CHUNK", 64)               # several steps of conversion
-    exe = _compile(tmp_path, "many", "#include <stdlib.h>\nint main(void) { void *p[8]; for "
+    exe = compile_program(tmp_path, "many", "#include <stdlib.h>\nint main(void) { void *p[8]; for "
                    "(int i = 0; i < 8; i++) p[i] = malloc(8 + i); for (int i = 0; i < 3000; i++)"
                    " free(malloc(16)); for (int i = 0; i < 8; i++) free(p[i]); return 0; }\n")
     rec = record([str(exe)])
@@ -464,8 +314,8 @@ def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeyp
 def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
     """Every program that allocated nothing was told 'a static binary cannot be recorded',
     /bin/true as much as a static one; a static one is now named as such, the others not."""
-    quiet = _compile(tmp_path, "quiet", "int main(void) { return 0; }\n")
-    done = _cli("record", "-o", str(tmp_path / "q.rep"), "--", str(quiet))
+    quiet = compile_program(tmp_path, "quiet", "int main(void) { return 0; }\n")
+    done = mmtrace("record", "-o", str(tmp_path / "q.rep"), "--", str(quiet))
     assert done.returncode == 2 and "made no allocation calls" in done.stderr
     assert "static binary" not in done.stderr and "is statically linked" not in done.stderr
     src = tmp_path / "static.c"
@@ -473,7 +323,7 @@ def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
     if subprocess.run(["cc", "-static", "-o", str(tmp_path / "static"), str(src)],
                       capture_output=True).returncode != 0:
         pytest.skip("no static C library here")
-    done = _cli("record", "-o", str(tmp_path / "s.rep"), "--", str(tmp_path / "static"))
+    done = mmtrace("record", "-o", str(tmp_path / "s.rep"), "--", str(tmp_path / "static"))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record: {tmp_path / 'static'} is statically linked: the recorder (LD_PRELOAD) "
@@ -487,15 +337,15 @@ def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
     (["--max-ops", "1"], ["mmtrace: record: no op left to write (", "truncated at max ops"]),
 ])
 def test_a_recording_that_leaves_no_op_is_refused_not_an_empty_trace(tmp_path, options, said):
-    exe = _compile(tmp_path, "known", KNOWN)
+    exe = compile_program(tmp_path, "known", KNOWN)
     out = tmp_path / "x.rep"
-    done = _cli("record", *options, "-o", str(out), "--", str(exe))
+    done = mmtrace("record", *options, "-o", str(out), "--", str(exe))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(said[0]) and all(s in lines[0] for s in said[1:])
     assert not out.exists()
     if options[0] == "--skip":      # a skip that leaves ops is a trace
-        done = _cli("record", "--skip", "3", "-o", str(out), "--", str(exe))
+        done = mmtrace("record", "--skip", "3", "-o", str(out), "--", str(exe))
         assert done.returncode == 0 and len(read_trace(out)) > 0
 
 
@@ -503,11 +353,11 @@ def test_a_program_whose_name_is_not_ascii_is_recorded(tmp_path):
     """The trace was encoded as ASCII, comments and all: a program in a folder named in any
     other language was recorded, then the write was a UnicodeEncodeError traceback, and the
     recording was lost."""
-    exe = _compile(tmp_path, "known", KNOWN)
+    exe = compile_program(tmp_path, "known", KNOWN)
     named = tmp_path / "café-prog"
     exe.rename(named)
     out = tmp_path / "k.rep"
-    done = _cli("record", "-o", str(out), "--", str(named))
+    done = mmtrace("record", "-o", str(out), "--", str(named))
     assert done.returncode == 0, done.stderr
     assert list(read_trace(out).ops()) == KNOWN_OPS
     assert out.read_text(encoding="utf-8").splitlines()[0] == f"# recorded from: {named}"
@@ -524,7 +374,7 @@ def test_a_recorder_that_cannot_be_built_is_one_line(tmp_path, where, cc, words)
     (tmp_path / "a-file").write_text("x")
     env = dict(os.environ, MMTRACE_RECORDER=str(tmp_path / where), CC=cc)
     ran = tmp_path / "ran"
-    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", "touch", str(ran), env=env)
+    done = mmtrace("record", "-o", str(tmp_path / "x.rep"), "--", "touch", str(ran), env=env)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
@@ -538,14 +388,14 @@ def test_a_script_whose_interpreter_is_missing_is_not_called_missing(tmp_path):
     script = tmp_path / "job.sh"
     script.write_text("#!/no/such/shell\necho hi\n")
     script.chmod(0o755)
-    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(script))
+    done = mmtrace("record", "-o", str(tmp_path / "x.rep"), "--", str(script))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record: cannot run {script}: its interpreter (#!/no/such/shell) is not there"]
 
 
 def test_a_missing_command_is_one_line(tmp_path):
-    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
+    done = mmtrace("record", "-o", str(tmp_path / "x.rep"), "--", str(tmp_path / "no-such-program"))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record: command not found: {tmp_path / 'no-such-program'}"]
@@ -557,7 +407,7 @@ def test_a_file_that_is_not_a_program_is_one_line(tmp_path):
     junk = tmp_path / "junk"
     junk.write_bytes(bytes(range(256)) * 4)
     junk.chmod(0o755)
-    done = _cli("record", "-o", str(tmp_path / "x.rep"), "--", str(junk))
+    done = mmtrace("record", "-o", str(tmp_path / "x.rep"), "--", str(junk))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record: cannot run {junk}: Exec format error"]
@@ -567,7 +417,7 @@ def test_a_file_that_is_not_a_program_is_one_line(tmp_path):
 @pytest.mark.parametrize("process", ["bogus", "0", "99999999"])
 def test_an_impossible_process_is_refused_before_the_program_runs(tmp_path, process):
     ran = tmp_path / "ran"
-    done = _cli("record", "--process", process, "-o", str(tmp_path / "x.rep"), "--",
+    done = mmtrace("record", "--process", process, "-o", str(tmp_path / "x.rep"), "--",
                 "sh", "-c", f"touch {ran}")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -583,17 +433,9 @@ def test_sizes_are_capped_and_blocks_over_budget_left_out(tmp_path):
         free(c); free(b); free(a);
         return 0;
     }"""
-    rec = record([str(_compile(tmp_path, "big", src))], max_size=1000, max_live=1800)
+    rec = record([str(compile_program(tmp_path, "big", src))], max_size=1000, max_live=1800)
     assert rec.report.capped == 1 and rec.report.over_budget == 1
     assert list(rec.trace.ops()) == [("a", 0, 1000), ("a", 1, 800), ("f", 1, 0), ("f", 0, 0)]
-
-
-def _recipe(folder: Path, command: list[str], more: str = "") -> Path:
-    recipe = folder / "recipe.toml"
-    recipe.write_text('[groups]\nrecorded = "real programs"\n\n[[trace]]\nname = "rec-py"\n'
-                      'group = "recorded"\nstresses = "a script from sources/"\n'
-                      f"command = {json.dumps(command)}\n{more}")
-    return recipe
 
 
 @pytest.mark.parametrize("more, numbers", [
@@ -603,8 +445,8 @@ def _recipe(folder: Path, command: list[str], more: str = "") -> Path:
 def test_suite_record_writes_the_header_and_weight_the_recipe_asks_for(tmp_path, more, numbers):
     """A recorded entry's header and weight were accepted and ignored: always lab64, weight 1."""
     from mmtrace.stats import measure
-    recipe = _recipe(tmp_path, [sys.executable, "-S", "-c", "pass"], more)
-    done = _cli("suite", "--record", str(recipe))
+    recipe = recipe_for(tmp_path, [sys.executable, "-S", "-c", "pass"], more)
+    done = mmtrace("suite", "--record", str(recipe))
     assert done.returncode == 0, done.stderr
     t = read_trace(tmp_path / "rec-py.rep")
     assert t.header.lines() == numbers(t.header.ids, len(t), measure(t).peak_live_bytes)
@@ -616,17 +458,17 @@ def test_suite_record_runs_the_command_on_the_recipe_s_sources_whatever_the_outp
     suite = tmp_path / "suite"
     (suite / "sources").mkdir(parents=True)
     (suite / "sources" / "work.py").write_text("k = ['x' * 1000 + str(i) for i in range(3000)]\n")
-    recipe = _recipe(suite, [sys.executable, "-S", "{traces}/sources/work.py"])
+    recipe = recipe_for(suite, [sys.executable, "-S", "{traces}/sources/work.py"])
     out = tmp_path / "out"
-    done = _cli("suite", "--record", "-o", str(out), str(recipe))
+    done = mmtrace("suite", "--record", "-o", str(out), str(recipe))
     assert done.returncode == 0, done.stderr
     assert sum(k == "a" and s > 1000 for k, _, s in read_trace(out / "rec-py.rep").ops()) >= 3000
 
 
 def test_suite_record_does_not_write_a_failed_recording(tmp_path):
-    recipe = _recipe(tmp_path, [sys.executable, "-S", "-c", "import sys; sys.exit(3)"])
+    recipe = recipe_for(tmp_path, [sys.executable, "-S", "-c", "import sys; sys.exit(3)"])
     (tmp_path / "rec-py.rep").write_text("kept\n")
-    done = _cli("suite", "--record", str(recipe))
+    done = mmtrace("suite", "--record", str(recipe))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record rec-py: {sys.executable} exited 3; rec-py.rep left as it was"]
@@ -663,128 +505,13 @@ def test_the_help_examples_sort_example_runs_as_written(tmp_path):
     """It sorted /usr/share/dict/words, which is not installed everywhere: the example is now
     self-contained (its input generated), and runs as the help shows it."""
     import shlex
-    text = _cli("record", "--help").stdout
+    text = mmtrace("record", "--help").stdout
     line = next(l.strip() for l in text.splitlines() if l.strip().startswith("mmtrace record -o build/sort"))
     argv = shlex.split(line)[2:]                        # after `mmtrace record`
     argv[argv.index("-o") + 1] = str(tmp_path / "sort.rep.gz")
-    done = _cli("record", *argv)
+    done = mmtrace("record", *argv)
     assert done.returncode == 0, done.stderr
     assert len(read_trace(tmp_path / "sort.rep.gz")) > 0
-
-
-LAUNCHES = r"""
-#include <spawn.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    char *none[] = {0}, *args[] = {argv[1], 0};
-    for (int i = 0; i < 3; i++) free(malloc(40));
-    if (execle("/no/such/program", "x", (char *)0, none) == 0) return 3;   /* fails: no note */
-    if (strcmp(argv[2], "spawn") == 0) {
-        pid_t kid;
-        if (posix_spawn(&kid, argv[1], 0, 0, args, none) != 0) return 2;
-        return waitpid(kid, 0, 0) == kid ? 0 : 2;
-    }
-    execle(argv[1], argv[1], (char *)0, none);
-    return 1;
-}
-"""
-
-
-@pytest.mark.parametrize("how", ["exec", "spawn"])
-def test_a_program_started_without_the_recorder_s_environment_is_reported(tmp_path, how):
-    """`mmtrace record -- env -i ./prog`: env cleared LD_PRELOAD, ./prog ran unrecorded, and
-    env's own few mallocs were written as the trace, exit 0, with nothing said."""
-    launch, exe = _compile(tmp_path, "launch", LAUNCHES), _compile(tmp_path, "known", KNOWN)
-    out = tmp_path / "x.rep"
-    done = _cli("record", "-o", str(out), "--", str(launch), str(exe), how)
-    assert done.returncode == 1, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"mmtrace: record: {launch} (pid "), lines
-    assert f"started {exe} without the recorder in its environment" in lines[0]
-    assert f"so {exe} ran unrecorded; {out} holds pid " in lines[0]
-    assert lines[0].endswith("(--allow-unrecorded: keep such a trace, exit 0)")
-    assert [(k, s) for k, _, s in read_trace(out).ops()] == [("a", 40), ("f", 0)] * 3
-    done = _cli("record", "--allow-unrecorded", "-o", str(out), "--", str(launch), str(exe), how)
-    assert done.returncode == 0 and not done.stderr, done.stderr
-    assert "1 program(s) ran unrecorded" in done.stdout
-
-
-def test_env_i_is_reported_and_an_env_that_keeps_the_recorder_is_not(tmp_path):
-    exe = _compile(tmp_path, "known", KNOWN)
-    out = tmp_path / "x.rep"
-    done = _cli("record", "-o", str(out), "--", "env", "-i", str(exe))
-    assert done.returncode in (1, 2)          # 2: env itself allocated nothing
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"started {exe} without the recorder" in lines[0], lines
-    done = _cli("record", "-o", str(out), "--", "env", "X=1", str(exe))
-    assert done.returncode == 0 and not done.stderr, done.stderr
-    assert "running 2 programs (exec)" in done.stdout and "unrecorded" not in done.stdout
-
-
-def test_suite_record_does_not_write_a_recording_of_the_wrong_program(tmp_path):
-    launch, exe = _compile(tmp_path, "launch", LAUNCHES), _compile(tmp_path, "known", KNOWN)
-    recipe = _recipe(tmp_path, [str(launch), str(exe), "exec"])
-    (tmp_path / "rec-py.rep").write_text("kept\n")
-    done = _cli("suite", "--record", str(recipe))
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        f"mmtrace: record rec-py: {exe} ran unrecorded (its environment dropped the recorder); "
-        "rec-py.rep left as it was"]
-    assert (tmp_path / "rec-py.rep").read_text() == "kept\n"
-
-
-def test_a_killed_recording_s_log_folder_is_removed_by_the_next(tmp_path):
-    """kill -9 of `mmtrace record` left its log folder in $TMPDIR (every process's log) behind for
-    good. The next recording removes it; never a live recording's folder, nor another user's."""
-    import os
-    import signal
-    exe = _compile(tmp_path, "waits", WAITS)
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmp)}
-    programs = []
-
-    def start(name: str) -> subprocess.Popen:
-        proc = run_python("-m", "mmtrace", "record", "-o", tmp_path / f"{name}.rep", "--", exe,
-                          tmp_path / name, env=env, runner=subprocess.Popen,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        programs.append(int(_wait_for(tmp_path / name)))
-        return proc
-
-    other = None
-    if os.getuid() == 0:                     # a folder of another user, lock free: left alone
-        other = tmp / "mmtrace-rec-other"
-        other.mkdir()
-        (other / ".alive").write_text("")
-        os.chown(other, 65534, 65534)
-    try:
-        dead = start("dead")
-        [dead_folder] = [p for p in tmp.glob("mmtrace-*") if p != other]
-        dead.kill()
-        dead.wait()
-        os.kill(programs[0], signal.SIGKILL)
-        assert dead_folder.is_dir()          # what SIGKILL leaves
-        live = start("live")                 # the next recording sweeps it
-        assert not dead_folder.exists()
-        [live_folder] = [p for p in tmp.glob("mmtrace-*") if p != other]
-        known = _compile(tmp_path, "known", KNOWN)
-        quick = _cli("record", "-o", str(tmp_path / "q.rep"), "--", str(known), env=env)
-        assert quick.returncode == 0, quick.stderr
-        assert live_folder.is_dir() and (other is None or other.is_dir())
-        assert sorted(tmp.glob("mmtrace-*")) == sorted(p for p in (live_folder, other) if p)
-        live.terminate()
-        assert live.wait(timeout=30) == 1
-        assert not live_folder.exists()
-    finally:
-        for pid in programs:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 PAGE_ALIGNED = r"""
@@ -814,61 +541,8 @@ def test_pvalloc_is_recorded_with_the_whole_pages_the_program_gets(tmp_path):
     a replay asked for less than the program had. The other aligned calls give the size asked."""
     import os
     page = os.sysconf("SC_PAGE_SIZE")
-    rec = record([str(_compile(tmp_path, "paged", PAGE_ALIGNED))])
+    rec = record([str(compile_program(tmp_path, "paged", PAGE_ALIGNED))])
     assert rec.ok, rec.status
     sizes = [s for k, _, s in rec.trace.ops() if k == "a"]
     assert sizes == [0, page, page, 2 * page, 100, 100, 128, 100]
 
-
-DAEMON = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    free(malloc(10));
-    pid_t kid = fork();
-    if (kid == 0) {                               /* a daemon: a session of its own, orphaned */
-        setsid();
-        if (fork() != 0) _exit(0);
-        for (int fd = 0; fd < 3; fd++) close(fd);
-        free(malloc(20));
-        FILE *f = fopen(argv[1], "w");
-        fprintf(f, "%d\n", (int)getpid());
-        fclose(f);
-        for (;;) pause();
-    }
-    waitpid(kid, 0, 0);
-    if (argc > 2) return 0;                       /* "quick": end, leaving the daemon */
-    for (;;) pause();
-}
-"""
-
-
-@pytest.mark.parametrize("how", ["timeout", "quick"])
-def test_a_daemon_that_leaves_the_process_group_is_not_left_silently(tmp_path, how):
-    """A daemon (setsid, then orphaned) escaped --timeout, which killed the command's process
-    group only: it ran on after mmtrace returned. It is now killed with the group; after a
-    command that ends by itself, it is left running, and mmtrace says so with its pid."""
-    import os
-    import signal
-    exe = _compile(tmp_path, "daemon", DAEMON)
-    started, out = tmp_path / "started", tmp_path / "d.rep"
-    args = ["--timeout", "2"] if how == "timeout" else []
-    more = ["quick"] if how == "quick" else []
-    try:
-        done = _cli("record", *args, "-o", str(out), "--", str(exe), str(started), *more,
-                    timeout=60)
-        pid = int(_wait_for(started, 1))
-        lines = done.stderr.strip().splitlines()
-        if how == "timeout":
-            assert done.returncode == 1 and _gone(pid), done.stderr
-            assert len(lines) == 1 and "timed out after 2 s" in lines[0], lines
-            assert "still running" not in lines[0]
-        else:
-            assert done.returncode == 0 and not _gone(pid, 0.5), done.stderr
-            assert lines == [f"mmtrace: record: {exe} ok; 1 process(es) the command started "
-                             f"still running, unrecorded from here (pids {pid})"]
-    finally:
-        _kill_started(started)
