@@ -37,10 +37,11 @@
  *     closed once mapped.  A program may close every descriptor it did not open
  *     (daemons do) and get the same number for a file of its own, which a kept
  *     one would then grow and write into.
- *   - The exec family and posix_spawn are watched: a program started with an
- *     environment that no longer preloads the recorder (`env -i prog`) would run
- *     unrecorded, unseen; such a start leaves a note, $MMTRACE_OUT-unrecorded.<pid>
- *     (the program, then the one that started it), which `record` reports.
+ *   - The exec family, posix_spawn, system and popen are watched: a program started
+ *     with an environment that no longer preloads the recorder (`env -i prog`, or
+ *     unsetenv("LD_PRELOAD") then system) would run unrecorded, unseen; such a start
+ *     leaves a note, $MMTRACE_OUT-unrecorded.<pid> (the program, then the one that
+ *     started it), which `record` reports.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,6 +51,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -469,6 +471,8 @@ static struct {
                        const posix_spawnattr_t *, char *const[], char *const[]);
     int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
                         const posix_spawnattr_t *, char *const[], char *const[]);
+    int (*system)(const char *);
+    FILE *(*popen)(const char *, const char *);
     const char *self;  /* this library's path, as LD_PRELOAD named it */
     char out[4096];    /* MMTRACE_OUT at load time: `env -i` clears the environment first */
 } real;
@@ -674,6 +678,32 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
     return r;
 }
 
+/* system and popen start their shell inside libc, past the wrappers above, with the
+ * caller's environment: the note names the command, against the caller's pid. */
+static void before_shell(const char *command)
+{
+    if (command == NULL || reaches_recorder(environ))
+        return;
+    char program[1024], note[NOTE_CAP];
+    size_t n = 0;
+    for (; command[n] != '\0' && n < sizeof program - 1; n++)
+        program[n] = command[n] == '\n' ? ' ' : command[n];   /* the note is two lines */
+    program[n] = '\0';
+    note_unrecorded(note, sizeof note, getpid(), program);
+}
+
+int system(const char *command)
+{
+    before_shell(command);
+    return real.system ? real.system(command) : (errno = ENOSYS, -1);
+}
+
+FILE *popen(const char *command, const char *mode)
+{
+    before_shell(command);
+    return real.popen ? real.popen(command, mode) : (errno = ENOSYS, NULL);
+}
+
 __attribute__((constructor)) static void recorder_init(void)
 {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -683,6 +713,8 @@ __attribute__((constructor)) static void recorder_init(void)
     real.fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
     *(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
     *(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+    *(void **)&real.system = dlsym(RTLD_NEXT, "system");
+    *(void **)&real.popen = dlsym(RTLD_NEXT, "popen");
     const char *out = getenv("MMTRACE_OUT");
     if (out != NULL && strlen(out) < sizeof real.out)
         strcpy(real.out, out);
