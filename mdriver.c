@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "driver/allocator.h"
+#include "driver/audit.h"
 #include "driver/baseline.h"
 #include "driver/clock.h"
 #include "driver/cpus.h"
@@ -235,6 +236,18 @@ static bool read_secret(int fd, char *buf, size_t len)
     return true;
 }
 
+/* An MDRIVER_ variable's value (NULL: none or a good one) that the driver does not
+ * take: one line, before any trace, since running on as if unset would measure or
+ * test something else than was asked.  True when refused. */
+static bool setting_refused(const char *var, const char *value, const char *accepted)
+{
+    if (!value)
+        return false;
+    char one_line[256];
+    fprintf(stderr, "mdriver: %s=%s: %s\n", var, shown(value, one_line, sizeof one_line), accepted);
+    return true;
+}
+
 /* The exit status, once stdout is known to have taken what was printed (a full disk
  * or a closed pipe loses the table: that is a failure, said on stderr). */
 static int finish(int status)
@@ -261,11 +274,11 @@ int main(int argc, char **argv)
         options_free(&o);
         return finish(parse_status);
     }
-    const char *cpus_setting = cpus_unknown_setting();
-    if (cpus_setting) {
-        char one_line[256];
-        fprintf(stderr, "mdriver: MDRIVER_CPUS=%s: together or apart (unset: the driver chooses)\n",
-                shown(cpus_setting, one_line, sizeof one_line));
+    char windows[160];
+    snprintf(windows, sizeof windows, "a whole number of ops from 1 to %d, the most between two audits (unset: %d, "
+             "or 1/%d of a longer run)", AUDIT_WINDOW, AUDIT_WINDOW, AUDITS_PER_RUN);
+    if (setting_refused("MDRIVER_CPUS", cpus_unknown_setting(), "together or apart (unset: the driver chooses)") ||
+        setting_refused("MDRIVER_AUDIT_WINDOW", audit_window_unknown_setting(), windows)) {
         options_free(&o);
         return 2;
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "driver/heap.h"
+#include "driver/options.h"
 #include "driver/pages.h"
 
 enum { MAX_REGIONS = 64, MAX_SKIPS = 24, NAME_BYTES = 64 };
@@ -45,6 +46,21 @@ struct audit {
     size_t n_peaks, next_peak;
     uint64_t rng;
 };
+
+/* MDRIVER_AUDIT_WINDOW's ops, from 1 to AUDIT_WINDOW (no run's window is shorter,
+ * so it never audits less often); 0 when unset or out of that range. */
+static long window_setting(void)
+{
+    const char *s = getenv("MDRIVER_AUDIT_WINDOW");
+    long n;
+    return s && options_int(s, 1, AUDIT_WINDOW, &n) ? n : 0;
+}
+
+const char *audit_window_unknown_setting(void)
+{
+    const char *s = getenv("MDRIVER_AUDIT_WINDOW");
+    return s && !window_setting() ? s : NULL;
+}
 
 extern char mm_globals_data_first, mm_globals_data_last, mm_globals_bss_first, mm_globals_bss_last;
 
@@ -82,15 +98,14 @@ static void next_window(audit_t *a)
     a->due_at = start + 1 + next_random(a) % a->window;
 }
 
-/* AUDIT_WINDOW ops, or a share of a longer run; MDRIVER_AUDIT_WINDOW (from 1 to
- * that) audits more often, for tests, never less. */
+/* AUDIT_WINDOW ops, or a share of a longer run; MDRIVER_AUDIT_WINDOW, for tests,
+ * audits more often, never less. */
 static uint64_t window_size(size_t ops)
 {
-    uint64_t window = ops / AUDITS_PER_RUN > AUDIT_WINDOW ? ops / AUDITS_PER_RUN : AUDIT_WINDOW;
-    const char *s = getenv("MDRIVER_AUDIT_WINDOW");
-    char *end;
-    unsigned long n = s ? strtoul(s, &end, 10) : 0;
-    return s && *s && !*end && n >= 1 && n <= window ? n : window;
+    long set = window_setting();
+    if (set)
+        return (uint64_t)set;
+    return ops / AUDITS_PER_RUN > AUDIT_WINDOW ? ops / AUDITS_PER_RUN : AUDIT_WINDOW;
 }
 
 static void add_skip(audit_t *a, uintptr_t lo, size_t len)

@@ -64,6 +64,10 @@ typedef struct {
  * /proc of another pid namespace, or where Yama lets only root read a child's
  * memory (ptrace_scope 2 or 3).  For `mdriver --describe`. */
 bool audit_available(void);
+/* MDRIVER_AUDIT_WINDOW (audit at least every N ops of the first checked run, for
+ * tests) when set to anything but a whole number from 1 to AUDIT_WINDOW, else NULL:
+ * checked before any trace, since a value that were ignored would test less than meant. */
+const char *audit_window_unknown_setting(void);
 
 /* Copy the child's private memory as it is now (the child idle, before mm_init),
  * for a first checked run of `ops` calls whose payload peaks at the n_peaks ops

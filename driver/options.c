@@ -171,7 +171,7 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
-static bool parse_int(const char *s, long lo, long hi, long *out)
+bool options_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
@@ -304,7 +304,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case 'T':
             if (!set_once(&given_T, "-T", optarg))
                 return OPTIONS_EXIT_USAGE;
-            if (!parse_int(optarg, 1, 24 * 3600, &n))
+            if (!options_int(optarg, 1, 24 * 3600, &n))
                 return complain("-T %s: the time limit must be whole seconds from 1 to 86400", optarg);
             o->time_limit = (double)n;
             break;
@@ -317,7 +317,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case 'r':
             if (!set_once(&given_r, "-r", optarg))
                 return OPTIONS_EXIT_USAGE;
-            if (!parse_int(optarg, 1, MDRIVER_MAX_SAMPLES, &n))
+            if (!options_int(optarg, 1, MDRIVER_MAX_SAMPLES, &n))
                 return complain("-r %s: the number of timing samples must be from 1 to 25", optarg);
             o->min_samples = (int)n;
             break;
@@ -328,7 +328,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case OPT_SECRET_FD:
             if (!set_once(&given_secret, "--secret-fd", optarg))
                 return OPTIONS_EXIT_USAGE;
-            if (!parse_int(optarg, 0, 1 << 20, &n))
+            if (!options_int(optarg, 0, 1 << 20, &n))
                 return complain("--secret-fd %s: not a file descriptor number", optarg);
             if (fcntl((int)n, F_GETFD) == -1)
                 return complain("--secret-fd %s: not an open file descriptor", optarg);

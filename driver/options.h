@@ -43,5 +43,7 @@ int options_parse(int argc, char **argv, options_t *o);
 /* The same for program p: a flag it does not take is an unknown option. */
 int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o);
 void options_free(options_t *o);
+/* S as a whole number from lo to hi (a flag's value, or an MDRIVER_ variable's): false when it is not. */
+bool options_int(const char *s, long lo, long hi, long *out);
 
 #endif
