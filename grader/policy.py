@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mmtrace.trace import HEAP_LIMIT
+
 from .kitconfig import read_kit_config
 from .paths import link_problem
 
@@ -29,7 +31,7 @@ RULES = ("undefined_symbols", "shadowing", "other_globals", "constructors",
 # What the driver accepts (driver/options.c: -T whole seconds 1..86400; -M up to HEAP_LIMIT,
 # driver/heap.h) and what prlimit and the driver's integers can hold.
 DRIVER_SECONDS = (1, 24 * 3600)
-DRIVER_HEAP_LIMIT = 4 << 30
+DRIVER_HEAP_LIMIT = HEAP_LIMIT
 INT_MAX = (1 << 63) - 1
 # timing.runs: driver runs per submission.  Each costs a whole run's time (about 12 s for the
 # kit's implicit-list variants on the classic traces), so 15 is three minutes per submission.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +20,7 @@ from .oneline import OneLineGroup
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .stats import measure, render
-from .trace import (CLASSIC, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
+from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
                     encode_trace, format_trace, read_bytes, replace_file, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
@@ -74,6 +75,20 @@ def _recipe(path: str):
         return load_recipe(Path(path))
     except RecipeError as e:
         _fail(str(e))
+
+
+class _HeapBytes(click.ParamType):
+    """A maximum heap as mdriver's -M takes it, 1 byte to 4 GiB, in bytes: no mmtrace size takes
+    -M's K/M/G.  Its own message: click's IntRange calls 'abc' "not a valid integer range"."""
+    name = "bytes"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        if re.fullmatch(r"[0-9]{1,12}", value) and 1 <= int(value) <= HEAP_LIMIT:
+            return int(value)
+        self.fail(f"{value!r}: the maximum heap is a whole number of bytes from 1 to {HEAP_LIMIT} "
+                  "(mdriver's -M at most, 4G; no K/M/G suffix here)", param, ctx)
 
 
 @click.group(name="mmtrace", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -202,8 +217,8 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
               "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
               "beside each file, or to -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
-@click.option("--max-heap", type=click.IntRange(min=1), default=MAX_HEAP, show_default=True,
-              help="Largest size a request may have.")
+@click.option("--max-heap", type=_HeapBytes(), default=MAX_HEAP, show_default=True,
+              help="Largest size a request may have, in bytes (as mdriver's -M, at most 4 GiB).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors only, no warnings.")
 def check(files, fix, output, max_heap, quiet):
     """Lint traces: FILE:LINE: message for everything the driver would reject,

@@ -26,6 +26,8 @@ ORDERS = (CLASSIC, LAB64)
 SUGGESTED_HEAP = 20000000
 # The driver's default (and largest) simulated heap: config.h MDRIVER_DEFAULT_MAX_HEAP.
 MAX_HEAP = 20 << 20
+# The largest heap the driver's -M takes (driver/heap.h HEAP_LIMIT: 4 GiB).
+HEAP_LIMIT = 4 << 30
 # The largest number the driver reads in a header (driver/trace.c: uint64_t).
 HEADER_MAX = (1 << 64) - 1
 # The most bytes a trace may hold or unpack to (driver/trace.h TRACE_MAX_BYTES).

@@ -372,3 +372,22 @@ def test_bench_traces_refuses_a_variant_that_does_not_build_before_generating():
 def test_bench_traces_refuses_counts_it_cannot_measure(args):
     """--runs 0 was a traceback (no median of nothing); --ops 0 measured an empty trace."""
     _one_line_error(bench(*args), 2, f"Invalid value for '{args[0]}'")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "20M", "", str((4 << 30) + 1), "9" * 5000])
+def test_check_names_a_bad_max_heap_in_one_line(value):
+    """click called 'abc' "not a valid integer range", and took 5000000000, past the
+    driver's -M: now one line in -M's terms, naming the option and the value."""
+    done = mmtrace("check", f"--max-heap={value}", str(KIT / "traces" / "classic-binary.rep"))
+    shown = value if len(value) < 100 else value[:20]
+    _one_line_error(done, 2, "mmtrace check:", "'--max-heap'", f"'{shown}",
+                    f"a whole number of bytes from 1 to {4 << 30} (mdriver's -M at most, 4G; no K/M/G suffix here)")
+
+
+def test_check_takes_a_max_heap_up_to_the_drivers(tmp_path):
+    trace = tmp_path / "big.rep"
+    trace.write_text("20000\n1\n2\n1\na 0 100000000\nf 0\n")
+    assert "cannot fit in the heap" in mmtrace("check", str(trace)).stdout
+    for value in ("100000000", str(4 << 30)):
+        done = mmtrace("check", "--max-heap", value, str(trace))
+        assert done.returncode == 0 and done.stdout == done.stderr == "", done.stdout + done.stderr
