@@ -158,7 +158,7 @@ static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *ear
         fprintf(stderr, "mdriver: %s\n", err);
         return false;
     }
-    for (size_t i = 0; i < o->num_files; i++) {
+    for (size_t i = 0; i < o->num_files && !interrupt_signal(); i++) {  /* interrupted: no trace runs */
         early_trace_t *e = &early[i];
         bool keep = !is_regular(o->files[i]);
         trace_t t;
@@ -189,12 +189,18 @@ static int parse_only(const options_t *o)
 {
     int status = 0;
     double total_cpu = 0, total_wall = 0;
-    size_t total_ops = 0;
-    for (size_t i = 0; i < o->num_files; i++) {
+    size_t total_ops = 0, i;
+    for (i = 0; i < o->num_files; i++) {
         trace_t t;
         char err[512];
         double wall = now(), cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
-        if (!trace_load(o->files[i], o->max_heap, &t, err, sizeof err)) {
+        bool loaded = trace_load(o->files[i], o->max_heap, &t, err, sizeof err);
+        if (interrupt_signal()) {  /* a read cut short is not a bad trace */
+            if (loaded)
+                trace_free(&t);
+            break;
+        }
+        if (!loaded) {
             fprintf(stderr, "mdriver: %s\n", err);
             status = 2;
             continue;
@@ -213,6 +219,13 @@ static int parse_only(const options_t *o)
     printf("%-28s %10zu ops  %8.3f s cpu %8.3f s wall  %7.2f Mops/s (cpu) %7.2f Mops/s (wall)\n", "total", total_ops,
            total_cpu, total_wall, total_cpu > 0 ? total_ops / total_cpu / 1e6 : 0,
            total_wall > 0 ? total_ops / total_wall / 1e6 : 0);
+    if (i < o->num_files) {
+        char name[512];
+        fflush(stdout);
+        fprintf(stderr, "mdriver: interrupted by %s during trace %zu of %zu (%s): the total is of the traces above\n",
+                interrupt_name(interrupt_signal()), i + 1, o->num_files, shown(o->files[i], name, sizeof name));
+        status = 128 + interrupt_signal();
+    }
     return status;
 }
 
@@ -257,6 +270,9 @@ static int finish(int status)
 
 int main(int argc, char **argv)
 {
+    /* First: a Ctrl-C while the traces are read (a large one takes seconds; --baseline
+     * and --parse-only read them before any run) is reported, not the driver's death. */
+    interrupt_install();
     options_t o;
     int parsed = options_parse(argc, argv, &o);
     /* Every early return frees the options too: a sanitizer build treats a leak as an error exit. */
@@ -315,7 +331,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: out of memory\n");
         return 2;
     }
-    interrupt_install();
     size_t done = 0;
     while (done < o.num_files && !interrupt_signal() &&
            run_trace(&o, o.baseline_in ? &cached : NULL, o.files[done], early ? &early[done] : NULL, &runs[done])) {

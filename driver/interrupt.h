@@ -18,7 +18,7 @@
 #include <poll.h>
 #include <stdbool.h>
 
-/* The parent, before its first trace: the three signals note themselves. */
+/* The parent, first thing in main (it reads traces before any run): the three signals note themselves. */
 void interrupt_install(void);
 /* The first of them received since interrupt_install, or 0. */
 int interrupt_signal(void);

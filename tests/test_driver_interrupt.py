@@ -269,3 +269,73 @@ def test_ctrl_c_while_a_large_trace_is_parsed_stops_the_parse(tmp_path):
     assert err.read_text().splitlines() == [
         f"mdriver: interrupted by SIGINT during trace 1 of 1 ({big}): the table holds the 0 completed, with no "
         "performance index"]
+
+
+PAIRS = 2_000_000  # general-path lines (tabs, comments): about 45 MB, a parse of a second or so
+
+
+def big_trace_lines(pairs: int) -> bytes:
+    return f"20000\n1\n{2 * pairs}\n0\n".encode() + b"a\t0\t123456  # c\nf  0 #\n" * pairs
+
+
+def signalled_while_read(driver: Path, args: list[str], phase: str, tmp: Path) -> tuple[int, str, str, str]:
+    """Run driver ARGS with a large trace as /dev/fd/N, a pipe this test writes, and SIGINT it
+    while it reads that trace ("reading": all but the last line written, so it cannot be done)
+    or right after the last byte ("parsing": it may still be reading the pipe's last bytes, or
+    parsing; either way before any trace runs).  Its status, stdout, stderr and the pipe's name."""
+    r, w = os.pipe()
+    out, err = tmp / "out", tmp / "err"
+    with out.open("w") as o, err.open("w") as e:
+        d = subprocess.Popen([str(driver), *args, "-f", f"/dev/fd/{r}"], stdout=o, stderr=e, pass_fds=(r,))
+    os.close(r)
+    try:
+        data = big_trace_lines(PAIRS)
+        with os.fdopen(w, "wb") as pipe:
+            pipe.write(data[:-8] if phase == "reading" else data)  # returns once the driver has read it
+            if phase == "reading":
+                pipe.flush()
+                d.send_signal(signal.SIGINT)
+        if phase == "parsing":
+            d.send_signal(signal.SIGINT)
+        rc = d.wait(timeout=WAIT)
+    finally:
+        if d.poll() is None:
+            d.kill()
+            d.wait()
+    return rc, out.read_text(), err.read_text(), f"/dev/fd/{r}"
+
+
+@pytest.mark.parametrize("phase", ["reading", "parsing"])
+def test_ctrl_c_while_baseline_reads_the_traces_is_reported(tmp_path, driver, phase):
+    """--baseline reads every trace before the first runs, to match it with the baseline; the
+    handlers were installed only after that, so a Ctrl-C then killed the driver outright
+    (no table, no note, no JSON, status -SIGINT).  Now they are the driver's first act."""
+    small = write_trace(tmp_path, "small", HONEST, weight=1)
+    base = tmp_path / "base.txt"
+    saved = subprocess.run([str(driver), "-f", str(small), "-r", "1", "--save-baseline", str(base)],
+                           capture_output=True, text=True, timeout=WAIT)
+    assert saved.returncode == 0, saved.stdout + saved.stderr
+    result = tmp_path / "r.json"
+    rc, out, err, name = signalled_while_read(driver, ["--baseline", str(base), "--json", str(result)], phase,
+                                              tmp_path)
+    assert rc == 130, out + err
+    assert rows(out) == [] and "partial: 0 of 1" in out and "bad_trace" not in out, out
+    assert "Perf index: none" in out
+    assert err.splitlines() == [f"mdriver: interrupted by SIGINT during trace 1 of 1 ({name}): the table and "
+                                "the JSON hold the 0 completed, with no performance index"], err
+    doc = json.loads(result.read_text())
+    schema_validator().validate(doc)
+    assert doc["traces"] == [] and doc["interrupted"]["signal"] == "SIGINT" and doc["interrupted"]["planned"] == 1
+
+
+@pytest.mark.parametrize("phase", ["reading", "parsing"])
+def test_ctrl_c_during_parse_only_keeps_the_rates_read(tmp_path, driver, phase):
+    """--parse-only had no handlers at all: a Ctrl-C lost the rates of the traces already read.
+    Now it stops, prints them and their total, and says so in one line."""
+    small = write_trace(tmp_path, "small", HONEST, weight=1)
+    rc, out, err, name = signalled_while_read(driver, ["--parse-only", "-f", str(small)], phase, tmp_path)
+    assert rc == 130, out + err
+    lines = out.splitlines()
+    assert [line.split()[:3] for line in lines] == [["small", "4", "ops"], ["total", "4", "ops"]], out
+    assert err.splitlines() == [f"mdriver: interrupted by SIGINT during trace 2 of 2 ({name}): the total is "
+                                "of the traces above"], err
