@@ -124,7 +124,8 @@ DRIVER_OBJS := $(call driver_objs,$(DRIVER_SRCS))
 # mmreplay: the allocator called in-process, with the driver's own parser, checks of a
 # new block, utilization, average and JSON, and none of its child, sandbox or timing code.
 REPLAY_SRCS := mmreplay.c memlib.c $(addprefix driver/,allocator.c replay.c run.c trace.c pages.c utilization.c \
-               outcome.c ledger.c blocktree.c options.c output.c score.c json.c result.c shown.c interrupt.c team.c)
+               outcome.c ledger.c blocktree.c options.c output.c score.c json.c result.c shown.c interrupt.c team.c \
+               tracename.c)
 REPLAY_OBJS := $(call driver_objs,$(REPLAY_SRCS))
 ALLOC_OBJ   := $(BUILD)/alloc.o
 # Linked around the allocator's object: they mark its writable data (driver/audit.h).

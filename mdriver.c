@@ -36,6 +36,7 @@
 #include "driver/report.h"
 #include "driver/score.h"
 #include "driver/shown.h"
+#include "driver/tracename.h"
 
 static double now(void) { return monotonic_seconds(); }
 
@@ -280,6 +281,7 @@ int main(int argc, char **argv)
         options_free(&o);
         return parsed == OPTIONS_EXIT_OK ? finish(0) : 2;
     }
+    tracename_reserve(o.files, o.num_files);
     if (o.describe) {
         json_write_description(stdout);
         options_free(&o);

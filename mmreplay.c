@@ -24,6 +24,7 @@
 #include "driver/result.h"
 #include "driver/score.h"
 #include "driver/shown.h"
+#include "driver/tracename.h"
 
 static void run_file(const options_t *o, const char *path, trace_run_t *r)
 {
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
         options_free(&o);
         return parsed == OPTIONS_EXIT_OK ? (stdout_done("mmreplay") ? 0 : 2) : 2;
     }
+    tracename_reserve(o.files, o.num_files);
     heap_configure(o.max_heap);
     result_out_t json_out = {0};
     if (o.json && !result_open(&json_out, o.json)) {

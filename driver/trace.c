@@ -25,6 +25,7 @@
 #include "driver/lifeline.h"
 #include "driver/pages.h"
 #include "driver/shown.h"
+#include "driver/tracename.h"
 
 enum { MAX_IDS = 1 << 26, HEADER_FIELDS = 4 };
 /* The parse looks at the driver's interrupt every this many ops: a few ms of a
@@ -182,7 +183,8 @@ static const char *file_kind(mode_t mode)
 }
 
 /* `where` is the path as messages show it. */
-static bool load_bytes(const char *path, const char *where, char **buf, size_t *len, char *err, size_t errlen)
+static bool load_bytes(const char *path, const char *where, char **buf, size_t *len, bool *piped, char *err,
+                       size_t errlen)
 {
     /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, maybe forever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
@@ -192,7 +194,8 @@ static bool load_bytes(const char *path, const char *where, char **buf, size_t *
     }
     struct stat st = {0};
     bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (!regular && !anonymous_pipe(fd, &st)) {  /* /dev/zero would be read forever, a FIFO waited on */
+    *piped = !regular && anonymous_pipe(fd, &st);
+    if (!regular && !*piped) {  /* /dev/zero would be read forever, a FIFO waited on */
         close(fd);
         snprintf(err, errlen, "%s:0: is %s, not a trace file (a trace is a regular file or a shell's pipe)", where,
                  file_kind(st.st_mode));
@@ -460,18 +463,15 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
 {
     memset(t, 0, sizeof *t);
     t->path = path;
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    snprintf(t->name, sizeof t->name, "%s", base);
-    for (const char *suffix = ".gz"; suffix; suffix = suffix[1] == 'g' ? ".rep" : NULL) {
-        size_t n = strlen(t->name), k = strlen(suffix);
-        if (n > k && strcmp(t->name + n - k, suffix) == 0)
-            t->name[n - k] = '\0';
-    }
+    tracename_of_path(path, t->name, sizeof t->name);
     char *bytes;
     size_t len;
     char where[1024];  /* the path in messages, on one line */
     shown(path, where, sizeof where);
-    if (!load_bytes(path, where, &bytes, &len, err, errlen))
+    bool piped = false, loaded = load_bytes(path, where, &bytes, &len, &piped, err, errlen);
+    if (piped)
+        tracename_of_pipe(path, loaded ? bytes : "", loaded ? len : 0, t->name, sizeof t->name);
+    if (!loaded)
         return false;
     parser_t ps = {.path = where, .p = bytes, .end = bytes + len, .line = 1, .err = err, .errlen = errlen};
     bool ok = read_header(&ps, t, max_size);

@@ -37,7 +37,7 @@ enum { WEIGHT_CHECK_ONLY = 0, WEIGHT_BOTH = 1, WEIGHT_UTIL_ONLY = 2, WEIGHT_THRO
 
 typedef struct {
     const char *path;   /* as given on the command line */
-    char name[128];     /* file name without .rep / .rep.gz */
+    char name[128];     /* file name without .rep / .rep.gz, or a pipe's (tracename.h) */
     int weight;
     uint32_t num_ids;
     size_t num_ops;

@@ -1,6 +1,7 @@
 """Which files the driver runs, and how it shows their names."""
 from __future__ import annotations
 
+import os
 import subprocess
 
 from driver_common import run, write_trace
@@ -77,3 +78,60 @@ def test_long_names_keep_their_ends_in_the_table(driver, tmp_path):
     names = [row[5:27] for row in rows]   # the name column: 22 characters
     assert names == ["lab64-synt\u2026c-mixture-a", "lab64-synt\u2026c-mixture-b", "τ" * 10 + "\u2026" + "τ" * 9 + "-x"]
     assert all(row[27] == " " and row[28:30] == "ok" for row in rows)
+
+
+def piped(*traces: bytes) -> tuple[list[str], tuple[int, ...]]:
+    """Each trace in a pipe of its own, as a shell's `-f <(cat x.rep)` gives it: the -f
+    arguments (/dev/fd/N) and the descriptors to pass.  The traces are small enough for a
+    pipe's buffer, so the writing ends are closed at once."""
+    args, fds = [], []
+    for data in traces:
+        r, w = os.pipe()
+        os.write(w, data)
+        os.close(w)
+        args += ["-f", f"/dev/fd/{r}"]
+        fds.append(r)
+    return args, tuple(fds)
+
+
+def trace_bytes(comment: str | None) -> bytes:
+    return ((f"# {comment}\n" if comment is not None else "") + "20000\n1\n2\n1\na 0 16\nf 0\n").encode()
+
+
+def test_a_piped_trace_is_named_by_its_first_comment_else_by_its_descriptor(driver, tmp_path):
+    """`-f <(zcat x.rep.gz)` was named "63", after /dev/fd/63: now by its first line
+    "# NAME: ...", as the kit's traces begin, else "fd63".  A name another trace of the run
+    has (a file's, an earlier pipe's) is not taken twice."""
+    same = write_trace(tmp_path, "same", OPS, weight=1)
+    args, fds = piped(trace_bytes("mine: a trace of my own"), trace_bytes(None),
+                      trace_bytes("made by: mmtrace gen binary"), trace_bytes("same: as the file"),
+                      trace_bytes("mine: again"))
+    try:
+        r = run(driver, *args, "-f", same, "-r", "1", tmp=tmp_path, pass_fds=fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert r.rc == 0, r.out + r.err
+    want = ["mine", f"fd{fds[1]}", f"fd{fds[2]}", f"fd{fds[3]}", f"fd{fds[4]}", "same"]
+    assert [t["name"] for t in r.doc["traces"]] == want
+    assert [t["path"] for t in r.doc["traces"]][:5] == [f"/dev/fd/{fd}" for fd in fds]
+    rows = [line.split()[1] for line in r.out.splitlines() if line[:3].strip().isdigit()]
+    assert rows == want
+
+
+def test_a_piped_trace_matches_the_baseline_saved_from_its_file(driver, tmp_path):
+    """Named by its first comment, the piped copy of a trace finds the timing a baseline
+    took of the file (it was "no timing for trace 63")."""
+    data = trace_bytes("mine: a trace of my own")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "mine.rep").write_bytes(data)
+    base = tmp_path / "base.txt"
+    assert run(driver, "-f", folder / "mine.rep", "-r", "1", "--save-baseline", base, tmp=tmp_path).rc == 0
+    args, fds = piped(data)
+    try:
+        r = run(driver, *args, "--baseline", base, tmp=tmp_path, pass_fds=fds)
+    finally:
+        os.close(fds[0])
+    assert r.rc == 0 and r.err == "", r.out + r.err
+    assert r.doc["settings"]["baseline"] == "cached" and r.trace("mine")["timing"] is not None
