@@ -110,10 +110,18 @@ SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off
 # HOOKS_MK, which names it (HOOK_TAG), is a makefile that make remakes (probing the allocator)
 # and then reads again.  Other goals skip the probe; one that needs the folder all the same
 # stops at hooks-unknown/, below.
+# A dry run (make -n) would still remake it, since make remakes its makefiles even then, and so
+# probe and write build/: it reads the one the last build left, as it is, and says so.
 HOOKS_MK    := $(BUILD)/hooks.mk
 HOOK_GOALS  := all mdriver driver replay build/%
+DRY_RUN     := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifneq ($(and $(if $(CONFIG_ERROR),,1),$(filter $(HOOK_GOALS),$(or $(MAKECMDGOALS),all))),)
+ifeq ($(DRY_RUN),)
 include $(HOOKS_MK)
+else
+-include $(HOOKS_MK)
+$(info make: dry run: the allocator's hooks are not probed (that writes build/): $(if $(HOOK_TAG),the commands are for the forms the last build found (hooks-$(HOOK_TAG)),no build has probed them: the commands put the objects that call them in hooks-unknown/))
+endif
 endif
 HOOKED      := $(SHARED)/hooks-$(or $(HOOK_TAG),unknown)
 HOOK_SEEN   := $(shell grep -ls '^\#include "\(driver/hooks\|mm\)\.h"' mdriver.c mmreplay.c memlib.c driver/*.c)
@@ -182,25 +190,33 @@ ALLOC_FLAGS := -DDRIVER
 # mm_checkheap(int)` (then a declaration of that form compiles against the allocator's
 # source and the source names it).  mm_init: the kit's `int mm_init(void)`, or the 2016
 # lab's `bool mm_init(void)` (then the source compiles with mm.h declaring that form).
+# HOOK_PROBED dates the probe: HOOK_FLAGS is rewritten only when the forms change (its
+# dependents then rebuild), so its date cannot say the probe is done, and an allocator edited
+# once would be probed again by every make after.
 HOOK_FLAGS := $(BUILD)/hooks.flags
-$(HOOK_FLAGS): $(ALLOC_DEP) $(ALLOC_STAMP)
+HOOK_PROBED := $(BUILD)/hooks.probed
+$(HOOK_FLAGS): $(HOOK_PROBED) ;
+$(HOOK_PROBED): $(ALLOC_DEP) $(ALLOC_STAMP) $(if $(wildcard $(HOOK_FLAGS)),,FORCE)
 	@mkdir -p $(dir $@)
 	@compiles() { printf '#include <stdbool.h>\n%s\n#include "%s"\n' "$$2" "$(abspath $(ALLOC_SRC))" \
 	    | $(CC) $(CFLAGS) $(filter-out -MMD -MP,$(KIT_FLAGS)) $(ALLOC_FLAGS) $$1 -fsyntax-only -x c - >/dev/null 2>&1; }; \
-	: > $@.new; \
+	: > $(HOOK_FLAGS).new; \
 	if grep -q 'bool[[:space:]]*mm_init' $(ALLOC_SRC) && compiles -DMM_INIT_BOOL; then \
-	    init=-DMM_INIT_BOOL; echo $$init >> $@.new; fi; \
+	    init=-DMM_INIT_BOOL; echo $$init >> $(HOOK_FLAGS).new; fi; \
 	if ! grep -q mm_checkheap $(ALLOC_SRC); then :; \
-	elif compiles "$$init" 'void mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_VOID >> $@.new; \
-	elif compiles "$$init" 'int mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_INT >> $@.new; fi; \
-	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+	elif compiles "$$init" 'void mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_VOID >> $(HOOK_FLAGS).new; \
+	elif compiles "$$init" 'int mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_INT >> $(HOOK_FLAGS).new; fi; \
+	cmp -s $(HOOK_FLAGS).new $(HOOK_FLAGS) && rm $(HOOK_FLAGS).new || mv $(HOOK_FLAGS).new $(HOOK_FLAGS); \
+	touch $@
 # The shared folder's name for those forms: -DMM_INIT_BOOL -DMDRIVER_CHECKHEAP_VOID is
 # init-bool-checkheap-void, none default.  Rewritten only when it changes, so that an edit of
 # the allocator restarts no make.
+ifeq ($(DRY_RUN),)
 $(HOOKS_MK): $(HOOK_FLAGS)
 	@tag=$$(tr A-Z_ a-z- < $< | sed 's/^-dmm-//; s/^-dmdriver-//' | paste -sd- -); \
 	echo "HOOK_TAG := $${tag:-default}" > $@.new; \
 	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+endif
 
 # The folder is named after the allocator file's basename, so two files of one
 # name (MM=alice/mm.c, then MM=bob/mm.c) share it: this stamp records which file
@@ -221,7 +237,7 @@ compile_shared = $(CC) $(CFLAGS) $(DRIVER_FLAGS) $(1) -MF $(@:.o=.d).$$$$ -MT $@
 $(SHARED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
 	@mkdir -p $(dir $@)
 	$(call compile_shared)
-ifneq ($(HOOK_TAG),)
+ifneq ($(HOOK_TAG)$(DRY_RUN),)
 $(HOOKED)/%.o: %.c | $(if $(CONFIG_ERROR),config-error)
 	@mkdir -p $(dir $@)
 	$(call compile_shared,$$(cat $(HOOK_FLAGS)))
