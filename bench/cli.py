@@ -7,7 +7,7 @@ import click
 
 from mmtrace.oneline import OneLineGroup
 
-from bench import align, measure, programs, sizes, stress, summary, threads
+from bench import align, measure, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
 
 KIT = Path(__file__).resolve().parent.parent
@@ -76,10 +76,23 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
     return found, skipped
 
 
-def show(page: Path) -> None:
-    """Print the study's page (its tables: medians, min–max, ratios to glibc), then where it went."""
+def show(write, res, out: Path, *args) -> None:
+    """Write the study's page and print it (its tables: medians, min–max, ratios to glibc),
+    then where it went; a write that fails (a full disk) is one line naming the file."""
+    try:
+        page = write(res, out, *args)
+    except OSError as err:
+        raise click.ClickException(f"{err.filename or out}: cannot write it ({err.strerror})") from None
     click.echo(page.read_text())
     click.echo(f"written: {page}")
+
+
+def writable_out(ctx, param, out: Path) -> Path:
+    """--out is tried before any run: a folder the study cannot write fails now, in one line."""
+    problem = report.check_out(out)
+    if problem:
+        raise click.BadParameter(problem, ctx=ctx, param=param)
+    return out
 
 
 def program(kit: Path, name: str) -> Path:
@@ -93,7 +106,8 @@ def common(f):
     f = click.option("--kit", type=click.Path(file_okay=False, path_type=Path), default=KIT, show_default=True,
                      help="the kit's root (build/ and variants/ are read from it)")(f)
     f = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"),
-                     show_default=True, help="where the .md, .png and .json go")(f)
+                     show_default=True, callback=writable_out,
+                     help="where the .md, .png and .json go (tried before any run)")(f)
     f = click.option("--only", help="comma-separated allocators to run (glibc always runs; one named here that cannot run is an error), or `all`")(f)
     f = click.option("--reps", type=click.IntRange(1, 100), help="repetitions (default: study's)")(f)
     f = click.option("--quick", is_flag=True, help="short runs for development")(f)
@@ -124,7 +138,7 @@ def sizes_cmd(kit, out, only, reps, quick, max_log2):
     hi = max_log2 or (24 if quick else 30)
     pairs, budget = (2000, 16 << 20) if quick else (20000, 64 << 20)
     res = sizes.collect(program(kit, "sizes"), allocs, reps or (1 if quick else 5), 1, hi, pairs, budget, log)
-    show(sizes.write(res, out, skipped, 1, hi, pairs, budget))
+    show(sizes.write, res, out, skipped, 1, hi, pairs, budget)
 
 
 @main.command("threads")
@@ -147,7 +161,7 @@ def threads_cmd(kit, out, only, reps, quick, counts):
                                "(`--only all` runs them)")
     args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "300", "-b", "1000", "-s", "256"]
     res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 7), args, log)
-    show(threads.write(res, out, skipped))
+    show(threads.write, res, out, skipped)
 
 
 @main.command("stress")
@@ -171,7 +185,7 @@ def stress_cmd(kit, out, only, reps, quick, trace):
         stress.check_some_run(res)
     except stress.StressError as err:
         raise click.ClickException(str(err)) from None
-    show(stress.write(res, out, skipped))
+    show(stress.write, res, out, skipped)
 
 
 @main.command("align")
@@ -187,7 +201,7 @@ def align_cmd(kit, out, only, reps, quick):
                                "buffer, so these three show the shims' offsets (`--only all` runs them)")
     mb = 8 if quick else 128
     res = align.collect(program(kit, "alignpipe"), allocs, align.SIZES, reps or (1 if quick else 5), mb, log)
-    show(align.write(res, out, skipped))
+    show(align.write, res, out, skipped)
 
 
 @main.command("programs")
@@ -203,7 +217,7 @@ def programs_cmd(kit, out, only, reps, quick):
                                "(`--only all` runs them)")
     res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
                            0.1 if quick else 1.0, log)
-    show(programs.write(res, out, skipped))
+    show(programs.write, res, out, skipped)
 
 
 @main.command("summary")

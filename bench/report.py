@@ -5,6 +5,7 @@ import json
 import os
 import platform
 import subprocess
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -65,6 +66,31 @@ def machine_note(m: dict | None = None) -> str:
                  f"threads than cores oversubscribe it and every figure carries noise: read the "
                  f"medians with their min–max ranges.")
     return note + (f" Allocators built from commit {m['commit']}." if m.get("commit") else "")
+
+
+def check_out(out: Path) -> str | None:
+    """Why the study could not write its files into `out`, or None: tried before any run (a
+    folder and a file made, then taken back), so a bad --out costs nothing measured."""
+    missing, p = [], out
+    while not p.exists() and not p.is_symlink() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    made = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            made.append(d)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".bench-check-"):
+            pass
+    except OSError as err:
+        return f"{out}: cannot write the study's files there ({err.strerror})"
+    finally:
+        for d in reversed(made):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+    return None
 
 
 def save_json(path: Path, data: dict, m: dict) -> None:

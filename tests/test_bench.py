@@ -476,3 +476,22 @@ def test_bench_driver_refuses_an_interrupted_run_in_one_line(tmp_path):
     assert message.startswith(f"bench-driver: the JSON of `{script.name} -f ") and "\n" not in message
     assert "the driver was interrupted by SIGTERM after " in message
     assert message.endswith(" of 2 traces: a partial run's figures are not used")
+
+
+@pytest.mark.parametrize("out", ["/dev/null/x", "/proc/no-such-folder"])
+def test_cli_an_unwritable_out_is_one_line_before_any_run(out):
+    """The study ran to its end, then out.mkdir raised: a traceback, and every figure lost."""
+    done = run_cli("sizes", "--quick", "--only", "best", "--max-log2", "3", "--out", out)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"python -m bench sizes: Invalid value for '--out': {out}: cannot write the study's files there "
+        f"({'Not a directory' if out.startswith('/dev/null') else 'No such file or directory'})"]
+    assert "repetition" not in done.stderr
+
+
+def test_cli_a_page_that_cannot_be_written_is_one_line(built, tmp_path):
+    (tmp_path / "bench-sizes.md").mkdir()          # the page's name taken by a folder
+    done = run_cli("sizes", "--quick", "--only", "ts-lock", "--max-log2", "3", "--out", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"python -m bench: {tmp_path}/bench-sizes.md: cannot write it (Is a directory)")
