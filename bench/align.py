@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Summary, parse_kv, run, summarize
+from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
 
 KINDS = ("malloc", "page", "odd")
 SIZES = (4096, 8192, 16384, 32768)
@@ -33,7 +33,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Study):
     allocators: tuple[str, ...]
     sizes: tuple[int, ...]
     reps: int
@@ -42,12 +42,13 @@ class Result:
 
     def to_json(self) -> dict:
         return {"study": "align", "allocators": list(self.allocators), "sizes": list(self.sizes),
-                "reps": self.reps, "megabytes": self.megabytes, "points": [p.to_json() for p in self.points]}
+                "reps": self.reps, "megabytes": self.megabytes, "points": [p.to_json() for p in self.points],
+                **self.notes_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
         return cls(tuple(d["allocators"]), tuple(d["sizes"]), d["reps"], d["megabytes"],
-                   tuple(Point.from_json(p) for p in d["points"]))
+                   tuple(Point.from_json(p) for p in d["points"]), **Study.notes_from(d))
 
     def get(self, alloc: str, kind: str, size: int) -> Point | None:
         return next((p for p in self.points if (p.allocator, p.kind, p.size) == (alloc, kind, size)), None)
@@ -66,6 +67,7 @@ def collect(prog: Path, allocs: list[Allocator], sizes: tuple[int, ...], reps: i
             log: Callable[[str], None] = lambda s: None) -> Result:
     raw: dict[tuple, list[float]] = defaultdict(list)
     offsets: dict[tuple, list[int]] = defaultdict(list)
+    unserved: dict[str, str] = {}
     for rep in range(reps):
         for size in sizes:
             for a in allocs:
@@ -75,12 +77,14 @@ def collect(prog: Path, allocs: list[Allocator], sizes: tuple[int, ...], reps: i
                     if done.returncode != 0 or row is None:
                         log(f"align: {a.name} {kind} {size} failed (exit {done.returncode})")
                         continue
+                    if not_served(unserved, a, done, "align", log):
+                        continue
                     raw[(a.name, kind, size)].append(row["mbps"])
                     offsets[(a.name, kind, size)].append(row["offset"])
         log(f"align: repetition {rep + 1}/{reps} done")
     points = tuple(Point(a.name, k, s, summarize(raw[(a.name, k, s)]), tuple(sorted(set(offsets[(a.name, k, s)]))))
                    for a in allocs for k in KINDS for s in sizes)
-    return Result(tuple(a.name for a in allocs), tuple(sizes), reps, megabytes, points)
+    return Result(tuple(a.name for a in allocs), tuple(sizes), reps, megabytes, points, unserved=unserved)
 
 
 def tables(res: Result) -> list[str]:
@@ -135,7 +139,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     m = report.measured()
     png = plots(res, out)
     text = report.page("Buffer alignment and write throughput", INTRO.format(mb=res.megabytes, reps=report.count(res.reps, "repetition")),
-                       tables(res) + [f"![align]({png.name})"], skipped, m)
+                       tables(res) + [f"![align]({png.name})"], skipped, m, res)
     report.save_json(out / "bench-align.json", res.to_json(), m)
     path = out / "bench-align.md"
     path.write_text(text)

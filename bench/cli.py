@@ -58,6 +58,7 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
     elif default_shims is not None:
         shims = default_shims
     measure.RUSAGE = program(kit, "rusage")     # every run starts its command through it
+    measure.WITNESS = program(kit, "witness.so")   # ... and says which file served malloc
     found, skipped = discover(kit, shims, packages=packages)
     if wanted is not None:
         found = [a for a in found if a.name == "glibc" or a.name in wanted]

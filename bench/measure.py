@@ -9,12 +9,14 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from bench.allocators import Allocator
 
 RUSAGE = Path(__file__).resolve().parent.parent / "build" / "bench" / "rusage"   # bench/c/rusage.c
+WITNESS = RUSAGE.parent / "witness.so"                                             # bench/c/preload/witness.c
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,32 @@ def summarize(values: list[float]) -> Summary | None:
     return Summary(statistics.median(values), min(values), max(values), len(values))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Study:
+    """What every study's result keeps beside its figures: the allocators whose runs were
+    not timed because they did not serve malloc (allocator -> why), shown on its page."""
+
+    unserved: dict[str, str] = field(default_factory=dict)
+
+    def notes_json(self) -> dict:
+        return {"unserved": self.unserved}
+
+    @staticmethod
+    def notes_from(d: dict) -> dict:
+        return {"unserved": dict(d.get("unserved") or {})}
+
+
+def not_served(notes: dict[str, str], alloc: Allocator, done: "Run", study: str,
+               log: Callable[[str], None]) -> bool:
+    """True when done was not alloc's run: noted once per allocator and logged, never timed."""
+    if not done.unserved:
+        return False
+    if alloc.name not in notes:
+        notes[alloc.name] = done.unserved
+        log(f"{study}: {alloc.name}: not timed: {done.unserved}")
+    return True
+
+
 @dataclass(frozen=True)
 class Run:
     """One finished process: exit code, wall seconds, peak RSS (KiB), its stdout."""
@@ -50,6 +78,7 @@ class Run:
     stdout: str
     stderr: str
     stats: tuple[dict, ...] = ()      # MMSHIM_STATS lines, for shims
+    unserved: str | None = None       # why the allocator did not serve this run (then it is not its run)
 
 
 def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | None = None,
@@ -59,12 +88,16 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
 
     shim_stats: for a shim, collect the MMSHIM_STATS lines of every process it ran.
     """
-    if not RUSAGE.exists():
-        raise FileNotFoundError(f"{RUSAGE} is missing: run `make bench-progs` first")
+    for helper in (RUSAGE, WITNESS):
+        if not helper.exists():
+            raise FileNotFoundError(f"{helper} is missing: run `make bench-progs` first")
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out, err, rss = Path(tmp) / "out", Path(tmp) / "err", Path(tmp) / "rss"
+        witness = Path(tmp) / "witness"
         env = alloc.env()
         env.update(extra_env or {})
+        env["LD_PRELOAD"] = ":".join(filter(None, (alloc.preload, str(WITNESS))))
+        env["BENCH_WITNESS"] = str(witness)
         stats_path = Path(tmp) / "stats.jsonl"
         if shim_stats and alloc.kind == "shim":
             env["MMSHIM_STATS"] = str(stats_path)
@@ -84,9 +117,46 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         stats = ()
         if stats_path.exists():
             stats = tuple(json.loads(line) for line in stats_path.read_text().splitlines() if line.strip())
-        maxrss = int(parse_kv(rss.read_text()).get("maxrss_kb", 0)) if rss.exists() else 0
-        return Run(proc.returncode, wall, maxrss, out.read_text(errors="replace"),
-                   err.read_text(errors="replace"), stats)
+        facts = parse_kv(rss.read_text()) if rss.exists() else {}
+        unserved = None
+        if "pid" in facts:            # the command started: its processes say who served malloc
+            served = read_witness(witness, exclude=proc.pid)
+            unserved = unserved_reason(alloc, argv[0], int(facts["pid"]), served)
+        return Run(proc.returncode, wall, int(facts.get("maxrss_kb", 0)), out.read_text(errors="replace"),
+                   err.read_text(errors="replace"), stats, unserved)
+
+
+def read_witness(path: Path, exclude: int) -> list[tuple[int, str, str]]:
+    """witness.so's lines (pid, program, the file serving malloc), but rusage's own (exclude)."""
+    lines = []
+    if path.exists():
+        for line in path.read_text(errors="replace").splitlines():
+            parts = line.split("\t", 2)
+            if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) != exclude:
+                lines.append((int(parts[0]), parts[1], parts[2]))
+    return lines
+
+
+def serves(alloc: Allocator, file: str) -> bool:
+    if alloc.preload:
+        return os.path.realpath(file) == os.path.realpath(alloc.preload)
+    return Path(file).name.startswith("libc.so")
+
+
+def unserved_reason(alloc: Allocator, program: str, pid: int, served: list[tuple[int, str, str]]) -> str | None:
+    """Why this run was not alloc's (None: it was).  The command's own process must say the
+    allocator served it, and so must every child that loaded the witness (cc1 under gcc).  A
+    process with no line ran no dynamic loader (a static or setuid program): for glibc that is
+    still glibc's malloc, linked in; for a preload it means the preload never took effect."""
+    name = Path(program).name
+    if alloc.preload and not any(p == pid for p, _, _ in served):
+        return (f"{name}: the preload did not take effect (no line from its loader: a static "
+                f"or setuid program?)")
+    wrong = next(((p, prog, file) for p, prog, file in served if not serves(alloc, file)), None)
+    if wrong:
+        p, prog, file = wrong
+        return f"{prog} (pid {p}, under {name}): malloc is served by {file}, not {alloc.preload or 'libc.so'}"
+    return None
 
 
 def parse_kv(line: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Summary, run, summarize
+from bench.measure import Study, Summary, not_served, run, summarize
 
 PY_WORKLOAD = """
 import json, random
@@ -57,7 +57,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Study):
     allocators: tuple[str, ...]
     workloads: tuple[str, ...]
     descriptions: dict[str, str]
@@ -66,12 +66,12 @@ class Result:
 
     def to_json(self) -> dict:
         return {"study": "programs", "allocators": list(self.allocators), "workloads": list(self.workloads),
-                "descriptions": self.descriptions, "reps": self.reps, "rows": [r.to_json() for r in self.rows]}
+                "descriptions": self.descriptions, "reps": self.reps, "rows": [r.to_json() for r in self.rows], **self.notes_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
         return cls(tuple(d["allocators"]), tuple(d["workloads"]), d["descriptions"], d["reps"],
-                   tuple(Row.from_json(r) for r in d["rows"]))
+                   tuple(Row.from_json(r) for r in d["rows"]), **Study.notes_from(d))
 
     def get(self, alloc: str, workload: str) -> Row | None:
         return next((r for r in self.rows if (r.allocator, r.workload) == (alloc, workload)), None)
@@ -120,6 +120,7 @@ def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
     failures: dict[tuple, int] = defaultdict(int)
     wrong: dict[tuple, int] = defaultdict(int)
     expected: dict[str, str] = {}
+    unserved: dict[str, str] = {}
     for rep in range(reps):
         for w in workloads:
             for a in allocs:                      # glibc first: its output is the reference
@@ -131,6 +132,9 @@ def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
                     failures[key] += 1
                     log(f"programs: {w.name} under {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
                     continue
+                if not_served(unserved, a, done, "programs", log):
+                    failures[key] += 1
+                    continue
                 fp = fingerprint(w, done.stdout)
                 if expected.setdefault(w.name, fp) != fp:
                     wrong[key] += 1
@@ -140,7 +144,8 @@ def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
         log(f"programs: repetition {rep + 1}/{reps} done")
     rows = tuple(Row(a.name, w.name, summarize(walls[(a.name, w.name)]), summarize(rss[(a.name, w.name)]),
                      failures[(a.name, w.name)], wrong[(a.name, w.name)]) for w in workloads for a in allocs)
-    return Result(tuple(a.name for a in allocs), tuple(w.name for w in workloads), desc, reps, rows)
+    return Result(tuple(a.name for a in allocs), tuple(w.name for w in workloads), desc, reps, rows,
+                  unserved=unserved)
 
 
 def tables(res: Result) -> list[str]:
@@ -182,7 +187,9 @@ def plots(res: Result, out: Path) -> Path:
 
 
 INTRO = """
-Real programs run with each allocator preloaded (`LD_PRELOAD`; glibc runs with none), wall time and
+Real programs run with each allocator preloaded (`LD_PRELOAD`; glibc runs with none but
+bench/c/preload/witness.c, which every run preloads last and whose line per process says which file served
+malloc: a run the allocator did not serve is counted as failed, not timed), wall time and
 peak RSS taken from `wait4` on the program (which covers the children it waited for, such as
 cc1 under gcc), as mimalloc-bench reports them.  The program is started by a small helper
 (bench/c/rusage.c), not by the Python bench: peak RSS keeps what a process had before exec, so
@@ -201,7 +208,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     png = plots(res, out)
     listing = "\n".join(f"- `{w}`: {res.descriptions[w]}" for w in res.workloads)
     text = report.page("Real programs under each allocator", INTRO.format(reps=report.count(res.reps, "repetition"), workloads=listing),
-                       tables(res) + [f"![programs]({png.name})"], skipped, m)
+                       tables(res) + [f"![programs]({png.name})"], skipped, m, res)
     report.save_json(out / "bench-programs.json", res.to_json(), m)
     path = out / "bench-programs.md"
     path.write_text(text)

@@ -129,10 +129,17 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def page(title: str, intro: str, sections: list[str], skipped: list[str], m: dict | None = None) -> str:
+def page(title: str, intro: str, sections: list[str], skipped: list[str], m: dict | None = None,
+         res=None) -> str:
+    """The page: title, intro, Measured line, what was skipped, what was not timed (res.unserved:
+    the allocator did not serve malloc, checked in every run by build/bench/witness.so), sections."""
     parts = [f"# {title}", "", intro.strip(), "", machine_note(m), ""]
     if skipped:
         parts += ["Skipped: " + "; ".join(skipped) + ".", ""]
+    unserved = getattr(res, "unserved", None)
+    if unserved:
+        parts += ["Not timed, the allocator did not serve malloc (its runs are counted as failed, "
+                  "never shown as its figures): " + "; ".join(f"{a}: {why}" for a, why in unserved.items()) + ".", ""]
     for s in sections:
         parts += [s.rstrip(), ""]
     return "\n".join(parts)

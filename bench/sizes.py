@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Summary, parse_kv, run, summarize
+from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
 
 KINDS = ("malloc", "calloc")
 
@@ -33,18 +33,19 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Study):
     allocators: tuple[str, ...]
     reps: int
     points: tuple[Point, ...]
 
     def to_json(self) -> dict:
         return {"study": "sizes", "allocators": list(self.allocators), "reps": self.reps,
-                "points": [p.to_json() for p in self.points]}
+                "points": [p.to_json() for p in self.points], **self.notes_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
-        return cls(tuple(d["allocators"]), d["reps"], tuple(Point.from_json(p) for p in d["points"]))
+        return cls(tuple(d["allocators"]), d["reps"], tuple(Point.from_json(p) for p in d["points"]),
+                   **Study.notes_from(d))
 
     def point(self, alloc: str, kind: str, size: int) -> Point | None:
         return next((p for p in self.points if (p.allocator, p.kind, p.size) == (alloc, kind, size)), None)
@@ -71,6 +72,7 @@ def parse(text: str) -> list[dict]:
 def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pairs: int,
             budget: float, log: Callable[[str], None] = lambda s: None) -> Result:
     raw: dict[tuple, dict] = defaultdict(lambda: {"first": [], "steady": [], "failed": False})
+    unserved: dict[str, str] = {}
     for rep in range(reps):
         for a in allocs:
             for kind in KINDS:
@@ -78,6 +80,8 @@ def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pa
                             "-B", str(budget)], a)
                 if done.returncode != 0:
                     log(f"sizes: {a.name} {kind} exited with {done.returncode}")
+                if not_served(unserved, a, done, "sizes", log):
+                    continue
                 for row in parse(done.stdout):
                     slot = raw[(a.name, kind, row["size"])]
                     if row["failed"]:
@@ -88,7 +92,7 @@ def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pa
             log(f"sizes: repetition {rep + 1}/{reps}: {a.name} done")
     points = tuple(Point(k[0], k[1], k[2], summarize(v["first"]), summarize(v["steady"]), v["failed"])
                    for k, v in sorted(raw.items()))
-    return Result(tuple(a.name for a in allocs), reps, points)
+    return Result(tuple(a.name for a in allocs), reps, points, unserved=unserved)
 
 
 def size_label(n: int) -> str:
@@ -175,7 +179,7 @@ def write(res: Result, out: Path, skipped: list[str], lo: int, hi: int, pairs: i
     pngs = plots(res, out)
     figures = "\n\n".join(f"![{p.stem}]({p.name})" for p in pngs)
     intro = INTRO.format(lo=lo, hi=hi, reps=report.count(res.reps, "process", "processes"), pairs=pairs, budget_mib=int(budget) >> 20)
-    text = report.page("Allocation cost by request size", intro, tables(res) + [figures], skipped, m)
+    text = report.page("Allocation cost by request size", intro, tables(res) + [figures], skipped, m, res)
     report.save_json(out / "bench-sizes.json", res.to_json(), m)
     path = out / "bench-sizes.md"
     path.write_text(text)

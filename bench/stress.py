@@ -9,7 +9,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Summary, parse_kv, run, summarize
+from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
 
 FIT_POLICIES = ("implicit-first", "implicit-next", "implicit-best", "implicit-worst")
 # (column, mm_stats field) in the order the issue lists them
@@ -36,7 +36,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Study):
     trace: str
     ops: int
     reps: int
@@ -44,11 +44,12 @@ class Result:
 
     def to_json(self) -> dict:
         return {"study": "stress", "trace": self.trace, "ops": self.ops, "reps": self.reps,
-                "rows": [r.to_json() for r in self.rows]}
+                "rows": [r.to_json() for r in self.rows], **self.notes_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
-        return cls(d["trace"], d["ops"], d["reps"], tuple(Row.from_json(r) for r in d["rows"]))
+        return cls(d["trace"], d["ops"], d["reps"], tuple(Row.from_json(r) for r in d["rows"]),
+                   **Study.notes_from(d))
 
 
 def parse(text: str) -> dict[str, float] | None:
@@ -72,6 +73,7 @@ def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
     times: dict[str, list[float]] = defaultdict(list)
     counters: dict[str, dict[str, int]] = {}
     failures: dict[str, int] = defaultdict(int)
+    unserved: dict[str, str] = {}
     ops = 0
     for rep in range(reps):
         for a in allocs:
@@ -81,12 +83,15 @@ def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
                 failures[a.name] += 1
                 log(f"stress: {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
                 continue
+            if not_served(unserved, a, done, "stress", log):
+                failures[a.name] += 1
+                continue
             ops = row["ops"]
             times[a.name].append(row["seconds"])
             counters.setdefault(a.name, program_counters(done.stats))
         log(f"stress: repetition {rep + 1}/{reps} done")
     rows = tuple(Row(a.name, summarize(times[a.name]), counters.get(a.name, {}), failures[a.name]) for a in allocs)
-    return Result(label or str(trace), ops, reps, rows)
+    return Result(label or str(trace), ops, reps, rows, unserved=unserved)
 
 
 def tables(res: Result) -> list[str]:
@@ -165,7 +170,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     intro = INTRO.format(trace=res.trace, about=DEFAULT_ABOUT if default else "", reps=report.count(res.reps, "repetition"),
                          command="make bench-stress" if default else f"python -m bench stress --trace {res.trace}")
     text = report.page("Fit-policy stress, run for real", intro,
-                       tables(res) + [f"![stress]({png.name})"], skipped, m)
+                       tables(res) + [f"![stress]({png.name})"], skipped, m, res)
     report.save_json(out / "bench-stress.json", res.to_json(), m)
     path = out / "bench-stress.md"
     path.write_text(text)

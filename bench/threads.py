@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Summary, parse_kv, run, summarize
+from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
 
 METRICS = ("seconds", "heap_kb", "hwm_kb", "region_kb")
 
@@ -31,7 +31,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Study):
     allocators: tuple[str, ...]
     threads: tuple[int, ...]
     reps: int
@@ -40,12 +40,12 @@ class Result:
 
     def to_json(self) -> dict:
         return {"study": "threads", "allocators": list(self.allocators), "threads": list(self.threads),
-                "reps": self.reps, "args": list(self.args), "cells": [c.to_json() for c in self.cells]}
+                "reps": self.reps, "args": list(self.args), "cells": [c.to_json() for c in self.cells], **self.notes_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
         return cls(tuple(d["allocators"]), tuple(d["threads"]), d["reps"], tuple(d["args"]),
-                   tuple(Cell.from_json(c) for c in d["cells"]))
+                   tuple(Cell.from_json(c) for c in d["cells"]), **Study.notes_from(d))
 
     def get(self, alloc: str, threads: int) -> Cell | None:
         return next((c for c in self.cells if (c.allocator, c.threads) == (alloc, threads)), None)
@@ -68,6 +68,7 @@ def collect(prog: Path, allocs: list[Allocator], threads: list[int], reps: int, 
             log: Callable[[str], None] = lambda s: None) -> Result:
     raw: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     errors: dict[tuple, int] = defaultdict(int)
+    unserved: dict[str, str] = {}
     for rep in range(reps):
         for t in threads:
             for a in allocs:
@@ -76,6 +77,9 @@ def collect(prog: Path, allocs: list[Allocator], threads: list[int], reps: int, 
                 if done.returncode != 0 or row is None or row.get("errors"):
                     errors[(a.name, t)] += 1
                     log(f"threads: {a.name} at {t} threads failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+                    continue
+                if not_served(unserved, a, done, "threads", log):
+                    errors[(a.name, t)] += 1
                     continue
                 slot = raw[(a.name, t)]
                 for m in ("seconds", "heap_kb", "hwm_kb"):
@@ -86,7 +90,7 @@ def collect(prog: Path, allocs: list[Allocator], threads: list[int], reps: int, 
         log(f"threads: repetition {rep + 1}/{reps} done")
     cells = tuple(Cell(a.name, t, {m: summarize(raw[(a.name, t)].get(m, [])) for m in METRICS},
                        errors[(a.name, t)]) for t in threads for a in allocs)
-    return Result(tuple(a.name for a in allocs), tuple(threads), reps, tuple(args), cells)
+    return Result(tuple(a.name for a in allocs), tuple(threads), reps, tuple(args), cells, unserved=unserved)
 
 
 def tables(res: Result) -> list[str]:
@@ -153,7 +157,7 @@ def write(res: Result, out: Path, skipped: list[str]) -> Path:
     png = plots(res, out)
     intro = INTRO.format(args=" ".join(res.args), reps=report.count(res.reps, "repetition"))
     text = report.page("Threads: time and memory by thread count", intro,
-                       [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped, m)
+                       [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped, m, res)
     report.save_json(out / "bench-threads.json", res.to_json(), m)
     path = out / "bench-threads.md"
     path.write_text(text)

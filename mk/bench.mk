@@ -22,7 +22,7 @@ SHIM_DEPS   := $(SHIM_SRCS) $(wildcard shim/*.h) $(wildcard variants/*.h) mm.h m
 SHIM_ALL    := $(notdir $(basename $(wildcard variants/*.c)))
 
 BENCH_BIN   := build/bench
-BENCH_PROGS := $(patsubst bench/c/%.c,$(BENCH_BIN)/%,$(wildcard bench/c/*.c))
+BENCH_PROGS := $(patsubst bench/c/%.c,$(BENCH_BIN)/%,$(wildcard bench/c/*.c)) $(BENCH_BIN)/witness.so
 BENCH_ALLOC_PACKAGES := libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
 BENCH_ARGS  ?=
 
@@ -67,6 +67,11 @@ bench-progs: $(BENCH_PROGS) ## build the benchmark programs (build/bench/)
 $(BENCH_BIN)/%: bench/c/%.c
 	@mkdir -p $(BENCH_BIN)
 	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread -o $@ $< -lm
+
+# preloaded after the allocator in every run: which file serves malloc (bench/measure.py checks)
+$(BENCH_BIN)/witness.so: bench/c/preload/witness.c
+	@mkdir -p $(BENCH_BIN)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -fPIC -shared -o $@ $< -ldl
 
 # replay reads a trace with the driver's own parser, as mmreplay does: the traces
 # mdriver accepts, and its one-line message for the ones it refuses.

@@ -255,7 +255,8 @@ def test_cli_stress_writes_no_page_when_every_run_fails(tmp_path):
     kit = tmp_path / "kit"
     (kit / "build" / "bench").mkdir(parents=True)
     (kit / "variants").mkdir()
-    (kit / "build" / "bench" / "rusage").symlink_to(bench_program("rusage"))
+    for helper in ("rusage", "witness.so"):
+        (kit / "build" / "bench" / helper).symlink_to(bench_program(helper))
     fake = kit / "build" / "bench" / "replay"
     fake.write_text('#!/bin/sh\n[ "$3" = 0 ] && { echo "ops=2 repeats=0 seconds=0"; exit 0; }\n'
                     'echo "replay: crashed" >&2; exit 3\n')
@@ -412,7 +413,7 @@ def test_cli_only_an_allocator_that_cannot_run_fails_in_one_line(tmp_path):
     (kit / "build" / "bench").mkdir(parents=True)
     (kit / "variants").mkdir()
     (kit / "variants" / "ts-lock.c").write_text("")
-    for prog in ("rusage", "sizes"):
+    for prog in ("rusage", "witness.so", "sizes"):
         (kit / "build" / "bench" / prog).symlink_to(bench_program(prog))
     out = tmp_path / "out"
     done = run_cli("sizes", "--kit", str(kit), "--quick", "--only", "ts-lock", "--max-log2", "4", "--out", str(out))
@@ -495,3 +496,50 @@ def test_cli_a_page_that_cannot_be_written_is_one_line(built, tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"python -m bench: {tmp_path}/bench-sizes.md: cannot write it (Is a directory)")
+
+
+def test_a_run_the_preload_did_not_reach_is_not_the_allocators(built, tmp_path):
+    """Nothing checked that LD_PRELOAD took effect: a static program, or a preload the loader
+    could not open, was timed and shown as that allocator while glibc served malloc."""
+    lib = shim("ts-lock")
+    static = tmp_path / "static"
+    subprocess.run(["gcc", "-static", "-O2", "-o", str(static), str(KIT / "bench" / "c" / "sizes.c")], check=True)
+    ts_lock, glibc = Allocator("ts-lock", "shim", str(lib)), Allocator("glibc", "system")
+    assert measure.run([str(static), "-b", "3"], glibc).unserved is None
+    done = measure.run([str(static), "-b", "3"], ts_lock)
+    assert done.returncode == 0 and done.unserved.startswith("static: the preload did not take effect")
+    # a relative preload from another folder: the loader ignores it and says so on stderr only
+    lost = Allocator("ts-lock", "shim", str(lib.relative_to(KIT)))
+    done = measure.run(["gcc", "--version"], lost, cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.unserved.startswith("gcc (pid ") and "malloc is served by " in done.unserved
+    assert "/libc.so" in done.unserved and done.unserved.endswith(f", not {lib.relative_to(KIT)}")
+    assert measure.run(["gcc", "--version"], ts_lock).unserved is None
+    assert measure.run(["gcc", "--version"], glibc).unserved is None
+
+
+def test_cli_an_allocator_that_did_not_serve_is_reported_not_timed(built, tmp_path):
+    kit = tmp_path / "kit"
+    (kit / "build" / "bench").mkdir(parents=True)
+    (kit / "variants").mkdir()
+    (kit / "variants" / "ts-lock.c").write_text("")
+    (kit / "build" / "libmm-ts-lock.so").symlink_to(shim("ts-lock"))
+    for prog in ("rusage", "witness.so"):
+        (kit / "build" / "bench" / prog).symlink_to(bench_program(prog))
+    subprocess.run(["gcc", "-static", "-O2", "-o", str(kit / "build" / "bench" / "sizes"),
+                    str(KIT / "bench" / "c" / "sizes.c")], check=True)
+    out = tmp_path / "out"
+    done = run_cli("sizes", "--kit", str(kit), "--quick", "--reps", "2", "--only", "ts-lock", "--max-log2", "3",
+                   "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if "not timed" in ln]
+    assert lines == ["sizes: ts-lock: not timed: sizes: the preload did not take effect (no line from its "
+                     "loader: a static or setuid program?)"]
+    res = sizes.Result.from_json(json.loads((out / "bench-sizes.json").read_text()))
+    assert set(res.unserved) == {"ts-lock"}
+    assert not [p for p in res.points if p.allocator == "ts-lock"]
+    assert all(p.steady for p in res.points if p.allocator == "glibc")
+    text = (out / "bench-sizes.md").read_text()
+    assert "Not timed, the allocator did not serve malloc" in text and "ts-lock: sizes: the preload" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| 8 B |"))
+    assert row.endswith("×1.00 | – |")

@@ -1,7 +1,9 @@
 /*
  * rusage.c - run a command and report its peak RSS.
  *
- *   rusage FILE CMD [ARG...]    runs CMD, writes "maxrss_kb=N" to FILE, exits as CMD did
+ *   rusage FILE CMD [ARG...]    runs CMD, writes "maxrss_kb=N pid=P" to FILE, exits as CMD did
+ *
+ * (P, the command's pid, finds its line among those bench/c/preload/witness.c writes.)
  *
  * Why: a process's peak RSS (ru_maxrss) keeps the high-water mark of the memory
  * it had before exec, so a command the Python bench starts itself reports the
@@ -43,7 +45,7 @@ int main(int argc, char **argv)
             return 127;
         }
     FILE *f = fopen(argv[1], "w");
-    if (!f || fprintf(f, "maxrss_kb=%ld\n", ru.ru_maxrss) < 0 || fclose(f) != 0) {
+    if (!f || fprintf(f, "maxrss_kb=%ld pid=%ld\n", ru.ru_maxrss, (long)pid) < 0 || fclose(f) != 0) {
         fprintf(stderr, "rusage: %s: %s\n", argv[1], strerror(errno));
         return 127;
     }
