@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
+from bench.measure import Repetitions, Study, Summary, not_served, parse_kv, run, summarize
 
 KINDS = ("malloc", "page", "odd")
 SIZES = (4096, 8192, 16384, 32768)
@@ -68,23 +68,25 @@ def collect(prog: Path, allocs: list[Allocator], sizes: tuple[int, ...], reps: i
     raw: dict[tuple, list[float]] = defaultdict(list)
     offsets: dict[tuple, list[int]] = defaultdict(list)
     unserved: dict[str, str] = {}
-    for rep in range(reps):
-        for size in sizes:
-            for a in allocs:
-                for kind in KINDS:
-                    done = run([str(prog), "-s", str(size), "-k", kind, "-m", str(megabytes)], a)
-                    row = parse(done.stdout)
-                    if done.returncode != 0 or row is None:
-                        log(f"align: {a.name} {kind} {size} failed (exit {done.returncode})")
-                        continue
-                    if not_served(unserved, a, done, "align", log):
-                        continue
-                    raw[(a.name, kind, size)].append(row["mbps"])
-                    offsets[(a.name, kind, size)].append(row["offset"])
-        log(f"align: repetition {rep + 1}/{reps} done")
+    with Repetitions(reps) as stop:
+        for rep in stop:
+            for size in sizes:
+                for a in allocs:
+                    for kind in KINDS:
+                        done = run([str(prog), "-s", str(size), "-k", kind, "-m", str(megabytes)], a)
+                        row = parse(done.stdout)
+                        if done.returncode != 0 or row is None:
+                            log(f"align: {a.name} {kind} {size} failed (exit {done.returncode})")
+                            continue
+                        if not_served(unserved, a, done, "align", log):
+                            continue
+                        raw[(a.name, kind, size)].append(row["mbps"])
+                        offsets[(a.name, kind, size)].append(row["offset"])
+            log(f"align: repetition {rep + 1}/{reps} done")
     points = tuple(Point(a.name, k, s, summarize(raw[(a.name, k, s)]), tuple(sorted(set(offsets[(a.name, k, s)]))))
                    for a in allocs for k in KINDS for s in sizes)
-    return Result(tuple(a.name for a in allocs), tuple(sizes), reps, megabytes, points, unserved=unserved)
+    return Result(tuple(a.name for a in allocs), tuple(sizes), reps, megabytes, points,
+                  unserved=unserved, partial=stop.partial)
 
 
 def tables(res: Result) -> list[str]:

@@ -1,6 +1,7 @@
 """`python -m bench STUDY`: run one benchmark study and write docs/bench-STUDY.md."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -79,13 +80,29 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
 
 def show(write, res, out: Path, *args) -> None:
     """Write the study's page and print it (its tables: medians, min–max, ratios to glibc),
-    then where it went; a write that fails (a full disk) is one line naming the file."""
+    then where it went; a write that fails (a full disk) is one line naming the file.  A study
+    a signal stopped writes what it measured, marked partial, and exits 128 + the signal."""
+    if res.partial and not measure.FINISHED:
+        raise stopped(f"{res.partial}: no run had finished, nothing written")
     try:
         page = write(res, out, *args)
     except OSError as err:
         raise click.ClickException(f"{err.filename or out}: cannot write it ({err.strerror})") from None
     click.echo(page.read_text())
     click.echo(f"written: {page}")
+    if res.partial:
+        raise stopped(f"{res.partial}: the runs finished so far are in {page}, marked partial")
+
+
+def stopped(message: str) -> click.ClickException:
+    err = click.ClickException(message)
+    name = message.split("interrupted by ", 1)[1].split()[0]
+    err.exit_code = 128 + signal.Signals[name].value
+    return err
+
+
+def on_signal(signum, frame) -> None:
+    raise measure.Stopped(signal.Signals(signum).name)
 
 
 def writable_out(ctx, param, out: Path) -> Path:
@@ -124,6 +141,8 @@ def main() -> None:
       python -m bench sizes --quick --only ts-lock,best --out /tmp/b
       make bench BENCH_ARGS=--quick
     """
+    for sig in (signal.SIGTERM, signal.SIGHUP):       # stop as Ctrl-C does: what was measured is kept
+        signal.signal(sig, on_signal)
 
 
 @main.command("sizes")
@@ -183,7 +202,8 @@ def stress_cmd(kit, out, only, reps, quick, trace):
     try:
         stress.check_trace(prog, trace)
         res = stress.collect(prog, trace, allocs, reps or (2 if quick else 15), log, stress.trace_label(trace, kit))
-        stress.check_some_run(res)
+        if not res.partial:
+            stress.check_some_run(res)
     except stress.StressError as err:
         raise click.ClickException(str(err)) from None
     show(stress.write, res, out, skipped)

@@ -45,16 +45,48 @@ def summarize(values: list[float]) -> Summary | None:
 @dataclass(frozen=True, kw_only=True)
 class Study:
     """What every study's result keeps beside its figures: the allocators whose runs were
-    not timed because they did not serve malloc (allocator -> why), shown on its page."""
+    not timed because they did not serve malloc (allocator -> why), and, for a study that a
+    signal stopped, what it had done (None: it ran to its end); both shown on its page."""
 
     unserved: dict[str, str] = field(default_factory=dict)
+    partial: str | None = None
 
     def notes_json(self) -> dict:
-        return {"unserved": self.unserved}
+        return {"unserved": self.unserved, "partial": self.partial}
 
     @staticmethod
     def notes_from(d: dict) -> dict:
-        return {"unserved": dict(d.get("unserved") or {})}
+        return {"unserved": dict(d.get("unserved") or {}), "partial": d.get("partial")}
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, taken as Ctrl-C is (cli installs the handler)."""
+
+
+FINISHED = 0        # runs finished in this process (one study): did a stopped study measure anything
+
+
+class Repetitions:
+    """`with Repetitions(n) as reps: for rep in reps: ...`: a signal (Ctrl-C, SIGTERM, SIGHUP)
+    ends the loop, not the study: what the runs finished so far measured is kept, and
+    `partial` says where it stopped (None: every repetition ran)."""
+
+    def __init__(self, count: int):
+        self.count, self.rep, self.partial = count, 0, None
+
+    def __enter__(self) -> "Repetitions":
+        return self
+
+    def __iter__(self):
+        for self.rep in range(self.count):
+            yield self.rep
+
+    def __exit__(self, kind, value, tb) -> bool:
+        if kind is None or not issubclass(kind, KeyboardInterrupt):
+            return False
+        name = value.args[0] if isinstance(value, Stopped) and value.args else "SIGINT"
+        self.partial = f"interrupted by {name} during repetition {self.rep + 1} of {self.count}"
+        return True
 
 
 def not_served(notes: dict[str, str], alloc: Allocator, done: "Run", study: str,
@@ -110,6 +142,10 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
             timer.start()
             try:
                 _, status, _ = os.wait4(proc.pid, 0)
+            except BaseException:       # Ctrl-C: the command (a session of its own) must not outlive us
+                os.killpg(proc.pid, signal.SIGKILL)
+                os.waitpid(proc.pid, 0)
+                raise
             finally:
                 timer.cancel()
             wall = time.perf_counter() - start
@@ -122,6 +158,8 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         if "pid" in facts:            # the command started: its processes say who served malloc
             served = read_witness(witness, exclude=proc.pid)
             unserved = unserved_reason(alloc, argv[0], int(facts["pid"]), served)
+        global FINISHED
+        FINISHED += 1
         return Run(proc.returncode, wall, int(facts.get("maxrss_kb", 0)), out.read_text(errors="replace"),
                    err.read_text(errors="replace"), stats, unserved)
 

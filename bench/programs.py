@@ -13,7 +13,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Study, Summary, not_served, run, summarize
+from bench.measure import Repetitions, Study, Summary, not_served, run, summarize
 
 PY_WORKLOAD = """
 import json, random
@@ -121,31 +121,32 @@ def collect(work: Path, allocs: list[Allocator], reps: int, scale: float,
     wrong: dict[tuple, int] = defaultdict(int)
     expected: dict[str, str] = {}
     unserved: dict[str, str] = {}
-    for rep in range(reps):
-        for w in workloads:
-            for a in allocs:                      # glibc first: its output is the reference
-                if w.output:
-                    Path(w.output).unlink(missing_ok=True)
-                done = run(list(w.argv), a, timeout=300, cwd=work, extra_env={"LC_ALL": "C"})
-                key = (a.name, w.name)
-                if done.returncode != 0:
-                    failures[key] += 1
-                    log(f"programs: {w.name} under {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
-                    continue
-                if not_served(unserved, a, done, "programs", log):
-                    failures[key] += 1
-                    continue
-                fp = fingerprint(w, done.stdout)
-                if expected.setdefault(w.name, fp) != fp:
-                    wrong[key] += 1
-                    log(f"programs: {w.name} under {a.name} gave a different result from glibc")
-                walls[key].append(done.wall)
-                rss[key].append(done.maxrss_kb)
-        log(f"programs: repetition {rep + 1}/{reps} done")
+    with Repetitions(reps) as stop:
+        for rep in stop:
+            for w in workloads:
+                for a in allocs:                      # glibc first: its output is the reference
+                    if w.output:
+                        Path(w.output).unlink(missing_ok=True)
+                    done = run(list(w.argv), a, timeout=300, cwd=work, extra_env={"LC_ALL": "C"})
+                    key = (a.name, w.name)
+                    if done.returncode != 0:
+                        failures[key] += 1
+                        log(f"programs: {w.name} under {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+                        continue
+                    if not_served(unserved, a, done, "programs", log):
+                        failures[key] += 1
+                        continue
+                    fp = fingerprint(w, done.stdout)
+                    if expected.setdefault(w.name, fp) != fp:
+                        wrong[key] += 1
+                        log(f"programs: {w.name} under {a.name} gave a different result from glibc")
+                    walls[key].append(done.wall)
+                    rss[key].append(done.maxrss_kb)
+            log(f"programs: repetition {rep + 1}/{reps} done")
     rows = tuple(Row(a.name, w.name, summarize(walls[(a.name, w.name)]), summarize(rss[(a.name, w.name)]),
                      failures[(a.name, w.name)], wrong[(a.name, w.name)]) for w in workloads for a in allocs)
     return Result(tuple(a.name for a in allocs), tuple(w.name for w in workloads), desc, reps, rows,
-                  unserved=unserved)
+                  unserved=unserved, partial=stop.partial)
 
 
 def tables(res: Result) -> list[str]:

@@ -132,8 +132,14 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 def page(title: str, intro: str, sections: list[str], skipped: list[str], m: dict | None = None,
          res=None) -> str:
     """The page: title, intro, Measured line, what was skipped, what was not timed (res.unserved:
-    the allocator did not serve malloc, checked in every run by build/bench/witness.so), sections."""
-    parts = [f"# {title}", "", intro.strip(), "", machine_note(m), ""]
+    the allocator did not serve malloc, checked in every run by build/bench/witness.so), sections;
+    a study a signal stopped (res.partial) says so first."""
+    parts = [f"# {title}", ""]
+    partial = getattr(res, "partial", None)
+    if partial:
+        parts += [f"**Partial:** {partial}: the figures are those of the runs finished before it, "
+                  f"fewer than the repetitions this page names.", ""]
+    parts += [intro.strip(), "", machine_note(m), ""]
     if skipped:
         parts += ["Skipped: " + "; ".join(skipped) + ".", ""]
     unserved = getattr(res, "unserved", None)

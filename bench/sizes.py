@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
+from bench.measure import Repetitions, Study, Summary, not_served, parse_kv, run, summarize
 
 KINDS = ("malloc", "calloc")
 
@@ -73,26 +73,27 @@ def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pa
             budget: float, log: Callable[[str], None] = lambda s: None) -> Result:
     raw: dict[tuple, dict] = defaultdict(lambda: {"first": [], "steady": [], "failed": False})
     unserved: dict[str, str] = {}
-    for rep in range(reps):
-        for a in allocs:
-            for kind in KINDS:
-                done = run([str(prog), "-k", kind, "-a", str(lo), "-b", str(hi), "-n", str(pairs),
-                            "-B", str(budget)], a)
-                if done.returncode != 0:
-                    log(f"sizes: {a.name} {kind} exited with {done.returncode}")
-                if not_served(unserved, a, done, "sizes", log):
-                    continue
-                for row in parse(done.stdout):
-                    slot = raw[(a.name, kind, row["size"])]
-                    if row["failed"]:
-                        slot["failed"] = True
-                    else:
-                        slot["first"].append(row["first_ns"])
-                        slot["steady"].append(row["steady_ns"])
-            log(f"sizes: repetition {rep + 1}/{reps}: {a.name} done")
+    with Repetitions(reps) as stop:
+        for rep in stop:
+            for a in allocs:
+                for kind in KINDS:
+                    done = run([str(prog), "-k", kind, "-a", str(lo), "-b", str(hi), "-n", str(pairs),
+                                "-B", str(budget)], a)
+                    if done.returncode != 0:
+                        log(f"sizes: {a.name} {kind} exited with {done.returncode}")
+                    if not_served(unserved, a, done, "sizes", log):
+                        continue
+                    for row in parse(done.stdout):
+                        slot = raw[(a.name, kind, row["size"])]
+                        if row["failed"]:
+                            slot["failed"] = True
+                        else:
+                            slot["first"].append(row["first_ns"])
+                            slot["steady"].append(row["steady_ns"])
+                log(f"sizes: repetition {rep + 1}/{reps}: {a.name} done")
     points = tuple(Point(k[0], k[1], k[2], summarize(v["first"]), summarize(v["steady"]), v["failed"])
                    for k, v in sorted(raw.items()))
-    return Result(tuple(a.name for a in allocs), reps, points, unserved=unserved)
+    return Result(tuple(a.name for a in allocs), reps, points, unserved=unserved, partial=stop.partial)
 
 
 def size_label(n: int) -> str:

@@ -9,7 +9,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
+from bench.measure import Repetitions, Study, Summary, not_served, parse_kv, run, summarize
 
 FIT_POLICIES = ("implicit-first", "implicit-next", "implicit-best", "implicit-worst")
 # (column, mm_stats field) in the order the issue lists them
@@ -75,23 +75,24 @@ def collect(prog: Path, trace: Path, allocs: list[Allocator], reps: int,
     failures: dict[str, int] = defaultdict(int)
     unserved: dict[str, str] = {}
     ops = 0
-    for rep in range(reps):
-        for a in allocs:
-            done = run([str(prog), str(trace)], a, shim_stats=True, timeout=600)
-            row = parse(done.stdout)
-            if done.returncode != 0 or row is None:
-                failures[a.name] += 1
-                log(f"stress: {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
-                continue
-            if not_served(unserved, a, done, "stress", log):
-                failures[a.name] += 1
-                continue
-            ops = row["ops"]
-            times[a.name].append(row["seconds"])
-            counters.setdefault(a.name, program_counters(done.stats))
-        log(f"stress: repetition {rep + 1}/{reps} done")
+    with Repetitions(reps) as stop:
+        for rep in stop:
+            for a in allocs:
+                done = run([str(prog), str(trace)], a, shim_stats=True, timeout=600)
+                row = parse(done.stdout)
+                if done.returncode != 0 or row is None:
+                    failures[a.name] += 1
+                    log(f"stress: {a.name} failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+                    continue
+                if not_served(unserved, a, done, "stress", log):
+                    failures[a.name] += 1
+                    continue
+                ops = row["ops"]
+                times[a.name].append(row["seconds"])
+                counters.setdefault(a.name, program_counters(done.stats))
+            log(f"stress: repetition {rep + 1}/{reps} done")
     rows = tuple(Row(a.name, summarize(times[a.name]), counters.get(a.name, {}), failures[a.name]) for a in allocs)
-    return Result(label or str(trace), ops, reps, rows, unserved=unserved)
+    return Result(label or str(trace), ops, reps, rows, unserved=unserved, partial=stop.partial)
 
 
 def tables(res: Result) -> list[str]:

@@ -146,12 +146,16 @@ def render(results: dict) -> str:
              "for short runs, `BENCH_ARGS='--only best,ts-lock'` to choose allocators. The targets "
              "install jemalloc, tcmalloc and mimalloc from Debian packages when they can (a missing one "
              "is reported and skipped) and build one shim per variant (`make shims`; see "
-             "[bench-shim.md](bench-shim.md) for how a variant becomes the process's malloc).", ""]
+             "[bench-shim.md](bench-shim.md) for how a variant becomes the process's malloc). Ctrl-C, "
+             "SIGTERM or SIGHUP stop a study without losing what it measured: its page and JSON are "
+             "written from the runs finished so far, marked partial, and it exits 128 + the signal.", ""]
     for name, fn in (("sizes", sizes_lines), ("threads", threads_lines), ("stress", stress_lines),
                      ("align", align_lines), ("programs", programs_lines)):
         if name in results:
             lines = fn(results[name])
-            parts += lines[:2] + [measured_line(measured.get(name)), ""] + lines[2:] + [""]
+            partial = results[name].partial
+            note = [f"**Partial:** {partial}: these figures are of the runs finished before it.", ""] if partial else []
+            parts += lines[:2] + [measured_line(measured.get(name)), ""] + note + lines[2:] + [""]
         else:
             parts += [f"## {name}", "", f"(not run: `make bench-{name}`)", ""]
     return "\n".join(parts)

@@ -8,7 +8,7 @@ from typing import Callable
 
 from bench import plot, report
 from bench.allocators import Allocator
-from bench.measure import Study, Summary, not_served, parse_kv, run, summarize
+from bench.measure import Repetitions, Study, Summary, not_served, parse_kv, run, summarize
 
 METRICS = ("seconds", "heap_kb", "hwm_kb", "region_kb")
 
@@ -69,28 +69,30 @@ def collect(prog: Path, allocs: list[Allocator], threads: list[int], reps: int, 
     raw: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     errors: dict[tuple, int] = defaultdict(int)
     unserved: dict[str, str] = {}
-    for rep in range(reps):
-        for t in threads:
-            for a in allocs:
-                done = run([str(prog), "-t", str(t), *args], a, shim_stats=True)
-                row = parse(done.stdout)
-                if done.returncode != 0 or row is None or row.get("errors"):
-                    errors[(a.name, t)] += 1
-                    log(f"threads: {a.name} at {t} threads failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
-                    continue
-                if not_served(unserved, a, done, "threads", log):
-                    errors[(a.name, t)] += 1
-                    continue
-                slot = raw[(a.name, t)]
-                for m in ("seconds", "heap_kb", "hwm_kb"):
-                    slot[m].append(row[m])
-                main = [s for s in done.stats if "region_high_water" in s]
-                if main:
-                    slot["region_kb"].append(max(s["region_high_water"] for s in main) / 1024)
-        log(f"threads: repetition {rep + 1}/{reps} done")
+    with Repetitions(reps) as stop:
+        for rep in stop:
+            for t in threads:
+                for a in allocs:
+                    done = run([str(prog), "-t", str(t), *args], a, shim_stats=True)
+                    row = parse(done.stdout)
+                    if done.returncode != 0 or row is None or row.get("errors"):
+                        errors[(a.name, t)] += 1
+                        log(f"threads: {a.name} at {t} threads failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+                        continue
+                    if not_served(unserved, a, done, "threads", log):
+                        errors[(a.name, t)] += 1
+                        continue
+                    slot = raw[(a.name, t)]
+                    for m in ("seconds", "heap_kb", "hwm_kb"):
+                        slot[m].append(row[m])
+                    main = [s for s in done.stats if "region_high_water" in s]
+                    if main:
+                        slot["region_kb"].append(max(s["region_high_water"] for s in main) / 1024)
+            log(f"threads: repetition {rep + 1}/{reps} done")
     cells = tuple(Cell(a.name, t, {m: summarize(raw[(a.name, t)].get(m, [])) for m in METRICS},
                        errors[(a.name, t)]) for t in threads for a in allocs)
-    return Result(tuple(a.name for a in allocs), tuple(threads), reps, tuple(args), cells, unserved=unserved)
+    return Result(tuple(a.name for a in allocs), tuple(threads), reps, tuple(args), cells,
+                  unserved=unserved, partial=stop.partial)
 
 
 def tables(res: Result) -> list[str]:

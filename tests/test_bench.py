@@ -543,3 +543,58 @@ def test_cli_an_allocator_that_did_not_serve_is_reported_not_timed(built, tmp_pa
     assert "Not timed, the allocator did not serve malloc" in text and "ts-lock: sizes: the preload" in text
     row = next(ln for ln in text.splitlines() if ln.startswith("| 8 B |"))
     assert row.endswith("×1.00 | – |")
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_study_stopped_by_a_signal_keeps_what_it_measured(tmp_path, sig):
+    """Ctrl-C printed `aborted` and wrote nothing, the repetitions done lost; and the command
+    running then (a session of its own) went on running after the bench had gone."""
+    import os
+    import signal
+    import time
+    kit = tmp_path / "kit"
+    (kit / "build" / "bench").mkdir(parents=True)
+    (kit / "variants").mkdir()
+    for helper in ("rusage", "witness.so"):
+        (kit / "build" / "bench" / helper).symlink_to(bench_program(helper))
+    calls, sleeper = tmp_path / "calls", tmp_path / "sleeper"
+    fake = kit / "build" / "bench" / "replay"     # the second timed run signals the bench, then hangs
+    fake.write_text(f'#!/bin/sh\n[ "$3" = 0 ] && {{ echo "ops=2 repeats=0 seconds=0"; exit 0; }}\n'
+                    f'echo x >> {calls}\n'
+                    f'if [ "$(wc -l < {calls})" = 2 ]; then\n'
+                    f'  bench=$(cut -d" " -f4 /proc/$PPID/stat); echo $$ > {sleeper}\n'
+                    f'  kill -{sig.removeprefix("SIG")} $bench; exec sleep 60\nfi\n'
+                    'echo "ops=2 repeats=1 seconds=0.25"\n')
+    fake.chmod(0o755)
+    trace = tmp_path / "t.rep"
+    trace.write_text(HEADER + "a 0 8\nf 0\n")
+    out = tmp_path / "out"
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "bench", "stress", "--kit", str(kit), "--only", "glibc",
+                           "--reps", "5", "--trace", str(trace), "--out", str(out)], capture_output=True, text=True,
+                          cwd=KIT, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert time.monotonic() - start < 40
+    assert done.returncode == 128 + getattr(signal, sig).value, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"python -m bench: interrupted by {sig} during repetition 2 of 5: the runs finished so far are in "
+        f"{out}/bench-stress.md, marked partial")
+    data = json.loads((out / "bench-stress.json").read_text())
+    res = stress.Result.from_json(data)
+    assert res.partial == f"interrupted by {sig} during repetition 2 of 5"
+    assert res.rows[0].seconds.n == 1 and res.rows[0].seconds.median == 0.25
+    assert f"**Partial:** interrupted by {sig} during repetition 2 of 5" in (out / "bench-stress.md").read_text()
+    pid = int(sleeper.read_text())
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+
+
+def test_summary_marks_a_partial_study(tmp_path):
+    from bench import summary
+    s = Summary(1.0, 1.0, 1.0, 1)
+    res = stress.Result("t.rep", 10, 5, (stress.Row("glibc", s, {}),), partial="interrupted by SIGINT during repetition 2 of 5")
+    (tmp_path / "bench-stress.json").write_text(json.dumps(res.to_json()))
+    text = summary.render(summary.load(tmp_path))
+    part = text[text.index("## Fit-policy stress"):]
+    assert "**Partial:** interrupted by SIGINT during repetition 2 of 5: these figures are of the runs" in part
+    assert "Partial" not in text[:text.index("## Fit-policy stress")]
