@@ -138,16 +138,17 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
             start = time.perf_counter()
             proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env, cwd=cwd,
                                     start_new_session=True)
-            timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
-            timer.start()
+            timer = None
             try:
+                timer = timeout_timer(timeout, proc.pid)
                 _, status, _ = os.wait4(proc.pid, 0)
             except BaseException:       # Ctrl-C: the command (a session of its own) must not outlive us
                 os.killpg(proc.pid, signal.SIGKILL)
                 os.waitpid(proc.pid, 0)
                 raise
             finally:
-                timer.cancel()
+                if timer:
+                    timer.cancel()
             wall = time.perf_counter() - start
             proc.returncode = os.waitstatus_to_exitcode(status)
         stats = ()
@@ -162,6 +163,22 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         FINISHED += 1
         return Run(proc.returncode, wall, int(facts.get("maxrss_kb", 0)), out.read_text(errors="replace"),
                    err.read_text(errors="replace"), stats, unserved)
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+def timeout_timer(timeout: float, pid: int) -> threading.Timer:
+    """A timer that kills the command's session; it blocks the stop signals, so that the kernel
+    delivers them to the main thread and interrupts its wait4 (one taken by this thread would
+    leave the main thread waiting for the command to end)."""
+    timer = threading.Timer(timeout, lambda: os.killpg(pid, signal.SIGKILL))
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        timer.start()               # the thread takes the mask it starts with
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return timer
 
 
 def read_witness(path: Path, exclude: int) -> list[tuple[int, str, str]]:
