@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +17,13 @@ LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib
 
 @dataclass(frozen=True)
 class Allocator:
-    """One allocator: `preload` is the library to LD_PRELOAD (None: the system malloc)."""
+    """One allocator: `preload` is the library to LD_PRELOAD (None: the system malloc);
+    `version`, what the pages name it by beside its name (None: a shim, named by the commit)."""
 
     name: str
     kind: str                 # "system", "package" or "shim"
     preload: str | None = None
+    version: str | None = None
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ if base is None else base)
@@ -30,14 +33,37 @@ class Allocator:
         return env
 
     def to_json(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "preload": self.preload}
+        return {"name": self.name, "kind": self.kind, "preload": self.preload, "version": self.version}
 
     @classmethod
     def from_json(cls, data: dict) -> "Allocator":
-        return cls(data["name"], data["kind"], data.get("preload"))
+        return cls(data["name"], data["kind"], data.get("preload"), data.get("version"))
 
 
-GLIBC = Allocator("glibc", "system")
+def glibc_version() -> str:
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION") or "glibc, version unknown"
+    except (ValueError, OSError):
+        return "glibc, version unknown"
+
+
+def package_version(package: str, lib: str) -> str:
+    """`5.3.0-1 (libjemalloc2: /usr/lib/.../libjemalloc.so.2)`: dpkg's version of the package
+    and the file preloaded; without dpkg's word, the file alone, as it resolves."""
+    try:
+        done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True,
+                              text=True, errors="replace", timeout=30)
+        version = done.stdout.strip() if done.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        version = ""
+    real = os.path.realpath(lib)
+    where = lib if real == lib else f"{lib} -> {real}"
+    if version:
+        return f"{version} ({package}: {where})"
+    return f"version unknown: {package} not known to dpkg ({where})"
+
+
+GLIBC = Allocator("glibc", "system", None, glibc_version())
 
 
 def find_library(names: tuple[str, ...], dirs: tuple[str, ...] = LIB_DIRS) -> str | None:
@@ -61,7 +87,7 @@ def discover(kit: Path, shims: list[str] | None = None, packages: bool = True,
         for name, (package, files) in OPTIONAL.items():
             lib = find_library(files, lib_dirs)
             if lib:
-                found.append(Allocator(name, "package", lib))
+                found.append(Allocator(name, "package", lib, package_version(package, lib)))
             else:
                 skipped.append(f"{name}: package {package} not installed, skipped")
     sources = sorted(p.stem for p in (kit / "variants").glob("*.c"))

@@ -1,6 +1,7 @@
 """`python -m bench STUDY`: run one benchmark study and write docs/bench-STUDY.md."""
 from __future__ import annotations
 
+import dataclasses
 import signal
 from pathlib import Path
 
@@ -78,10 +79,12 @@ def pick(kit: Path, only: str | None, default_shims: list[str] | None = None,
     return found, skipped
 
 
-def show(write, res, out: Path, *args) -> None:
-    """Write the study's page and print it (its tables: medians, min–max, ratios to glibc),
-    then where it went; a write that fails (a full disk) is one line naming the file.  A study
-    a signal stopped writes what it measured, marked partial, and exits 128 + the signal."""
+def show(write, res, allocs: list[Allocator], out: Path, *args) -> None:
+    """Write the study's page and print it (its tables: medians, min–max, ratios to glibc,
+    the version of each allocator), then where it went; a write that fails (a full disk) is
+    one line naming the file.  A study a signal stopped writes what it measured, marked
+    partial, and exits 128 + the signal."""
+    res = dataclasses.replace(res, versions={a.name: a.version for a in allocs})
     if res.partial and not measure.FINISHED:
         raise stopped(f"{res.partial}: no run had finished, nothing written")
     try:
@@ -158,7 +161,7 @@ def sizes_cmd(kit, out, only, reps, quick, max_log2):
     hi = max_log2 or (24 if quick else 30)
     pairs, budget = (2000, 16 << 20) if quick else (20000, 64 << 20)
     res = sizes.collect(program(kit, "sizes"), allocs, reps or (1 if quick else 5), 1, hi, pairs, budget, log)
-    show(sizes.write, res, out, skipped, 1, hi, pairs, budget)
+    show(sizes.write, res, allocs, out, skipped, 1, hi, pairs, budget)
 
 
 @main.command("threads")
@@ -181,7 +184,7 @@ def threads_cmd(kit, out, only, reps, quick, counts):
                                "(`--only all` runs them)")
     args = ["-r", "20", "-b", "200", "-s", "256"] if quick else ["-r", "300", "-b", "1000", "-s", "256"]
     res = threads.collect(program(kit, "threadtest"), allocs, ts, reps or (1 if quick else 7), args, log)
-    show(threads.write, res, out, skipped)
+    show(threads.write, res, allocs, out, skipped)
 
 
 @main.command("stress")
@@ -206,7 +209,7 @@ def stress_cmd(kit, out, only, reps, quick, trace):
             stress.check_some_run(res)
     except stress.StressError as err:
         raise click.ClickException(str(err)) from None
-    show(stress.write, res, out, skipped)
+    show(stress.write, res, allocs, out, skipped)
 
 
 @main.command("align")
@@ -222,7 +225,7 @@ def align_cmd(kit, out, only, reps, quick):
                                "buffer, so these three show the shims' offsets (`--only all` runs them)")
     mb = 8 if quick else 128
     res = align.collect(program(kit, "alignpipe"), allocs, align.SIZES, reps or (1 if quick else 5), mb, log)
-    show(align.write, res, out, skipped)
+    show(align.write, res, allocs, out, skipped)
 
 
 @main.command("programs")
@@ -238,7 +241,7 @@ def programs_cmd(kit, out, only, reps, quick):
                                "(`--only all` runs them)")
     res = programs.collect(kit / "build" / "bench" / "work", allocs, reps or (1 if quick else 5),
                            0.1 if quick else 1.0, log)
-    show(programs.write, res, out, skipped)
+    show(programs.write, res, allocs, out, skipped)
 
 
 @main.command("summary")

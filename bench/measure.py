@@ -45,18 +45,21 @@ def summarize(values: list[float]) -> Summary | None:
 @dataclass(frozen=True, kw_only=True)
 class Study:
     """What every study's result keeps beside its figures: the allocators whose runs were
-    not timed because they did not serve malloc (allocator -> why), and, for a study that a
-    signal stopped, what it had done (None: it ran to its end); both shown on its page."""
+    not timed because they did not serve malloc (allocator -> why); for a study that a
+    signal stopped, what it had done (None: it ran to its end); which version of each
+    allocator ran.  All shown on its page."""
 
     unserved: dict[str, str] = field(default_factory=dict)
     partial: str | None = None
+    versions: dict[str, str | None] = field(default_factory=dict)     # allocator -> Allocator.version
 
     def notes_json(self) -> dict:
-        return {"unserved": self.unserved, "partial": self.partial}
+        return {"unserved": self.unserved, "partial": self.partial, "versions": self.versions}
 
     @staticmethod
     def notes_from(d: dict) -> dict:
-        return {"unserved": dict(d.get("unserved") or {}), "partial": d.get("partial")}
+        return {"unserved": dict(d.get("unserved") or {}), "partial": d.get("partial"),
+                "versions": dict(d.get("versions") or {})}
 
 
 class Stopped(KeyboardInterrupt):

@@ -93,6 +93,15 @@ def check_out(out: Path) -> str | None:
     return None
 
 
+def versions_line(versions: dict[str, str | None]) -> str:
+    """Which build of each allocator was measured; the shims are the commit's variants."""
+    named = [f"{a} {v}" if a != "glibc" else v for a, v in versions.items() if v]
+    shims = [a for a, v in versions.items() if not v]
+    if shims:
+        named.append(f"{', '.join(shims)}: the kit's variants as shims (commit above)")
+    return "Allocator versions: " + "; ".join(named) + "."
+
+
 def save_json(path: Path, data: dict, m: dict) -> None:
     """A study's results with where, when and from which commit they were measured."""
     path.write_text(json.dumps({**data, "measured": m}, indent=1) + "\n")
@@ -140,6 +149,9 @@ def page(title: str, intro: str, sections: list[str], skipped: list[str], m: dic
         parts += [f"**Partial:** {partial}: the figures are those of the runs finished before it, "
                   f"fewer than the repetitions this page names.", ""]
     parts += [intro.strip(), "", machine_note(m), ""]
+    versions = getattr(res, "versions", None)
+    if versions:
+        parts += [versions_line(versions), ""]
     if skipped:
         parts += ["Skipped: " + "; ".join(skipped) + ".", ""]
     unserved = getattr(res, "unserved", None)

@@ -598,3 +598,27 @@ def test_summary_marks_a_partial_study(tmp_path):
     part = text[text.index("## Fit-policy stress"):]
     assert "**Partial:** interrupted by SIGINT during repetition 2 of 5: these figures are of the runs" in part
     assert "Partial" not in text[:text.index("## Fit-policy stress")]
+
+
+def test_pages_name_the_version_of_each_allocator(built, tmp_path):
+    """jemalloc, tcmalloc and mimalloc were named, never which version: two pages of two machines
+    could not say whether they measured the same allocator."""
+    import os
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    (libs / "libjemalloc.so.2").write_text("")
+    (tmp_path / "variants").mkdir()
+    found, _ = discover(tmp_path, lib_dirs=(str(libs),))
+    jemalloc = next(a for a in found if a.name == "jemalloc")
+    assert "libjemalloc2" in jemalloc.version and jemalloc.version.endswith(f"{libs}/libjemalloc.so.2)")
+    assert found[0].version == os.confstr("CS_GNU_LIBC_VERSION")
+    assert Allocator.from_json(jemalloc.to_json()) == jemalloc
+    done = run_cli("sizes", "--quick", "--only", "ts-lock", "--max-log2", "2", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out" / "bench-sizes.md").read_text()
+    assert (f"Allocator versions: {os.confstr('CS_GNU_LIBC_VERSION')}; ts-lock: the kit's variants as shims "
+            "(commit above).") in text
+    res = sizes.Result.from_json(json.loads((tmp_path / "out" / "bench-sizes.json").read_text()))
+    assert res.versions == {"glibc": os.confstr("CS_GNU_LIBC_VERSION"), "ts-lock": None}
+    line = report.versions_line({"glibc": "glibc 2.36", "jemalloc": jemalloc.version, "best": None})
+    assert line == f"Allocator versions: glibc 2.36; jemalloc {jemalloc.version}; best: the kit's variants as shims (commit above)."
