@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import build_driver
-from shim_common import KIT, bench_program, make, shim
+from shim_common import ALL_VARIANTS as ALL_SHIMS, KIT, bench_program, make, shim
 
 sys.path.insert(0, str(KIT))
 from bench import align, measure, programs, report, sizes, stress, threads  # noqa: E402
@@ -653,3 +653,16 @@ def test_each_committed_page_is_what_the_code_writes_from_its_json(tmp_path, stu
     if study == "programs":
         committed, made = committed[committed.index("\n- `"):], made[made.index("\n- `"):]
     assert made == committed
+
+
+def test_align_page_names_the_shims_it_ran_as_the_offsets_shown():
+    """`Skipped: <nine shims>: ... so these three show the shims' offsets`: the three were the
+    ones run, not skipped; the reason names them, and the committed page gives it as the code does."""
+    from bench import cli
+    assert "these three" not in cli.ALIGN_WHY
+    assert "so best, segregated and ts-lock show the shims' offsets" in cli.ALIGN_WHY
+    committed = (KIT / "docs" / "bench-align.md").read_text()
+    skipped = next(ln for ln in committed.splitlines() if ln.startswith("Skipped: "))
+    assert skipped.endswith(f": {cli.ALIGN_WHY}.")
+    ran = json.loads((KIT / "docs" / "bench-align.json").read_text())["allocators"]
+    assert [a for a in ran if a in ALL_SHIMS] == cli.ALIGN_SHIMS
