@@ -21,15 +21,17 @@ class Point:
     size: int
     mbps: Summary | None
     offsets: tuple[int, ...]        # buffer address mod page size, as seen in each run
+    failures: int = 0               # runs that crashed or printed no result
 
     def to_json(self) -> dict:
         return {"allocator": self.allocator, "kind": self.kind, "size": self.size,
-                "mbps": self.mbps and self.mbps.to_json(), "offsets": list(self.offsets)}
+                "mbps": self.mbps and self.mbps.to_json(), "offsets": list(self.offsets),
+                "failures": self.failures}
 
     @classmethod
     def from_json(cls, d: dict) -> "Point":
         return cls(d["allocator"], d["kind"], d["size"], d["mbps"] and Summary.from_json(d["mbps"]),
-                   tuple(d["offsets"]))
+                   tuple(d["offsets"]), d.get("failures", 0))
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def collect(prog: Path, allocs: list[Allocator], sizes: tuple[int, ...], reps: i
             log: Callable[[str], None] = lambda s: None) -> Result:
     raw: dict[tuple, list[float]] = defaultdict(list)
     offsets: dict[tuple, list[int]] = defaultdict(list)
+    failures: dict[tuple, int] = defaultdict(int)
     unserved: dict[str, str] = {}
     with Repetitions(reps) as stop:
         for rep in stop:
@@ -77,16 +80,27 @@ def collect(prog: Path, allocs: list[Allocator], sizes: tuple[int, ...], reps: i
                         row = parse(done.stdout)
                         if done.returncode != 0 or row is None:
                             log(f"align: {a.name} {kind} {size} failed (exit {done.returncode})")
+                            failures[(a.name, kind, size)] += 1
                             continue
                         if not_served(unserved, a, done, "align", log):
+                            failures[(a.name, kind, size)] += 1
                             continue
                         raw[(a.name, kind, size)].append(row["mbps"])
                         offsets[(a.name, kind, size)].append(row["offset"])
             log(f"align: repetition {rep + 1}/{reps} done")
-    points = tuple(Point(a.name, k, s, summarize(raw[(a.name, k, s)]), tuple(sorted(set(offsets[(a.name, k, s)]))))
+    points = tuple(Point(a.name, k, s, summarize(raw[(a.name, k, s)]), tuple(sorted(set(offsets[(a.name, k, s)]))),
+                         failures[(a.name, k, s)])
                    for a in allocs for k in KINDS for s in sizes)
     return Result(tuple(a.name for a in allocs), tuple(sizes), reps, megabytes, points,
                   unserved=unserved, partial=stop.partial)
+
+
+def mbps_cell(p: Point | None, base: Point | None, reps: int) -> str:
+    text = report.cell(p and p.mbps, base and base.mbps)
+    if p and p.failures:
+        failed = f"failed in {p.failures} of {report.count(reps, 'run')}"
+        return failed if text == "–" else f"{text}, {failed}"
+    return text
 
 
 def tables(res: Result) -> list[str]:
@@ -97,9 +111,9 @@ def tables(res: Result) -> list[str]:
             m, p, o = (res.get(a, k, s) for k in KINDS)
             base = res.get("glibc", "malloc", s)
             ratio = f"{m.mbps.median / p.mbps.median:.2f}" if m and p and m.mbps and p.mbps else "–"
-            rows.append([a, f"{s >> 10} KiB",
-                         report.cell(m and m.mbps, base and base.mbps) + f" (offset {','.join(map(str, m.offsets)) if m else '–'})",
-                         report.cell(p and p.mbps, base and base.mbps), report.cell(o and o.mbps, base and base.mbps), ratio])
+            offset = f" (offset {','.join(map(str, m.offsets))})" if m and m.offsets else ""
+            rows.append([a, f"{s >> 10} KiB", mbps_cell(m, base, res.reps) + offset,
+                         mbps_cell(p, base, res.reps), mbps_cell(o, base, res.reps), ratio])
     out.append("### MB/s written to a pipe, median [min–max], ×glibc's malloc buffer of that size\n\n"
                "Offset: the malloc buffer's address modulo 4096.  `page`: posix_memalign(4096).  "
                "`odd`: the malloc buffer plus one byte.\n\n"

@@ -20,16 +20,18 @@ class Point:
     size: int
     first: Summary | None      # ns of the first pair at this size in a process
     steady: Summary | None     # ns per pair over many pairs
-    failed: bool = False
+    failed: bool = False       # the allocator returned NULL
+    crashed: int = 0           # processes that ended abnormally at this size (the sizes above: not reached)
 
     def to_json(self) -> dict:
         return {"allocator": self.allocator, "kind": self.kind, "size": self.size, "failed": self.failed,
+                "crashed": self.crashed,
                 "first": self.first and self.first.to_json(), "steady": self.steady and self.steady.to_json()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Point":
         return cls(d["allocator"], d["kind"], d["size"], d["first"] and Summary.from_json(d["first"]),
-                   d["steady"] and Summary.from_json(d["steady"]), d.get("failed", False))
+                   d["steady"] and Summary.from_json(d["steady"]), d.get("failed", False), d.get("crashed", 0))
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def parse(text: str) -> list[dict]:
 
 def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pairs: int,
             budget: float, log: Callable[[str], None] = lambda s: None) -> Result:
-    raw: dict[tuple, dict] = defaultdict(lambda: {"first": [], "steady": [], "failed": False})
+    raw: dict[tuple, dict] = defaultdict(lambda: {"first": [], "steady": [], "failed": False, "crashed": 0})
     unserved: dict[str, str] = {}
     with Repetitions(reps) as stop:
         for rep in stop:
@@ -83,7 +85,12 @@ def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pa
                         log(f"sizes: {a.name} {kind} exited with {done.returncode}")
                     if not_served(unserved, a, done, "sizes", log):
                         continue
-                    for row in parse(done.stdout):
+                    rows = parse(done.stdout)
+                    if done.returncode != 0:    # it walks the sizes upwards: it ended at the next one
+                        at = rows[-1]["size"] * 2 if rows else 1 << lo
+                        if at <= 1 << hi:
+                            raw[(a.name, kind, at)]["crashed"] += 1
+                    for row in rows:
                         slot = raw[(a.name, kind, row["size"])]
                         if row["failed"]:
                             slot["failed"] = True
@@ -91,7 +98,7 @@ def collect(prog: Path, allocs: list[Allocator], reps: int, lo: int, hi: int, pa
                             slot["first"].append(row["first_ns"])
                             slot["steady"].append(row["steady_ns"])
                 log(f"sizes: repetition {rep + 1}/{reps}: {a.name} done")
-    points = tuple(Point(k[0], k[1], k[2], summarize(v["first"]), summarize(v["steady"]), v["failed"])
+    points = tuple(Point(k[0], k[1], k[2], summarize(v["first"]), summarize(v["steady"]), v["failed"], v["crashed"])
                    for k, v in sorted(raw.items()))
     return Result(tuple(a.name for a in allocs), reps, points, unserved=unserved, partial=stop.partial)
 
@@ -103,18 +110,30 @@ def size_label(n: int) -> str:
     return f"{n} B"
 
 
+def steady_cell(p: Point | None, base: Point | None, reps: int) -> str:
+    if p and p.failed:
+        return "failed"
+    text = report.cell(p and p.steady, base and base.steady)
+    if p and p.crashed:
+        crashed = f"crashed in {p.crashed} of {report.count(reps, 'run')}"
+        return crashed if text == "–" else f"{text}, {crashed}"
+    return text
+
+
 def tables(res: Result) -> list[str]:
     out = []
+    crashes = ("\n\nA process that ended abnormally (a crash, a signal) is shown at the size where it did "
+               "(`crashed in N of M runs`); that run did not reach the sizes above it."
+               if any(p.crashed for p in res.points) else "")
     for kind in KINDS:
         rows = []
         for size in res.sizes():
             base = res.point("glibc", kind, size)
             row = [size_label(size)]
             for a in res.allocators:
-                p = res.point(a, kind, size)
-                row.append("failed" if p and p.failed else report.cell(p and p.steady, base and base.steady))
+                row.append(steady_cell(res.point(a, kind, size), base, res.reps))
             rows.append(row)
-        out.append(f"### {kind}+free, steady state: ns per pair, median [min–max], ×glibc\n\n"
+        out.append(f"### {kind}+free, steady state: ns per pair, median [min–max], ×glibc{crashes}\n\n"
                    + report.table(["size"] + list(res.allocators), rows))
     rows = []
     for size in res.sizes():

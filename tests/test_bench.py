@@ -666,3 +666,46 @@ def test_align_page_names_the_shims_it_ran_as_the_offsets_shown():
     assert skipped.endswith(f": {cli.ALIGN_WHY}.")
     ran = json.loads((KIT / "docs" / "bench-align.json").read_text())["allocators"]
     assert [a for a in ran if a in ALL_SHIMS] == cli.ALIGN_SHIMS
+
+
+CRASHY = r"""
+#include <stdlib.h>
+extern void *__libc_malloc(size_t); extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t); extern void *__libc_realloc(void *, size_t);
+/* aborts on one size only: sizes' 256 B step and alignpipe's 8 KiB buffer (+1) */
+void *malloc(size_t n) { if (n == 256 || n == 8193) abort(); return __libc_malloc(n); }
+void free(void *p) { __libc_free(p); }
+void *calloc(size_t a, size_t b) { if (a * b == 256) abort(); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }
+"""
+
+
+def test_a_run_that_crashes_under_one_allocator_is_shown_where_it_did(built, tmp_path):
+    """sizes and align logged a crashed run on stderr only: the page showed `–`, as for a size
+    never measured, and nothing said the allocator had crashed."""
+    kit = tmp_path / "kit"
+    (kit / "build" / "bench").mkdir(parents=True)
+    (kit / "variants").mkdir()
+    (kit / "variants" / "crashy.c").write_text("")
+    (tmp_path / "crashy.c").write_text(CRASHY)
+    subprocess.run(["gcc", "-O2", "-fPIC", "-shared", "-o", str(kit / "build" / "libmm-crashy.so"),
+                    str(tmp_path / "crashy.c")], check=True)
+    for prog in ("rusage", "witness.so", "sizes", "alignpipe"):
+        (kit / "build" / "bench" / prog).symlink_to(bench_program(prog))
+    out = tmp_path / "out"
+    done = run_cli("sizes", "--kit", str(kit), "--quick", "--reps", "2", "--only", "crashy", "--max-log2", "10",
+                   "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    res = sizes.Result.from_json(json.loads((out / "bench-sizes.json").read_text()))
+    assert res.point("crashy", "malloc", 256).crashed == 2 and res.point("crashy", "calloc", 256).crashed == 2
+    assert res.point("crashy", "malloc", 128).steady and not res.point("crashy", "malloc", 512)
+    text = (out / "bench-sizes.md").read_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith("| 256 B |") and "crashed" in ln]
+    assert len(rows) == 2 and all(r.endswith("| crashed in 2 of 2 runs |") for r in rows)
+    assert "A process that ended abnormally (a crash, a signal) is shown at the size where it did" in text
+    done = run_cli("align", "--kit", str(kit), "--quick", "--reps", "1", "--only", "crashy", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    ares = align.Result.from_json(json.loads((out / "bench-align.json").read_text()))
+    assert ares.get("crashy", "malloc", 8192).failures == 1 and ares.get("crashy", "page", 8192).failures == 0
+    row = next(ln for ln in (out / "bench-align.md").read_text().splitlines() if ln.startswith("| crashy | 8 KiB |"))
+    assert row.startswith("| crashy | 8 KiB | failed in 1 of 1 run | ") and row.endswith("| failed in 1 of 1 run | – |")
