@@ -90,8 +90,10 @@ def threads_lines(res: threads.Result) -> list[str]:
             continue
         speed, heap = nolock.median / lock.median, hn.median / hl.median
         ok &= speed < 1 and heap < 1.5
+        g = res.value("glibc", t, "seconds")
+        glibc = f"glibc {g.median:.3f} s" if g else "glibc: no run succeeded"
         lines.append(f"- {t} threads: ts-nolock {nolock.median:.3f} s vs ts-lock {lock.median:.3f} s "
-                     f"(×{speed:.2f}); heap ×{heap:.2f}; glibc {res.value('glibc', t, 'seconds').median:.3f} s")
+                     f"(×{speed:.2f}); heap ×{heap:.2f}; {glibc}")
     lines += ["", f"Target, ts-nolock faster than ts-lock at 4+ threads with under 1.5× its heap: {mark(ok)}."]
     return lines
 

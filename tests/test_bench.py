@@ -709,3 +709,17 @@ def test_a_run_that_crashes_under_one_allocator_is_shown_where_it_did(built, tmp
     assert ares.get("crashy", "malloc", 8192).failures == 1 and ares.get("crashy", "page", 8192).failures == 0
     row = next(ln for ln in (out / "bench-align.md").read_text().splitlines() if ln.startswith("| crashy | 8 KiB |"))
     assert row.startswith("| crashy | 8 KiB | failed in 1 of 1 run | ") and row.endswith("| failed in 1 of 1 run | – |")
+
+
+def test_summary_of_threads_without_a_glibc_figure_is_a_line_not_a_traceback(tmp_path):
+    """Every glibc run at 4 threads failed: summary ended in AttributeError on its median."""
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    cells = (threads.Cell("glibc", 4, {"seconds": None}, 3),
+             threads.Cell("ts-lock", 4, {"seconds": s(2.0), "region_kb": s(100.0)}),
+             threads.Cell("ts-nolock", 4, {"seconds": s(1.0), "region_kb": s(110.0)}))
+    res = threads.Result(("glibc", "ts-lock", "ts-nolock"), (4,), 3, (), cells)
+    (tmp_path / "bench-threads.json").write_text(json.dumps(res.to_json()))
+    done = run_cli("summary", "--out", str(tmp_path))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    text = (tmp_path / "bench-summary.md").read_text()
+    assert "- 4 threads: ts-nolock 1.000 s vs ts-lock 2.000 s (×0.50); heap ×1.10; glibc: no run succeeded" in text
