@@ -124,7 +124,8 @@ def program(kit: Path, name: str) -> Path:
 
 
 def common(f):
-    f = click.option("--kit", type=click.Path(file_okay=False, path_type=Path), default=KIT, show_default=True,
+    f = click.option("--kit", type=click.Path(file_okay=False, resolve_path=True, path_type=Path), default=KIT,
+                     show_default=True,
                      help="the kit's root (build/ and variants/ are read from it)")(f)
     f = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"),
                      show_default=True, callback=writable_out,

@@ -723,3 +723,14 @@ def test_summary_of_threads_without_a_glibc_figure_is_a_line_not_a_traceback(tmp
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     text = (tmp_path / "bench-summary.md").read_text()
     assert "- 4 threads: ts-nolock 1.000 s vs ts-lock 2.000 s (×0.50); heap ×1.10; glibc: no run succeeded" in text
+
+
+def test_cli_programs_with_a_relative_kit(built, tmp_path):
+    """`--kit .`: the programs run in build/bench/work, where the relative build/bench/rusage
+    was not found (a FileNotFoundError traceback), and a relative preload path is one the
+    loader cannot open there (glibc would have been timed as the shim)."""
+    done = run_cli("programs", "--kit", ".", "--quick", "--only", "ts-nolock", "--out", str(tmp_path))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    res = programs.Result.from_json(json.loads((tmp_path / "bench-programs.json").read_text()))
+    assert res.unserved == {}
+    assert all(r.failures == 0 and r.wall for r in res.rows)
