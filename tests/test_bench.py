@@ -734,3 +734,16 @@ def test_cli_programs_with_a_relative_kit(built, tmp_path):
     res = programs.Result.from_json(json.loads((tmp_path / "bench-programs.json").read_text()))
     assert res.unserved == {}
     assert all(r.failures == 0 and r.wall for r in res.rows)
+
+
+@pytest.mark.parametrize("counts,names", [((1, 2), ("glibc", "ts-lock", "ts-nolock")), ((4,), ("glibc", "ts-lock"))])
+def test_summary_says_a_threads_target_it_has_no_figure_for_is_not_measured(tmp_path, counts, names):
+    """`--threads 1,2` (or a study without ts-nolock) gave 'Target ...: met' with no figure under it."""
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    cells = tuple(threads.Cell(a, t, {"seconds": s(1.0), "region_kb": s(100.0)}) for t in counts for a in names)
+    (tmp_path / "bench-threads.json").write_text(json.dumps(threads.Result(names, counts, 1, (), cells).to_json()))
+    text = summary.render(summary.load(tmp_path))
+    assert ("Target, ts-nolock faster than ts-lock at 4+ threads with under 1.5× its heap: not measured (no thread "
+            "count of 4 or more with both ts-lock's and ts-nolock's time and heap).") in text
+    assert ": met." not in text
