@@ -97,6 +97,25 @@ def discover(kit: Path, shims: list[str] | None = None, packages: bool = True,
             skipped.append(f"{name}: no variants/{name}.c, skipped")
         elif not lib.exists():
             skipped.append(f"{name}: build/libmm-{name}.so was not built (make shim VARIANT={name}), skipped")
+        elif newer := newer_source(kit, name, lib):
+            skipped.append(f"{name}: build/libmm-{name}.so is older than {newer} (make shim VARIANT={name}), skipped")
         else:
             found.append(Allocator(name, "shim", str(lib)))
     return found, skipped
+
+
+# What a shim is built from (mk/bench.mk's SHIM_DEPS), besides its variants/<name>.c.
+SHIM_SOURCES = ("shim/*.c", "shim/*.h", "variants/*.h", "mm.h", "memlib.h", "config.h", "mm_stats.h")
+
+
+def newer_source(kit: Path, name: str, lib: Path) -> str | None:
+    """A source of the shim edited since it was built (as make would see it), or None: a stale
+    library would be measured under a page that names the commit's allocator."""
+    built = lib.stat().st_mtime
+    for path in [kit / "variants" / f"{name}.c"] + [p for g in SHIM_SOURCES for p in sorted(kit.glob(g))]:
+        try:
+            if path.stat().st_mtime > built:
+                return str(path.relative_to(kit))
+        except OSError:
+            continue
+    return None

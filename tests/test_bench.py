@@ -519,10 +519,12 @@ def test_a_run_the_preload_did_not_reach_is_not_the_allocators(built, tmp_path):
 
 
 def test_cli_an_allocator_that_did_not_serve_is_reported_not_timed(built, tmp_path):
+    import os
     kit = tmp_path / "kit"
     (kit / "build" / "bench").mkdir(parents=True)
     (kit / "variants").mkdir()
     (kit / "variants" / "ts-lock.c").write_text("")
+    os.utime(kit / "variants" / "ts-lock.c", (0, 0))     # older than the shim it stands for
     (kit / "build" / "libmm-ts-lock.so").symlink_to(shim("ts-lock"))
     for prog in ("rusage", "witness.so"):
         (kit / "build" / "bench" / prog).symlink_to(bench_program(prog))
@@ -747,3 +749,32 @@ def test_summary_says_a_threads_target_it_has_no_figure_for_is_not_measured(tmp_
     assert ("Target, ts-nolock faster than ts-lock at 4+ threads with under 1.5× its heap: not measured (no thread "
             "count of 4 or more with both ts-lock's and ts-nolock's time and heap).") in text
     assert ": met." not in text
+
+
+def test_a_shim_older_than_its_sources_is_skipped_not_measured(tmp_path):
+    """`python -m bench` (not make) measured build/libmm-X.so whatever its age: after an edit of
+    the variant, the page named the commit's allocator and showed the old build's figures."""
+    import os
+    import time
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "build").mkdir()
+    (tmp_path / "shim").mkdir()
+    for name in ("alpha", "beta"):
+        (tmp_path / "variants" / f"{name}.c").write_text("")
+    (tmp_path / "shim" / "core.c").write_text("")
+    old = time.time() - 100
+    for path in [*(tmp_path / "variants").iterdir(), tmp_path / "shim" / "core.c"]:
+        os.utime(path, (old, old))
+    for name in ("alpha", "beta"):
+        (tmp_path / "build" / f"libmm-{name}.so").write_text("")
+    found, skipped = discover(tmp_path, packages=False)
+    assert [a.name for a in found] == ["glibc", "alpha", "beta"] and skipped == []
+    (tmp_path / "variants" / "beta.c").write_text("/* edited */")
+    os.utime(tmp_path / "variants" / "beta.c", (old + 200, old + 200))
+    found, skipped = discover(tmp_path, packages=False)
+    assert [a.name for a in found] == ["glibc", "alpha"]
+    assert skipped == ["beta: build/libmm-beta.so is older than variants/beta.c (make shim VARIANT=beta), skipped"]
+    os.utime(tmp_path / "shim" / "core.c", (old + 200, old + 200))
+    found, skipped = discover(tmp_path, shims=["alpha"], packages=False)
+    assert [a.name for a in found] == ["glibc"]
+    assert skipped == ["alpha: build/libmm-alpha.so is older than shim/core.c (make shim VARIANT=alpha), skipped"]
