@@ -57,6 +57,11 @@ def measured_line(m: dict | None) -> str:
     return report.machine_note(m)
 
 
+def spread(s, fmt: str) -> str:
+    """`median [min–max]`, each as fmt formats it: a headline keeps the run's spread."""
+    return f"{s.median:{fmt}} [{s.lo:{fmt}}–{s.hi:{fmt}}]"
+
+
 def mark(ok: bool) -> str:
     return "met" if ok else "**not met**"
 
@@ -91,8 +96,8 @@ def threads_lines(res: threads.Result) -> list[str]:
         speed, heap = nolock.median / lock.median, hn.median / hl.median
         ok &= speed < 1 and heap < 1.5
         g = res.value("glibc", t, "seconds")
-        glibc = f"glibc {g.median:.3f} s" if g else "glibc: no run succeeded"
-        lines.append(f"- {t} threads: ts-nolock {nolock.median:.3f} s vs ts-lock {lock.median:.3f} s "
+        glibc = f"glibc {spread(g, '.3f')} s" if g else "glibc: no run succeeded"
+        lines.append(f"- {t} threads: ts-nolock {spread(nolock, '.3f')} s vs ts-lock {spread(lock, '.3f')} s "
                      f"(×{speed:.2f}); heap ×{heap:.2f}; {glibc}")
     verdict = mark(ok) if len(lines) > 2 else ("not measured (no thread count of 4 or more with both "
                                                 "ts-lock's and ts-nolock's time and heap)")
@@ -107,7 +112,7 @@ def stress_lines(res: stress.Result) -> list[str]:
         if r.seconds:
             ratio = f" (×{r.seconds.median / base.median:,.2f} glibc)" if base and r.allocator != "glibc" else ""
             heap = f", max heap {r.counters['max heap'] / 2**20:.1f} MiB" if "max heap" in r.counters else ""
-            lines.append(f"- {r.allocator}: {r.seconds.median:.4g} s{ratio}{heap}")
+            lines.append(f"- {r.allocator}: {spread(r.seconds, '.4g')} s{ratio}{heap}")
     return lines
 
 
@@ -116,8 +121,9 @@ def align_lines(res: align.Result) -> list[str]:
     for s in res.sizes:
         m, p, o = (res.get("glibc", k, s) for k in align.KINDS)
         if m and p and o and m.mbps and p.mbps and o.mbps:
-            lines.append(f"- {s >> 10} KiB: malloc {m.mbps.median:,.0f} (offset {m.offsets[0] if m.offsets else '?'}), "
-                         f"page {p.mbps.median:,.0f}, odd {o.mbps.median:,.0f}: malloc/page ×{m.mbps.median / p.mbps.median:.2f}")
+            lines.append(f"- {s >> 10} KiB: malloc {spread(m.mbps, ',.0f')} (offset {m.offsets[0] if m.offsets else '?'}), "
+                         f"page {spread(p.mbps, ',.0f')}, odd {spread(o.mbps, ',.0f')}: "
+                         f"malloc/page ×{m.mbps.median / p.mbps.median:.2f}")
     return lines
 
 
@@ -144,7 +150,9 @@ def render(results: dict) -> str:
     parts = ["# Benchmark studies: summary", "",
              "Headline figures of the five studies, computed from the `docs/bench-*.json` files the "
              "studies wrote (`python -m bench summary` regenerates this page); each study's section "
-             "says where, when and from which commit it was measured, as its JSON records.", "",
+             "says where, when and from which commit it was measured, as its JSON records. Figures are "
+             "medians, with [min–max] over the study's runs where this page gives them; ratios (×) are of "
+             "medians, and each study's page gives the range of every figure behind them.", "",
              "How to run: `make bench` (all five, then this page), or one of `make bench-sizes`, "
              "`bench-threads`, `bench-stress`, `bench-align`, `bench-programs`; `BENCH_ARGS=--quick` "
              "for short runs, `BENCH_ARGS='--only best,ts-lock'` to choose allocators. The targets "

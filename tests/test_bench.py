@@ -357,7 +357,8 @@ def test_summary_checks_the_kits_targets(tmp_path):
     text = summary.render(summary.load(tmp_path))
     assert "best: ×1.80" in text and "worst ×1.80, met" in text
     # faster (x0.75) but with 1.6x the heap: the target is not met
-    assert "ts-nolock 1.500 s vs ts-lock 2.000 s (×0.75); heap ×1.60" in text and "heap: **not met**" in text
+    assert "ts-nolock 1.500 [1.500–1.500] s vs ts-lock 2.000 [2.000–2.000] s (×0.75); heap ×1.60" in text
+    assert "heap: **not met**" in text
     assert "best: sort ×1.20" in text and "runs every program correctly: met" in text
     assert "(not run: `make bench-stress`)" in text
 
@@ -370,8 +371,8 @@ def test_summary_gives_stress_ratios_two_decimals(tmp_path):
             stress.Row("implicit-first", s(0.6264), {}))
     (tmp_path / "bench-stress.json").write_text(json.dumps(stress.Result("t.rep", 10, 1, rows).to_json()))
     text = summary.render(summary.load(tmp_path))
-    assert "- implicit-next: 0.0059 s (×0.59 glibc)" in text
-    assert "- implicit-first: 0.6264 s (×62.64 glibc)" in text
+    assert "- implicit-next: 0.0059 [0.0059–0.0059] s (×0.59 glibc)" in text
+    assert "- implicit-first: 0.6264 [0.6264–0.6264] s (×62.64 glibc)" in text
 
 
 def test_a_study_records_where_and_when_it_measured(tmp_path):
@@ -724,7 +725,8 @@ def test_summary_of_threads_without_a_glibc_figure_is_a_line_not_a_traceback(tmp
     done = run_cli("summary", "--out", str(tmp_path))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     text = (tmp_path / "bench-summary.md").read_text()
-    assert "- 4 threads: ts-nolock 1.000 s vs ts-lock 2.000 s (×0.50); heap ×1.10; glibc: no run succeeded" in text
+    assert ("- 4 threads: ts-nolock 1.000 [1.000–1.000] s vs ts-lock 2.000 [2.000–2.000] s (×0.50); heap ×1.10; "
+            "glibc: no run succeeded") in text
 
 
 def test_cli_programs_with_a_relative_kit(built, tmp_path):
@@ -778,3 +780,31 @@ def test_a_shim_older_than_its_sources_is_skipped_not_measured(tmp_path):
     found, skipped = discover(tmp_path, shims=["alpha"], packages=False)
     assert [a.name for a in found] == ["glibc"]
     assert skipped == ["alpha: build/libmm-alpha.so is older than shim/core.c (make shim VARIANT=alpha), skipped"]
+
+
+def test_summary_gives_the_spread_of_the_figures_it_quotes(tmp_path):
+    """The summary quoted medians alone (0.113 s vs 0.178 s, MB/s ×1.43) where every study's page
+    gives the range: a headline ratio inside the noise read as a difference."""
+    from bench import summary
+    cells = (threads.Cell("glibc", 4, {"seconds": Summary(0.07, 0.06, 0.09, 7)}),
+             threads.Cell("ts-lock", 4, {"seconds": Summary(0.178, 0.15, 0.2, 7), "region_kb": Summary(100.0, 90, 110, 7)}),
+             threads.Cell("ts-nolock", 4, {"seconds": Summary(0.113, 0.1, 0.3, 7), "region_kb": Summary(121.0, 100, 130, 7)}))
+    (tmp_path / "bench-threads.json").write_text(json.dumps(
+        threads.Result(("glibc", "ts-lock", "ts-nolock"), (4,), 7, (), cells).to_json()))
+    pts = tuple(align.Point("glibc", k, 32768, Summary(m, lo, hi, 5), (672,) if k == "malloc" else (0,))
+                for k, m, lo, hi in (("malloc", 1656.0, 1100.0, 2900.0), ("page", 1160.0, 1000.0, 2500.0),
+                                     ("odd", 1369.0, 1200.0, 1400.0)))
+    (tmp_path / "bench-align.json").write_text(json.dumps(align.Result(("glibc",), (32768,), 5, 128.0, pts).to_json()))
+    rows = (stress.Row("glibc", Summary(0.01001, 0.0098, 0.0125, 15), {}),)
+    (tmp_path / "bench-stress.json").write_text(json.dumps(stress.Result("t.rep", 10, 15, rows).to_json()))
+    text = summary.render(summary.load(tmp_path))
+    assert ("- 4 threads: ts-nolock 0.113 [0.100–0.300] s vs ts-lock 0.178 [0.150–0.200] s (×0.63); heap ×1.21; "
+            "glibc 0.070 [0.060–0.090] s") in text
+    assert ("- 32 KiB: malloc 1,656 [1,100–2,900] (offset 672), page 1,160 [1,000–2,500], odd 1,369 [1,200–1,400]: "
+            "malloc/page ×1.43") in text
+    assert "- glibc: 0.01001 [0.0098–0.0125] s" in text
+
+
+def test_committed_summary_is_what_the_code_writes_from_the_committed_json():
+    from bench import summary
+    assert summary.render(summary.load(KIT / "docs")) == (KIT / "docs" / "bench-summary.md").read_text()
