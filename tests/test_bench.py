@@ -808,3 +808,32 @@ def test_summary_gives_the_spread_of_the_figures_it_quotes(tmp_path):
 def test_committed_summary_is_what_the_code_writes_from_the_committed_json():
     from bench import summary
     assert summary.render(summary.load(KIT / "docs")) == (KIT / "docs" / "bench-summary.md").read_text()
+
+
+def test_programs_compares_every_output_with_glibcs_only(tmp_path, monkeypatch):
+    """The first output seen was the reference: when glibc's first run of a workload failed,
+    the shim's output became it, and glibc's next, right, output was counted wrong."""
+    seen = []
+
+    def fake_run(argv, alloc, **kw):
+        seen.append(alloc.name)
+        rep = seen.count(alloc.name)        # this allocator's n-th run (of 3 workloads a rep)
+        if argv[0] == "sort":
+            if alloc.name == "glibc" and rep <= 3:
+                return measure.Run(1, 0.1, 10, "", "sort: crashed")
+            text = "shim's" if alloc.name == "ts-lock" else "right"
+            kw["cwd"].joinpath("sort-output.txt").write_text(text)
+        elif argv[0] == "gcc" and alloc.name == "glibc":
+            return measure.Run(1, 0.1, 10, "", "gcc: crashed")
+        return measure.Run(0, 0.1, 10, "same output", "")
+
+    monkeypatch.setattr(programs, "run", fake_run)
+    allocs = [Allocator("glibc", "system"), Allocator("ts-lock", "shim", "/x/libmm-ts-lock.so")]
+    res = programs.collect(tmp_path / "work", allocs, 2, 0.01)
+    assert res.get("glibc", "sort").wrong == 0 and res.get("glibc", "sort").failures == 1
+    assert res.get("ts-lock", "sort").wrong == 2
+    assert res.get("ts-lock", "python").wrong == 0 and res.get("ts-lock", "python").unchecked == 0
+    assert res.get("ts-lock", "gcc").unchecked == 2 and res.get("ts-lock", "gcc").wrong == 0
+    text = programs.tables(res)[0]
+    assert " (output not checked: no glibc run succeeded) |" in text
+    assert "| ts-lock | " in text and "| 0 failed, 2 wrong |" in text
