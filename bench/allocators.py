@@ -26,10 +26,13 @@ class Allocator:
     version: str | None = None
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment build/bench/rusage starts with: no LD_PRELOAD (it runs on glibc's
+        malloc) and BENCH_PRELOAD, the library it preloads into the command (if any)."""
         env = dict(os.environ if base is None else base)
         env.pop("LD_PRELOAD", None)
+        env.pop("BENCH_PRELOAD", None)
         if self.preload:
-            env["LD_PRELOAD"] = self.preload
+            env["BENCH_PRELOAD"] = self.preload
         return env
 
     def to_json(self) -> dict:

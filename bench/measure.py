@@ -131,7 +131,7 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
         witness = Path(tmp) / "witness"
         env = alloc.env()
         env.update(extra_env or {})
-        env["LD_PRELOAD"] = ":".join(filter(None, (alloc.preload, str(WITNESS))))
+        env["BENCH_PRELOAD"] = ":".join(filter(None, (alloc.preload, str(WITNESS))))
         env["BENCH_WITNESS"] = str(witness)
         stats_path = Path(tmp) / "stats.jsonl"
         if shim_stats and alloc.kind == "shim":

@@ -837,3 +837,21 @@ def test_programs_compares_every_output_with_glibcs_only(tmp_path, monkeypatch):
     text = programs.tables(res)[0]
     assert " (output not checked: no glibc run succeeded) |" in text
     assert "| ts-lock | " in text and "| 0 failed, 2 wrong |" in text
+
+
+def test_rusage_runs_on_glibc_and_preloads_the_command_only(tmp_path):
+    """The helper that starts every run was itself started under the allocator measured: loaded
+    twice inside each wall time, and an allocator that crashed it lost the run's figures."""
+    import os
+    witness = tmp_path / "witness"
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env.update(BENCH_PRELOAD=str(bench_program("witness.so")), BENCH_WITNESS=str(witness))
+    proc = subprocess.Popen([str(bench_program("rusage")), str(tmp_path / "rss"), "sh", "-c", "echo $LD_PRELOAD"],
+                            env=env, stdout=subprocess.PIPE, text=True)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out.strip() == str(bench_program("witness.so"))
+    pid = int(parse_kv((tmp_path / "rss").read_text())["pid"])
+    lines = [ln.split("\t") for ln in witness.read_text().splitlines()]
+    assert [int(ln[0]) for ln in lines] == [pid] and pid != proc.pid
+    assert "BENCH_PRELOAD" not in Allocator("glibc", "system").env({"BENCH_PRELOAD": "x", "LD_PRELOAD": "y"})
+    assert Allocator("best", "shim", "/k/libmm-best.so").env({"LD_PRELOAD": "y"}) == {"BENCH_PRELOAD": "/k/libmm-best.so"}

@@ -5,6 +5,10 @@
  *
  * (P, the command's pid, finds its line among those bench/c/preload/witness.c writes.)
  *
+ * BENCH_PRELOAD, when set, becomes the command's LD_PRELOAD: this helper runs on the C
+ * library's malloc, so the allocator under test is loaded once, by the command, and cannot
+ * take the figures down with it.
+ *
  * Why: a process's peak RSS (ru_maxrss) keeps the high-water mark of the memory
  * it had before exec, so a command the Python bench starts itself reports the
  * bench's own RSS (about 115 MB, the same under every allocator).  Started
@@ -33,6 +37,11 @@ int main(int argc, char **argv)
         return 127;
     }
     if (pid == 0) {
+        const char *preload = getenv("BENCH_PRELOAD");
+        if (preload && (setenv("LD_PRELOAD", preload, 1) != 0 || unsetenv("BENCH_PRELOAD") != 0)) {
+            perror("rusage: setenv");
+            _exit(127);
+        }
         execvp(argv[2], argv + 2);
         fprintf(stderr, "rusage: %s: %s\n", argv[2], strerror(errno));
         _exit(127);
