@@ -138,16 +138,20 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
             env["MMSHIM_STATS"] = str(stats_path)
         with open(out, "wb") as fo, open(err, "wb") as fe, \
                 open(stdin or os.devnull, "rb") as fi:
-            start = time.perf_counter()
-            proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env, cwd=cwd,
-                                    start_new_session=True)
-            timer = None
+            proc = timer = None
             try:
+                start = time.perf_counter()
+                proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env,
+                                        cwd=cwd, start_new_session=True)
                 timer = timeout_timer(timeout, proc.pid)
                 _, status, _ = os.wait4(proc.pid, 0)
             except BaseException:       # Ctrl-C: the command (a session of its own) must not outlive us
-                os.killpg(proc.pid, signal.SIGKILL)
-                os.waitpid(proc.pid, 0)
+                if proc:
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        os.waitpid(proc.pid, 0)
+                    except OSError:     # it had ended (and been reaped) just before the signal
+                        pass
                 raise
             finally:
                 if timer:
