@@ -53,15 +53,23 @@ def measured() -> dict:
     return {"date": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
             "machine": f"{platform.node()}, {cpu}, {cores} cores, Linux {platform.release()}, "
                        f"{platform.libc_ver()[0]} {platform.libc_ver()[1]}",
-            "cores": cores, "commit": commit_text(head, edited) if head else None}
+            "cores": cores, "commit": commit_text(head, edited) if head else None,
+            "load": round(os.getloadavg()[0], 2)}
 
 
 def machine_note(m: dict | None = None) -> str:
     """The page's Measured line, from measured() (default: now, here)."""
     m = measured() if m is None else m
     note = f"Measured {m['date']} on {m['machine']}."
-    cores = m.get("cores")
-    if cores and cores <= 2:
+    cores, load = m.get("cores"), m.get("load")
+    if load is not None:        # what the machine was doing, measured, not assumed
+        busy = load > 0.5 * (cores or 1)
+        note += (f" Load average {load:g} (1 minute) as the study ended"
+                 + (f", on {count(cores, 'core')}: the machine was shared with other work and every figure "
+                    f"carries noise, so read the medians with their min–max ranges." if busy else "."))
+        if cores and cores <= 2:
+            note += f" Runs with more threads than its {count(cores, 'core')} oversubscribe it."
+    elif cores and cores <= 2:  # records from before the load was kept
         note += (f" The machine has {cores} cores and was shared with other work, so runs with more "
                  f"threads than cores oversubscribe it and every figure carries noise: read the "
                  f"medians with their min–max ranges.")

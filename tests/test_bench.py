@@ -855,3 +855,15 @@ def test_rusage_runs_on_glibc_and_preloads_the_command_only(tmp_path):
     assert [int(ln[0]) for ln in lines] == [pid] and pid != proc.pid
     assert "BENCH_PRELOAD" not in Allocator("glibc", "system").env({"BENCH_PRELOAD": "x", "LD_PRELOAD": "y"})
     assert Allocator("best", "shim", "/k/libmm-best.so").env({"LD_PRELOAD": "y"}) == {"BENCH_PRELOAD": "/k/libmm-best.so"}
+
+
+def test_the_measured_line_states_the_load_it_measured_not_an_assumption():
+    """Every page of a 2-core machine said it 'was shared with other work', idle or not."""
+    m = {"date": "2026-11-24 07:00 UTC", "machine": "vm, X, 2 cores", "cores": 2, "commit": "abc"}
+    idle, busy = report.machine_note({**m, "load": 0.1}), report.machine_note({**m, "load": 6.5})
+    assert "shared" not in idle and "Load average 0.1 (1 minute) as the study ended." in idle
+    assert "Runs with more threads than its 2 cores oversubscribe it." in idle
+    assert ("Load average 6.5 (1 minute) as the study ended, on 2 cores: the machine was shared with other "
+            "work and every figure carries noise") in busy
+    assert "was shared with other work" in report.machine_note(m)      # a record without the load: as it said
+    assert isinstance(report.measured()["load"], float)
