@@ -75,9 +75,9 @@ $(BENCH_BIN)/witness.so: bench/c/preload/witness.c
 
 # replay reads a trace with the driver's own parser, as mmreplay does: the traces
 # mdriver accepts, and its one-line message for the ones it refuses.
-BENCH_TRACE_SRCS := driver/trace.c driver/pages.c driver/shown.c driver/interrupt.c
+BENCH_TRACE_SRCS := driver/trace.c driver/tracename.c driver/pages.c driver/shown.c driver/interrupt.c
 $(BENCH_BIN)/replay: bench/c/replay.c $(BENCH_TRACE_SRCS) driver/trace.h driver/pages.h driver/heap.h driver/shown.h \
-                     driver/interrupt.h
+                     driver/interrupt.h driver/tracename.h
 	@mkdir -p $(BENCH_BIN)
 	$(CC) -std=gnu11 $(WARNINGS) -O2 -g -I. -o $@ bench/c/replay.c $(BENCH_TRACE_SRCS) -lm
 
