@@ -10,6 +10,8 @@ static volatile sig_atomic_t received;
 
 static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+/* Ignored when the driver started (nohup, a non-interactive shell's `&`): left so. */
+static bool inherited_ignored[sizeof signals / sizeof *signals];
 
 static void note(int sig)
 {
@@ -24,10 +26,18 @@ static void set_all(void (*action)(int))
     struct sigaction sa = {.sa_handler = action};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
-        sigaction(signals[i], &sa, NULL);
+        if (!inherited_ignored[i])
+            sigaction(signals[i], &sa, NULL);
 }
 
-void interrupt_install(void) { set_all(note); }
+void interrupt_install(void)
+{
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction now;
+        inherited_ignored[i] = sigaction(signals[i], NULL, &now) == 0 && now.sa_handler == SIG_IGN;
+    }
+    set_all(note);
+}
 
 void interrupt_reset(void) { set_all(SIG_DFL); }
 

@@ -10,7 +10,9 @@
  * end) and its parse (a large trace's takes seconds); any other call a signal
  * interrupts (EINTR) is retried.  A trace's child takes the default actions
  * back (interrupt_reset): an allocator that raises SIGINT itself still dies of
- * it, and is judged for it.
+ * it, and is judged for it.  A signal the driver inherited as ignored (nohup
+ * ignores SIGHUP, a non-interactive shell's `&` SIGINT) is left ignored, in the
+ * parent and its children: whoever started the run asked that it not stop it.
  */
 #ifndef DRIVER_INTERRUPT_H
 #define DRIVER_INTERRUPT_H
@@ -18,7 +20,8 @@
 #include <poll.h>
 #include <stdbool.h>
 
-/* The parent, first thing in main (it reads traces before any run): the three signals note themselves. */
+/* The parent, first thing in main (it reads traces before any run): the three signals note themselves,
+ * but for those it inherited as ignored. */
 void interrupt_install(void);
 /* The first of them received since interrupt_install, or 0. */
 int interrupt_signal(void);
@@ -27,7 +30,7 @@ const char *interrupt_name(int sig);
 /* Whether sig is one of them (a child that died of one while the parent was
  * interrupted got it from the interrupt, not from its allocator). */
 bool interrupt_is_one(int sig);
-/* In a forked child: the default actions again (a handler is inherited by fork). */
+/* In a forked child: the actions the driver inherited again (a handler is inherited by fork). */
 void interrupt_reset(void);
 /* poll, except that it returns -1 with errno EINTR, without sleeping, once a
  * signal has been noted: no signal slips in between a look at the flag and the

@@ -50,6 +50,7 @@ static const char usage[] =
     "  --describe     print the scoring constants and the outcome vocabulary as JSON\n"
     "example: ./mdriver -V -t traces\n"
     "Ctrl-C (or SIGTERM, SIGHUP) stops the run: the traces completed are reported, marked partial, no index\n"
+    "(one it was started with ignored, as by nohup, stays ignored)\n"
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error, 128+signal interrupted\n";
 
 static const char replay_usage[] =

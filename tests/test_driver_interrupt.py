@@ -339,3 +339,52 @@ def test_ctrl_c_during_parse_only_keeps_the_rates_read(tmp_path, driver, phase):
     assert [line.split()[:3] for line in lines] == [["small", "4", "ops"], ["total", "4", "ops"]], out
     assert err.splitlines() == [f"mdriver: interrupted by SIGINT during trace 2 of 2 ({name}): the total is "
                                 "of the traces above"], err
+
+
+def run_signalled_at_a_pipe(driver: Path, tmp: Path, sig: int, ignored: bool) -> tuple[int, str, str, list[str]]:
+    """Run driver -V on an honest trace, then one it reads from a pipe this test writes; once the
+    first is reported, the driver is reading the second, which cannot end before its last line:
+    send SIG then (started with SIG ignored, as `nohup` or a shell's `&` leave it, or not), and
+    write that line.  Its status, stdout, stderr and the names its JSON reports."""
+    one = write_trace(tmp, "one", HONEST, weight=1)
+    text = "# two: a trace from a pipe\n20000\n2\n4\n1\n" + "".join(f"{op}\n" for op in HONEST)
+    last = len(text) - len(f"{HONEST[-1]}\n")
+    dest = tmp / "r.json"
+    r, w = os.pipe()
+    ignore = (lambda: signal.signal(sig, signal.SIG_IGN)) if ignored else None
+    d = Started([str(driver), "-V", "-f", str(one), "-f", f"/dev/fd/{r}", "--json", str(dest)], pass_fds=(r,),
+                preexec_fn=ignore)
+    os.close(r)
+    try:
+        with os.fdopen(w, "w") as pipe:
+            pipe.write(text[:last])
+            pipe.flush()
+            d.wait_for_line("[1/2] one")
+            d.proc.send_signal(sig)
+            pipe.write(text[last:])
+        rc, out, err = d.finish()
+    finally:
+        if d.proc.poll() is None:
+            d.proc.kill()
+    doc = json.loads(dest.read_text())
+    schema_validator().validate(doc)
+    return rc, out, err, [t["name"] for t in doc["traces"]]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_inherited_as_ignored_stays_ignored(tmp_path, driver, sig):
+    """`nohup mdriver ... &` starts it with SIGHUP ignored, a non-interactive shell's `&` with SIGINT
+    ignored: the driver's handlers replaced that, so a hang-up stopped a TA's overnight run.  Now a
+    signal ignored when the driver starts stays ignored, and the run ends as if it never came."""
+    rc, out, err, names = run_signalled_at_a_pipe(driver, tmp_path, sig, ignored=True)
+    assert rc == 0, out + err
+    assert rows(out) == ["one", "two"] and names == ["one", "two"], out
+    assert "Perf index = " in out and "partial" not in out and "interrupted" not in out + err, out + err
+
+
+def test_a_signal_not_ignored_still_stops_the_run(tmp_path, driver):
+    rc, out, err, names = run_signalled_at_a_pipe(driver, tmp_path, signal.SIGHUP, ignored=False)
+    assert rc == 128 + signal.SIGHUP, out + err
+    assert rows(out) == ["one"] and names == ["one"], out
+    assert "partial: 1 of 2" in out and "Perf index: none" in out, out
+    assert err.strip().splitlines()[-1].startswith("mdriver: interrupted by SIGHUP during trace 2 of 2 (/dev/fd/"), err
