@@ -15,7 +15,8 @@
 /* The first line of a baseline file of this driver's method. */
 static const char HEADER_LINE[] = "mdriver-baseline 2";
 
-/* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one. */
+/* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one
+ * (names are unique in a run, tracename.h, so this only guards the file). */
 static bool saved_before(const trace_run_t *runs, size_t i)
 {
     for (size_t k = 0; k < i; k++)

@@ -1,7 +1,11 @@
 /*
  * tracename.h - a trace's name, as the table, the JSON and a baseline show it.
  *
- * A file's name without .rep / .rep.gz.  A trace read from a shell's pipe
+ * A file's name without .rep / .rep.gz; when files of the run share it (a/x.rep
+ * and b/x.rep, from two -t or -f), each of them is named by as many of its last
+ * folders as tell it from the others ("a/x", "b/x"; "a/x.rep" and "a/x.rep.gz"
+ * when only that differs), so that no two rows, JSON entries or baseline timings
+ * share a name.  A trace read from a shell's pipe
  * (`-f <(zcat x.rep.gz)`) has a path such as /dev/fd/63, whose "63" says nothing:
  * it takes the name its first line gives, `# NAME: what it is`, as the kit's
  * traces begin (so a baseline saved from the file matches it), unless another
@@ -13,9 +17,9 @@
 
 #include <stddef.h>
 
-/* The name of a trace file at path. */
+/* The name of a trace file at path (its name in the run, for one of tracename_reserve's). */
 void tracename_of_path(const char *path, char *buf, size_t len);
-/* The run's traces, before any is read: names a piped trace may not take. */
+/* The run's traces, before any is read: their names, unique in the run, which a piped trace may not take. */
 void tracename_reserve(char *const *paths, size_t n);
 /* The name of the piped trace at path whose bytes (unpacked) are given; no later
  * piped trace takes it. */

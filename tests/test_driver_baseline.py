@@ -223,8 +223,8 @@ def test_trace_from_a_pipe_with_a_baseline(tmp_path, driver):
 def test_baseline_is_saved_whole_or_not_at_all(tmp_path, driver):
     """--save-baseline wrote its file in place: a save cut short left a truncated baseline,
     which --baseline then read.  It is written beside and renamed in: a second name for the
-    earlier file keeps the earlier content, no temporary file stays, and a trace run twice
-    (a copy of it) is saved once (the reader refuses a second timing)."""
+    earlier file keeps the earlier content, and no temporary file stays.  A copy of a trace run
+    beside it is saved under a name of its own (the reader refuses a second timing of one name)."""
     cache = tmp_path / "libc.baseline"
     assert run(driver, "-r", "1", "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
     earlier = cache.read_text()
@@ -234,13 +234,45 @@ def test_baseline_is_saved_whole_or_not_at_all(tmp_path, driver):
                 tmp=tmp_path)
     assert again.rc == 0, again.err
     assert (tmp_path / "alias").read_text() == earlier and cache.read_text() != earlier
-    assert [line.split()[1] for line in cache.read_text().splitlines() if line.startswith("trace ")] == ["small"]
+    assert [line.split()[1] for line in cache.read_text().splitlines() if line.startswith("trace ")] == \
+        [f"{tmp_path.name}/small", "copy/small"]
     assert sorted(p.name for p in tmp_path.iterdir() if "libc.baseline" in p.name) == ["libc.baseline"]
     assert oct(cache.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
-    assert run(driver, "-r", "1", "--baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
+    assert run(driver, "-r", "1", "--baseline", cache, "-f", small(tmp_path), "-f", small(tmp_path / "copy"),
+               tmp=tmp_path).rc == 0
 
 
 def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_traces_of_one_name_in_two_folders_keep_their_own_timings(tmp_path, driver):
+    """a/x.rep and b/x.rep were both "x": --save-baseline kept the first one's timing only, and
+    --baseline gave it to both, or a baseline of one of them to the other.  Named a/x and b/x, each
+    has its own line and gets its own timing back; a baseline of a lone x matches neither."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ax = write_trace(tmp_path / "a", "x", [f"a {i} {16 + i}" for i in range(50)] + [f"f {i}" for i in range(50)],
+                     weight=1)
+    bx = write_trace(tmp_path / "b", "x", [f"a 0 {4096 * (i + 1)}" if i % 2 == 0 else "f 0" for i in range(100)],
+                     weight=1)
+    files = ["-f", ax, "-f", bx]
+    cache = tmp_path / "both.baseline"
+    saved = run(driver, "--save-baseline", cache, *files, tmp=tmp_path)
+    assert saved.rc == 0, saved.out + saved.err
+    timed = {line.split()[1]: (int(line.split()[2]), float(line.split()[3]))
+             for line in cache.read_text().splitlines() if line.startswith("trace ")}
+    assert timed == {"a/x": (100, pytest.approx(saved.trace("a/x")["libc"]["seconds"], rel=1e-6)),
+                     "b/x": (100, pytest.approx(saved.trace("b/x")["libc"]["seconds"], rel=1e-6))}
+    cached = run(driver, "--baseline", cache, *files, tmp=tmp_path)
+    assert cached.rc == 0, cached.out + cached.err
+    for name in ("a/x", "b/x"):
+        assert cached.trace(name)["libc"]["seconds"] == pytest.approx(timed[name][1], rel=1e-6)
+
+    alone = tmp_path / "a.baseline"
+    assert run(driver, "--save-baseline", alone, "-f", ax, tmp=tmp_path).rc == 0
+    r = run(driver, "--baseline", alone, *files, tmp=tmp_path)
+    assert r.rc == 2 and r.out == "" and r.doc is None
+    assert r.err == f"mdriver: {alone}:0: no timing for trace a/x with 100 ops (taken on other traces?)\n"

@@ -1,6 +1,7 @@
 """Which files the driver runs, and how it shows their names."""
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 
@@ -135,3 +136,36 @@ def test_a_piped_trace_matches_the_baseline_saved_from_its_file(driver, tmp_path
         os.close(fds[0])
     assert r.rc == 0 and r.err == "", r.out + r.err
     assert r.doc["settings"]["baseline"] == "cached" and r.trace("mine")["timing"] is not None
+
+
+def test_traces_of_one_name_from_different_folders_are_named_apart(driver, tmp_path):
+    """a/x.rep and b/x.rep were both "x" in the table and the JSON, which a reader of the JSON
+    keys by name (one row hid the other) and a baseline too.  Now each trace whose name another
+    of the run shares is named by as many of its folders as tell it apart; the others keep theirs."""
+    for folder in ("a", "b", "c/a", "d"):
+        (tmp_path / folder).mkdir(parents=True)
+    ax = write_trace(tmp_path / "a", "x", OPS, weight=1)
+    bx = write_trace(tmp_path / "b", "x", ["a 0 32", "a 1 48", "f 0", "f 1"], weight=1)
+    cax = write_trace(tmp_path / "c" / "a", "x", OPS, weight=1)
+    y = write_trace(tmp_path / "d", "y", OPS, weight=1)
+
+    def names(*args, **kw):
+        r = run(driver, *args, "-r", "1", tmp=tmp_path, **kw)
+        assert r.rc == 0, r.out + r.err
+        rows = [line.split()[1] for line in r.out.splitlines() if line[:3].strip().isdigit()]
+        json_names = [t["name"] for t in r.doc["traces"]]
+        assert rows == json_names and len(set(json_names)) == len(json_names), r.out
+        return dict(zip(json_names, (t["path"] for t in r.doc["traces"])))
+
+    assert names("-f", ax, "-f", bx, "-f", y) == {"a/x": str(ax), "b/x": str(bx), "y": str(y)}
+    assert names("-t", tmp_path / "a", "-t", tmp_path / "b") == \
+        {"a/x": f"{tmp_path}/a/x.rep", "b/x": f"{tmp_path}/b/x.rep"}
+    assert names("-t", tmp_path / "a", "-f", bx) == {"b/x": str(bx), "a/x": f"{tmp_path}/a/x.rep"}
+    # one folder more where the last ones are the same, relative paths, ./ and // telling nothing
+    assert names("-f", "a/x.rep", "-f", "c/a/x.rep", "-f", "b//x.rep", cwd=tmp_path) == \
+        {"a/x": "a/x.rep", "c/a/x": "c/a/x.rep", "b/x": "b//x.rep"}
+    assert names("-t", "./a/", "-f", "./d/y.rep", cwd=tmp_path) == {"x": "./a//x.rep", "y": "./d/y.rep"}
+    # the same folder and name, plain and gzip: only the file's ending tells them apart
+    (tmp_path / "a" / "x.rep.gz").write_bytes(gzip.compress(ax.read_bytes()))
+    assert names("-t", tmp_path / "a", "-f", bx) == \
+        {"b/x": str(bx), "a/x.rep": f"{tmp_path}/a/x.rep", "a/x.rep.gz": f"{tmp_path}/a/x.rep.gz"}
