@@ -48,17 +48,17 @@ struct audit {
 };
 
 /* MDRIVER_AUDIT_WINDOW's ops, from 1 to AUDIT_WINDOW (no run's window is shorter,
- * so it never audits less often); 0 when unset or out of that range. */
+ * so it never audits less often); 0 when unset, empty or out of that range. */
 static long window_setting(void)
 {
-    const char *s = getenv("MDRIVER_AUDIT_WINDOW");
+    const char *s = options_env("MDRIVER_AUDIT_WINDOW");
     long n;
     return s && options_int(s, 1, AUDIT_WINDOW, &n) ? n : 0;
 }
 
 const char *audit_window_unknown_setting(void)
 {
-    const char *s = getenv("MDRIVER_AUDIT_WINDOW");
+    const char *s = options_env("MDRIVER_AUDIT_WINDOW");
     return s && !window_setting() ? s : NULL;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/options.h"
+
 enum { TOGETHER_CHILDREN = 4 };
 static unsigned together_for;   /* children still to start together after a failure */
 
@@ -12,7 +14,7 @@ typedef enum { CPUS_ADAPT, CPUS_TOGETHER, CPUS_APART } cpus_choice_t;
 
 static cpus_choice_t cpus_choice(void)
 {
-    const char *v = getenv("MDRIVER_CPUS");
+    const char *v = options_env("MDRIVER_CPUS");
     if (v && !strcmp(v, "together"))
         return CPUS_TOGETHER;
     if (v && !strcmp(v, "apart"))
@@ -22,8 +24,8 @@ static cpus_choice_t cpus_choice(void)
 
 const char *cpus_unknown_setting(void)
 {
-    const char *v = getenv("MDRIVER_CPUS");
-    return v && *v && cpus_choice() == CPUS_ADAPT ? v : NULL;
+    const char *v = options_env("MDRIVER_CPUS");
+    return v && cpus_choice() == CPUS_ADAPT ? v : NULL;
 }
 
 /* Pin a process to one CPU: true when done. */

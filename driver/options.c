@@ -149,12 +149,17 @@ static int add_dir(options_t *o, const char *dir)
     return OPTIONS_RUN;
 }
 
+/* strtol and strtoull skip leading blanks and take a sign: a number here starts with a digit. */
+static inline bool starts_with_digit(const char *s) { return *s >= '0' && *s <= '9'; }
+
 static bool parse_size(const char *s, size_t *out)
 {
     char *end;
     errno = 0;
+    if (!starts_with_digit(s))
+        return false;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
+    if (errno || end == s)
         return false;
     int shift = 0;
     switch (*end) {
@@ -176,11 +181,19 @@ bool options_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
+    if (!starts_with_digit(s))
+        return false;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi)
         return false;
     *out = v;
     return true;
+}
+
+const char *options_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
 }
 
 static bool same_file(const char *a, const char *b)

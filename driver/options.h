@@ -43,7 +43,11 @@ int options_parse(int argc, char **argv, options_t *o);
 /* The same for program p: a flag it does not take is an unknown option. */
 int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o);
 void options_free(options_t *o);
-/* S as a whole number from lo to hi (a flag's value, or an MDRIVER_ variable's): false when it is not. */
+/* S as a whole number from lo to hi, in digits only (a flag's value, or an MDRIVER_ variable's): false
+ * when it is not (" 5", "+5", "5x"). */
 bool options_int(const char *s, long lo, long hi, long *out);
+/* An MDRIVER_ variable's value, NULL when it is unset or empty: an empty value sets nothing (as
+ * POSIX takes an empty LANG), so `MDRIVER_CPUS= cmd` or a wrapper's `VAR=$(UNSET)` is no setting. */
+const char *options_env(const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 #include "driver/hooks.h"
 #include "driver/interrupt.h"
 #include "driver/json.h"
+#include "driver/options.h"
 #include "driver/outcome.h"
 #include "driver/team.h"
 
@@ -239,11 +240,11 @@ bool result_open(result_out_t *out, const char *dest)
         return true;
     }
     if (!strncmp(dest, "fd:", 3)) {
-        char *end;
-        long fd = strtol(dest + 3, &end, 10);
-        errno = EINVAL;  /* what the caller reports when the number itself is bad */
-        if (end == dest + 3 || *end || fd < 0 || fd > INT_MAX)
+        long fd;
+        if (!options_int(dest + 3, 0, INT_MAX, &fd)) {
+            errno = EINVAL;  /* what the caller reports when the number itself is bad */
             return false;
+        }
         /* fd:1 and fd:2 are stdout and stderr themselves: closed at the end, they would
          * take the table or the messages that follow with them. */
         out->stream = fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : fdopen((int)fd, "w");

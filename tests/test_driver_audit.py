@@ -309,14 +309,16 @@ def test_describe_says_whether_the_driver_can_audit_here(tmp_path):
     assert json.loads(subprocess.run(inside, capture_output=True, text=True, timeout=60).stdout)["audit"] is False
 
 
-@pytest.mark.parametrize("value", ["", "abc", "0", "-3", "12x", "513", "100000"])
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "12x", "513", "100000", " 5", "\t5", "+5"])
 def test_an_audit_window_the_driver_does_not_take_is_one_line_before_any_trace(tmp_path, value):
     """MDRIVER_AUDIT_WINDOW out of 1..512 (no run's window is shorter) used to be ignored
-    without a word, so a test meant to audit every op audited every 512th."""
+    without a word, so a test meant to audit every op audited every 512th.  " 5" and "+5" were
+    taken as 5 (strtol skips blanks and takes a sign): a number is digits, as for -T."""
     t = write_trace(tmp_path, "t", ["a 0 100", "f 0"], weight=0)
     r = run(variant(None), "-f", t, tmp=tmp_path, env={**os.environ, "MDRIVER_AUDIT_WINDOW": value})
     assert r.rc == 2, r.out + r.err
-    assert r.err == (f"mdriver: MDRIVER_AUDIT_WINDOW={value}: a whole number of ops from 1 to 512, the most between "
+    shown = value.replace("\t", "\\t")  # a message is one line: control characters escaped
+    assert r.err == (f"mdriver: MDRIVER_AUDIT_WINDOW={shown}: a whole number of ops from 1 to 512, the most between "
                      "two audits (unset: 512, or 1/256 of a longer run)\n")
     assert r.out == "" and r.doc is None
 

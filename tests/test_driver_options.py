@@ -45,6 +45,13 @@ BAD_ARGS = [
     (["-r", "0"], "-r 0: the number of timing samples"),
     (["-r", "26"], "-r 26: the number of timing samples"),
     (["--secret-fd", "x"], "--secret-fd x: not a file descriptor number"),
+    # strtol and strtoull skip leading blanks and take a sign: these were 5, 3, 20M and fd 0.
+    (["-T", " 5"], "-T  5: the time limit"),
+    (["-T", "+5"], "-T +5: the time limit"),
+    (["-r", "\t3"], "-r \\t3: the number of timing samples"),  # a tab shown as \t: one line
+    (["-M", " 20M"], "-M  20M: the maximum heap"),
+    (["-M", "+20M"], "-M +20M: the maximum heap"),
+    (["--secret-fd", " 0"], "--secret-fd  0: not a file descriptor number"),
     (["-f"], "-f needs an argument"),
     (["--json"], "--json needs an argument"),
     (["stray.rep"], "unexpected argument 'stray.rep'"),
@@ -91,7 +98,8 @@ def test_empty_trace_directory(driver, tmp_path):
 
 @pytest.mark.parametrize("dest,why", [("{tmp}/missing/x.json", "No such file or directory"),
                                       ("fd:97", "Bad file descriptor"), ("fd:x", "Invalid argument"),
-                                      ("fd:", "Invalid argument")])
+                                      ("fd:", "Invalid argument"), ("fd: 1", "Invalid argument"),
+                                      ("fd:+1", "Invalid argument")])
 def test_json_destination_that_cannot_be_written(driver, tmp_path, dest, why):
     dest = dest.format(tmp=tmp_path)
     done = subprocess.run([str(driver), "--json", dest, "-f", str(trace(tmp_path))], capture_output=True, text=True)
@@ -395,3 +403,19 @@ def test_sanitized_driver_is_clean(tmp_path, args, status):
     done = subprocess.run([str(driver), *argv], capture_output=True, text=True, timeout=120)
     assert done.returncode == status, done.stderr
     assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr
+
+
+@pytest.mark.parametrize("var,bad", [("MDRIVER_CPUS", "togther"), ("MDRIVER_AUDIT_WINDOW", " 5")])
+def test_an_empty_mdriver_variable_is_unset(tmp_path, driver, var, bad):
+    """MDRIVER_CPUS= ran as unset while MDRIVER_AUDIT_WINDOW= was refused.  One helper
+    (options_env) now reads both: empty is no setting, as POSIX takes an empty LANG (so
+    `VAR= cmd` or a wrapper's `VAR=$(UNSET)` clears it); a value it does not take is refused."""
+    t = trace(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDRIVER_")}
+    unset = run(driver, "-r", "1", "-f", t, tmp=tmp_path, env=env)
+    empty = run(driver, "-r", "1", "-f", t, tmp=tmp_path, env={**env, var: ""})
+    assert unset.rc == empty.rc == 0 and empty.err == "", empty.out + empty.err
+    assert [x["outcome"] for x in empty.doc["traces"]] == [x["outcome"] for x in unset.doc["traces"]] == ["ok"]
+    refused = run(driver, "-r", "1", "-f", t, tmp=tmp_path, env={**env, var: bad})
+    assert refused.rc == 2 and refused.out == "" and refused.err.startswith(f"mdriver: {var}={bad}: "), refused.err
+    assert len(refused.err.splitlines()) == 1
