@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from collections import Counter
 from pathlib import Path
 
@@ -143,39 +143,33 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     if not out.strip():      # Path("") would be the current folder
         _fail("-o: an empty output folder name; name one, e.g. -o graded")
     outdir = Path(out)
-    try:
-        # prepare() removes its work folder on any exception, SIGTERM's included once it is one
-        with _terminate_as_interrupt():
-            store.check_place(outdir, submissions)
-            store.check_free(outdir)
-            policy = load_policy(kit, config)
-            policy = policy if runs is None else with_runs(policy, runs)
-            sandbox = probe(unsafe=unsafe)
-            candidates = _class(submissions, outdir)
-            candidates += references(kit, policy)
-            store.check_layout(outdir, [c.name for c in candidates])
-            ctx = prepare(kit, policy, sandbox, traces)
-        click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
-    except ERRORS as err:
-        _fail(str(err))
-    except KeyboardInterrupt as stop:
-        how, code = _stopped(stop)
-        _fail(f"{how} while setting up, before anything was graded", code)
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        workdir.release(ctx.workdir)
-        _fail(f"{outdir}: cannot create the output folder ({err.strerror})")
-    try:
-        with store.exclusive(outdir) as earlier:
-            if earlier:
-                click.echo(f"mmgrade: note: {outdir}: an earlier run ({earlier}) was killed before it finished; "
-                           "its finished records are reused", err=True)
-            batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, no_report)
-    except store.OutputError as err:        # the lock's: nothing of ours was graded yet
-        _fail(str(err))
-    finally:
-        workdir.release(ctx.workdir)
+    with ExitStack() as held:
+        try:
+            # prepare() removes its work folder on any exception, SIGTERM's included once it is one
+            with _terminate_as_interrupt():
+                store.check_place(outdir, submissions)
+                store.check_layout(outdir)          # the lock's folders first: nothing made yet
+                # first of all: a second run into OUTDIR is refused before it spends any setup
+                claim = held.enter_context(store.exclusive(outdir))
+                policy = load_policy(kit, config)
+                policy = policy if runs is None else with_runs(policy, runs)
+                sandbox = probe(unsafe=unsafe)
+                candidates = _class(submissions, outdir)
+                candidates += references(kit, policy)
+                store.check_layout(outdir, [c.name for c in candidates])
+                ctx = prepare(kit, policy, sandbox, traces)
+                held.callback(workdir.release, ctx.workdir)
+                claim.begin()
+            click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
+        except ERRORS as err:
+            _fail(str(err))
+        except KeyboardInterrupt as stop:
+            how, code = _stopped(stop)
+            _fail(f"{how} while setting up, before anything was graded", code)
+        if claim.earlier:
+            click.echo(f"mmgrade: note: {outdir}: an earlier run ({claim.earlier}) was killed before it finished; "
+                       "its finished records are reused", err=True)
+        batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, no_report)
     console = Console()
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"

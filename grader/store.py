@@ -80,31 +80,81 @@ def writing(path: Path) -> Iterator[None]:
 LOCK = ".mmgrade.lock"      # in OUTDIR/submissions: a hidden file there is no record and no hand-in
 
 
+class Claim:
+    """OUTDIR held by this run (exclusive()): EARLIER is what a run killed while grading there left
+    in the lock, or None; begin() says, in the lock, that this run now grades there."""
+
+    def __init__(self, path: Path, fd: int, earlier: str | None):
+        self.path, self.fd, self.earlier, self.begun = path, fd, earlier, False
+
+    def begin(self) -> None:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        with writing(self.path):
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"pid {os.getpid()}, started {started}\n".encode(), 0)
+        self.begun = True
+
+
 @contextmanager
-def exclusive(outdir: Path) -> Iterator[str | None]:
-    """OUTDIR to this process alone while it grades: a second run there would time its drivers
-    beside ours and overwrite our records.  flock is released by the kernel, kill -9 included.
-    Yields what an earlier run that never finished (killed) wrote in the lock, or None: a run
-    writes who it is there and clears it however it ends, but for a kill."""
-    path = Path(outdir) / SUBMISSIONS / LOCK
+def exclusive(outdir: Path) -> Iterator[Claim]:
+    """OUTDIR to this process alone, from before its setup to the end of its grading: a second run
+    there would time its drivers beside ours and overwrite our records, and should learn so before
+    it spends its setup.  flock is released by the kernel, kill -9 included.  A run that never
+    begin()s (its setup failed or was stopped) leaves the folder as it found it: what a killed run
+    wrote stays for the next, and the folders it made for the lock are removed."""
+    outdir = Path(outdir)
+    path = outdir / SUBMISSIONS / LOCK
+    made = [p for p in (outdir, outdir / SUBMISSIONS, path) if not os.path.lexists(p)]
     with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = _locked(path)
     try:
+        earlier = os.pread(fd, 200, 0).decode(errors="replace").strip() or None
+        claim = Claim(path, fd, earlier)
+        try:
+            yield claim
+        finally:
+            if claim.begun:
+                os.ftruncate(fd, 0)
+            else:
+                _unmake(made)
+    finally:
+        os.close(fd)
+
+
+def _locked(path: Path) -> int:
+    """PATH, created if need be, opened and locked; _busy when another run holds it.  The file we
+    lock must still be the one at PATH: a run that gave up the folder may have removed it (_unmake)
+    between our open and our lock."""
+    for _ in range(10):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except FileNotFoundError:       # its folder removed under us: make it again
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise _busy(outdir) from None
-        earlier = os.pread(fd, 200, 0).decode(errors="replace").strip() or None
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, started {started}\n".encode(), 0)
+            os.close(fd)
+            raise _busy(path.parent.parent) from None
         try:
-            yield earlier
-        finally:
-            os.ftruncate(fd, 0)
-    finally:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
         os.close(fd)
+    raise OSError(f"{path}: the lock file keeps being removed")
+
+
+def _unmake(made: list[Path]) -> None:
+    """Remove what exclusive() made, innermost first, the lock file while it is still held (so no
+    run locks it after us and believes it holds the folder); a folder another run has since put
+    something in stays."""
+    for path in reversed(made):
+        try:
+            path.unlink() if path.name == LOCK else path.rmdir()
+        except OSError:
+            return
 
 
 def _busy(outdir: Path) -> OutputError:
@@ -125,13 +175,6 @@ def _locked_by_another(outdir: Path) -> bool | None:
         return True
     finally:
         os.close(fd)
-
-
-def check_free(outdir: Path) -> None:
-    """Refuse, before any setup is spent, a folder another run is grading into (exclusive() takes
-    the lock itself later, so this is only the early word)."""
-    if _locked_by_another(outdir):
-        raise _busy(outdir)
 
 
 def unfinished(outdir: Path) -> str | None:

@@ -352,11 +352,16 @@ def test_a_run_killed_half_way_is_named_by_the_next_report_and_grade(setup):
     kit, subs, out = setup
     args = ("grade", subs, "-o", out, "--kit", kit, "--config", write_policy(out.parent), "--traces", TRACES)
     assert run_grader(*args, capture_output=True, text=True, timeout=120).returncode == 0
-    # a grading run killed while it holds the folder (what `mmgrade grade` holds: store.exclusive)
+    # a grading run killed while it holds the folder (what `mmgrade grade` holds: store.exclusive,
+    # begun once its setup is done)
     killed = run_python("-c", "import os, sys\nfrom grader import store\n"
-                        "with store.exclusive(sys.argv[1]):\n    os.kill(os.getpid(), 9)\n", out,
+                        "with store.exclusive(sys.argv[1]) as claim:\n    claim.begin()\n"
+                        "    os.kill(os.getpid(), 9)\n", out,
                         capture_output=True, text=True, timeout=60)
     assert killed.returncode == -signal.SIGKILL
+    # a run that stops in its setup grades nothing, so it keeps what the killed one left
+    failed = run_grader(*args[:-1], out.parent / "no-traces", capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 2 and "no such trace folder" in failed.stderr
     report = run_grader("report", out, capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
     warning = [ln for ln in report.stderr.splitlines() if "warning" in ln]
@@ -416,3 +421,59 @@ def test_a_record_graded_with_fewer_protections_is_graded_again(setup):
     assert again["ann"].graded_at != "weaker" and again["ann"].protections == full     # graded again
     assert again["ben"].graded_at == "stronger"         # graded with more than now: reused
     assert again["cat"].graded_at == first["cat"].graded_at
+
+
+def test_two_runs_started_together_into_one_folder_set_up_once(setup, tmp_path):
+    """Both runs passed the early check, both built the kit's template, checked the traces and so
+    on, and only then was the second refused: the lock is now taken before setup, so the run that
+    loses stops before it builds anything."""
+    import os
+    import shutil
+    import tempfile
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+    built, go = tmp_path / "built.log", tmp_path / "go"
+    # The template build (unsandboxed, in $TMPDIR/mmgrade-*/template) says which grader built it and
+    # waits for GO: a grader that reaches setup cannot finish before the test lets it.
+    makefile = kit / "Makefile"
+    makefile.write_text(makefile.read_text().replace(
+        "\t@echo $(BUILD)/mdriver",
+        f'\t@case "$(CURDIR)" in */template) echo "$(CURDIR)" >> {built}; n=0; '
+        f'while [ ! -e {go} ] && [ $$n -lt 1200 ]; do sleep 0.1; n=$$((n+1)); done;; esac\n'
+        "\t@echo $(BUILD)/mdriver"))
+    config = write_policy(out.parent)
+    tmpdirs, procs = [], []
+    try:
+        for _ in range(2):
+            tmp = Path(tempfile.mkdtemp(prefix="together-", dir="/tmp"))     # the sandbox's user must reach it
+            tmp.chmod(0o755)
+            tmpdirs.append(tmp)
+        for tmp in tmpdirs:
+            procs.append(run_grader("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                                    "--no-report", runner=subprocess.Popen, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)}))
+        # the loser must stop on its own while the winner waits in its template build
+        deadline = time.monotonic() + 120
+        while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        go.touch()
+        done = [(p, *p.communicate(timeout=300), tmp) for p, tmp in zip(procs, tmpdirs)]
+    finally:
+        go.touch()
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        for tmp in tmpdirs:
+            shutil.rmtree(tmp, ignore_errors=True)
+    winners = [d for d in done if d[0].returncode == 0]
+    losers = [d for d in done if d[0].returncode != 0]
+    assert len(winners) == 1 and len(losers) == 1, [(p.returncode, err) for p, _, err, _ in done]
+    (_, _, _, winner_tmp), (loser, _, loser_err, loser_tmp) = winners[0], losers[0]
+    assert loser.returncode == 2 and loser_err.strip().splitlines() == [
+        f"mmgrade: {out}: another mmgrade run is grading into this folder; wait for it to finish or choose "
+        "another output folder"]
+    # exactly one template was built, the winner's: the loser never reached setup
+    lines = built.read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{winner_tmp}/mmgrade-"), lines
+    assert sorted(s.name for s in store_batch(out).submissions) == ["ann", "ben", "cat"]
