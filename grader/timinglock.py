@@ -20,6 +20,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import stat
 import threading
 import time
@@ -93,11 +94,35 @@ def _unusable(err: OSError, doing: str) -> Unusable:
 
 
 def holder(fd: int) -> str:
-    """Who holds the lock, as it wrote itself into the file ('' when it could not)."""
+    """Who holds the lock, as it wrote itself into the file; '' when it could not, or when the
+    process named there holds no lock on it: a holder killed with kill -9 never clears its line,
+    and the file may be held now by a run that signs another (a pinned run signs FILE.cpuN)."""
     try:
-        return os.pread(fd, 200, 0).decode(errors="replace").strip()
+        text = os.pread(fd, 200, 0).decode(errors="replace").strip()
     except OSError:
         return ""
+    named = re.match(r"pid (\d+)\b", text)
+    return text if named and _holds(int(named[1]), fd) else ""
+
+
+def _holds(pid: int, fd: int) -> bool:
+    """Whether process PID holds an flock on FD's file (/proc/locks, which the kernel keeps; a
+    dead pid reused by another process holds none).  Without /proc/locks: whether PID lives."""
+    info = os.fstat(fd)
+    inode = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            return any(f[1:3] == ["FLOCK", "ADVISORY"] and f[4] == str(pid) and f[5] == inode
+                       for f in (line.split() for line in locks) if len(f) > 5)
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:         # another user's process: alive
+        pass
+    return True
 
 
 def _write(fd: int, text: str) -> bool:

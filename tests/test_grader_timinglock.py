@@ -251,3 +251,27 @@ def test_a_stopping_grader_gives_up_waiting(tmp_path):
         stop.set()
         thread.join()       # returns while FIRST still holds the lock
     assert not second.fallen_back
+
+
+def test_a_holder_killed_with_sigkill_is_never_named_as_the_holder(kit, tmp_path):
+    """A grader killed with kill -9 while timing leaves 'pid N, a run since ...' in the file, which
+    only a serialized run's next signing overwrites; while a pinned run (which signs FILE.cpuN, not
+    FILE) held the file, a waiting grader named the dead pid as the one timing a run."""
+    lock = tmp_path / "machine.lock"
+    killed = _started(kit, _class(tmp_path / "subs-dead", ["slow"], 30), tmp_path / "out-dead", lock)
+    try:
+        assert _holder_while_held(lock, killed).startswith(f"pid {killed.pid}, a run since ")
+    finally:
+        killed.kill()
+        killed.communicate(timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    assert lock.read_text().startswith(f"pid {killed.pid}, ")      # what the dead holder left
+    pinned = MachineLock(lock, print, lambda: False)
+    with pinned.held(0):             # a pinned run: FILE shared, FILE.cpu0 exclusive and signed
+        waiter = _started(kit, _class(tmp_path / "subs", ["ann"], 0), tmp_path / "out", lock)
+        line = _note(waiter)
+    _, err = waiter.communicate(timeout=300)
+    assert waiter.returncode == 0 and "Traceback" not in err, err
+    assert f"pid {killed.pid}" not in line, line
+    assert line == (f"mmgrade: note: {NOTE} {lock}: another mmgrade (its pid not recorded) is timing a driver "
+                    "run on this machine; each run here starts when the one before it ends")
