@@ -214,9 +214,11 @@ def _check_member_path(name: str, label: str) -> PurePosixPath:
 
 
 def _pick(names: list[str], label: str) -> str:
+    """The one member called mm.c among the file members NAMES; refused naming what the archive holds
+    when there is none (empty, or a zip inside the zip), as a folder without mm.c is."""
     wanted = [n for n in names if _member_path(n).name == "mm.c"]
     if not wanted:
-        raise SubmissionError(f"{label}: no mm.c in the archive")
+        raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     if len(wanted) > 1:
         raise SubmissionError(f"{label}: several mm.c files in the archive ({readable(', '.join(wanted[:3]))})")
     return wanted[0]
@@ -327,9 +329,15 @@ def _present(path: Path) -> bool:
 def _contents(folder: Path, shown: int = 5) -> str:
     """What FOLDER holds, briefly: the reader sees at once which file was meant."""
     try:
-        names = sorted(readable(p.name) for p in folder.iterdir())
+        names = [readable(p.name) for p in folder.iterdir()]
     except OSError as err:
         return f"cannot list it: {err.strerror}"
+    return _listing(names, shown)
+
+
+def _listing(names: list[str], shown: int = 5) -> str:
+    """NAMES, briefly: 'it is empty', 'it holds a, b and 3 more'."""
+    names = sorted(names)
     if not names:
         return "it is empty"
     more = f" and {len(names) - shown} more" if len(names) > shown else ""

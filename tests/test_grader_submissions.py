@@ -334,3 +334,22 @@ def test_long_names_in_any_script_fit_a_file_name_and_stay_apart(tmp_path):
     for cand in found:
         assert len(f".{cand.name}.json.XXXXXXXX.tmp".encode()) <= 255
         store.write_json(store.record_path(tmp_path / "out", cand.name), {"ok": True})   # no ENAMETOOLONG
+
+
+@pytest.mark.parametrize("form", ["zip", "tar.gz"])
+@pytest.mark.parametrize("members, holds", [
+    ({}, "it is empty"),
+    ({"tina.zip": b"PK\x05\x06" + b"\0" * 18}, "it holds tina.zip"),
+    ({"handin/malloc.c": GOOD.encode(), "handin/README": b"hi"}, "it holds handin/README, handin/malloc.c"),
+], ids=["empty", "an archive inside", "no mm.c"])
+def test_an_archive_without_mm_c_says_what_it_holds(tmp_path, form, members, holds):
+    """An empty archive, or a student's zip zipped again, was only 'no mm.c in the archive': the
+    TA could not tell an empty hand-in from a misnamed file, as a folder's reason lets them."""
+    path = tmp_path / f"tina.{form}"
+    if form == "zip":
+        _zip(path, members)
+    else:
+        _tar(path, members)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == f"tina.{form}: no mm.c in the archive ({holds})"
