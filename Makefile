@@ -161,9 +161,10 @@ $(BUILD)/mdriver: $(BUILD)/mdriver.r.o $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST) |
 
 # The driver's own globals (heap_lo, progress, ...) are not the allocator's business: its objects
 # are linked into one in which every name but main and memlib.h's functions is made local, so an
-# allocator's global of the same name is simply its own.
+# allocator's global of the same name is simply its own.  __assert_fail stays global too: mm.c's
+# asserts must call the driver's (driver/assert.c), not glibc's, which the sandbox refuses.
 PAREN := (
-KEEP_GLOBAL := main $(shell sed -n 's/^[a-z].*[ *]\(mem_[a-z_]*\)$(PAREN).*/\1/p' memlib.h)
+KEEP_GLOBAL := main __assert_fail $(shell sed -n 's/^[a-z].*[ *]\(mem_[a-z_]*\)$(PAREN).*/\1/p' memlib.h)
 $(BUILD)/mdriver.r.o $(BUILD)/mmreplay.r.o: Makefile memlib.h
 	$(CC) $(CFLAGS) -r -nostdlib -o $@.tmp $(filter %.o,$^)
 	objcopy $(addprefix -G ,$(KEEP_GLOBAL)) $@.tmp $@

@@ -56,8 +56,9 @@ def test_globals_named_like_the_drivers_are_the_allocators_own(tmp_path):
             tmp=tmp_path)
     assert r.rc == 0 and r.trace("t")["outcome"] == "ok", r.out + r.err
     assert r.trace("t")["utilization"] > 0
-    # what the driver's objects still offer an allocator to link against: main and memlib.h's functions
+    # what the driver's objects still offer an allocator to link against: main, memlib.h's functions
+    # and the driver's assert (driver/assert.c)
     offered = subprocess.run(["nm", "-g", "--defined-only", str(driver.parent / "mdriver.r.o")],
                              capture_output=True, text=True, check=True).stdout.split()[2::3]
-    assert "main" in offered and "mem_sbrk" in offered
-    assert all(name == "main" or name.startswith("mem_") for name in offered), offered
+    assert "main" in offered and "mem_sbrk" in offered and "__assert_fail" in offered
+    assert all(name in ("main", "__assert_fail") or name.startswith("mem_") for name in offered), offered

@@ -13,7 +13,7 @@ from grader_fixtures.submissions import write_all
 
 VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
                  "memhog", "globals", "loop", "crash", "misaligned", "overlap", "corrupt", "out_of_heap",
-                 "alloc_failed", "init_failed", "exited", "ifunc"]
+                 "alloc_failed", "init_failed", "exited", "ifunc", "asserts"]
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +97,16 @@ def test_each_trace_outcome(batch, name, outcome):
     assert failed, [t.outcome for t in sub.traces]
     assert all(t.points == 0 and t.explanation and t.message for t in failed)
     assert sub.summary.perf_index == 0                      # classic: any failure, no performance points
+
+
+def test_a_failing_assert_is_reported_as_one(batch):
+    """assert is on the course's allow-list, but glibc's maps a page for its message, which the
+    driver's sandbox refuses: a student's failing assert was 'it made the system call mmap (9), ...
+    an allocator gets memory only from mem_sbrk', blaming a call the student never wrote."""
+    sub = batch["asserts"]
+    assert sub.verdict == "failed" and "crashed with SIGABRT" in sub.reason and "mmap" not in sub.reason, sub.reason
+    crashed = [t for t in sub.traces if t.outcome == "crashed"]
+    assert crashed and all("Assertion `ptr == NULL' failed." in t.output for t in crashed)
 
 
 def test_reference_variants_are_graded_alongside(batch):

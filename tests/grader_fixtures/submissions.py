@@ -89,6 +89,7 @@ CHANGES: dict[str, dict[str, str]] = {
     "alloc_failed": {"/*MALLOC*/": "if (size >= 40) return NULL;"},
     "init_failed": {"/*INIT*/": "return -1;"},
     "exited": {"/*EXTRA*/": "#include <stdlib.h>", "/*FREE*/": "exit(3);"},
+    "asserts": {"/*EXTRA*/": "#include <assert.h>", "/*FREE*/": "assert(ptr == NULL);"},
     "ifunc": {"/*EXTRA*/": "static void *real(size_t n) { (void)n; return NULL; }\n"
                          "static void *(*pick(void))(size_t) { return real; }\n"
                          'static void *early(size_t n) __attribute__((ifunc("pick")));',
