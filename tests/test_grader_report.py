@@ -1,5 +1,6 @@
 """The HTML report, rendered and then checked in a real headless browser (Debian's chromium)."""
 import json
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -53,6 +54,19 @@ def test_report_command_writes_pages_and_figures(outdir):
         page = (report / "sub" / f"{name}.html").read_text()
         assert name in page and "sandbox:" in page
     assert "error" in (report / "sub" / "eve.html").read_text()
+
+
+def test_a_page_shows_only_the_figures_a_submission_has(outdir):
+    """A submission that never ran (eve does not compile) read 'utilization , throughput  x libc'."""
+    render(Batch.from_json(json.loads((outdir / "results.json").read_text())), outdir)
+
+    def said(name):
+        page = (outdir / "report" / "sub" / f"{name}.html").read_text()
+        return re.sub(r"\s+", " ", page.split("points:", 1)[1].split("</p>", 1)[0]).strip()
+    assert said("eve").endswith("(P = 0.0).") and "utilization" not in said("eve"), said("eve")
+    sub = json.loads((outdir / "submissions" / "ann.json").read_text())["summary"]
+    assert said("ann").endswith(f"; utilization {100 * sub['utilization']:.1f}%; "
+                                f"throughput {sub['throughput_ratio']:.2f} &times; libc)."), said("ann")
 
 
 def test_report_of_nothing_is_a_clear_error(tmp_path):
