@@ -24,7 +24,7 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
-from .submissions import FORMS, Candidate, SubmissionError, discover, find_one, unrecognised
+from .submissions import FORMS, Candidate, SubmissionError, discover, find_one, one_handin, unrecognised
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
           store.OutputError)
@@ -317,12 +317,10 @@ def report(outdir: Path) -> None:
 def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdir: Path) -> tuple[Submission, object]:
     policy = load_policy(kit, config)
     sandbox = probe(unsafe=unsafe)
-    found = discover(source)
-    if len(found) != 1:
-        raise SubmissionError(f"{source}: expected one submission, found {len(found)}")
+    found = one_handin(source)
     ctx = prepare(kit, policy, sandbox)
     try:
-        batch = grade_batch(ctx, found, outdir, force=True, notice=_notice)
+        batch = grade_batch(ctx, [found], outdir, force=True, notice=_notice)
     finally:
         workdir.release(ctx.workdir)
     return batch.submissions[0], policy
@@ -404,13 +402,11 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
     try:
         policy = load_policy(kit, config)
         sandbox = probe(unsafe=unsafe)
-        found = discover(submission)
-        if len(found) != 1:
-            raise SubmissionError(f"{submission}: expected one submission, found {len(found)}")
+        found = one_handin(submission)
     except ERRORS as err:
         _fail(str(err))
     try:
-        result = precheck(kit, policy, sandbox, found[0])
+        result = precheck(kit, policy, sandbox, found)
     except SubmissionError as err:      # the file itself is refused: the student's to fix, as a rule is
         _fail(f"{err}; the grader would refuse it (bad_submission)", 1)
     except (*ERRORS, PrecheckError) as err:

@@ -139,6 +139,20 @@ def discover(root: Path) -> list[Candidate]:
     return sorted(out, key=lambda c: c.name)
 
 
+def one_handin(path: Path) -> Candidate:
+    """PATH as one student's hand-in, read as `mmgrade grade` reads it in a class folder: a folder
+    is NAME/mm.c (not a class of one: kate/handin/mm.c is refused there, so it is here), a file is
+    NAME.c, NAME-mm.c or an archive."""
+    path = Path(path)
+    if not path.is_dir():
+        found = discover(path)
+        if len(found) != 1:
+            raise SubmissionError(f"{path}: expected one submission, found {len(found)}")
+        return found[0]
+    folder = path.resolve()           # '.' or 'kate/..' named as the folder they are
+    return Candidate(_safe_name(folder.name), folder, "folder", handin=folder.name)
+
+
 def find_one(folder: Path) -> Path:
     """The one hand-in in FOLDER (Gradescope's submission folder, at any depth): FOLDER/mm.c,
     else the only mm.c, else the only .c file or archive of the forms the class reader knows."""
