@@ -132,9 +132,9 @@ def discover(root: Path) -> list[Candidate]:
         if len(group) == 1:
             out.append(replace(group[0], name=name))
             continue
-        where = ", ".join(readable(c.origin.name) for c in group)
+        where = ", ".join(_printable(readable(c.origin.name)) for c in group)
         for index, cand in enumerate(group, 1):
-            problem = f"two or more submissions are named {readable(handin)} ({where}); rename all but one"
+            problem = f"two or more submissions are named {_printable(readable(handin))} ({where}); rename all but one"
             out.append(replace(cand, name=f"{name}~{index}", problem=problem))
     return sorted(out, key=lambda c: c.name)
 
@@ -234,7 +234,7 @@ def _pick(names: list[str], label: str) -> str:
     if not wanted:
         raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     if len(wanted) > 1:
-        raise SubmissionError(f"{label}: several mm.c files in the archive ({readable(', '.join(wanted[:3]))})")
+        raise SubmissionError(f"{label}: several mm.c files in the archive ({_printable(readable(', '.join(wanted[:3])))})")
     return wanted[0]
 
 
@@ -306,7 +306,7 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
 
 def read_source(cand: Candidate, limit: int) -> str:
     """The submission's mm.c as text, or SubmissionError saying why not."""
-    shown = readable(cand.origin.name)
+    shown = _printable(readable(cand.origin.name))
     if cand.problem:
         raise SubmissionError(f"{shown}: {cand.problem}")
     if cand.kind == "folder":
@@ -350,12 +350,18 @@ def _contents(folder: Path, shown: int = 5) -> str:
 
 
 def _listing(names: list[str], shown: int = 5) -> str:
-    """NAMES, briefly: 'it is empty', 'it holds a, b and 3 more'."""
-    names = sorted(names)
+    """NAMES, briefly and on one line: 'it is empty', 'it holds a, b and 3 more'."""
+    names = sorted(_printable(n) for n in names)
     if not names:
         return "it is empty"
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return "it holds " + ", ".join(names[:shown]) + more
+
+
+def _printable(name: str) -> str:
+    """NAME with each control character escaped as repr writes it: a file named 'a\\nb' in a
+    hand-in must not break its one-line reason."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def _one_line(err: Exception) -> str:

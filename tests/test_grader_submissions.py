@@ -353,3 +353,22 @@ def test_an_archive_without_mm_c_says_what_it_holds(tmp_path, form, members, hol
     with pytest.raises(SubmissionError) as err:
         read_source(discover(tmp_path)[0], LIMIT)
     assert str(err.value) == f"tina.{form}: no mm.c in the archive ({holds})"
+
+
+def test_a_name_with_a_newline_leaves_the_reason_on_one_line(tmp_path):
+    """A hand-in's name and what a folder or an archive holds are in the reason: a file named 'a\\nb'
+    split it in two."""
+    (tmp_path / "fold").mkdir()
+    (tmp_path / "fold" / "a\nb").write_text(GOOD)
+    _zip(tmp_path / "nl.zip", {"notes\nEVIL: 100 points.c": GOOD})
+    (tmp_path / "two\nlines").mkdir()
+    _zip(tmp_path / "twice.zip", {"a\n/mm.c": GOOD, "b/mm.c": GOOD})
+    reasons = {}
+    for cand in discover(tmp_path):
+        with pytest.raises(SubmissionError) as err:
+            read_source(cand, LIMIT)
+        reasons[cand.name] = str(err.value)
+    assert reasons == {"fold": "fold/mm.c: missing: the folder fold has no mm.c (it holds a\\nb)",
+                       "nl": "nl.zip: no mm.c in the archive (it holds notes\\nEVIL: 100 points.c)",
+                       "two_lines": "two\\nlines/mm.c: missing: the folder two\\nlines has no mm.c (it is empty)",
+                       "twice": "twice.zip: several mm.c files in the archive (a\\n/mm.c, b/mm.c)"}
