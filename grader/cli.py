@@ -24,7 +24,8 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
-from .submissions import FORMS, Candidate, SubmissionError, discover, find_one, one_handin, unrecognised
+from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin, one_line_name,
+                          unrecognised)
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
           store.OutputError)
@@ -204,14 +205,15 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     """The hand-ins in SUBMISSIONS (OUTDIR and earlier outputs, if in there, are none), each
     unrecognised entry warned about."""
     for path in unrecognised(submissions):
-        click.echo(f"mmgrade: warning: {path}: not a hand-in the grader reads ({FORMS}); skipped", err=True)
+        click.echo(f"mmgrade: warning: {one_line_name(str(path))}: not a hand-in the grader reads ({FORMS}); skipped",
+                   err=True)
     found = []
     for cand in discover(submissions):
         if not _is_output(cand, outdir):
             found.append(cand)
         elif cand.origin.resolve() != outdir.resolve():
-            click.echo(f"mmgrade: note: {cand.origin}: an earlier output of the grader, not a hand-in; skipped",
-                       err=True)
+            click.echo(f"mmgrade: note: {one_line_name(str(cand.origin))}: an earlier output of the grader, "
+                       "not a hand-in; skipped", err=True)
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
     return found

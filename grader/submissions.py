@@ -63,6 +63,12 @@ def readable(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
+def one_line_name(name: str) -> str:
+    """NAME as a message shows it: readable(), and each control character escaped as repr writes
+    it, so that a file named 'a\\nb' leaves a one-line reason or warning on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in readable(name))
+
+
 def _distinct_names(handins: list[str]) -> dict[str, str]:
     """A safe name per hand-in name.  Two different hand-ins that come out the same ('sp ace'
     and 'sp_ace') get a short hash of their real name appended, not a shared refusal; a name
@@ -132,9 +138,9 @@ def discover(root: Path) -> list[Candidate]:
         if len(group) == 1:
             out.append(replace(group[0], name=name))
             continue
-        where = ", ".join(_printable(readable(c.origin.name)) for c in group)
+        where = ", ".join(one_line_name(c.origin.name) for c in group)
         for index, cand in enumerate(group, 1):
-            problem = f"two or more submissions are named {_printable(readable(handin))} ({where}); rename all but one"
+            problem = f"two or more submissions are named {one_line_name(handin)} ({where}); rename all but one"
             out.append(replace(cand, name=f"{name}~{index}", problem=problem))
     return sorted(out, key=lambda c: c.name)
 
@@ -234,7 +240,7 @@ def _pick(names: list[str], label: str) -> str:
     if not wanted:
         raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     if len(wanted) > 1:
-        raise SubmissionError(f"{label}: several mm.c files in the archive ({_printable(readable(', '.join(wanted[:3])))})")
+        raise SubmissionError(f"{label}: several mm.c files in the archive ({one_line_name(', '.join(wanted[:3]))})")
     return wanted[0]
 
 
@@ -306,7 +312,7 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
 
 def read_source(cand: Candidate, limit: int) -> str:
     """The submission's mm.c as text, or SubmissionError saying why not."""
-    shown = _printable(readable(cand.origin.name))
+    shown = one_line_name(cand.origin.name)
     if cand.problem:
         raise SubmissionError(f"{shown}: {cand.problem}")
     if cand.kind == "folder":
@@ -351,17 +357,11 @@ def _contents(folder: Path, shown: int = 5) -> str:
 
 def _listing(names: list[str], shown: int = 5) -> str:
     """NAMES, briefly and on one line: 'it is empty', 'it holds a, b and 3 more'."""
-    names = sorted(_printable(n) for n in names)
+    names = sorted(one_line_name(n) for n in names)
     if not names:
         return "it is empty"
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return "it holds " + ", ".join(names[:shown]) + more
-
-
-def _printable(name: str) -> str:
-    """NAME with each control character escaped as repr writes it: a file named 'a\\nb' in a
-    hand-in must not break its one-line reason."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def _one_line(err: Exception) -> str:

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from grader.submissions import FORMS
 from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, run_python, write_policy
 from grader_fixtures.submissions import source
 
@@ -219,6 +220,20 @@ def test_latin1_file_names_are_graded_kept_apart_and_shown_readably(classroom, t
     again = _cli("report", out)
     assert again.returncode == 0, again.stderr
     assert "jos\\udce9.c" in (out / "grades.csv").read_text()
+
+
+def test_warnings_name_an_odd_entry_on_one_line_and_escaped(classroom, tmp_path):
+    """A Latin-1 file name was warned about as 'caf\\udce9.txt' (Python's surrogate), not the 'caf\\xe9'
+    every record and reason shows, and a name with a newline split the warning in two."""
+    kit, subs, config = classroom
+    (subs / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+    (subs / "two\nlines.txt").write_text("x")
+    done = _cli("grade", subs, "-o", tmp_path / "out", "--kit", kit, "--config", config, "--traces", TRACES,
+                "--no-report")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "not a hand-in" in line]
+    assert said == [f"mmgrade: warning: {subs}/{name}: not a hand-in the grader reads ({FORMS}); skipped"
+                    for name in ("caf\\xe9.txt", "two\\nlines.txt")], done.stderr
 
 
 def test_a_symlink_loop_is_one_bad_hand_in(classroom, tmp_path):
