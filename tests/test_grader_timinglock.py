@@ -127,18 +127,23 @@ def _holder_while_held(lock: Path, proc) -> str:
     pytest.fail(f"the grader ended (status {proc.returncode}) before holding the timing lock")
 
 
-def test_a_grader_killed_while_timing_leaves_the_lock_free(kit, tmp_path):
-    """flock goes with the grader's descriptor, which the driver does not inherit: kill -9 while a
-    run is timed frees the lock for the next grader at once."""
-    lock = tmp_path / "machine.lock"
-    subs = _class(tmp_path / "subs", ["slow"], 30)
-    proc = _started(kit, subs, tmp_path / "out", lock)
+def _killed_while_timing(kit, tmp_path, lock):
+    """A real grader killed with kill -9 while it holds LOCK, timing a run."""
+    proc = _started(kit, _class(tmp_path / "subs-killed", ["slow"], 30), tmp_path / "out-killed", lock)
     try:
         assert _holder_while_held(lock, proc).startswith(f"pid {proc.pid}, a run since ")
     finally:
         proc.kill()
         proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
+    return proc
+
+
+def test_a_grader_killed_while_timing_leaves_the_lock_free(kit, tmp_path):
+    """flock goes with the grader's descriptor, which the driver does not inherit: kill -9 while a
+    run is timed frees the lock for the next grader at once."""
+    lock = tmp_path / "machine.lock"
+    proc = _killed_while_timing(kit, tmp_path, lock)
     fd = os.open(lock, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # BlockingIOError if anything kept it
@@ -258,13 +263,7 @@ def test_a_holder_killed_with_sigkill_is_never_named_as_the_holder(kit, tmp_path
     only a serialized run's next signing overwrites; while a pinned run (which signs FILE.cpuN, not
     FILE) held the file, a waiting grader named the dead pid as the one timing a run."""
     lock = tmp_path / "machine.lock"
-    killed = _started(kit, _class(tmp_path / "subs-dead", ["slow"], 30), tmp_path / "out-dead", lock)
-    try:
-        assert _holder_while_held(lock, killed).startswith(f"pid {killed.pid}, a run since ")
-    finally:
-        killed.kill()
-        killed.communicate(timeout=60)
-    assert killed.returncode == -signal.SIGKILL
+    killed = _killed_while_timing(kit, tmp_path, lock)
     assert lock.read_text().startswith(f"pid {killed.pid}, ")      # what the dead holder left
     pinned = MachineLock(lock, print, lambda: False)
     with pinned.held(0):             # a pinned run: FILE shared, FILE.cpu0 exclusive and signed
