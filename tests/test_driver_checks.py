@@ -53,6 +53,16 @@ def assert_reported(t: dict, row: str, message: str, outcome: str, op_index: int
     assert t["message"] == message.strip()
 
 
+def test_misaligned_by_a_word_is_not_only_sent_to_alignment_8(tmp_path):
+    """A 16-byte allocator whose payload is one word off (a missing padding word) was told
+    only "an 8-byte-aligned allocator? build with make ALIGNMENT=8", which hides the bug
+    locally and fails every trace under a 16-byte grader: the hint names both causes."""
+    t, row, msg = check("misaligned", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
+    assert t["outcome"] == "misaligned"
+    assert "build with make ALIGNMENT=8" in msg
+    assert "an allocator meant for 16 has its payload one 8-byte word off" in msg, msg
+
+
 @pytest.mark.parametrize("ops", [["a 0 100", "a 1 0", "f 1", "f 0"], ["a 1 0", "f 1"]])
 def test_a_zero_byte_block_may_sit_at_the_break(tmp_path, ops):
     """malloc0-break.c's mm_malloc(0) returns the break without growing the heap, as
