@@ -75,6 +75,8 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
     if (p == 0) {
         if (size == 0)
             return true;
+        /* A realloc's old block is still the caller's when it fails; ledger_drop took it out. */
+        uint64_t live = l->live_bytes + (op->kind == OP_REALLOC ? l->entry[op->id].size : 0);
         size_t room = h.max - h.brk;
         if (room >= size)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
@@ -88,7 +90,7 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
                                 "%s: %s returned NULL: the request alone is %zu bytes of a %zu-byte heap, "
                                 "leaving no room for the allocator's own data", op_where(t, at, where, sizeof where),
                                 call_text(l, op, size, called, sizeof called), size, h.max);
-        if (l->live_bytes == 0)
+        if (live == 0)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
                                 "%s: %s returned NULL with nothing else live: the heap reached its %zu-byte "
                                 "limit, of which the request is %zu bytes", op_where(t, at, where, sizeof where),
@@ -96,7 +98,7 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
         return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
                             "%s: %s returned NULL: the heap reached its %zu-byte limit with %" PRIu64 " bytes "
                             "live (too little of it holds live data)", op_where(t, at, where, sizeof where),
-                            call_text(l, op, size, called, sizeof called), h.max, l->live_bytes);
+                            call_text(l, op, size, called, sizeof called), h.max, live);
     }
     if (p % MM_ALIGNMENT)
         return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s returned %#" PRIxPTR ", which is not a multiple of %d%s",

@@ -250,6 +250,17 @@ def test_null_at_the_heap_limit_names_the_limit(tmp_path, driver):
     assert r.doc["settings"]["max_heap"] == 2**20
 
 
+@pytest.mark.parametrize("ops, live", [(["a 1 16", "a 0 530000", "r 0 530001"], 530016),
+                                       (["a 0 600000", "r 0 600001"], 600000)])
+def test_a_failed_realloc_counts_its_old_block_as_live(tmp_path, driver, ops, live):
+    """The old block is still the caller's when realloc returns NULL: the message said
+    "with 16 bytes live", or "with nothing else live", leaving it out."""
+    r = run(driver, "-M", "1M", "-f", write_trace(tmp_path, "bad", ops), tmp=tmp_path)
+    t = r.trace("bad")
+    assert r.rc == 1 and (t["outcome"], t["op"]) == ("alloc_failed", ops[-1])
+    assert f"the heap reached its 1048576-byte limit with {live} bytes live (too little" in t["message"], t["message"]
+
+
 def test_null_at_the_heap_limit_with_nothing_else_live_says_so(tmp_path, driver):
     """'too little of it holds live data' was said of a heap where nothing was live, even of a
     request the size of the whole heap; what is judged a failure is unchanged."""
