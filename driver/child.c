@@ -123,6 +123,11 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
     return true;
 }
 
+/* A death in the second checked run, after the first went through, is nearly always
+ * state that mm_init did not reset; that pass notes no ops, so this is all it can say. */
+static const char RECHECK_HINT[] = " (the first pass went through; this one starts again from mm_init on an "
+                                   "empty heap: does mm_init reset all the allocator's state?)";
+
 static void describe_death(const trace_t *t, const remote_t *c, double limit, verdict_t *v)
 {
     char here;  /* without a serving stack: in the stack the parent and the child share up to fork */
@@ -151,7 +156,8 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
         verdict_fail(v, OUTCOME_CRASHED, op, "stopped by SIG%s %s: the process was stopped, not slow (did the "
                      "allocator raise it?)", abbrev ? abbrev : "?", where);
     } else if (timed_out) {
-        verdict_fail(v, OUTCOME_TIMEOUT, op, "did not finish within %.0f s; it was %s", limit, where);
+        verdict_fail(v, OUTCOME_TIMEOUT, op, "did not finish within %.0f s; it was %s%s", limit, where,
+                     pass == PASS_RECHECK ? RECHECK_HINT : "");
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         char fault[SANDBOX_DESCRIBE_BYTES] = "";
@@ -177,9 +183,11 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);
         }
         const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
+        bool own_state = progress->fault_signal == sig && heap_state_contains(addr);
         verdict_fail(v, OUTCOME_CRASHED, op, "crashed with SIG%s (%s) %s%s%s", abbrev ? abbrev : "?",
                      descr ? descr : "unknown signal", where, fault,
-                     sig == SIGABRT ? " (did the allocator call abort or fail an assert?)" : "");
+                     sig == SIGABRT ? " (did the allocator call abort or fail an assert?)"
+                     : pass == PASS_RECHECK && sig != SIGSYS && !own_state ? RECHECK_HINT : "");
     } else if (WIFEXITED(status)) {
         verdict_fail(v, OUTCOME_EXITED, op, "the process exited with status %d %s (%s)", WEXITSTATUS(status), where,
                      pass == PASS_CHECKHEAP ? "does mm_checkheap exit when it finds the heap broken?"
