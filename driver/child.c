@@ -123,6 +123,16 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
     return true;
 }
 
+/* A sanitizer build (SANITIZE=1) ends the process with status 1 after ASan's or UBSan's
+ * report, which the allocator's output holds: an exit the allocator never wrote. */
+#if defined(__SANITIZE_ADDRESS__)
+enum { SANITIZED = 1 };
+#else
+enum { SANITIZED = 0 };
+#endif
+enum { SANITIZER_EXIT = 1 };
+static const char SANITIZER_HINT[] = "a sanitizer's report? -v shows what the process printed";
+
 /* A death in the second checked run, after the first went through, is nearly always
  * state that mm_init did not reset; that pass notes no ops, so this is all it can say. */
 static const char RECHECK_HINT[] = " (the first pass went through; this one starts again from mm_init on an "
@@ -190,8 +200,9 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
                      : pass == PASS_RECHECK && sig != SIGSYS && !own_state ? RECHECK_HINT : "");
     } else if (WIFEXITED(status)) {
         verdict_fail(v, OUTCOME_EXITED, op, "the process exited with status %d %s (%s)", WEXITSTATUS(status), where,
-                     pass == PASS_CHECKHEAP ? "does mm_checkheap exit when it finds the heap broken?"
-                                            : "did the allocator call exit?");
+                     SANITIZED && WEXITSTATUS(status) == SANITIZER_EXIT ? SANITIZER_HINT
+                     : pass == PASS_CHECKHEAP ? "does mm_checkheap exit when it finds the heap broken?"
+                                              : "did the allocator call exit?");
     } else {
         verdict_fail(v, OUTCOME_CRASHED, op, "ended without a report %s", where);
     }

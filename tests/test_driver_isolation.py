@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from conftest import build_driver
 from driver_common import KIT, TRIGGER, broken, describe, run, variant, write_trace
 
 CLEAN = ["a 0 64", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
@@ -137,6 +138,17 @@ def test_outcome_vocabulary_is_the_schema_vocabulary(driver):
     names = [o["name"] for o in describe(driver)["outcomes"]]
     assert {"crashed", "exited", "timeout", "ok"} <= set(names)
     assert all(o["explanation"] for o in describe(driver)["outcomes"])
+
+
+def test_a_sanitizer_report_is_not_taken_for_an_exit_call(tmp_path):
+    """In a SANITIZE=1 build UBSan ends the process with status 1 after its report: the
+    message asked "did the allocator call exit?" of a file that never calls it."""
+    driver = build_driver(sanitize=True, extra=("MM=tests/c/broken/overflow.c",))
+    r = run(driver, "-v", "-f", write_trace(tmp_path, "bad", ["a 0 16", f"a 1 {TRIGGER}", "f 0"]), tmp=tmp_path)
+    t = r.trace("bad")
+    assert r.rc == 1 and (t["outcome"], t["op"]) == ("exited", f"a 1 {TRIGGER}")
+    assert t["message"].endswith("(a sanitizer's report? -v shows what the process printed)"), t["message"]
+    assert "runtime error: signed integer overflow" in t["output"]
 
 
 def test_crash_in_the_timing_pass_names_the_pass(tmp_path):
