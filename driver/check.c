@@ -251,7 +251,7 @@ static bool replay_checked(checker_t *c)
             return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));
         if (!c->checker_ok)
             return verdict_fail(c->v, OUTCOME_CHECKER_FAILED, c->at,
-                                "%s: mm_checkheap(%zu) returned false after this op", here(c), i);
+                                "%s: mm_checkheap(%zu) %s", here(c), i, checkheap_said_broken());
     }
     return check_end(c);
 }

@@ -33,6 +33,17 @@ static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno) != 0;
 extern bool mm_checkheap(int lineno) __attribute__((weak));
 static inline bool run_checkheap(int lineno) { return mm_checkheap(lineno); }
 #endif
+/* What a checker said when it found the heap broken, in its own form's terms: an int one's
+ * 0 reads as "broken", which a handout's "0 means no errors" checker never meant. */
+static inline const char *checkheap_said_broken(void)
+{
+#ifdef MDRIVER_CHECKHEAP_INT
+    return "returned 0 after this op (an int mm_checkheap returns nonzero when the heap is consistent)";
+#else
+    return "returned false after this op";
+#endif
+}
+
 /* mm_init in the kit's terms: 0 on success; a bool one (MM_INIT_BOOL) answers -1 for false. */
 static inline int run_init(void)
 {

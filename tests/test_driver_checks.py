@@ -352,14 +352,18 @@ def test_write_a_page_past_the_break_crashes_naming_the_address(tmp_path):
 CHECKED_OPS = ["a 0 16", "a 1 32", "f 0", "a 2 48", "f 1"]
 
 
-# checker-int: `int mm_checkheap(int)` was called as bool, so its 256 ("consistent") read as false at op 0
-@pytest.mark.parametrize("checker", ["checker-false", "checker-int"])
-def test_checker_failure_under_c(tmp_path, checker):
+# checker-int: `int mm_checkheap(int)` was called as bool, so its 256 ("consistent") read as false at op 0;
+# its 0 was then told as "returned false", which a handout's "0: no errors" checker cannot make sense of
+@pytest.mark.parametrize("checker, said", [
+    ("checker-false", "returned false after this op"),
+    ("checker-int", "returned 0 after this op (an int mm_checkheap returns nonzero when the heap is consistent)"),
+])
+def test_checker_failure_under_c(tmp_path, checker, said):
     r = run(broken(checker), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
     assert r.rc == 1
     t = r.trace("bad")
     row, msg = r.row("bad")
-    assert_reported(t, row, msg, "checker_failed", 2, "f 0", "mm_checkheap(2) returned false after this op")
+    assert_reported(t, row, msg, "checker_failed", 2, "f 0", f"mm_checkheap(2) {said}")
     assert t["output"] == "mm_checkheap(0)\nmm_checkheap(1)\nmm_checkheap(2)\n"  # after every op, then stop
     assert r.doc["allocator"]["has_checkheap"] is True and r.doc["settings"]["check_heap"] is True
     assert "mm_checkheap after every op" in r.out.splitlines()[0]
