@@ -113,7 +113,7 @@ SHARED      := build/driver/a$(ALIGNMENT)$(if $(SANITIZE),-san)$(if $(filter off
 # A dry run (make -n) would still remake it, since make remakes its makefiles even then, and so
 # probe and write build/: it reads the one the last build left, as it is, and says so.
 HOOKS_MK    := $(BUILD)/hooks.mk
-HOOK_GOALS  := all mdriver driver replay build/%
+HOOK_GOALS  := all mdriver mdriver-build driver replay build/%
 DRY_RUN     := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifneq ($(and $(if $(CONFIG_ERROR),,1),$(filter $(HOOK_GOALS),$(or $(MAKECMDGOALS),all))),)
 ifeq ($(DRY_RUN),)
@@ -145,7 +145,7 @@ MARK_LAST   := $(BUILD)/driver/mark/last.o
 # the sanitizers' own constructors.
 ALLOC_CHECKED := $(if $(and $(filter on,$(ALLOC_CHECK)),$(if $(SANITIZE),,1)),$(BUILD)/alloc.checked)
 
-.PHONY: all driver replay clean help test test-deps venv FORCE config-error
+.PHONY: all mdriver-build driver replay clean help test test-deps venv FORCE config-error
 .DEFAULT_GOAL := all
 
 all: mdriver ## build ./mdriver from mm.c, or from variants/$(VARIANT).c
@@ -153,8 +153,17 @@ all: mdriver ## build ./mdriver from mm.c, or from variants/$(VARIANT).c
 driver: $(BUILD)/mdriver ## build build/<config>/mdriver without touching ./mdriver (used by tests)
 	@echo $(BUILD)/mdriver
 
-mdriver: $(BUILD)/mdriver FORCE
-	@cmp -s $< $@ || { cp $< $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
+# ./mdriver is built by a make of its own, so that a build that fails on the allocator (compile,
+# link, the object's check) removes the old one: run after the failed make, it scored the file
+# it was built from as this one, without a word.
+mdriver: FORCE | $(if $(CONFIG_ERROR),config-error)
+	@$(MAKE) --no-print-directory mdriver-build || { if [ -e $@ ]; then rm -f $@; echo "make: removed \
+	./mdriver: $(ALLOC_SRC) did not build; the old one would score the file it was built from" >&2; fi; exit 1; }
+	@cmp -s $(BUILD)/mdriver $@ || { cp $(BUILD)/mdriver $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
+
+# (a recipe of its own, so that an up-to-date build says nothing)
+mdriver-build: $(BUILD)/mdriver
+	@:
 
 $(BUILD)/mdriver: $(BUILD)/mdriver.r.o $(MARK_FIRST) $(ALLOC_OBJ) $(MARK_LAST) | $(ALLOC_CHECKED)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm

@@ -4,6 +4,7 @@ calls would act inside the judge itself (mmgrade's rules refused it; `make` alon
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -11,6 +12,7 @@ from filelock import FileLock
 
 from conftest import KIT
 from driver_common import run, write_trace
+from test_build_shared import KIT_DIRS, KIT_FILES
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
@@ -62,3 +64,25 @@ def test_globals_named_like_the_drivers_are_the_allocators_own(tmp_path):
                              capture_output=True, text=True, check=True).stdout.split()[2::3]
     assert "main" in offered and "mem_sbrk" in offered and "__assert_fail" in offered
     assert all(name in ("main", "__assert_fail") or name.startswith("mem_") for name in offered), offered
+
+
+@pytest.mark.parametrize("mistake", ["return 0\n}", "return undefined_helper();\n}"], ids=["compile", "link"])
+def test_a_failed_make_leaves_no_old_mdriver_to_score(tmp_path, mistake):
+    """After a make that failed on mm.c, ./mdriver was the last build's: run on its own (not
+    after `make &&`) it scored the earlier file as mm.c, without a word. In a copy of the kit,
+    whose ./mdriver no other test uses."""
+    for name in KIT_FILES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(KIT / name, tmp_path / name)
+    for name in KIT_DIRS:
+        shutil.copytree(KIT / name, tmp_path / name)
+    good = subprocess.run(["make", "-s", "-C", str(tmp_path)], capture_output=True, text=True)
+    assert good.returncode == 0 and (tmp_path / "mdriver").exists(), good.stderr
+    starter = (tmp_path / "mm.c").read_text()
+    assert "int mm_init(void)\n{\n    return 0;\n}" in starter
+    (tmp_path / "mm.c").write_text(starter.replace("return 0;\n}", mistake, 1))
+    bad = subprocess.run(["make", "-s", "-C", str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert not (tmp_path / "mdriver").exists()
+    assert "make: removed ./mdriver: mm.c did not build; the old one would score the file it was built from" in \
+        bad.stderr.splitlines(), bad.stderr
