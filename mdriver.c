@@ -81,9 +81,10 @@ static void early_free(early_trace_t *early, size_t n)
     free(early);
 }
 
-/* False when an interrupt stopped the trace (or came while it was read): it is not completed. */
+/* False when an interrupt stopped the trace (or came while it was read): it is not completed.
+ * progress: -V's stream, or NULL; index and count number the trace there. */
 static bool run_trace(const options_t *o, const baseline_t *cached, const char *path, early_trace_t *early,
-                      trace_run_t *r)
+                      trace_run_t *r, FILE *progress, size_t index, size_t count)
 {
     double began = now();
     trace_t t;
@@ -101,6 +102,8 @@ static bool run_trace(const options_t *o, const baseline_t *cached, const char *
             trace_free(&t);
         return false;
     }
+    if (progress)
+        report_progress_start(progress, r, index, count);
     if (!loaded)
         return true;
     bool time_libc = trace_scores_throughput(&t) && !cached;
@@ -115,6 +118,8 @@ static bool run_trace(const options_t *o, const baseline_t *cached, const char *
     };
     child_run(&t, &plan, &r->result);
     if (r->result.interrupted) {
+        if (progress)
+            report_progress_stopped(progress);
         trace_free(&t);
         return false;
     }
@@ -334,10 +339,12 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t done = 0;
+    FILE *progress = o.verbosity >= 2 ? text : NULL;
     while (done < o.num_files && !interrupt_signal() &&
-           run_trace(&o, o.baseline_in ? &cached : NULL, o.files[done], early ? &early[done] : NULL, &runs[done])) {
-        if (o.verbosity >= 2)
-            report_progress(text, &runs[done], done, o.num_files);
+           run_trace(&o, o.baseline_in ? &cached : NULL, o.files[done], early ? &early[done] : NULL, &runs[done],
+                     progress, done, o.num_files)) {
+        if (progress)
+            report_progress_end(progress, &runs[done]);
         done++;
     }
 

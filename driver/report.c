@@ -54,10 +54,21 @@ void report_header(FILE *out, const options_t *o, const run_info_t *info)
         fprintf(out, "libc baseline: timed in this run on %s (%s)\n", info->hostname, info->cpu);
 }
 
-void report_progress(FILE *out, const trace_run_t *r, size_t index, size_t count)
+void report_progress_start(FILE *out, const trace_run_t *r, size_t index, size_t count)
 {
     fprintf(out, "  [%zu/%zu] ", index + 1, count);
     shown_column(out, r->name, 24);
+    fflush(out);
+}
+
+void report_progress_stopped(FILE *out)
+{
+    fputs(" interrupted\n", out);
+    fflush(out);
+}
+
+void report_progress_end(FILE *out, const trace_run_t *r)
+{
     fprintf(out, " %s", outcome_name(r->outcome));
     if (r->outcome != OUTCOME_BAD_TRACE)
         fprintf(out, " (%.2f s)", r->seconds);

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import build_driver
-from driver_common import broken, describe, kbest, run, schema_validator, variant, write_trace
+from driver_common import broken, describe, kbest, run, schema_validator, stopped_driver, variant, write_trace
 
 OPS = ["a 0 100", "a 1 200", "r 0 300", "f 1", "a 2 40", "f 0", "f 2"]
 
@@ -419,3 +419,16 @@ def test_an_empty_mdriver_variable_is_unset(tmp_path, driver, var, bad):
     refused = run(driver, "-r", "1", "-f", t, tmp=tmp_path, env={**env, var: bad})
     assert refused.rc == 2 and refused.out == "" and refused.err.startswith(f"mdriver: {var}={bad}: "), refused.err
     assert len(refused.err.splitlines()) == 1
+
+
+def test_verbose_names_a_trace_while_it_runs(tmp_path):
+    """-V printed a trace's progress line only once the trace was over: an allocator stuck in a
+    loop left the driver silent up to -T (60 s) with no trace named. The line's start is out as
+    the trace starts, so a run stopped during it ends the line with "interrupted"."""
+    script, args = stopped_driver(tmp_path, after=3.0)
+    done = subprocess.run([str(script), "-V", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 124, done.stdout + done.stderr  # timeout(1)'s: it sent the SIGTERM
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"  \[1/2\] honest +ok \(\d+\.\d\d s\)", lines[2]), lines
+    assert re.fullmatch(r"  \[2/2\] stuck +interrupted", lines[3]), lines
+    assert lines[4] == "" and lines[5].split()[:2] == ["#", "trace"]
