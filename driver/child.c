@@ -123,6 +123,9 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
     return true;
 }
 
+/* A fault this near address 0 is a NULL pointer, or a field of one (the kernel maps nothing there). */
+static const uintptr_t NULL_PAGE_BYTES = 4096;
+
 /* A sanitizer build (SANITIZE=1) ends the process with status 1 after ASan's or UBSan's
  * report, which the allocator's output holds: an exit the allocator never wrote. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -190,7 +193,8 @@ static void describe_death(const trace_t *t, const remote_t *c, double limit, ve
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", where the parent keeps the trace's ops: "
                          "the trace's process has no copy of them", addr);
             else
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap", addr);
+                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap%s", addr,
+                         addr < NULL_PAGE_BYTES ? " (a NULL pointer dereferenced?)" : "");
         }
         const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
         bool own_state = progress->fault_signal == sig && heap_state_contains(addr);

@@ -40,7 +40,7 @@ def assert_others_scored(r) -> None:
 
 @pytest.mark.parametrize("name,outcome,fragments", [
     ("segv", "crashed", ["crashed with SIGSEGV", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
-                         "it touched 0x10, which is not in the heap"]),
+                         "it touched 0x10, which is not in the heap (a NULL pointer dereferenced?)"]),
     ("aborts", "crashed", ["crashed with SIGABRT", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
                            "did the allocator call abort"]),
     ("exits", "exited", ["exited with status 3", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
