@@ -24,6 +24,7 @@
 #include "memlib.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@ static struct __attribute__((aligned(STATE_BYTES))) heap {
     uintptr_t violation; /* first overwritten canary byte found by mem_sbrk, or 0 */
     bool checked;
     bool sealed;         /* these pages are read-only now */
+    bool shrink_told;    /* a negative mem_sbrk was told in the trace's output */
     size_t page;
     char *shared;        /* the reservation heap_share made before fork, or NULL */
     char rest[];         /* the rest of the pages, unused: cleared with the heap in fast mode */
@@ -355,9 +357,25 @@ static __attribute__((noinline)) char *sbrk_checked(char *new)
     return old;
 }
 
+/* A negative increment is always a mistake, and its crash comes much later, where the
+ * allocator takes the break for lowered: said once a trace, in the output -v shows. */
+static __attribute__((noinline)) void tell_shrink(intptr_t incr)
+{
+    if (heap.shrink_told)
+        return;
+    state_open();
+    heap.shrink_told = true;
+    state_close();
+    printf("memlib: mem_sbrk(%" PRIdPTR ") refused: the heap never shrinks; it returned (void *)-1 and "
+           "changed nothing\n", incr);
+    fflush(stdout);
+}
+
 void *mem_sbrk(intptr_t incr)
 {
     if (incr < 0 || (size_t)incr > (size_t)(heap_end() - heap.brk)) {
+        if (incr < 0 && heap.checked)
+            tell_shrink(incr);
         errno = ENOMEM;
         return (void *)-1;
     }

@@ -9,7 +9,8 @@
  *   2. mem_sbrk(incr) moves the break up by incr >= 0 bytes and returns the old
  *      break.  A negative incr, or growth past the run's maximum heap (20 MiB
  *      unless `mdriver -M` says otherwise), returns (void *)-1 with errno = ENOMEM
- *      and changes nothing.
+ *      and changes nothing; a negative one is also told, once a trace, in the
+ *      allocator's output (in the checked runs; `mdriver -v` shows it).
  *   3. The bytes past the break are not the allocator's.  Whole pages past it are
  *      inaccessible, so touching them faults at once; the bytes between the break
  *      and the end of its page hold a canary that the driver checks.  (In the

@@ -313,6 +313,19 @@ def test_state_not_reset_by_mm_init_is_caught_by_the_second_pass(tmp_path):
 
 # ------------------------------------------------------------ writes past the break
 
+def test_a_negative_mem_sbrk_is_told_in_the_output(tmp_path):
+    """mem_sbrk(-n) is refused and changes nothing (memlib.h), silently: an allocator that took
+    the heap for shrunk crashed thousands of ops later with nothing pointing at the call. Told
+    once a trace in the allocator's output (-v), the run judged as before."""
+    ops = ["a 0 16", f"a 1 {TRIGGER}", f"a 2 {TRIGGER}", "f 0", "f 1", "f 2"]
+    r = run(broken("sbrk-negative"), "-v", "-f", write_trace(tmp_path, "shrinks", ops, weight=1), tmp=tmp_path)
+    t = r.trace("shrinks")
+    assert r.rc == 0 and t["outcome"] == "ok", r.out
+    said = "memlib: mem_sbrk(-64) refused: the heap never shrinks; it returned (void *)-1 and changed nothing\n"
+    assert t["output"] == said
+    assert "| " + said.strip() in r.out
+
+
 def test_write_past_the_break_within_the_page_hits_the_canary(tmp_path):
     t, row, msg = check("canary", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
     brk = LO + block(16) + block(TRIGGER)
