@@ -45,9 +45,11 @@ typedef struct {
 static const char *here(checker_t *c) { return op_where(c->t, c->at, c->op, sizeof c->op); }
 
 /* mm_checkheap after op c->at, as a call of its own: a crash, a loop or an exit
- * in it is then said to be the checker's, not the op's.  The checker must leave
- * the heap as it found it: a break it moved fails here, before it can pass for
- * the op's or mm_init's doing. */
+ * in it is then said to be the checker's, not the op's.  It runs once the op is
+ * over, its payload written, so that a block too small for its request (whose
+ * payload covers the allocator's own words) fails at its own op.  The checker
+ * must leave the heap as it found it: a break it moved fails here, before it can
+ * pass for the op's or mm_init's doing. */
 static bool check_heap(checker_t *c)
 {
     if (!c->run_checker || c->at < 0)
@@ -68,8 +70,8 @@ static bool check_heap(checker_t *c)
     return true;
 }
 
-/* The allocator call for op c->at, in the child, then the checker when -c asks
- * for it; false when the child is gone or the break fell below a live block. */
+/* The allocator call for op c->at, in the child; false when the child is gone or
+ * the break fell below a live block. */
 static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uintptr_t *result)
 {
     call_t k = {.kind = kind, .op = c->at, .ptr = ptr, .size = size};
@@ -90,9 +92,7 @@ static bool call(checker_t *c, call_kind_t kind, uintptr_t ptr, size_t size, uin
     if (result)
         *result = a.result;
     heap_span_t h = {.lo = c->lo, .brk = c->brk, .max = heap_max()};
-    if (c->brk < before && !ledger_check_break(&c->live, h, c->t, c->at, c->v))
-        return false;
-    return check_heap(c);
+    return c->brk >= before || ledger_check_break(&c->live, h, c->t, c->at, c->v);
 }
 
 /* Is the block p of `size` bytes, just returned for op c->at, acceptable? */
@@ -245,7 +245,7 @@ static bool replay_checked(checker_t *c)
         const op_t *op = &t->ops[i];
         c->at = (int64_t)i;
         progress_at(PASS_CHECK, c->at);
-        if (!do_op(c, op) || !check_slack(c, SLACK_CHECKED_PER_OP))
+        if (!do_op(c, op) || !check_heap(c) || !check_slack(c, SLACK_CHECKED_PER_OP))
             return false;
         if (!remote_payload(c->rc, i, c->live.live_bytes))
             return verdict_fail(c->v, OUTCOME_CRASHED, c->at, "the trace's process ended during %s", here(c));

@@ -382,6 +382,18 @@ def test_checker_failure_under_c(tmp_path, checker, said):
     assert "mm_checkheap after every op" in r.out.splitlines()[0]
 
 
+def test_checker_sees_the_op_with_its_payload_written(tmp_path):
+    """short-block.c's TRIGGER block is one word short: its footer lies in the payload, which
+    the driver writes after the call. The checker ran before that write and so blamed the
+    next op (a 2 16) for op 1's block; it runs once the op is over, payload written."""
+    ops = ["a 0 16", f"a 1 {TRIGGER}", "a 2 16", "f 0", "f 1", "f 2"]
+    r = run(broken("short-block"), "-c", "-f", write_trace(tmp_path, "bad", ops), tmp=tmp_path)
+    t = r.trace("bad")
+    row, msg = r.row("bad")
+    assert_reported(t, row, msg, "checker_failed", 1, f"a 1 {TRIGGER}", "mm_checkheap(1) returned false after this op")
+    assert t["output"] == f"line 1: footer of the block at {LO + block(16) + 16:#x} broken\n"
+
+
 def test_checker_not_run_without_c(tmp_path):
     r = run(broken("checker-false"), "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
     assert r.rc == 0
