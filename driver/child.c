@@ -137,7 +137,7 @@ enum { SANITIZER_EXIT = 1 };
 static const char SANITIZER_HINT[] = "a sanitizer's report? -v shows what the process printed";
 
 /* A death in the second checked run, after the first went through, is nearly always
- * state that mm_init did not reset; that pass notes no ops, so this is all it can say. */
+ * state that mm_init did not reset. */
 static const char RECHECK_HINT[] = " (the first pass went through; this one starts again from mm_init on an "
                                    "empty heap: does mm_init reset all the allocator's state?)";
 

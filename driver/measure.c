@@ -104,10 +104,12 @@ static inline void put_tag(char *p, const tag_plan_t *tp)
  * just above the allocator's frame); libc's loop does the same work. */
 static inline __attribute__((always_inline)) void replay(const op_t *ops, size_t n, const tag_plan_t *tags,
                                                          void **ptr, uint32_t *placed, uint8_t *seen, uintptr_t lo,
-                                                         const alloc_api_t api)
+                                                         const alloc_api_t api, const bool note_op)
 {
     for (size_t i = 0; i < n; i++) {
         const op_t op = ops[i];
+        if (note_op)  /* the second checked run only: a death there is then said at its op */
+            progress->op = (int64_t)i;
         char *p;
         switch (op.kind) {
         case OP_FREE: api.free(ptr[op.id]); continue;
@@ -181,7 +183,18 @@ int timed_run_mm(const timed_arrays_t *a)
     if (status != 0)
         return status;
     replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(),
-           (alloc_api_t){mm_malloc, mm_free, mm_realloc});
+           (alloc_api_t){mm_malloc, mm_free, mm_realloc}, false);
+    return 0;
+}
+
+int checked_run_mm(const timed_arrays_t *a)
+{
+    int status = run_init();
+    if (status != 0)
+        return status;
+    replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(),
+           (alloc_api_t){mm_malloc, mm_free, mm_realloc}, true);
+    progress->op = -1;
     return 0;
 }
 
@@ -206,7 +219,8 @@ void timed_libc_keep_memory(void)
  * a large id count charged libc for the walk: 5431x libc on a 2-op trace. */
 void timed_run_libc(const timed_arrays_t *a)
 {
-    replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(), (alloc_api_t){malloc, free, realloc});
+    replay(a->ops, a->num_ops, a->tags, a->ptr, a->placed, a->seen, heap_lo(), (alloc_api_t){malloc, free, realloc},
+           false);
 }
 
 void libc_release(const timed_arrays_t *a)

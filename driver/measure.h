@@ -80,6 +80,8 @@ bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed
  * return of the blocks libc's run left live. */
 void timed_prepare(size_t kept_high_water);
 int timed_run_mm(const timed_arrays_t *a);
+/* The second checked run: timed_run_mm's replay, noting each op in progress.h for a death's message. */
+int checked_run_mm(const timed_arrays_t *a);
 void timed_run_libc(const timed_arrays_t *a);
 void libc_release(const timed_arrays_t *a);
 /* In libc's child, before its first run: glibc keeps the memory it gets, as the

@@ -140,7 +140,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
     case CALL_CHECKHEAP: checker_ok = has_checkheap() && run_checkheap((int)call->op); break;
     case CALL_CHECKED_REPLAY:
         heap_restart(true);
-        result = (uintptr_t)(intptr_t)timed_run_mm(ta);
+        result = (uintptr_t)(intptr_t)checked_run_mm(ta);
         break;
     case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
     case CALL_TIMED_RUN: result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;

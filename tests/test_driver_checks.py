@@ -300,11 +300,13 @@ def test_mm_init_that_works_only_once(tmp_path):
 def test_state_not_reset_by_mm_init_is_caught_by_the_second_pass(tmp_path):
     """stale-state.c hands out its old arena in the second run, past the new break:
     the second run (a replay in the child, pages past the break inaccessible)
-    faults on the byte the driver writes into the first block (at a random place)."""
+    faults on the byte the driver writes into the first block (at a random place),
+    named with its op: that run had named none."""
     ops = ["a 0 16", "a 1 100", "f 0"]
     t, row, msg = check("stale-state", ops, tmp_path, extra_ok=False)
-    assert (t["outcome"], t["op_index"]) == ("crashed", None)
-    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the second correctness pass: it touched "
+    assert (t["outcome"], t["op_index"], t["op"]) == ("crashed", 0, "a 0 16")
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) at op 0 \(a 0 16\) of the second correctness "
+                        r"pass: it touched "
                         r"0x[0-9a-f]+, in the heap's unallocated space past the break \(the first pass went "
                         r"through; this one starts again from mm_init on an empty heap: does mm_init reset all the "
                         r"allocator's state\?\)", t["message"]), t["message"]
