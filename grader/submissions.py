@@ -1,10 +1,11 @@
 """Find a class's submissions and read each one's mm.c, refusing bad input plainly.
 
-A SUBMISSIONS path is a folder of per-student folders holding mm.c, of NAME.c or
-NAME-mm.c files, or of NAME.zip / NAME.tar[.gz|.bz2|.xz] / NAME.tgz archives (or
-one such file).  Reading is deferred until grading, so a submission that vanishes
-mid-run gets its own verdict.  Every refusal is a SubmissionError whose message
-is one line naming the submission.
+A SUBMISSIONS path is a folder of per-student folders (each holding one mm.c at any
+depth, or one archive), of NAME.c or NAME-mm.c files, or of NAME.zip /
+NAME.tar[.gz|.bz2|.xz] / NAME.tgz archives (or one such file).  A folder reads as an
+archive does, so that unpacking a hand-in never changes its verdict.  Reading is
+deferred until grading, so a submission that vanishes mid-run gets its own verdict.
+Every refusal is a SubmissionError whose message is one line naming the submission.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
 MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
 MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
-FORMS = "NAME/mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
+FORMS = "NAME/ holding mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
 ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)  # what zipfile reads
 ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
 NAME_BYTES = 200              # a safe name's UTF-8 bytes: 255 less the suffixes and temp affixes around it
@@ -147,8 +148,8 @@ def discover(root: Path) -> list[Candidate]:
 
 def one_handin(path: Path) -> Candidate:
     """PATH as one student's hand-in, read as `mmgrade grade` reads it in a class folder: a folder
-    is NAME/mm.c (not a class of one: kate/handin/mm.c is refused there, so it is here), a file is
-    NAME.c, NAME-mm.c or an archive."""
+    is one student's (not a class of one: kate/handin/mm.c is kate's mm.c there, so it is here),
+    a file is NAME.c, NAME-mm.c or an archive."""
     path = Path(path)
     if not path.is_dir():
         found = discover(path)
@@ -159,25 +160,38 @@ def one_handin(path: Path) -> Candidate:
     return Candidate(_safe_name(folder.name), folder, "folder", handin=folder.name)
 
 
+def _files(folder: Path) -> list[PurePosixPath]:
+    """The files under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
+    skipped, and links to folders not followed (what they lead to is not the hand-in's).  A link
+    to a file is listed, for the reader to refuse as one."""
+    out: list[PurePosixPath] = []
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not _litter(Path(d)) and not os.path.islink(os.path.join(top, d))]
+        base = PurePosixPath(Path(top).relative_to(folder).as_posix())
+        out.extend(base / n for n in names if not _litter(Path(n)))
+        if len(out) > MAX_MEMBERS:
+            break
+    return sorted(out)
+
+
 def find_one(folder: Path) -> Path:
     """The one hand-in in FOLDER (Gradescope's submission folder, at any depth): FOLDER/mm.c,
     else the only mm.c, else the only .c file or archive of the forms the class reader knows."""
     folder = Path(folder)
     if (folder / "mm.c").exists():
         return folder / "mm.c"
-    files = [p for p in sorted(folder.rglob("*"))
-             if p.is_file() and not any(_litter(Path(part)) for part in p.relative_to(folder).parts)]
+    files = _files(folder)
     named = [p for p in files if p.name == "mm.c"]
     if len(named) == 1:
-        return named[0]
+        return folder / named[0]
     if named:
-        shown = ", ".join(str(p.relative_to(folder)) for p in named[:3])
+        shown = ", ".join(str(p) for p in named[:3])
         raise SubmissionError(f"{folder}: several mm.c files ({shown}); hand in one")
-    found = [p for p in files if p.suffix == ".c" or _archive_stem(p) is not None]
+    found = [p for p in files if p.suffix == ".c" or _archive_stem(Path(p.name)) is not None]
     if len(found) != 1:
-        shown = f": {', '.join(str(p.relative_to(folder)) for p in found[:3])}" if found else ""
+        shown = f": {', '.join(str(p) for p in found[:3])}" if found else ""
         raise SubmissionError(f"{folder}: expected mm.c (found {len(found)} candidate files{shown})")
-    return found[0]
+    return folder / found[0]
 
 
 def _check_source(data: bytes, label: str, limit: int) -> str:
@@ -233,15 +247,22 @@ def _check_member_path(name: str, label: str) -> PurePosixPath:
     return path
 
 
-def _pick(names: list[str], label: str) -> str:
-    """The one member called mm.c among the file members NAMES; refused naming what the archive holds
-    when there is none (empty, or a zip inside the zip), as a folder without mm.c is."""
+def _pick(names: list[str], label: str, where: str = "the archive") -> str | None:
+    """The one member called mm.c among the file members NAMES (of an archive, or of a folder at any
+    depth); several are refused naming them.  None when there is none."""
     wanted = [n for n in names if _member_path(n).name == "mm.c"]
-    if not wanted:
-        raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     if len(wanted) > 1:
-        raise SubmissionError(f"{label}: several mm.c files in the archive ({one_line_name(', '.join(wanted[:3]))})")
-    return wanted[0]
+        raise SubmissionError(f"{label}: several mm.c files in {where} ({one_line_name(', '.join(wanted[:3]))})")
+    return wanted[0] if wanted else None
+
+
+def _pick_member(names: list[str], label: str) -> str:
+    """_pick in an archive: none is refused naming what it holds (empty, or a zip inside the zip),
+    as a folder without mm.c is."""
+    chosen = _pick(names, label)
+    if chosen is None:
+        raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
+    return chosen
 
 
 def _read_zip(raw, label: str, limit: int) -> bytes:
@@ -252,7 +273,7 @@ def _read_zip(raw, label: str, limit: int) -> bytes:
                                   f"or {MAX_TOTAL} bytes; refusing")
         for info in infos:
             _check_member_path(info.filename, label)
-        chosen = archive.getinfo(_pick([i.filename for i in infos if not i.is_dir()], label))
+        chosen = archive.getinfo(_pick_member([i.filename for i in infos if not i.is_dir()], label))
         if stat.S_ISLNK(chosen.external_attr >> 16):      # unzip would make it a link, not a file
             raise SubmissionError(f"{label}: mm.c in the archive is a symbolic link, not a regular file")
         _check_zip_method(chosen, label)
@@ -299,7 +320,7 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
             _check_member_path(member.name, label)
             members.append(member)
         entries = {m.name: m for m in members if not m.isdir()}
-        chosen = entries[_pick(list(entries), label)]
+        chosen = entries[_pick_member(list(entries), label)]
         if not chosen.isfile():
             raise SubmissionError(f"{label}: mm.c in the archive is {_tar_kind(chosen)}, not a regular file")
         if chosen.size > limit:
@@ -316,24 +337,43 @@ def read_source(cand: Candidate, limit: int) -> str:
     if cand.problem:
         raise SubmissionError(f"{shown}: {cand.problem}")
     if cand.kind == "folder":
-        label = f"{shown}/mm.c"
-        if not cand.origin.is_dir():
-            raise SubmissionError(f"{shown}: the folder is gone (did it vanish mid-run?)")
-        if not _present(cand.origin / "mm.c"):
-            raise SubmissionError(f"{label}: missing: the folder {shown} has no mm.c "
-                                  f"({_contents(cand.origin)})")
-        return _check_source(_read_file(cand.origin / "mm.c", label, limit), label, limit)
-    label = shown
+        return _read_folder(cand.origin, shown, limit)
     if cand.kind == "file":
-        return _check_source(_read_file(cand.origin, label, limit), label, limit)
+        return _check_source(_read_file(cand.origin, shown, limit), shown, limit)
+    return _read_archive(cand.origin, shown, limit)
+
+
+def _read_folder(folder: Path, shown: str, limit: int) -> str:
+    """A folder read as an archive is: FOLDER/mm.c, else the one mm.c at any depth (kate/handin/mm.c,
+    an archive unpacked), else the one archive it holds when it holds no .c file (kate/kate.zip, as
+    an LMS download gives it).  Several mm.c, or none, are refused naming what it holds."""
+    if not folder.is_dir():
+        raise SubmissionError(f"{shown}: the folder is gone (did it vanish mid-run?)")
+    if _present(folder / "mm.c"):
+        label = f"{shown}/mm.c"
+        return _check_source(_read_file(folder / "mm.c", label, limit), label, limit)
+    files = _files(folder)
+    if len(files) > MAX_MEMBERS:
+        raise SubmissionError(f"{shown}: the folder holds more than {MAX_MEMBERS} files; refusing")
+    chosen = _pick([str(p) for p in files], shown, "the folder")
+    if chosen is not None:
+        label = f"{shown}/{one_line_name(chosen)}"
+        return _check_source(_read_file(folder / chosen, label, limit), label, limit)
+    archives = [p for p in files if _archive_stem(Path(p.name)) is not None]
+    if len(archives) == 1 and not any(p.suffix == ".c" for p in files):
+        return _read_archive(folder / archives[0], f"{shown}/{one_line_name(str(archives[0]))}", limit)
+    raise SubmissionError(f"{shown}/mm.c: missing: the folder {shown} has no mm.c ({_contents(folder)})")
+
+
+def _read_archive(path: Path, label: str, limit: int) -> str:
     try:
-        with _open_regular(cand.origin, label) as raw:
+        with _open_regular(path, label) as raw:
             size = os.fstat(raw.fileno()).st_size
             if size > MAX_ARCHIVE:
                 raise SubmissionError(f"{label}: the archive is larger than {MAX_ARCHIVE} bytes; refusing")
             if size == 0:
                 raise SubmissionError(f"{label}: the archive is empty (0 bytes)")
-            reader = _read_zip if cand.origin.name.lower().endswith(".zip") else _read_tar
+            reader = _read_zip if path.name.lower().endswith(".zip") else _read_tar
             data = reader(raw, label, limit)
     except FileNotFoundError:
         raise SubmissionError(f"{label}: missing (did the submission vanish?)") from None

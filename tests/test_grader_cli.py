@@ -443,9 +443,10 @@ def test_check_agrees_with_the_grader(classroom, tmp_path):
 
 
 def test_check_reads_a_hand_in_folder_as_grade_does(classroom, tmp_path):
-    """`mmgrade check kate` (kate/handin/mm.c, which grade refuses: no kate/mm.c) took kate for a
-    class of one hand-in, handin, and said it passes; a folder holding mm.c and a helper .c was
-    'expected one submission, found 2', though grade grades its mm.c."""
+    """`mmgrade check kate` (kate/handin/mm.c) took kate for a class of one hand-in, handin; a folder
+    holding mm.c and a helper .c was 'expected one submission, found 2', though grade grades its mm.c.
+    Check and grade read a folder in one place: kate/handin/mm.c is kate's mm.c (it was refused by
+    both until a folder read as the archive it was unpacked from), mona/malloc.c is refused by both."""
     kit, subs, config = classroom
     for name in ("ann", "bob-mm", "cid"):
         (subs / f"{name}.c").unlink()
@@ -454,16 +455,19 @@ def test_check_reads_a_hand_in_folder_as_grade_does(classroom, tmp_path):
     (subs / "liam").mkdir()
     (subs / "liam" / "mm.c").write_text(source("good"))
     (subs / "liam" / "old-try.c").write_text(source("compile_error"))
+    (subs / "mona").mkdir()
+    (subs / "mona" / "malloc.c").write_text(source("good"))
     out = tmp_path / "out"
     graded = _cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
     assert graded.returncode == 0, graded.stderr
     verdicts = {s["name"]: s["verdict"] for s in json.loads((out / "results.json").read_text())["submissions"]}
-    assert verdicts == {"kate": "bad_submission", "liam": "ok"}
-    refused = _one_line_error(_cli("check", subs / "kate", "--kit", kit, "--config", config), status=1)
-    assert refused == ("mmgrade: kate/mm.c: missing: the folder kate has no mm.c (it holds handin); the grader "
+    assert verdicts == {"kate": "ok", "liam": "ok", "mona": "bad_submission"}
+    refused = _one_line_error(_cli("check", subs / "mona", "--kit", kit, "--config", config), status=1)
+    assert refused == ("mmgrade: mona/mm.c: missing: the folder mona has no mm.c (it holds malloc.c); the grader "
                        "would refuse it (bad_submission)")
-    passed = _cli("check", subs / "liam", "--kit", kit, "--config", config)
-    assert passed.returncode == 0 and "liam: passes the grader's build and static rules" in passed.stdout, passed
+    for name in ("kate", "liam"):
+        passed = _cli("check", subs / name, "--kit", kit, "--config", config)
+        assert passed.returncode == 0 and f"{name}: passes the grader's build and static rules" in passed.stdout, passed
 
 
 @pytest.mark.parametrize("args, words", [

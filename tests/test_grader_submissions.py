@@ -372,3 +372,93 @@ def test_a_name_with_a_newline_leaves_the_reason_on_one_line(tmp_path):
                        "nl": "nl.zip: no mm.c in the archive (it holds notes\\nEVIL: 100 points.c)",
                        "two_lines": "two\\nlines/mm.c: missing: the folder two\\nlines has no mm.c (it is empty)",
                        "twice": "twice.zip: several mm.c files in the archive (a\\n/mm.c, b/mm.c)"}
+
+
+def _unpacked(folder, members):
+    for name, data in members.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def _reading(cand):
+    """What reading CAND gives: its source, or its refusal less the hand-in's own label."""
+    try:
+        return read_source(cand, LIMIT)
+    except SubmissionError as err:
+        return "refused: " + str(err).split(": ", 1)[1]
+
+
+@pytest.mark.parametrize("members, folder_reads", [
+    ({"handin/mm.c": GOOD, "handin/README": "hi"}, GOOD),
+    ({"kate-malloclab/src/mm.c": GOOD, "kate-malloclab/src/mm.h": "/* */"}, GOOD),
+    ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "refused: several mm.c files in the folder (a/mm.c, b/mm.c)"),
+    ({"handin/malloc.c": GOOD}, "refused: missing: the folder kate has no mm.c (it holds handin)"),
+    ({}, "refused: missing: the folder kate has no mm.c (it is empty)"),
+], ids=["nested", "deeper", "two-mm-c", "no-mm-c", "empty"])
+def test_a_folder_reads_as_the_archive_it_was_unpacked_from(tmp_path, members, folder_reads):
+    """kate/handin/mm.c was refused ('the folder kate has no mm.c (it holds handin)') though kate.zip
+    holding handin/mm.c is graded: a TA who unpacked the archives got refusals the archives did not."""
+    _zip(tmp_path / "kate.zip", members)
+    (tmp_path / "unpacked" / "kate").mkdir(parents=True)
+    _unpacked(tmp_path / "unpacked" / "kate", members)
+    archive, folder = _reading(discover(tmp_path / "kate.zip")[0]), _reading(discover(tmp_path / "unpacked")[0])
+    assert folder == folder_reads
+    assert (archive == GOOD) == (folder == GOOD)          # graded both ways, or refused both ways
+
+
+@pytest.mark.parametrize("members", [
+    {"kate.zip": None},
+    {"download/kate.tar.gz": None, "download/README.txt": "from the LMS", ".DS_Store": "x"},
+], ids=["archive", "nested-archive"])
+def test_a_folder_holding_only_an_archive_reads_as_that_archive(tmp_path, members):
+    """An LMS download gives kate/kate.zip: it was 'the folder kate has no mm.c (it holds kate.zip)'."""
+    kate = tmp_path / "kate"
+    kate.mkdir()
+    for name, data in members.items():
+        (kate / name).parent.mkdir(parents=True, exist_ok=True)
+        if data is None:
+            (_zip if name.endswith(".zip") else _tar)(kate / name, {"kate/mm.c": GOOD if name.endswith(".zip")
+                                                                     else GOOD.encode()})
+        else:
+            (kate / name).write_text(data)
+    assert read_source(discover(tmp_path)[0], LIMIT) == GOOD
+
+
+def test_an_archive_in_a_folder_is_refused_as_that_archive(tmp_path):
+    (tmp_path / "kate").mkdir()
+    _zip(tmp_path / "kate" / "kate.zip", {"a/mm.c": GOOD, "b/mm.c": GOOD})
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == "kate/kate.zip: several mm.c files in the archive (a/mm.c, b/mm.c)"
+
+
+@pytest.mark.parametrize("files", [
+    {"kate.zip": None, "malloc.c": GOOD},           # a .c file beside it: which is the hand-in?
+    {"kate.zip": None, "old.tar.gz": None},          # two archives
+], ids=["archive-and-c-file", "two-archives"])
+def test_a_folder_with_an_archive_and_another_candidate_is_refused(tmp_path, files):
+    kate = tmp_path / "kate"
+    kate.mkdir()
+    for name, data in files.items():
+        if data is None:
+            (_zip if name.endswith(".zip") else _tar)(kate / name, {"mm.c": GOOD if name.endswith(".zip")
+                                                                     else GOOD.encode()})
+        else:
+            (kate / name).write_text(data)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    listed = ", ".join(sorted(files))
+    assert str(err.value) == f"kate/mm.c: missing: the folder kate has no mm.c (it holds {listed})"
+
+
+def test_links_in_a_folder_lead_nowhere_outside_it(tmp_path):
+    """A nested mm.c that is a link is refused as one at the top is; a linked folder is not followed."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "mm.c").write_text(GOOD)
+    (tmp_path / "class" / "kate" / "handin").mkdir(parents=True)
+    (tmp_path / "class" / "kate" / "handin" / "mm.c").symlink_to(tmp_path / "outside" / "mm.c")
+    (tmp_path / "class" / "leo").mkdir()
+    (tmp_path / "class" / "leo" / "handin").symlink_to(tmp_path / "outside")
+    found = {c.name: c for c in discover(tmp_path / "class")}
+    assert _reading(found["kate"]) == "refused: a symbolic link, not a file"
+    assert _reading(found["leo"]) == "refused: missing: the folder leo has no mm.c (it holds handin)"
