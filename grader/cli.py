@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import sys
 from contextlib import ExitStack, contextmanager
@@ -25,7 +26,7 @@ from .precheck import PrecheckError, precheck
 from .report import render
 from .sandbox import SandboxError, probe
 from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin, one_line_name,
-                          unrecognised)
+                          unrecognised, whole_class)
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
           store.OutputError)
@@ -130,10 +131,10 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
           runs: int | None, kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
     """Grade every submission in SUBMISSIONS into OUTDIR.
 
-    SUBMISSIONS is a folder of per-student folders holding mm.c, of NAME.c or
-    NAME-mm.c files, or of NAME.zip / NAME.tar[.gz|.bz2|.xz] / NAME.tgz
-    archives.  Rerunning skips
-    submissions whose source, policy and kit are unchanged.
+    SUBMISSIONS is a folder of per-student folders (one mm.c at any depth, or one
+    archive), of NAME.c or NAME-mm.c files, or of NAME.zip / NAME.tar[.gz|.bz2|.xz] /
+    NAME.tgz archives.  Rerunning skips submissions whose source, policy and kit are
+    unchanged.
 
     \b
     Example:
@@ -204,6 +205,8 @@ def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs:
 def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     """The hand-ins in SUBMISSIONS (OUTDIR and earlier outputs, if in there, are none), each
     unrecognised entry warned about."""
+    if not submissions.is_dir() and (found := whole_class(submissions)) is not None:
+        raise SubmissionError(_a_class_in_one_archive(submissions, outdir, *found))
     for path in unrecognised(submissions):
         click.echo(f"mmgrade: warning: {one_line_name(str(path))}: not a hand-in the grader reads ({FORMS}); skipped",
                    err=True)
@@ -217,6 +220,20 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
     return found
+
+
+def _a_class_in_one_archive(archive: Path, outdir: Path, students: list[str], inner: Path) -> str:
+    """Refusal of a class handed over as one archive, which would grade as one student with
+    several mm.c: how to grade it instead."""
+    folder = Path(discover(archive)[0].name)        # the archive's name less its suffix, safe in a shell
+    shell = shlex.quote(one_line_name(str(archive)))
+    unpack = f"unzip {shell} -d {folder}" if archive.name.lower().endswith(".zip") else f"tar -xf {shell} -C {folder}"
+    shown = ", ".join(one_line_name(s) + "/" for s in students[:3]) + (
+        f" and {len(students) - 3} more" if len(students) > 3 else "")
+    target = folder / inner
+    return (f"{one_line_name(str(archive))}: holds {len(students)} folders each with an mm.c ({shown}): it looks like "
+            f"a whole class, not one hand-in; unpack it and grade the folder: mkdir {folder} && {unpack} && "
+            f"mmgrade grade {shlex.quote(one_line_name(str(target)))} -o {shlex.quote(one_line_name(str(outdir)))}")
 
 
 def _is_output(cand: Candidate, outdir: Path) -> bool:

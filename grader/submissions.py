@@ -194,6 +194,30 @@ def find_one(folder: Path) -> Path:
     return folder / found[0]
 
 
+def whole_class(path: Path) -> tuple[list[str], PurePosixPath] | None:
+    """When the archive PATH holds several folders each with an mm.c (alice/mm.c, bob/handin/mm.c,
+    under one common folder or none), the whole class passed as one archive: those folders, and the
+    folder that holds them.  None for one student's archive (nina/mm.c and nina/old/mm.c are one
+    hand-in with two mm.c), or one that cannot be listed: reading it as a hand-in says why."""
+    try:
+        with _open_regular(Path(path), str(path)) as raw:
+            if path.name.lower().endswith(".zip"):
+                with zipfile.ZipFile(raw) as archive:
+                    names = [i.filename for i in archive.infolist()[:MAX_MEMBERS] if not i.is_dir()]
+            else:
+                with tarfile.open(fileobj=raw) as archive:
+                    names = [m.name for _, m in zip(range(MAX_MEMBERS), archive) if not m.isdir()]
+    except (SubmissionError, zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError):
+        return None
+    folders = [_member_path(n).parts[:-1] for n in names if _member_path(n).name == "mm.c"]
+    common = os.path.commonprefix(folders) if folders else ()
+    below = [f[len(common):] for f in folders]
+    students = sorted({f[0] for f in below if f})
+    if len(students) < 2 or not all(below):
+        return None
+    return students, PurePosixPath(*common)
+
+
 def _check_source(data: bytes, label: str, limit: int) -> str:
     if len(data) > limit:
         raise SubmissionError(f"{label}: {len(data)} bytes, more than the {limit}-byte limit")

@@ -483,3 +483,61 @@ def test_bench_grader_refuses_a_bad_argument_in_one_line(args, words):
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr == f"grader bench: {done.stderr.split(': ', 1)[1]}" and done.stderr.count("\n") == 1, done.stderr
     assert words in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("form", ["zip", "tar.gz"])
+def test_a_whole_class_as_one_archive_is_refused_before_any_build(classroom, tmp_path, form):
+    """`mmgrade grade class.zip` (alice/mm.c, bob/mm.c, ...: the class zipped by a TA) graded one
+    student 'class', bad_submission 'several mm.c files in the archive', and exited 0."""
+    import subprocess
+    import tarfile
+    import zipfile
+    kit, subs, config = classroom
+    archive = tmp_path / f"class.{form}"
+    members = {"class/alice/mm.c": "good", "class/bob/handin/mm.c": "good", "class/cid/mm.c": "compile_error",
+               "class/dan/mm.c": "good"}
+    if form == "zip":
+        with zipfile.ZipFile(archive, "w") as z:
+            for name, kind in members.items():
+                z.writestr(name, source(kind))
+    else:
+        work = tmp_path / "packed"
+        for name, kind in members.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(source(kind))
+        with tarfile.open(archive, "w:gz") as t:
+            t.add(work / "class", arcname="class")
+    out = tmp_path / "out"
+    refused = _one_line_error(_cli("grade", archive, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES))
+    assert refused.startswith(f"mmgrade: {archive}: holds 4 folders each with an mm.c (alice/, bob/, cid/ and 1 more): "
+                              "it looks like a whole class, not one hand-in; unpack it and grade the folder: "), refused
+    assert not out.exists()         # refused before the template was built, nothing made
+    # the advice works as given: unpacked, the folder grades four students
+    mkdir, unpack, rerun = refused.split("grade the folder: ", 1)[1].split(" && ")
+    assert subprocess.run(f"{mkdir} && {unpack}", shell=True, cwd=tmp_path).returncode == 0
+    folder, _, outdir = rerun.removeprefix("mmgrade grade ").partition(" -o ")
+    assert outdir == str(out)
+    graded = _cli("grade", tmp_path / folder, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                  "--no-report")
+    assert graded.returncode == 0, graded.stderr
+    verdicts = {s["name"]: s["verdict"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+    assert verdicts == {"alice": "ok", "bob": "ok", "cid": "compile_error", "dan": "ok"}
+
+
+def test_an_archive_with_two_mm_c_stays_one_students_hand_in(classroom, tmp_path):
+    """One student's archive with two mm.c (nina/mm.c, nina/old/mm.c), given alone or found in a class
+    folder, and a class folder's archive of two folders, are one student refused as before."""
+    import zipfile
+    kit, subs, config = classroom
+    with zipfile.ZipFile(tmp_path / "nina.zip", "w") as z:
+        z.writestr("nina/mm.c", source("good"))
+        z.writestr("nina/old/mm.c", source("good"))
+    with zipfile.ZipFile(subs / "olaf.zip", "w") as z:
+        z.writestr("a/mm.c", source("good"))
+        z.writestr("b/mm.c", source("good"))
+    for given, name in ((tmp_path / "nina.zip", "nina"), (subs, "olaf")):
+        out = tmp_path / f"out-{name}"
+        graded = _cli("grade", given, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+        assert graded.returncode == 0, graded.stderr
+        record = json.loads((out / "submissions" / f"{name}.json").read_text())
+        assert record["verdict"] == "bad_submission" and "several mm.c files in the archive" in record["reason"]
