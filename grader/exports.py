@@ -103,8 +103,10 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
     s = shown(sub.summary)
-    perf = (f"utilization {100 * _num(s.utilization, 4):.1f}%, throughput {_num(s.throughput_ratio):.2f}x libc, "
-            f"performance index {_num(s.perf_index):.1f}/100")
+    perf = (f"utilization {100 * _num(s.utilization, 4):.1f}%, throughput {_num(s.throughput_ratio):.2f}x libc"
+            + ("" if sub.verdict == "ok" or s.utilization is None else
+               f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)")
+            + f", performance index {_num(s.perf_index):.1f}/100")
     if sub.runs and sub.verdict == "ok":
         perf += f"\n{median_note(sub.runs)}"
     tests.append({"name": "Performance", "score": _num(s.performance_points), "max_score": policy.points.performance,
@@ -114,15 +116,26 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
         "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests}
     if policy.gradescope.leaderboard:
-        results["leaderboard"] = [{"name": "Performance index", "value": _num(s.perf_index)},
-                                  {"name": "Utilization %", "value": round(100 * _num(s.utilization, 6), 2)},
-                                  {"name": "Throughput / libc", "value": _num(s.throughput_ratio)}]
+        perf_index, util, ratio = ranked(sub)
+        results["leaderboard"] = [{"name": "Performance index", "value": perf_index},
+                                  {"name": "Utilization %", "value": util},
+                                  {"name": "Throughput / libc", "value": ratio}]
     return results
+
+
+def ranked(sub: Submission) -> tuple[float, float, float]:
+    """What a leaderboard ranks SUB by: P, utilization % and throughput / libc.  A submission that
+    did not pass has utilization and throughput over the traces it passed only (0.99x libc beside
+    passing ones' 0.02x): figures it did not earn, so 0 here, ranking it after every passing one.
+    P is the grade's, as the policy scores it."""
+    s = shown(sub.summary)
+    if sub.verdict != "ok":
+        return _num(s.perf_index), 0.0, 0.0
+    return _num(s.perf_index), round(100 * _num(s.utilization, 6), 2), _num(s.throughput_ratio)
 
 
 def autolab_line(sub: Submission) -> str:
     """The last line Autolab reads: scores by problem and the scoreboard row."""
     s = shown(sub.summary)
     scores = {"Correctness": _num(s.correctness_points), "Performance": _num(s.performance_points)}
-    board = [_num(s.perf_index), round(100 * _num(s.utilization, 6), 2), _num(s.throughput_ratio)]
-    return json.dumps({"scores": scores, "scoreboard": board}, separators=(",", ":"), allow_nan=False)
+    return json.dumps({"scores": scores, "scoreboard": list(ranked(sub))}, separators=(",", ":"), allow_nan=False)

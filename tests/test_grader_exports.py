@@ -268,3 +268,21 @@ def test_grades_csv_cells_are_never_spreadsheet_formulas(graded):
     row = next(csv.DictReader(io.StringIO(exports.grades_csv(dataclasses.replace(batch, submissions=(evil,))))))
     assert (row["name"], row["reason"], row["handin"]) == ("'-2_3", "'+cmd|' /C calc'!A0", '\'=HYPERLINK("evil.example").c')
     assert row["points"] == str(round(good.summary.points, 3)) and row["verdict"] == "ok"
+
+
+def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(graded):
+    """crasher failed tiny; the leaderboard and Autolab's scoreboard carried its utilization and
+    throughput over grow, the trace it passed (0.99x libc beside passing ones' 0.02x)."""
+    batch, policy, *_ = graded
+    crasher, good = by_name(batch)["crasher"], by_name(batch)["good"]
+    assert crasher.verdict == "failed" and crasher.summary.utilization and crasher.summary.throughput_ratio
+    results = exports.gradescope_results(crasher, policy)
+    board = {e["name"]: e["value"] for e in results["leaderboard"]}
+    assert board == {"Performance index": crasher.summary.perf_index, "Utilization %": 0.0, "Throughput / libc": 0.0}
+    assert json.loads(exports.autolab_line(crasher))["scoreboard"] == [crasher.summary.perf_index, 0.0, 0.0]
+    perf = {t["name"]: t for t in results["tests"]}["Performance"]["output"]
+    assert f"(over the {crasher.summary.valid} of {crasher.summary.traces} traces it passed only; " in perf
+    assert results["score"] == pytest.approx(crasher.summary.points, abs=0.01)     # the grade is unchanged
+    good_board = {e["name"]: e["value"] for e in exports.gradescope_results(good, policy)["leaderboard"]}
+    assert good_board["Utilization %"] == round(100 * good.summary.utilization, 2)
+    assert good_board["Throughput / libc"] == round(good.summary.throughput_ratio, 3)

@@ -40,6 +40,8 @@ def outdir(tmp_path_factory):
         (subs / name / "mm.c").write_text(source("good") + f"/* FAKE:util={util} */\n")
     (subs / "eve").mkdir()
     (subs / "eve" / "mm.c").write_text(source("compile_error"))
+    (subs / "fay").mkdir()          # fails tiny; utilization over grow alone, above ann's
+    (subs / "fay" / "mm.c").write_text(source("good") + "/* FAKE:util=0.9 FAKE:fail=tiny */\n")
     run_batch(kit, subs, root / "out")
     return root / "out"
 
@@ -50,7 +52,7 @@ def test_report_command_writes_pages_and_figures(outdir):
     report = outdir / "report"
     assert (report / "index.html").exists() and (report / "img" / "scatter.png").exists()
     assert (report / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
-    for name in list(UTILS) + ["eve"]:
+    for name in list(UTILS) + ["eve", "fay"]:
         page = (report / "sub" / f"{name}.html").read_text()
         assert name in page and "sandbox:" in page
     assert "error" in (report / "sub" / "eve.html").read_text()
@@ -201,3 +203,27 @@ def test_report_rebuilds_a_class_with_names_in_any_script(tmp_path):
     done = run_grader("report", out, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert sorted(p.stem for p in (out / "report" / "sub").glob("*.html")) == names
+
+
+def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(outdir, tmp_path):
+    """fay failed a trace, and her utilization over the trace she passed ranked her among (above ann)
+    the passing submissions when the table was sorted by it, with nothing to say it was not earned."""
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    subs = {s.name: s for s in batch.submissions}
+    assert subs["fay"].verdict == "failed" and subs["fay"].summary.utilization > min(UTILS.values())
+    index = render(batch, outdir)
+    row = re.search(r'<tr[^>]*>\s*<td><a href="sub/fay.html">.*?</tr>', index.read_text(), re.S).group(0)
+    assert f"{100 * subs['fay'].summary.utilization:.1f}*" in row and "over the traces it passed only" in row
+    assert "* over the traces it passed only" in index.read_text()
+    page = (outdir / "report" / "sub" / "fay.html").read_text()
+    assert "utilization and throughput over the traces it passed only (1 of 2)" in page
+    probe = index.with_name("probe.html")
+    probe.write_text(index.read_text().replace("</body>", PROBE.replace('"points"', '"utilization"') + "</body>"))
+    parser = _Text()
+    parser.feed(_browser(probe, tmp_path).stdout)
+    seen = json.loads(parser.probe)
+    passing = [n for n, s in subs.items() if s.verdict == "ok"]
+    by_util = sorted(passing, key=lambda n: (subs[n].summary.utilization, n))
+    assert seen["asc"].split(",")[:len(passing)] == by_util
+    assert seen["desc"].split(",")[:len(passing)] == by_util[::-1]
+    assert set(seen["desc"].split(",")[len(passing):]) == {"eve", "fay"}     # after them, both ways
