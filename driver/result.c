@@ -90,6 +90,8 @@ static void write_trace(json_t *j, const trace_run_t *r)
     else
         json_null(j, "stats");
     json_string_n(j, "output", r->result.output ? r->result.output : "", r->result.output_len);
+    /* past MDRIVER_OUTPUT_KEEP the output is cut: a reader must be able to say so, and by how much */
+    json_integer(j, "output_cut", (long long)(r->result.output_total - r->result.output_len));
     json_close(j, '}');
 }
 

@@ -27,6 +27,7 @@ SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection):
 # a hand-in named =HYPERLINK("...").c would run as one when grades.csv is opened.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+GRADESCOPE_OUTPUT = 2000      # characters of a trace's output in its Gradescope test
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -61,6 +62,14 @@ def _cell(value: Any) -> Any:
     return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
+def cut_mark(cut: int, chars: int = 0) -> str:
+    """The mark after an output of which CUT bytes were cut by the driver and CHARS characters
+    of what it kept are left out here ('' when nothing was)."""
+    what = [f"{chars:,} more characters"] if chars > 0 else []
+    what += [f"{cut:,} more bytes"] if cut > 0 else []
+    return f"\n[... {' and '.join(what)} cut ...]" if what else ""
+
+
 def _status(passed: bool) -> str:
     return "passed" if passed else "failed"
 
@@ -74,7 +83,8 @@ def _trace_output(trace) -> str:
     if _round(trace.ops_per_sec) and _round(trace.libc_ops_per_sec):
         lines.append(f"throughput {trace.ops_per_sec / 1e3:,.0f} Kops/s (libc {trace.libc_ops_per_sec / 1e3:,.0f})")
     if trace.output:
-        lines.append("your allocator printed:\n" + trace.output[:2000])
+        lines.append("your allocator printed:\n" + trace.output[:GRADESCOPE_OUTPUT]
+                     + cut_mark(trace.output_cut, len(trace.output) - GRADESCOPE_OUTPUT))
     return "\n".join(lines)
 
 

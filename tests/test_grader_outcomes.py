@@ -13,7 +13,7 @@ from grader_fixtures.submissions import write_all
 
 VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
                  "memhog", "globals", "loop", "crash", "misaligned", "overlap", "corrupt", "out_of_heap",
-                 "alloc_failed", "init_failed", "exited", "ifunc", "asserts"]
+                 "alloc_failed", "init_failed", "exited", "ifunc", "asserts", "chatty_crash"]
 
 
 @pytest.fixture(scope="module")
@@ -226,3 +226,24 @@ def test_fork_and_system_stay_inside_the_grader(unfiltered):
     out = _ran(unfiltered[0]["fork_system"])
     assert "system: 0" in out and "system: -1" not in out
     assert not os.path.exists(MARKER)
+
+
+def test_a_trace_output_cut_by_the_driver_says_how_much_was_cut(batch):
+    """A trace's output is kept to the driver's first MDRIVER_OUTPUT_KEEP (4096) bytes: it was cut
+    with no mark, so the record, the page and Gradescope showed 4096 bytes as all it printed."""
+    from grader import exports, report
+    from grader.policy import load_policy
+    sub = batch["chatty_crash"]
+    crashed = [t for t in sub.traces if t.outcome == "crashed"]
+    assert sub.verdict == "failed" and crashed, sub.reason
+    for trace in crashed:
+        kept = len(trace.output.encode())
+        assert kept == 4096 and trace.output_cut > 0
+        assert (kept + trace.output_cut) % 10000 == 0, (kept, trace.output_cut)     # 10000 bytes per mm_init
+    first = crashed[0]
+    assert sub.to_json()["traces"][sub.traces.index(first)]["output_cut"] == first.output_cut     # the record
+    page = report._environment().get_template("submission.html.j2").render(sub=sub, figure=None)
+    assert f"[... {first.output_cut:,} more bytes cut ...]</pre>" in page
+    tests = {t["name"]: t["output"] for t in exports.gradescope_results(sub, load_policy(KIT, None))["tests"]}
+    assert tests[f"Trace: {first.name}"].endswith(
+        f"[... {len(first.output) - 2000:,} more characters and {first.output_cut:,} more bytes cut ...]")

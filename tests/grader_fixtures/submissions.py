@@ -80,6 +80,8 @@ CHANGES: dict[str, dict[str, str]] = {
                            '    printf("memhog got %zu MiB\\n", mib);'},
     "loop": {"/*MALLOC*/": "for (volatile int spin = 1; spin;) ;"},
     "crash": {"/*FREE*/": "*(volatile int *)0 = 1;"},
+    "chatty_crash": {"/*INIT*/": 'for (int i = 0; i < 250; i++) printf("%039d\\n", i);\n    fflush(stdout);',
+                     "/*FREE*/": "*(volatile int *)0 = 1;"},      # 10000 bytes per mm_init, then a crash
     "misaligned": {"/*OFFSET*/": " + 1"},
     "overlap": {"/*EXTRA*/": "static char *last;",
                 "/*MALLOC*/": "if (last && size < 64) return last; if (size < 64) { last = mem_sbrk(256); return last; }"},
