@@ -109,15 +109,28 @@ def new_ops() -> tuple[bytearray, array, array]:
     return bytearray(), array("q"), array("q")
 
 
+def _anonymous_pipe(fd: int) -> bool:
+    """A shell's pipe (`<(zcat t.rep.gz)`), which driver/trace.c reads, not a named FIFO, which
+    it refuses: only the former's link in /proc is 'pipe:[N]'."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+    except OSError:
+        return False
+
+
 def _raw_bytes(path: Path) -> bytes:
-    """PATH's bytes without ever waiting for nobody: a FIFO no one writes to reads as empty
-    (a pipe from `<(zcat t.rep.gz)` has its writer and is read whole); a device such as
-    /dev/zero, which would be read forever, is refused as the driver refuses it."""
+    """PATH's bytes without ever waiting for nobody: a shell's pipe no one writes to reads as
+    empty (one from `<(zcat t.rep.gz)` has its writer and is read whole); a named FIFO, which may
+    never get a writer, and a device such as /dev/zero, which would be read forever, are refused
+    as the driver refuses them."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             raise OSError("a device, not a trace")
+        if stat.S_ISFIFO(mode) and not _anonymous_pipe(fd):
+            raise OSError("a named pipe (FIFO), not a trace file (a trace is a regular file or a "
+                          "shell's pipe)")
         if not stat.S_ISFIFO(mode):
             return handle.read(TRACE_MAX_BYTES + 1)
         try:
