@@ -155,6 +155,20 @@ def test_generated_traces_have_an_upper_bound(monkeypatch):
         generate("binary", 1, {"pairs": 2000})      # harmless even where there is no bound
 
 
+@pytest.mark.parametrize("pattern, params", [
+    ("peak-drain", {"peak": 100_000_000, "phases": 1}),
+    ("random", {"max_live": 100_000_000, "allocs": 20_000, "alloc_bias": 0.9}),
+    ("large-churn", {"max_live": 100_000_000}),
+    ("syn", {"kind": "array", "max_live": 100_000_000}),
+])
+def test_a_live_set_larger_than_the_heap_is_refused(pattern, params):
+    """Each request fit, but the payload live at once outgrew the 20 MiB heap: the trace was
+    written, passed `check`, and every allocator failed it (alloc_failed)."""
+    with pytest.raises(PatternError, match=r"live payload would reach [0-9,]+ bytes, more than the driver's heap"):
+        generate(pattern, 1, params)
+    assert measure(generate(pattern, 1)).peak_live_bytes <= MAX_HEAP     # the defaults still fit
+
+
 def test_a_range_with_its_bounds_swapped_is_refused():
     """large-churn drew from [log max, log min] as if the bounds were given in order."""
     with pytest.raises(PatternError, match=r"'min_size' of 'large-churn' \(3000000\) is above 'max_size' \(2000000\)"):

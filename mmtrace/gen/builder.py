@@ -49,6 +49,9 @@ class TraceBuilder:
         if size > MAX_HEAP:
             raise PatternError(f"a request of {size:,} bytes is larger than the driver's heap "
                                f"({MAX_HEAP:,} bytes); use smaller sizes")
+        if self.live_bytes > MAX_HEAP:       # no allocator could hold it: alloc_failed for all
+            raise PatternError(f"the live payload would reach {self.live_bytes:,} bytes, more than "
+                               f"the driver's heap ({MAX_HEAP:,} bytes); use a smaller live set")
         self.kinds.append(ord(kind))
         self.ids.append(i)
         self.sizes.append(size)
