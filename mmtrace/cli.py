@@ -389,14 +389,18 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
             if rerecord and not verify:
                 _record_entry(e, r.folder, folder)
             continue
+        try:
+            trace = make_trace(e)
+        except RecipeError as err:
+            _fail(f"{r.path}: {err}")
         if verify:
             have = r.folder / e.file
-            want = encode_trace(format_trace(make_trace(e), comments(e)))
+            want = encode_trace(format_trace(trace, comments(e)))
             if not have.exists() or read_bytes(have) != want:
                 differ.append(e.file)
             continue
         path = folder / e.file
-        _write(str(path), make_trace(e), comments(e))
+        _write(str(path), trace, comments(e))
         click.echo(f"{path}")
     if verify:
         if differ:

@@ -133,6 +133,8 @@ def _check_pattern(where: str, raw: dict) -> None:
         raise RecipeError(f"{where}: no pattern '{raw['pattern']}'")
     if "seed" not in raw:
         raise RecipeError(f"{where}: a generated trace needs an integer 'seed'")
+    if raw["seed"] < 0:          # random.Random(-5) is random.Random(5), as gen refuses it
+        raise RecipeError(f"{where}: 'seed' must be 0 or more")
     try:
         coerce_params(PATTERNS[raw["pattern"]], raw.get("params", {}))
     except PatternError as e:
@@ -191,8 +193,13 @@ def load_recipe(path: Path) -> Recipe:
 
 
 def make_trace(entry: Entry) -> Trace:
+    """ENTRY's trace; RecipeError naming the trace if its parameters, each valid alone, make none
+    (a request or a live set larger than the heap, too many ops)."""
     assert not entry.recorded
-    return generate(entry.pattern, entry.seed, entry.params, entry.header, entry.weight)
+    try:
+        return generate(entry.pattern, entry.seed, entry.params, entry.header, entry.weight)
+    except PatternError as e:
+        raise RecipeError(f"trace '{entry.name}': {e}") from None
 
 
 def comments(entry: Entry) -> list[str]:

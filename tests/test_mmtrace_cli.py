@@ -150,6 +150,18 @@ def test_suite_refuses_a_broken_recipe_in_one_line_and_writes_nothing(tmp_path, 
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["recipe.toml"]
 
 
+@pytest.mark.parametrize("verify", [False, True])
+def test_suite_names_a_trace_its_parameters_cannot_make(tmp_path, verify):
+    """Parameters each valid alone that make no trace (a request larger than the heap) had ended
+    `suite` and `suite --verify` in a traceback."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { small = 30000000 }\n')
+    done = mmtrace("suite", str(recipe), *(["--verify"] if verify else []))
+    _one_line_error(done, 2, f"{recipe}: trace 'x': pattern 'binary' with small=30000000",
+                    "larger than the driver's heap")
+    assert not (tmp_path / "x.rep").exists()
+
+
 def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')

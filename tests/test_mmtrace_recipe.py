@@ -108,6 +108,7 @@ def test_recipe_mistakes_are_named(tmp_path):
     ('name = "x"\npattern = "binary"\nseed = 1\nparams = 5\n', "(x): 'params' must be a table, not an integer"),
     ('name = "x"\npattern = "binary"\nseed = "1"\n', "(x): 'seed' must be an integer, not a string"),
     ('name = "x"\npattern = "binary"\nseed = true\n', "(x): 'seed' must be an integer, not true/false"),
+    ('name = "x"\npattern = "binary"\nseed = -1\n', "(x): 'seed' must be 0 or more"),   # was a traceback
     ('name = "x"\npattern = "binary"\nseed = 1\nweight = true\n', "(x): 'weight' must be an integer"),
     ('name = "x"\npattern = "binary"\nseed = 1\ngzip = "yes"\n', "(x): 'gzip' must be true or false, not a string"),
     ('name = "x"\npattern = "binary"\nseed = 1\nheader = 1\n', "(x): 'header' must be a string"),
