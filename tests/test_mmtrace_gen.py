@@ -142,6 +142,20 @@ def test_bad_parameter_values_are_refused_with_their_names(params, words):
         generate("binary", 1, params)
 
 
+SHARES = [("program", "hot_share"), ("program", "lifo"), ("random", "alloc_bias"), ("bdd", "gc_keep"),
+          ("bdd", "death"), ("cbit", "long_share"), ("realloc-strings", "finish"),
+          ("realloc-vectors", "small_per_push"), ("long-short", "long_share"), ("peak-drain", "keep")]
+
+
+@pytest.mark.parametrize("name, key", SHARES, ids=[f"{n}-{k}" for n, k in SHARES])
+def test_a_share_above_1_is_refused(name, key):
+    """hot_share=1.5 had given the other sizes negative weights; keep=1e9 had been taken as 1."""
+    assert isinstance(PATTERNS[name].defaults()[key], float)
+    with pytest.raises(PatternError, match=f"'{key}' of '{name}' is a share, from 0 to 1, got '1.5'"):
+        generate(name, 1, {**SMALL[name], key: "1.5"})
+    assert len(generate(name, 1, {**SMALL[name], key: 1}))
+
+
 def test_a_str_parameter_takes_only_its_choices():
     with pytest.raises(PatternError, match="'kind' of 'syn' is one of struct, string, array, mix"):
         generate("syn", 1, {"kind": "nosuch"})

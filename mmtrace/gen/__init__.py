@@ -23,6 +23,7 @@ class Pattern:
     name: str
     func: Callable[..., TraceBuilder]
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the values a str parameter takes
+    shares: tuple[str, ...] = ()       # float parameters that are a share or a probability: 0 to 1
 
     @property
     def doc(self) -> str:
@@ -34,30 +35,30 @@ class Pattern:
 
 
 PATTERNS: dict[str, Pattern] = {p.name: p for p in [
-    Pattern("program", classic.program),
+    Pattern("program", classic.program, shares=("hot_share", "lifo")),
     Pattern("coalescing", classic.coalescing),
-    Pattern("random", classic.uniform_random),
+    Pattern("random", classic.uniform_random, shares=("alloc_bias",)),
     Pattern("binary", classic.binary),
     Pattern("growing-buffer", classic.growing_buffer),
-    Pattern("bdd", lab64.bdd),
-    Pattern("cbit", lab64.cbit),
+    Pattern("bdd", lab64.bdd, shares=("gc_keep", "death")),
+    Pattern("cbit", lab64.cbit, shares=("long_share",)),
     Pattern("ngram", lab64.ngram),
     Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}),
     Pattern("realloc-many", kit.realloc_many),
-    Pattern("realloc-strings", kit.realloc_strings),
-    Pattern("realloc-vectors", kit.realloc_vectors),
+    Pattern("realloc-strings", kit.realloc_strings, shares=("finish",)),
+    Pattern("realloc-vectors", kit.realloc_vectors, shares=("small_per_push",)),
     Pattern("fit-stress", kit.fit_stress),
     Pattern("size-sweep", kit.size_sweep),
     Pattern("tiny-flood", kit.tiny_flood),
     Pattern("large-churn", kit.large_churn),
-    Pattern("long-short", kit.long_short),
-    Pattern("peak-drain", kit.peak_drain),
+    Pattern("long-short", kit.long_short, shares=("long_share",)),
+    Pattern("peak-drain", kit.peak_drain, shares=("keep",)),
 ]}
 
 
 def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
     """V (a number, or a string from the command line) as WANT: ints whole and at least 1
-    (every int parameter is a count or a size), floats finite and not negative."""
+    (every int parameter is a count or a size), floats finite and not negative, shares at most 1."""
     where = f"parameter '{k}' of '{pattern.name}'"
     number: object = v
     if isinstance(v, str):
@@ -82,6 +83,8 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
         return int(number)
     if number < 0:
         raise PatternError(f"{where} must not be negative, got '{v}'")
+    if k.replace("-", "_") in pattern.shares and number > 1:   # 1.5 had been taken as 1, or worse
+        raise PatternError(f"{where} is a share, from 0 to 1, got '{v}'")
     return float(number)
 
 
