@@ -91,6 +91,26 @@ class _HeapBytes(click.ParamType):
                   "(mdriver's -M at most, 4G; no K/M/G suffix here)", param, ctx)
 
 
+class _Whole(click.ParamType):
+    """A whole number from LOW (to HIGH), said so in its message: click's IntRange calls 'abc',
+    and a seed of 5,000 digits, "not a valid integer range", and quotes the value whole."""
+    name = "integer"
+
+    def __init__(self, low: int, high: int | None = None):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        text = str(value)
+        if re.fullmatch(r"[0-9]{1,4000}", text) and self.low <= int(text) and (
+                self.high is None or int(text) <= self.high):
+            return int(text)
+        shown = text if len(text) <= 24 else text[:24] + "..."
+        to = "" if self.high is None else f" to {self.high:,}"
+        self.fail(f"{shown!r}: a whole number from {self.low}{to}", param, ctx)
+
+
 @click.group(name="mmtrace", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Make, inspect, lint, convert and record malloc-lab traces (.rep, .rep.gz).
@@ -108,13 +128,13 @@ def main() -> None:
 # ------------------------------------------------------------------ gen
 @main.command()
 @click.argument("pattern", required=False)
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+@click.option("--seed", type=_Whole(0), default=1, show_default=True,
               help="RNG seed, from 0 (a negative one would give a positive one's trace).")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="A pattern parameter (repeatable); see --list.")
 @click.option("--header", type=click.Choice(ORDERS), default=CLASSIC, show_default=True,
               help="Header order: classic (heap, ids, ops, weight) or lab64 (weight, ids, ops, peak).")
-@click.option("--weight", type=click.IntRange(0, 3), default=1, show_default=True)
+@click.option("--weight", type=_Whole(0, 3), default=1, show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (.gz compresses).")
 @click.option("--list", "list_", is_flag=True, help="List the patterns and their parameters.")
 def gen(pattern, seed, params, header, weight, output, list_):
@@ -268,7 +288,7 @@ def _fixed_name(path: Path) -> Path:
 @click.option("--to", "order", type=click.Choice(ORDERS), required=True,
               help="classic: heap, ids, ops, weight.  lab64: weight, ids, ops, peak bytes.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
-@click.option("--weight", type=click.IntRange(0, 3), help="Set the weight (default: keep it).")
+@click.option("--weight", type=_Whole(0, 3), help="Set the weight (default: keep it).")
 def convert(file, order, output, weight):
     """Rewrite a trace's header in the other order (ops unchanged, comments dropped).
 
@@ -293,14 +313,14 @@ def convert(file, order, output, weight):
 @click.option("--process", default="largest", show_default=True,
               help="Which log to keep: largest (most events), or first or a pid (that process's "
               "program with the most events: a process that execs has one log per program).")
-@click.option("--max-ops", type=click.IntRange(0, MAX_OPS), default=0,
+@click.option("--max-ops", type=_Whole(0, MAX_OPS), default=0,
               help=f"Stop after about this many ops (0: all, up to {MAX_OPS:,}, the most a trace "
               "the driver reads can hold).")
-@click.option("--max-size", type=click.IntRange(1, MAX_HEAP), default=DEFAULT_MAX_SIZE, show_default=True,
+@click.option("--max-size", type=_Whole(1, MAX_HEAP), default=DEFAULT_MAX_SIZE, show_default=True,
               help="Cap each request at this many bytes.")
-@click.option("--max-live", type=click.IntRange(min=1), default=DEFAULT_MAX_LIVE, show_default=True,
+@click.option("--max-live", type=_Whole(1), default=DEFAULT_MAX_LIVE, show_default=True,
               help="Leave out blocks that would push live payload past this.")
-@click.option("--skip", type=click.IntRange(min=0), default=0, help="Ignore the first N events (e.g. start-up).")
+@click.option("--skip", type=_Whole(0), default=0, help="Ignore the first N events (e.g. start-up).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
               help="Stop the command (all its processes) after this many seconds.")
 @click.option("--allow-unrecorded", is_flag=True,

@@ -293,7 +293,7 @@ def test_an_oserror_not_from_stdout_is_not_called_one():
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--seed", "-5"], "Invalid value for '--seed': -5 is not in the range x>=0"),
+    (["--seed", "-5"], "Invalid value for '--seed': '-5': a whole number from 0"),
     (["-p", "pairs=5", "-p", "pairs=6"], "parameter 'pairs' given twice (-p pairs=5, -p pairs=6): give it once"),
     (["-p", "pairs=1e3"], "'pairs' of 'binary' wants a whole number, got '1e3'"),
 ])
@@ -303,6 +303,23 @@ def test_gen_refuses_what_it_used_to_take_quietly(tmp_path, args, words):
     done = mmtrace("gen", "binary", *args, "-o", str(out))
     _one_line_error(done, 2, words)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gen", "binary", "--seed", "abc"], "Invalid value for '--seed': 'abc': a whole number from 0"),
+    (["gen", "binary", "--seed", "9" * 5000], "'--seed': '999999999999999999999999...': a whole number from 0"),
+    (["gen", "binary", "--weight", "x"], "Invalid value for '--weight': 'x': a whole number from 0 to 3"),
+    (["convert", "traces/classic-binary.rep", "--to", "lab64", "--weight", "9"], "'--weight': '9': a whole number from 0 to 3"),
+    (["record", "--max-ops", "many"], "Invalid value for '--max-ops': 'many': a whole number from 0 to 12,000,000"),
+    (["record", "--skip", "1.5"], "Invalid value for '--skip': '1.5': a whole number from 0"),
+])
+def test_a_bad_whole_number_is_named_as_one(tmp_path, args, words):
+    """click's IntRange called 'abc' "not a valid integer range" and echoed a 5,000-digit seed whole."""
+    out = tmp_path / "x.rep"
+    tail = ["--", "true"] if args[0] == "record" else []
+    done = mmtrace(*args, "-o", str(out), *tail)
+    _one_line_error(done, 2, words)
+    assert len(done.stderr) < 300 and not out.exists()
 
 
 def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
