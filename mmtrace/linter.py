@@ -147,7 +147,7 @@ def _fast(data: bytes, max_heap: int, stop: bool) -> LintResult | None:
     live_bytes, live_blocks = live_series(t)
     used = int(np.frombuffer(t.ids, dtype=np.int64).max()) + 1
     peak = int(live_bytes.max())
-    clean = (used == t.header.ids and int(live_blocks[-1]) == 0
+    clean = (used == t.header.ids and int(live_blocks[-1]) == 0 and peak <= max_heap
              and (t.header.order != LAB64 or t.header.extra == peak))
     # read_trace ignores warnings; lint must report them, so only a clean file is done here
     return LintResult((), t, (), used, peak) if clean or stop else None
@@ -172,6 +172,7 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
     kinds, ids, sizes = new_ops()
     live: dict[int, tuple[int, int]] = {}   # id -> (size, line it became live)
     n_ops = used_ids = live_bytes = peak = 0
+    past_heap = 0                           # the line where live payload first outgrew the heap
     over_reported = False
     last = start
     for lineno in range(start, len(lines) + 1):
@@ -231,6 +232,8 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
                 live[i] = (s, now[1])
                 live_bytes += s
         peak = max(peak, live_bytes)
+        if live_bytes > max_heap and not past_heap:
+            past_heap = lineno
         used_ids = max(used_ids, i + 1)
         kinds.append(ord(k))
         ids.append(i)
@@ -242,6 +245,9 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
         L.say(start, WARNING, f"the header says {header.ids} ids, the ops use {used_ids}")
     if header.order == LAB64 and header.extra != peak and not L.problems:
         L.say(start, WARNING, f"the header's peak bytes {header.extra} != measured {peak}")
+    if past_heap:     # the driver replays it, and every allocator fails it (alloc_failed)
+        L.say(past_heap, WARNING, f"live payload reaches {peak} bytes, more than this run's maximum "
+              f"heap ({max_heap} bytes): no allocator can replay this trace")
     if live:
         first = min(live.items(), key=lambda kv: kv[1][1])
         L.say(last, WARNING, f"unbalanced: {len(live)} blocks never freed (first: id "

@@ -142,6 +142,21 @@ def test_warnings_for_unbalanced_and_counts(tmp_path):
     assert any("header says 9 ids, the ops use 2" in m for m in msgs)
 
 
+def test_a_live_set_past_the_heap_is_a_warning(tmp_path):
+    """Each request fit, so check passed it silently; every allocator fails it (alloc_failed)."""
+    path = _write(tmp_path, "l", HEAD.format(ids=3, ops=6) + "a 0 8000000\na 1 8000000\nf 0\n"
+                  "a 2 8000000\nf 1\nf 2\n")
+    assert [str(p) for p in lint(path).problems] == []
+    path = _write(tmp_path, "l", HEAD.format(ids=3, ops=6) + "a 0 8000000\na 1 8000000\n"
+                  "a 2 8000000\nf 0\nf 1\nf 2\n")
+    r = lint(path)
+    assert not r.errors
+    assert [(p.line, p.message) for p in r.problems] == [
+        (7, f"live payload reaches 24000000 bytes, more than this run's maximum heap ({MAX_HEAP} bytes): "
+            "no allocator can replay this trace")]
+    assert [p.line for p in lint(path, 30_000_000).problems] == []
+
+
 def test_lab64_header_peak_is_checked(tmp_path):
     path = _write(tmp_path, "p", "1\n1\n2\n999\na 0 100\nf 0\n")
     msgs = [p.message for p in lint(path).problems]
