@@ -1,6 +1,7 @@
 """mmtrace.gen: determinism and the shapes the patterns promise."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -154,6 +155,17 @@ def test_a_share_above_1_is_refused(name, key):
     with pytest.raises(PatternError, match=f"'{key}' of '{name}' is a share, from 0 to 1, got '1.5'"):
         generate(name, 1, {**SMALL[name], key: "1.5"})
     assert len(generate(name, 1, {**SMALL[name], key: 1}))
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"pairs": True}, "'pairs' of 'binary' wants a whole number, got 'true'"),     # was "wants a int, got 'True'"
+    ({"pairs": [1]}, "'pairs' of 'binary' wants a whole number, got '[1]'"),
+])
+def test_a_recipe_value_of_the_wrong_type_is_named_plainly(params, words):
+    with pytest.raises(PatternError, match=re.escape(words)):
+        generate("binary", 1, params)
+    with pytest.raises(PatternError, match=re.escape("'alloc_bias' of 'random' wants a number, got 'false'")):
+        generate("random", 1, {"alloc_bias": False})
 
 
 def test_a_str_parameter_takes_only_its_choices():

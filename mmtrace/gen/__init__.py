@@ -72,7 +72,9 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
             except ValueError:
                 number = None
     if isinstance(number, bool) or not isinstance(number, (int, float)):
-        raise PatternError(f"{where} wants a {want.__name__}, got '{v}'")
+        what = "a whole number" if want is int else "a number"
+        shown = str(v).lower() if isinstance(v, bool) else v        # TOML's true, not Python's True
+        raise PatternError(f"{where} wants {what}, got '{shown}'")
     if not math.isfinite(number):
         raise PatternError(f"{where} wants a finite number, got '{v}'")
     if want is int:
