@@ -6,6 +6,7 @@ with errors, a recording of a program that failed), 2 bad usage or input.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -109,6 +110,22 @@ class _Whole(click.ParamType):
         shown = text if len(text) <= 24 else text[:24] + "..."
         to = "" if self.high is None else f" to {self.high:,}"
         self.fail(f"{shown!r}: a whole number from {self.low}{to}", param, ctx)
+
+
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds above 0 (click's FloatRange took nan, which then
+    meant no limit at all, and called 'abc' "not a valid float range")."""
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if math.isfinite(seconds) and seconds > 0:
+            return seconds
+        shown = str(value) if len(str(value)) <= 24 else str(value)[:24] + "..."
+        self.fail(f"{shown!r}: a number of seconds above 0", param, ctx)
 
 
 @click.group(name="mmtrace", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -321,7 +338,7 @@ def convert(file, order, output, weight):
 @click.option("--max-live", type=_Whole(1), default=DEFAULT_MAX_LIVE, show_default=True,
               help="Leave out blocks that would push live payload past this.")
 @click.option("--skip", type=_Whole(0), default=0, help="Ignore the first N events (e.g. start-up).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", type=_Seconds(),
               help="Stop the command (all its processes) after this many seconds.")
 @click.option("--allow-unrecorded", is_flag=True,
               help="Exit 0 even if the command started a program with an environment that drops "

@@ -322,6 +322,15 @@ def test_a_bad_whole_number_is_named_as_one(tmp_path, args, words):
     assert len(done.stderr) < 300 and not out.exists()
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "abc", "0", "-1"])
+def test_record_timeout_is_a_finite_number_of_seconds(tmp_path, value):
+    """--timeout nan was taken, and then meant no time limit at all."""
+    marker = tmp_path / "ran"
+    done = mmtrace("record", "--timeout", value, "-o", str(tmp_path / "x.rep"), "--", "touch", str(marker))
+    _one_line_error(done, 2, f"Invalid value for '--timeout': '{value}': a number of seconds above 0")
+    assert not marker.exists()
+
+
 def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
     """1 GB of zeros (4 MB packed) took 2.0 GB in `mmtrace check` before it was refused: the reader
     stops at the driver's largest trace (TRACE_MAX_BYTES, 256 MiB), in the driver's words."""
