@@ -29,6 +29,12 @@ DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() els
     Path(__file__).resolve().parent.parent / "traces" / "recipe.toml")
 
 
+def _given(name: str) -> bool:
+    """Whether the option NAME was on the command line (not its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is click.core.ParameterSource.COMMANDLINE
+
+
 def _fail(message: str, code: int = 2) -> None:
     click.echo(f"mmtrace: {message}", err=True)
     sys.exit(code)
@@ -203,6 +209,8 @@ def stats(files, as_json, plot, plot_dir):
     Example:
       mmtrace stats traces/classic-random.rep --plot --plot-dir build/plots
     """
+    if not plot and _given("plot_dir"):
+        _fail("stats: --plot-dir is where --plot writes; add --plot")
     if plot:
         _folder(Path(plot_dir), "cannot write the plot there")
     out = {}
@@ -266,6 +274,8 @@ def check(files, fix, output, max_heap, quiet):
       mmtrace check traces/*.rep*
       mmtrace check --fix -o build/good.rep build/bad.rep
     """
+    if output and not fix:
+        _fail("check: -o is where --fix writes its corrected copy; add --fix")
     if output and len(files) != 1:
         _fail("-o works with one file")
     if fix and output:

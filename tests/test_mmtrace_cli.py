@@ -331,6 +331,19 @@ def test_record_timeout_is_a_finite_number_of_seconds(tmp_path, value):
     assert not marker.exists()
 
 
+def test_an_option_that_does_nothing_alone_is_refused(tmp_path):
+    """check -o without --fix, stats --plot-dir without --plot: quietly ignored, nothing written."""
+    bad = tmp_path / "lie.rep"
+    bad.write_text("20000\n1\n5\n1\na 0 8\nf 0\n")
+    _one_line_error(mmtrace("check", "-o", str(tmp_path / "good.rep"), str(bad)), 2,
+                    "check: -o is where --fix writes its corrected copy; add --fix")
+    _one_line_error(mmtrace("stats", "--plot-dir", str(tmp_path / "plots"), "traces/classic-binary.rep"), 2,
+                    "stats: --plot-dir is where --plot writes; add --plot")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lie.rep"]
+    assert mmtrace("check", "--fix", "-o", str(tmp_path / "good.rep"), str(bad)).returncode == 0
+    assert mmtrace("stats", "--plot", "--plot-dir", str(tmp_path / "plots"), "traces/classic-binary.rep").returncode == 0
+
+
 def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
     """1 GB of zeros (4 MB packed) took 2.0 GB in `mmtrace check` before it was refused: the reader
     stops at the driver's largest trace (TRACE_MAX_BYTES, 256 MiB), in the driver's words."""
