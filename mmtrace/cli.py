@@ -514,7 +514,7 @@ def readme(recipe, check_only):
     Example:
       mmtrace readme traces/recipe.toml
     """
-    from .readme import measure_suite, table, updated
+    from .readme import MarkerError, measure_suite, table, updated
     r = _recipe(recipe)
     path = r.folder / "README.md"
     if check_only and not path.exists():
@@ -526,7 +526,10 @@ def readme(recipe, check_only):
         _fail(str(e))
     except (OSError, UnicodeDecodeError) as e:
         _fail(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
-    new = updated(old, lines)
+    try:
+        new = updated(old, lines)
+    except MarkerError as e:
+        _fail(f"{path}: {e}; nothing written")
     if check_only:
         if new != old:
             _fail(f"{path}: the trace table is stale; run `mmtrace readme {recipe}`", 1)

@@ -42,13 +42,24 @@ def measure_suite(recipe: Recipe) -> dict[str, TraceStats]:
     return {e.name: measure(read_trace(recipe.folder / e.file)) for e in recipe.entries}
 
 
+class MarkerError(ValueError):
+    """The README's markers are not one BEGIN then one END; str() says what to put back."""
+
+
 def updated(readme_text: str, lines: list[str]) -> str:
-    """The README with the table between the markers replaced (appended if absent)."""
+    """The README with the table between the markers replaced (appended if there are none).
+    Markers that are not one BEGIN then one END are refused: a lone BEGIN had a second table
+    appended, and the next run replaced all from that BEGIN to the new END, prose and all."""
     block = "\n".join([BEGIN, *lines, END])
-    if BEGIN in readme_text and END in readme_text:
+    begins, ends = readme_text.count(BEGIN), readme_text.count(END)
+    if begins == ends == 0:
+        return readme_text.rstrip("\n") + "\n\n" + block + "\n"
+    if begins == ends == 1 and readme_text.index(BEGIN) < readme_text.index(END):
         head, rest = readme_text.split(BEGIN, 1)
         return head + block + rest.split(END, 1)[1]
-    return readme_text.rstrip("\n") + "\n\n" + block + "\n"
+    raise MarkerError(f"the trace table's markers are {begins} BEGIN and {ends} END line(s)"
+                      f"{' in the wrong order' if begins == ends == 1 else ''}: leave one '{BEGIN}' "
+                      f"line before the table and one '{END}' line after it")
 
 
 def refresh(recipe: Recipe, readme: Path) -> bool:

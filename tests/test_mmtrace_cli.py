@@ -203,6 +203,24 @@ def test_readme_check_says_the_readme_is_missing(tmp_path):
     assert mmtrace("readme", str(recipe), "--check").returncode == 0
 
 
+@pytest.mark.parametrize("markers", ["BEGIN", "END", "END BEGIN", "BEGIN BEGIN END"])
+def test_readme_refuses_broken_markers_and_keeps_the_prose(tmp_path, markers):
+    """A README whose END line was lost had a second table appended, and the next run replaced
+    everything from the first BEGIN to that table's END, the prose between them too."""
+    from mmtrace.readme import BEGIN, END
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    lines = ["# Our traces", *[{"BEGIN": BEGIN, "END": END}[m] for m in markers.split()],
+             "## Notes", "prose that must stay"]
+    readme = tmp_path / "README.md"
+    readme.write_text("\n".join(lines) + "\n")
+    before = readme.read_text()
+    for args in ([], ["--check"]):
+        _one_line_error(mmtrace("readme", str(recipe), *args), 2, f"{readme}: the trace table's markers are")
+        assert readme.read_text() == before
+
+
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
     marker = tmp_path / "ran"
     done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)
