@@ -5,6 +5,7 @@ with errors, a recording of a program that failed), 2 bad usage or input.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -59,6 +60,20 @@ def _writable(path: str) -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         _fail(f"{path}: cannot write: {folder} is not writable")
     return out
+
+
+def _is_stdout(output) -> bool:
+    """Whether OUTPUT is standard output itself (-o /dev/stdout into a pipe or a file)."""
+    try:
+        return os.path.samestat(os.stat(output), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+
+
+def _done(output, message: str) -> None:
+    """A command's summary line; on stderr when the trace went to standard output, where the
+    next reader would take it for one more line of the trace."""
+    click.echo(message, err=_is_stdout(output))
 
 
 def _folder(folder: Path, why: str = "cannot make the folder") -> Path:
@@ -192,7 +207,7 @@ def gen(pattern, seed, params, header, weight, output, list_):
     line = " ".join(f"-p {k}={v}" for k, v in kv.items())
     _write(output, trace, [f"made by: mmtrace gen {pattern} --seed {seed} {line} "
                            f"--header {header} --weight {weight}".replace("  ", " ")])
-    click.echo(f"{output}: {len(trace):,} ops, {trace.header.ids:,} ids")
+    _done(output, f"{output}: {len(trace):,} ops, {trace.header.ids:,} ids")
 
 
 # ------------------------------------------------------------------ stats
@@ -281,6 +296,7 @@ def check(files, fix, output, max_heap, quiet):
     if fix and output:
         _writable(output)
     bad = unfixed = unreadable = False
+    report_to_stderr = bool(fix and output and _is_stdout(output))    # stdout is the fixed trace
     for f in files:
         r = lint(Path(f), max_heap)
         if r.unreadable:             # bad input, not a trace with problems: stderr, exit 2
@@ -289,7 +305,7 @@ def check(files, fix, output, max_heap, quiet):
             continue
         for p in r.problems:
             if p.severity == ERROR or not quiet:
-                click.echo(str(p))
+                click.echo(str(p), err=report_to_stderr)
         bad |= bool(r.errors)
         if fix:
             t = fixed(r)
@@ -300,7 +316,7 @@ def check(files, fix, output, max_heap, quiet):
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
             _write(str(dest), t)
-            click.echo(f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
+            _done(dest, f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
     sys.exit(2 if unreadable else 1 if unfixed or (bad and not fix) else 0)
 
 
@@ -331,7 +347,7 @@ def convert(file, order, output, weight):
         h.extra if h.order == CLASSIC else SUGGESTED_HEAP)
     out = Trace(Header(order, w, h.ids, h.ops, extra), t.kinds, t.ids, t.sizes)
     _write(output, out)
-    click.echo(f"{output}: {order} header, {len(t):,} ops")
+    _done(output, f"{output}: {order} header, {len(t):,} ops")
 
 
 # ------------------------------------------------------------------ record
@@ -384,7 +400,7 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
     image = f" (its program {rec.kept_image + 1})" if rec.programs > rec.processes else ""
     unrecorded = (f"; {len(rec.unrecorded)} program(s) ran unrecorded (pids "
                   f"{', '.join(str(u.pid) for u in rec.unrecorded)})" if rec.unrecorded else "")
-    click.echo(f"{output}: {rec.report.summary()}; {rec.processes} process(es){programs}, kept "
+    _done(output, f"{output}: {rec.report.summary()}; {rec.processes} process(es){programs}, kept "
                f"pid {rec.kept_pid}{image}{unrecorded}")
     running = running_note(rec.left_running)
     if rec.unrecorded and not allow_unrecorded:

@@ -362,6 +362,25 @@ def test_an_option_that_does_nothing_alone_is_refused(tmp_path):
     assert mmtrace("stats", "--plot", "--plot-dir", str(tmp_path / "plots"), "traces/classic-binary.rep").returncode == 0
 
 
+@pytest.mark.parametrize("argv", [
+    ["gen", "binary", "-p", "pairs=20", "-o", "/dev/stdout"],
+    ["convert", "traces/classic-binary.rep", "--to", "lab64", "-o", "/dev/stdout"],
+    ["check", "--fix", "-o", "/dev/stdout", "LIE"],
+], ids=["gen", "convert", "check-fix"])
+def test_a_trace_written_to_stdout_is_the_whole_of_stdout(tmp_path, argv):
+    """The summary line ('/dev/stdout: 40 ops, 20 ids') and check's report went to stdout after and
+    before the trace, so `mmtrace gen ... -o /dev/stdout | ./mdriver -f /dev/stdin` read them as ops."""
+    lie = tmp_path / "lie.rep"
+    lie.write_text("20000\n1\n5\n1\na 0 8\nf 0\n")
+    argv = [str(lie) if a == "LIE" else a for a in argv]
+    done = mmtrace(*argv)
+    assert "/dev/stdout" in done.stderr, done.stderr
+    out = tmp_path / "out.rep"
+    out.write_text(done.stdout)
+    assert read_trace(out).header.ops >= 2                   # the linter's reader, as the driver reads it
+    assert "/dev/stdout" not in done.stdout and "lie.rep" not in done.stdout
+
+
 def test_a_gzip_bomb_is_refused_without_unpacking_it_whole(tmp_path):
     """1 GB of zeros (4 MB packed) took 2.0 GB in `mmtrace check` before it was refused: the reader
     stops at the driver's largest trace (TRACE_MAX_BYTES, 256 MiB), in the driver's words."""
