@@ -183,6 +183,8 @@ def gen(pattern, seed, params, header, weight, output, list_):
       mmtrace gen fit-stress --seed 1 -o build/fit.rep
       mmtrace gen syn --seed 3 -p kind=array -p allocs=20000 -o build/a.rep.gz
     """
+    if not pattern and not list_ and (output or params):
+        _fail("gen needs a PATTERN before its options (mmtrace gen --list shows them)")
     if list_ or not pattern:
         for p in PATTERNS.values():
             args = ", ".join(f"{k}={v}" for k, v in p.defaults().items())

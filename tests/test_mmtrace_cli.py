@@ -105,6 +105,8 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
     (["check", "--fix", "-o", "x.rep", "a.rep", "b.rep"], 2, ["-o works with one file"]),
     (["convert", "no/such.rep", "--to", "lab64", "-o", "x.rep"], 2, ["no/such.rep:0: cannot read"]),
     (["gen", "nope", "-o", "x.rep"], 2, ["no pattern 'nope'"]),
+    (["gen", "--seed", "3", "-o", "x.rep"], 2, ["gen needs a PATTERN"]),   # listed the patterns, exit 0
+    (["gen", "-p", "pairs=3"], 2, ["gen needs a PATTERN"]),
     (["gen", "binary", "-p", "pairs", "-o", "x.rep"], 2, ["not KEY=VALUE"]),
     (["gen", "binary", "-p", "pairs=lots", "-o", "x.rep"], 2, ["wants a whole number, got 'lots'"]),
     (["list", "--group", "nope"], 2, ["no group 'nope'"]),
