@@ -90,6 +90,14 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
                                 "%s: %s returned NULL: the request alone is %zu bytes of a %zu-byte heap, "
                                 "leaving no room for the allocator's own data", op_where(t, at, where, sizeof where),
                                 call_text(l, op, size, called, sizeof called), size, h.max);
+        /* Nor of a trace that asks for more live bytes than the heap holds: no allocator can. */
+        uint64_t needed = live - (op->kind == OP_REALLOC ? l->entry[op->id].size : 0) + size;
+        if (needed > h.max)
+            return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
+                                "%s: %s returned NULL: with it %" PRIu64 " bytes would be live, more than the "
+                                "%zu-byte heap holds, so no allocator could serve it (the trace needs a larger -M)",
+                                op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called),
+                                needed, h.max);
         if (live == 0)
             return verdict_fail(v, OUTCOME_ALLOC_FAILED, at,
                                 "%s: %s returned NULL with nothing else live: the heap reached its %zu-byte "

@@ -241,13 +241,27 @@ def test_null_while_the_heap_can_grow(tmp_path):
 
 
 def test_null_at_the_heap_limit_names_the_limit(tmp_path, driver):
-    trace = write_trace(tmp_path, "bad", ["a 0 600000", "a 1 600000"])
+    # the kit's mm.c never reuses a freed block: 900,000 live bytes fit a 1 MiB heap, not its way
+    trace = write_trace(tmp_path, "bad", ["a 0 600000", "f 0", "a 1 300000", "a 2 600000"])
     r = run(driver, "-M", "1M", "-f", trace, tmp=tmp_path)
     assert r.rc == 1
     t = r.trace("bad")
-    assert (t["outcome"], t["op_index"], t["op"]) == ("alloc_failed", 1, "a 1 600000")
-    assert "the heap reached its 1048576-byte limit with 600000 bytes live (too little" in t["message"]
+    assert (t["outcome"], t["op_index"], t["op"]) == ("alloc_failed", 3, "a 2 600000")
+    assert "the heap reached its 1048576-byte limit with 300000 bytes live (too little" in t["message"]
     assert r.doc["settings"]["max_heap"] == 2**20
+
+
+@pytest.mark.parametrize("ops", [["a 0 600000", "a 1 600000"], ["a 0 600000", "a 1 16", "r 1 600000"]])
+def test_null_for_more_live_bytes_than_the_heap_holds_blames_the_trace(tmp_path, ops):
+    """'too little of it holds live data' was said when the trace itself asked for more live
+    bytes than the heap holds, which no allocator can serve; the verdict is unchanged."""
+    r = run(variant("best"), "-M", "1M", "-f", write_trace(tmp_path, "big", ops), tmp=tmp_path)
+    t = r.trace("big")
+    assert r.rc == 1 and (t["outcome"], t["op"]) == ("alloc_failed", ops[-1])
+    size = int(ops[-1].split()[2])
+    assert t["message"].endswith(f"returned NULL: with it {600000 + size} bytes would be live, more than the "
+                                 "1048576-byte heap holds, so no allocator could serve it (the trace needs a "
+                                 "larger -M)"), t["message"]
 
 
 @pytest.mark.parametrize("ops, live", [(["a 1 16", "a 0 530000", "r 0 530001"], 530016),
