@@ -14,9 +14,9 @@ BENCH_VARIANT  ?= segregated-realloc
 
 recorder: $(RECORDER) ## build the LD_PRELOAD malloc recorder (build/mmtrace/recorder.so)
 
-$(RECORDER): mmtrace/recorder/recorder.c
+$(RECORDER): $(wildcard mmtrace/recorder/*.c mmtrace/recorder/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $< -lpthread -ldl
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $(filter %.c,$^) -lpthread -ldl
 
 traces: venv ## regenerate traces/ from traces/recipe.toml byte for byte, and the table in traces/README.md
 	$(PYTHON) -m mmtrace suite $(TRACES_RECIPE)

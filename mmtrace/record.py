@@ -1,6 +1,6 @@
 """Run a real program under the LD_PRELOAD recorder and convert what it did.
 
-The recorder library is built from recorder/recorder.c (by `make recorder`, or
+The recorder library is built from recorder/ (recorder.c, launch.c; by `make recorder`, or
 here on first use) into build/mmtrace/recorder.so of the kit.  Every process
 the command starts writes its own log; the one with the most events is kept
 unless another is asked for (a compiler driver's work is in cc1, not gcc). A program
@@ -21,8 +21,8 @@ from . import lockdir, stragglers
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
 from .trace import Trace
 
-SOURCE = Path(__file__).resolve().parent / "recorder" / "recorder.c"
-KIT = SOURCE.parent.parent.parent
+SOURCE = Path(__file__).resolve().parent / "recorder"     # recorder.c, launch.c, recorder.h
+KIT = SOURCE.parent.parent
 
 
 class RecordError(RuntimeError):
@@ -37,13 +37,14 @@ def recorder_path() -> Path:
 def build_recorder(out: Path | None = None) -> Path:
     """Compile the recorder if it is missing or older than its source."""
     out = out or recorder_path()
-    if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
+    files = sorted(SOURCE.glob("*.[ch]"))
+    if out.exists() and all(out.stat().st_mtime >= f.stat().st_mtime for f in files):
         return out
     # Build beside the target and rename, so concurrent recorders never load a half-written file.
     tmp = out.with_name(f".{out.name}.{os.getpid()}")
     cc = os.environ.get("CC", "cc")
     cmd = [cc, "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared",
-           "-o", str(tmp), str(SOURCE), "-lpthread", "-ldl"]
+           "-o", str(tmp), *(str(f) for f in files if f.suffix == ".c"), "-lpthread", "-ldl"]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(cmd, capture_output=True, text=True, errors="replace")

@@ -37,26 +37,21 @@
  *     closed once mapped.  A program may close every descriptor it did not open
  *     (daemons do) and get the same number for a file of its own, which a kept
  *     one would then grow and write into.
- *   - The exec family, posix_spawn, system and popen are watched: a program started
- *     with an environment that no longer preloads the recorder (`env -i prog`, or
- *     unsetenv("LD_PRELOAD") then system) would run unrecorded, unseen; such a start
- *     leaves a note, $MMTRACE_OUT-unrecorded.<pid> (the program, then the one that
- *     started it), which `record` reports.
+ *   - The programs a process starts are watched by launch.c: one started out of
+ *     the recorder's reach is reported, not lost unseen.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "recorder.h"
 
 /* glibc's own allocator, exported for exactly this use. */
 extern void *__libc_malloc(size_t size);
@@ -126,8 +121,7 @@ static uint32_t current_tid(void)
     return cached_tid;
 }
 
-/* Append ".<value>" at buf[*n]; -1 if it does not fit with its terminator. */
-static int put_number(char *buf, size_t cap, size_t *n, long value)
+int put_number(char *buf, size_t cap, size_t *n, long value)
 {
     char digits[24];
     int d = 0;
@@ -457,269 +451,10 @@ static void after_fork_child(void)
     busy = 0;
 }
 
-/* ---- Programs started out of the recorder's reach ---- */
-
-extern char **environ;
-
-/* The real exec and spawn functions, found once at load time (with busy set, so that what
- * dlsym allocates is not logged as the program's). */
-static struct {
-    int (*execve)(const char *, char *const[], char *const[]);
-    int (*execvpe)(const char *, char *const[], char *const[]);
-    int (*fexecve)(int, char *const[], char *const[]);
-    int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                       const posix_spawnattr_t *, char *const[], char *const[]);
-    int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                        const posix_spawnattr_t *, char *const[], char *const[]);
-    int (*system)(const char *);
-    FILE *(*popen)(const char *, const char *);
-    const char *self;  /* this library's path, as LD_PRELOAD named it */
-    char out[4096];    /* MMTRACE_OUT at load time: `env -i` clears the environment first */
-} real;
-
-/* The value of NAME ("NAME=") in ENVP, or NULL. */
-static const char *env_value(char *const envp[], const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
-        if (strncmp(envp[i], name, n) == 0)
-            return envp[i] + n;
-    return NULL;
-}
-
-/* Whether a program started with ENVP loads this recorder with this run's MMTRACE_OUT:
- * LD_PRELOAD names our library (its items are separated by spaces or colons). */
-static int reaches_recorder(char *const envp[])
-{
-    const char *out = env_value(envp, "MMTRACE_OUT=");
-    const char *pre = env_value(envp, "LD_PRELOAD=");
-    if (real.out[0] == '\0' || real.self == NULL)
-        return 1; /* not recording, or no way to tell: nothing to report */
-    if (out == NULL || strcmp(out, real.out) != 0 || pre == NULL)
-        return 0;
-    size_t n = strlen(real.self);
-    for (const char *p = pre; (p = strstr(p, real.self)) != NULL; p += n)
-        if ((p == pre || p[-1] == ' ' || p[-1] == ':') &&
-            (p[n] == '\0' || p[n] == ' ' || p[n] == ':'))
-            return 1;
-    return 0;
-}
-
-/* Leave the note that PID runs PROGRAM unrecorded; the note's path goes to path. */
-static void note_unrecorded(char *path, size_t cap, long pid, const char *program)
-{
-    static const char SUFFIX[] = "-unrecorded";
-    size_t n = strlen(real.out);
-    path[0] = '\0';
-    if (n + sizeof SUFFIX > cap)
-        return;
-    memcpy(path, real.out, n);
-    memcpy(path + n, SUFFIX, sizeof SUFFIX);
-    n += sizeof SUFFIX - 1;
-    if (put_number(path, cap, &n, pid) != 0) {
-        path[0] = '\0';
-        return;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        path[0] = '\0';
-        return;
-    }
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[len > 0 ? len : 0] = '\0';
-    /* best effort: a note cut short still says that something ran unrecorded */
-    if (write(fd, program, strlen(program)) >= 0 && write(fd, "\n", 1) >= 0 &&
-        write(fd, self, strlen(self)) >= 0)
-        (void)write(fd, "\n", 1);
-    close(fd);
-}
-
-/* Before an exec: a program that will not reach the recorder is noted now (the process is
- * someone else after the exec); the note's path stays in note, so that a failed exec can
- * take it back. */
-enum { NOTE_CAP = 4096 };
-
-static inline void before_exec(char *note, const char *program, char *const envp[])
-{
-    note[0] = '\0';
-    if (!reaches_recorder(envp))
-        note_unrecorded(note, NOTE_CAP, getpid(), program);
-}
-
-static inline int exec_failed(const char *note, int r)
-{
-    int saved = errno;
-    if (note[0] != '\0')
-        unlink(note);
-    errno = saved;
-    return r;
-}
-
-int execve(const char *path, char *const argv[], char *const envp[])
-{
-    char note[NOTE_CAP];
-    before_exec(note, path, envp);
-    int r = real.execve ? real.execve(path, argv, envp) : (errno = ENOSYS, -1);
-    return exec_failed(note, r);
-}
-
-int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    char note[NOTE_CAP];
-    before_exec(note, file, envp);
-    int r = real.execvpe ? real.execvpe(file, argv, envp) : (errno = ENOSYS, -1);
-    return exec_failed(note, r);
-}
-
-int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    /* the program's name: what /proc/self/fd/<fd> links to */
-    char note[NOTE_CAP], link[32] = "/proc/self/fd", program[4096];
-    size_t n = strlen(link);
-    ssize_t len = -1;
-    if (put_number(link, sizeof link, &n, fd) == 0) {
-        link[strlen("/proc/self/fd")] = '/'; /* put_number wrote ".<fd>" */
-        len = readlink(link, program, sizeof program - 1);
-    }
-    program[len > 0 ? len : 0] = '\0';
-    before_exec(note, len > 0 ? program : "(fexecve)", envp);
-    int r = real.fexecve ? real.fexecve(fd, argv, envp) : (errno = ENOSYS, -1);
-    return exec_failed(note, r);
-}
-
-int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
-int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
-
-/* execl, execlp, execle: the arguments after the first, counted, then gathered into an argv
- * on the caller's stack. */
-static inline size_t count_args(va_list ap)
-{
-    va_list more;
-    va_copy(more, ap);
-    size_t n = 1;
-    while (va_arg(more, char *) != NULL)
-        n++;
-    va_end(more);
-    return n;
-}
-
-static inline void gather_args(char **argv, size_t n, const char *arg, va_list ap)
-{
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *); /* the last is the NULL */
-}
-
-int execl(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    char *argv[n + 1];
-    gather_args(argv, n, arg, ap);
-    va_end(ap);
-    return execve(path, argv, environ);
-}
-
-int execlp(const char *file, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    char *argv[n + 1];
-    gather_args(argv, n, arg, ap);
-    va_end(ap);
-    return execvpe(file, argv, environ);
-}
-
-int execle(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    char *argv[n + 1];
-    gather_args(argv, n, arg, ap);
-    char **envp = va_arg(ap, char **);
-    va_end(ap);
-    return execve(path, argv, envp);
-}
-
-/* posix_spawn: the child's pid is known once it has started, so the note follows it. */
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
-                const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-    pid_t kid = 0;
-    if (real.posix_spawn == NULL)
-        return ENOSYS;
-    int r = real.posix_spawn(&kid, path, actions, attr, argv, envp);
-    if (r == 0 && !reaches_recorder(envp)) {
-        char note[NOTE_CAP];
-        note_unrecorded(note, sizeof note, kid, path);
-    }
-    if (r == 0 && pid != NULL)
-        *pid = kid;
-    return r;
-}
-
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
-                 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-    pid_t kid = 0;
-    if (real.posix_spawnp == NULL)
-        return ENOSYS;
-    int r = real.posix_spawnp(&kid, file, actions, attr, argv, envp);
-    if (r == 0 && !reaches_recorder(envp)) {
-        char note[NOTE_CAP];
-        note_unrecorded(note, sizeof note, kid, file);
-    }
-    if (r == 0 && pid != NULL)
-        *pid = kid;
-    return r;
-}
-
-/* system and popen start their shell inside libc, past the wrappers above, with the
- * caller's environment: the note names the command, against the caller's pid. */
-static void before_shell(const char *command)
-{
-    if (command == NULL || reaches_recorder(environ))
-        return;
-    char program[1024], note[NOTE_CAP];
-    size_t n = 0;
-    for (; command[n] != '\0' && n < sizeof program - 1; n++)
-        program[n] = command[n] == '\n' ? ' ' : command[n];   /* the note is two lines */
-    program[n] = '\0';
-    note_unrecorded(note, sizeof note, getpid(), program);
-}
-
-int system(const char *command)
-{
-    before_shell(command);
-    return real.system ? real.system(command) : (errno = ENOSYS, -1);
-}
-
-FILE *popen(const char *command, const char *mode)
-{
-    before_shell(command);
-    return real.popen ? real.popen(command, mode) : (errno = ENOSYS, NULL);
-}
-
 __attribute__((constructor)) static void recorder_init(void)
 {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    busy = 1;
-    real.execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
-    real.execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
-    real.fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
-    *(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
-    *(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
-    *(void **)&real.system = dlsym(RTLD_NEXT, "system");
-    *(void **)&real.popen = dlsym(RTLD_NEXT, "popen");
-    const char *out = getenv("MMTRACE_OUT");
-    if (out != NULL && strlen(out) < sizeof real.out)
-        strcpy(real.out, out);
-    Dl_info info;
-    if (dladdr((void *)recorder_init, &info) != 0)
-        real.self = info.dli_fname;
+    busy = 1;                /* what dlsym allocates in launch_init is not the program's */
+    launch_init();
     busy = 0;
 }
