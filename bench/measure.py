@@ -144,6 +144,7 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
                 proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env,
                                         cwd=cwd, start_new_session=True)
                 timer = timeout_timer(timeout, proc.pid)
+                start_unsignalled(timer)
                 _, status, _ = os.wait4(proc.pid, 0)
             except BaseException:       # Ctrl-C: the command (a session of its own) must not outlive us
                 if proc:
@@ -176,16 +177,23 @@ STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def timeout_timer(timeout: float, pid: int) -> threading.Timer:
-    """A timer that kills the command's session; it blocks the stop signals, so that the kernel
-    delivers them to the main thread and interrupts its wait4 (one taken by this thread would
-    leave the main thread waiting for the command to end)."""
+    """A timer, not yet started, that kills the command's session.  A daemon: one a stop signal
+    left uncancelled must not hold the interpreter's exit until it fires."""
     timer = threading.Timer(timeout, lambda: os.killpg(pid, signal.SIGKILL))
+    timer.daemon = True
+    return timer
+
+
+def start_unsignalled(thread: threading.Thread) -> None:
+    """Start THREAD with the stop signals blocked in it, so that the kernel delivers them to the
+    main thread and interrupts its wait4 (one taken by the thread would leave the main thread
+    waiting for the command to end).  A signal that comes meanwhile is raised here, after the
+    start: the caller holds the thread already, and cancels it."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
-        timer.start()               # the thread takes the mask it starts with
+        thread.start()              # the thread takes the mask it starts with
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
-    return timer
 
 
 def read_witness(path: Path, exclude: int) -> list[tuple[int, str, str]]:

@@ -4,6 +4,7 @@ shims refused, outputs compared with glibc's."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -85,7 +86,6 @@ def test_a_study_stopped_by_a_signal_keeps_what_it_measured(tmp_path, sig):
     """Ctrl-C printed `aborted` and wrote nothing, the repetitions done lost; and the command
     running then (a session of its own) went on running after the bench had gone."""
     import os
-    import signal
     import time
     kit = tmp_path / "kit"
     (kit / "build" / "bench").mkdir(parents=True)
@@ -265,3 +265,32 @@ def test_rusage_runs_on_glibc_and_preloads_the_command_only(tmp_path):
     assert [int(ln[0]) for ln in lines] == [pid] and pid != proc.pid
     assert "BENCH_PRELOAD" not in Allocator("glibc", "system").env({"BENCH_PRELOAD": "x", "LD_PRELOAD": "y"})
     assert Allocator("best", "shim", "/k/libmm-best.so").env({"LD_PRELOAD": "y"}) == {"BENCH_PRELOAD": "/k/libmm-best.so"}
+
+
+def test_a_stop_signal_while_the_timeout_timer_starts_leaves_nothing_to_hold_the_exit(tmp_path):
+    """A SIGTERM that came while the timeout's timer was being started (the stop signals blocked)
+    was raised before run() held the timer, so it was never cancelled; not a daemon, it held the
+    interpreter's exit for the run's whole timeout: a stopped study wrote its page, then hung
+    (seen as a 120 s test timeout under load).  Here the signal is sent at that very moment."""
+    script = tmp_path / "stop.py"
+    script.write_text(
+        "import os, signal, subprocess, sys, threading\n"
+        f"sys.path.insert(0, {str(KIT)!r})\n"
+        "from bench import measure\n"
+        "def stop(signum, frame):\n"
+        "    raise SystemExit(128 + signum)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "victim = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "start = threading.Thread.start\n"
+        "def start_then_signal(self):\n"
+        "    start(self)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)   # blocked here: raised once the mask is back\n"
+        "threading.Thread.start = start_then_signal\n"
+        "timer = measure.timeout_timer(300, victim.pid)\n"
+        "try:\n"
+        "    measure.start_unsignalled(timer)\n"
+        "finally:\n"
+        "    victim.kill()\n"
+        "print('unreachable')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM.value and "unreachable" not in done.stdout, done.stderr
