@@ -4,12 +4,9 @@ Only the text between the two markers is replaced; the prose around it is kept.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from .linter import read_trace
 from .recipe import Recipe
 from .stats import TraceStats, measure
-from .trace import replace_file
 
 BEGIN = "<!-- BEGIN TRACE TABLE (made by `mmtrace readme`; do not edit) -->"
 END = "<!-- END TRACE TABLE -->"
@@ -60,12 +57,3 @@ def updated(readme_text: str, lines: list[str]) -> str:
     raise MarkerError(f"the trace table's markers are {begins} BEGIN and {ends} END line(s)"
                       f"{' in the wrong order' if begins == ends == 1 else ''}: leave one '{BEGIN}' "
                       f"line before the table and one '{END}' line after it")
-
-
-def refresh(recipe: Recipe, readme: Path) -> bool:
-    """Rewrite the table; True when the file changed."""
-    old = readme.read_text() if readme.exists() else ""
-    new = updated(old, table(recipe, measure_suite(recipe)))
-    if new != old:
-        replace_file(readme, new.encode("utf-8"))
-    return new != old
