@@ -117,6 +117,20 @@ def test_a_broken_recipe_is_one_line(tmp_path):
     assert not (tmp_path / "s.md").exists()
 
 
+def test_a_recipe_entry_that_makes_no_trace_is_one_line(tmp_path):
+    """Parameters each valid alone that make no trace (a request larger than the heap) ended in
+    a traceback from make_trace, before anything was measured."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text('[groups]\ng = "G"\n[[trace]]\nname = "x"\ngroup = "g"\nstresses = "s"\n'
+                      'pattern = "binary"\nseed = 1\nparams = { small = 30000000 }\n')
+    done = _tool("--recipe", str(recipe), "--out", str(tmp_path / "s.md"), "--seeds-dir", str(tmp_path / "sd"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {recipe}: trace 'x': pattern 'binary' with "
+                                                   "small=30000000"), lines
+    assert not (tmp_path / "s.md").exists()
+
+
 def test_a_failed_variant_keeps_the_others_results(tmp_path, monkeypatch):
     real = results_seeds.run_variant
 

@@ -220,7 +220,10 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
     if not entries:
         raise click.ClickException(f"{recipe_path}: no generated traces to measure")
     writable_file(out_file)
-    files = seed_files(entries, k, writable_folder(seeds_dir))
+    try:
+        files = seed_files(entries, k, writable_folder(seeds_dir))
+    except RecipeError as e:            # parameters each valid alone that make no trace
+        raise click.ClickException(f"{recipe_path}: {e}") from None
     click.echo(f"{len(entries)} traces x {k + 1} seeds in {seeds_dir}", err=True)
     measured: dict[str, list[TraceSeeds]] = {}
     errors: list[str] = []
