@@ -175,6 +175,10 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
                 "over every trace\n", s->traces, s->interrupted.planned);
         return;
     }
+    if (s->valid + s->failed == 0) {   /* 0.0/100 would read as a score of the allocator */
+        fprintf(out, "\nPerf index: none: no trace could be run\n");
+        return;
+    }
     fprintf(out, "\nPerf index = %.1f (util) + %.1f (thru) = %.1f/100", s->util_points, s->throughput_points,
             s->perf_index);
     if (s->throughput > 0)

@@ -84,6 +84,19 @@ def test_malformed_trace(tmp_path, driver, case, fname, content, line, fragment)
     assert "Traceback" not in r.err + r.out
 
 
+def test_a_run_of_only_bad_traces_gives_no_perf_index(tmp_path, driver):
+    """'Perf index = 0.0 ... = 0.0/100' was printed when no trace could be run: a score the
+    allocator never earned nor lost; the classic -g lines stay as autograders read them."""
+    bad = [write_trace(tmp_path, "bad1", ["x 0 8"]), tmp_path / "bad2.rep"]
+    bad[1].write_text("junk\n")
+    r = run(driver, "-g", *[a for b in bad for a in ("-f", b)], tmp=tmp_path)
+    assert r.rc == 2 and r.summary["bad_traces"] == 2
+    assert "\nPerf index: none: no trace could be run\n" in r.out and "Perf index =" not in r.out, r.out
+    assert r.out.splitlines()[-2:] == ["correct:0", "perfidx:0"]
+    one = run(driver, "-f", bad[0], "-f", good(tmp_path), tmp=tmp_path)   # one that runs: an index
+    assert one.rc == 2 and "Perf index = " in one.out
+
+
 def test_directory_given_as_a_trace(tmp_path, driver):
     folder = tmp_path / "dir.rep"
     folder.mkdir()
