@@ -138,8 +138,8 @@ static bool run_trace(const options_t *o, const baseline_t *cached, const char *
         r->libc = libc_only.report.libc_time;
         child_result_free(&libc_only);
     }
-    const baseline_entry_t *e = cached && trace_scores_throughput(&t) ? baseline_find(cached, t.name, t.num_ops) : NULL;
-    if (e) {
+    const baseline_entry_t *e = cached && trace_scores_throughput(&t) ? baseline_find(cached, t.name) : NULL;
+    if (e) {  /* matched before any trace ran (baseline_ready) */
         r->libc = (timing_t){.seconds = e->seconds, .n = 1, .samples = {e->seconds}};
         r->has_libc = true;
     }
@@ -175,10 +175,14 @@ static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *ear
         }
         if (!e->ok)
             continue;  /* malformed: reported as such when its turn comes */
-        bool found = !trace_scores_throughput(&t) || baseline_find(b, t.name, t.num_ops);
-        if (!found)
-            fprintf(stderr, "mdriver: %s:0: no timing for trace %s with %zu ops (taken on other traces?)\n",
-                    o->baseline_in, t.name, t.num_ops);
+        const baseline_entry_t *timed = trace_scores_throughput(&t) ? baseline_find(b, t.name) : NULL;
+        bool found = !trace_scores_throughput(&t) || (timed && baseline_matches(timed, t.num_ops, trace_fingerprint(&t)));
+        if (!timed && !found)
+            fprintf(stderr, "mdriver: %s:0: no timing for trace %s (taken on other traces?)\n", o->baseline_in, t.name);
+        else if (!found)
+            fprintf(stderr, "mdriver: %s:%zu: the timing for trace %s was taken of other ops (%zu then, %zu now%s): "
+                    "the trace changed since; save a new baseline with --save-baseline\n", o->baseline_in, timed->line,
+                    t.name, timed->ops, t.num_ops, timed->ops == t.num_ops ? ", but not the same ones" : "");
         if (!keep)
             trace_free(&t);
         if (!found) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,14 @@
 #include "driver/output.h"
 
 /* The first line of a baseline file of this driver's method. */
-static const char HEADER_LINE[] = "mdriver-baseline 2";
+static const char HEADER_LINE[] = "mdriver-baseline 3";
 
 /* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one
  * (names are unique in a run, tracename.h, so this only guards the file). */
 static bool saved_before(const trace_run_t *runs, size_t i)
 {
     for (size_t k = 0; k < i; k++)
-        if (runs[k].has_libc && runs[k].ops == runs[i].ops && !strcmp(runs[k].name, runs[i].name))
+        if (runs[k].has_libc && !strcmp(runs[k].name, runs[i].name))
             return true;
     return false;
 }
@@ -35,31 +36,47 @@ bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *
             MM_ALIGNMENT);
     for (size_t i = 0; i < n; i++)
         if (runs[i].has_libc && !saved_before(runs, i))
-            fprintf(f, "trace %s %zu %.9g\n", runs[i].name, runs[i].ops, runs[i].libc.seconds);
+            fprintf(f, "trace %s %zu %016" PRIx64 " %.9g\n", runs[i].name, runs[i].ops, runs[i].fingerprint,
+                    runs[i].libc.seconds);
     return replace_commit(&out);
 }
 
-/* "NAME OPS SECONDS", split at the last two spaces: a trace's name may hold spaces. */
-static bool parse_trace_line(char *rest, baseline_entry_t *e)
+/* The last field of rest, cut off at its space (NULL when rest has no other field). */
+static char *last_field(char *rest)
 {
-    char *last = strrchr(rest, ' ');
-    if (!last || last == rest)
-        return false;
-    *last = '\0';
-    char *mid = strrchr(rest, ' ');
-    if (!mid || mid == rest || (size_t)(mid - rest) >= sizeof e->name)
-        return false;
-    *mid = '\0';
+    char *space = strrchr(rest, ' ');
+    if (!space || space == rest)
+        return NULL;
+    *space = '\0';
+    return space + 1;
+}
+
+/* An unsigned number in base 10 or 16 filling all of text, no sign. */
+static bool whole_number(const char *text, int base, unsigned long long *value)
+{
     char *end;
     errno = 0;
-    unsigned long long ops = strtoull(mid + 1, &end, 10);
-    if (errno || end == mid + 1 || *end || mid[1] == '-')
+    *value = strtoull(text, &end, base);
+    return !errno && end != text && !*end && text[0] != '-' && text[0] != '+';
+}
+
+/* "NAME OPS FINGERPRINT SECONDS", split at the last three spaces: a trace's name may hold spaces. */
+static bool parse_trace_line(char *rest, baseline_entry_t *e)
+{
+    char *seconds_text = last_field(rest);
+    char *fingerprint_text = seconds_text ? last_field(rest) : NULL;
+    char *ops_text = fingerprint_text ? last_field(rest) : NULL;
+    unsigned long long ops, fingerprint;
+    if (!ops_text || strlen(rest) >= sizeof e->name || !whole_number(ops_text, 10, &ops)
+        || strlen(fingerprint_text) != 16 || !whole_number(fingerprint_text, 16, &fingerprint))
         return false;
-    double seconds = strtod(last + 1, &end);
-    if (end == last + 1 || *end || !(seconds > 0) || seconds > 1e9)
+    char *end;
+    double seconds = strtod(seconds_text, &end);
+    if (end == seconds_text || *end || !(seconds > 0) || seconds > 1e9)
         return false;
-    memcpy(e->name, rest, (size_t)(mid - rest) + 1);  /* fits: checked above */
+    strcpy(e->name, rest);  /* fits: checked above */
     e->ops = (size_t)ops;
+    e->fingerprint = fingerprint;
     e->seconds = seconds;
     return true;
 }
@@ -122,6 +139,10 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
             snprintf(err, errlen, "%s:1: an older mdriver's baseline, whose libc timings paid for page faults this "
                      "driver's do not: time libc again, or save a new baseline with --save-baseline", path);
             ok = false;
+        } else if (lineno == 1 && !strcmp(line, "mdriver-baseline 2")) {
+            snprintf(err, errlen, "%s:1: an older mdriver's baseline, which knows a trace only by its name and op "
+                     "count, not its ops: time libc again, or save a new baseline with --save-baseline", path);
+            ok = false;
         } else if (lineno == 1 && strcmp(line, HEADER_LINE) != 0) {
             snprintf(err, errlen, "%s:1: not an mdriver baseline file", path);
             ok = false;
@@ -149,16 +170,16 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
             baseline_entry_t *e = &b->entries[b->n];
             const baseline_entry_t *first;
             if (!parse_trace_line(line + 6, e)) {
-                snprintf(err, errlen, "%s:%zu: cannot read this line (expected: trace NAME OPS SECONDS)", path,
-                         lineno);
+                snprintf(err, errlen, "%s:%zu: cannot read this line (expected: trace NAME OPS FINGERPRINT SECONDS)",
+                         path, lineno);
                 ok = false;
             } else if (!seen[0] || !seen[1] || !seen[2]) {
                 snprintf(err, errlen, "%s:%zu: a trace line before the machine, date and alignment lines", path,
                          lineno);
                 ok = false;
-            } else if ((first = baseline_find(b, e->name, e->ops))) {
-                snprintf(err, errlen, "%s:%zu: a second timing for trace %s with %zu ops (the first is line %zu)",
-                         path, lineno, e->name, e->ops, first->line);
+            } else if ((first = baseline_find(b, e->name))) {
+                snprintf(err, errlen, "%s:%zu: a second timing for trace %s (the first is line %zu)", path, lineno,
+                         e->name, first->line);
                 ok = false;
             } else {
                 e->line = lineno;
@@ -186,10 +207,10 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
     return ok;
 }
 
-const baseline_entry_t *baseline_find(const baseline_t *b, const char *name, size_t ops)
+const baseline_entry_t *baseline_find(const baseline_t *b, const char *name)
 {
     for (size_t i = 0; i < b->n; i++)
-        if (!strcmp(b->entries[i].name, name) && b->entries[i].ops == ops)
+        if (!strcmp(b->entries[i].name, name))
             return &b->entries[i];
     return NULL;
 }

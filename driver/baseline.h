@@ -2,21 +2,26 @@
  * baseline.h - libc's timings stored for reuse, with where and when they were taken.
  *
  * File format, one record a line:
- *   mdriver-baseline 2
+ *   mdriver-baseline 3
  *   machine HOSTNAME | CPU
  *   date ISO-8601
  *   alignment N
- *   trace NAME OPS SECONDS     (NAME may hold spaces: OPS and SECONDS are the last two fields)
- * Every line ends in a newline; the machine, date and alignment lines come once, before
- * the traces; a trace (NAME and OPS) comes once.  It is saved whole or not at all (output.h).
- * Version 1's libc timings were taken while glibc gave memory back between and
- * within runs (measure.c, timed_libc_keep_memory): they are refused.
+ *   trace NAME OPS FINGERPRINT SECONDS
+ * NAME may hold spaces (the other three are the last fields); FINGERPRINT is the
+ * ops' digest (trace_fingerprint) in 16 hex digits.  Every line ends in a newline;
+ * the machine, date and alignment lines come once, before the traces; a trace
+ * (NAME) comes once.  It is saved whole or not at all (output.h).
+ * Older versions are refused: version 1's libc timings were taken while glibc
+ * gave memory back between and within runs (measure.c, timed_libc_keep_memory);
+ * version 2 knew a trace only by name and op count, so a trace edited in place
+ * was timed by its old self.
  */
 #ifndef DRIVER_BASELINE_H
 #define DRIVER_BASELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "driver/result.h"
 #include "driver/run.h"
@@ -24,6 +29,7 @@
 typedef struct {
     char name[128];
     size_t ops;
+    uint64_t fingerprint;
     double seconds;
     size_t line;  /* in the file */
 } baseline_entry_t;
@@ -38,8 +44,13 @@ bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *
 /* Read and check a whole baseline file, before any trace runs.  On a problem
  * writes "FILE:LINE: what" to err and returns false. */
 bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen);
-/* libc's time for the trace called name with this many ops, or NULL. */
-const baseline_entry_t *baseline_find(const baseline_t *b, const char *name, size_t ops);
+/* The timing saved for the trace called name, or NULL; whether it was taken of
+ * the same ops is baseline_matches'. */
+const baseline_entry_t *baseline_find(const baseline_t *b, const char *name);
+static inline bool baseline_matches(const baseline_entry_t *e, size_t ops, uint64_t fingerprint)
+{
+    return e->ops == ops && e->fingerprint == fingerprint;
+}
 void baseline_free(baseline_t *b);
 
 #endif

@@ -23,6 +23,7 @@ bool run_take(trace_run_t *r, const char *program, trace_t *t, bool ok)
     }
     r->weight = t->weight;
     r->ops = t->num_ops;
+    r->fingerprint = trace_fingerprint(t);
     r->peak_payload = payload_peak(t);
     return true;
 }

@@ -16,6 +16,7 @@ typedef struct {
     char name[128];
     int weight;
     size_t ops;
+    uint64_t fingerprint;  /* of the ops (trace_fingerprint): a saved baseline keeps it */
     uint64_t peak_payload; /* the trace's (0: it scores no utilization; see utilization.h) */
     outcome_t outcome;
     char bad_trace[512];   /* "FILE:LINE: what", when the trace could not be read */

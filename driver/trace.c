@@ -512,6 +512,25 @@ void trace_free(trace_t *t)
     t->num_ops = 0;
 }
 
+/* Each op's three fields folded in by multiply and xor-shift, with a final mix:
+ * a digest for telling traces apart, not one that withstands a forger (a baseline
+ * is the user's own file).  Fields as 64-bit numbers: the same on every build. */
+uint64_t trace_fingerprint(const trace_t *t)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;  /* 2^64 / the golden ratio */
+    uint64_t h = t->num_ops;
+    for (size_t i = 0; i < t->num_ops; i++) {
+        const op_t *op = &t->ops[i];
+        h = (h ^ op->kind) * k;
+        h = (h ^ op->id) * k;
+        h = (h ^ op->size) * k;
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    h *= k;
+    return h ^ (h >> 29);
+}
+
 void op_describe(const op_t *op, char *buf, size_t len)
 {
     static const char letters[] = {'a', 'f', 'r', 'n'};

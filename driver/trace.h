@@ -51,6 +51,11 @@ typedef struct {
 bool trace_load(const char *path, size_t max_size, trace_t *trace, char *err, size_t errlen);
 void trace_free(trace_t *trace);
 
+/* A 64-bit digest of the ops (kind, id and size of each, in order): what libc's
+ * timing of the trace depends on.  A baseline keeps it beside each timing, so a
+ * trace whose ops changed under the same name and op count is not timed by the
+ * old one (baseline.h). */
+uint64_t trace_fingerprint(const trace_t *t);
 /* The op as it is written in a trace, e.g. "r 7 4096". */
 void op_describe(const op_t *op, char *buf, size_t len);
 /* Where in t a message is about: "op 12 (a 3 4072)", or "after the last op" for

@@ -13,7 +13,8 @@ from conftest import KIT
 from driver_common import kbest, run, variant, write_trace
 
 
-HEAD = "mdriver-baseline 2\nmachine m | cpu\ndate 2026-01-01T00:00:00Z\nalignment 16\n"
+EXPECTED = "cannot read this line (expected: trace NAME OPS FINGERPRINT SECONDS)"
+HEAD = "mdriver-baseline 3\nmachine m | cpu\ndate 2026-01-01T00:00:00Z\nalignment 16\n"
 
 
 def small(tmp, name="small"):
@@ -47,9 +48,9 @@ def test_saved_baseline_is_reused_and_says_where_from(tmp_path, driver):
     assert saved.rc == 0, saved.err
     m = saved.doc["machine"]
     lines = cache.read_text().splitlines()
-    assert lines[:4] == ["mdriver-baseline 2", f"machine {m['hostname']} | {m['cpu']}", f"date {m['date']}",
+    assert lines[:4] == ["mdriver-baseline 3", f"machine {m['hostname']} | {m['cpu']}", f"date {m['date']}",
                          "alignment 16"]
-    timed = {line.split()[1]: float(line.split()[3]) for line in lines if line.startswith("trace ")}
+    timed = {line.split()[1]: float(line.split()[4]) for line in lines if line.startswith("trace ")}
     assert timed == pytest.approx({n: saved.trace(n)["libc"]["seconds"] for n in ("small", "large")}, rel=1e-6)
 
     cached = run(driver, "--baseline", cache, *files, tmp=tmp_path)
@@ -70,35 +71,43 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     assert run(driver, "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
     r = run(driver, "--baseline", cache, "-f", small(tmp_path), "-f", small(tmp_path, "other"), tmp=tmp_path)
     assert r.rc == 2
-    assert r.err == f"mdriver: {cache}:0: no timing for trace other with 5 ops (taken on other traces?)\n"
+    assert r.err == f"mdriver: {cache}:0: no timing for trace other (taken on other traces?)\n"
     assert r.out == "" and r.doc is None  # found before any trace ran: no table, no Perf index, no JSON
 
 
 @pytest.mark.parametrize("content,fragment", [
     ("not a baseline\n", ":1: not an mdriver baseline file"),
-    ("mdriver-baseline 2\nalignment 8\ntrace small 5 0.001\n", ":2: the baseline was taken with 8-byte alignment"),
-    ("mdriver-baseline 2\nwhat is this\n", ":2: cannot read this line"),
-    ("mdriver-baseline 2\ntrace small 5\n", ":2: cannot read this line (expected: trace NAME OPS SECONDS)"),
-    ("mdriver-baseline 2\ntrace small 5 -1\n", ":2: cannot read this line (expected: trace NAME OPS SECONDS)"),
+    ("mdriver-baseline 3\nalignment 8\ntrace small 5 {FP} 0.001\n", ":2: the baseline was taken with 8-byte alignment"),
+    ("mdriver-baseline 3\nwhat is this\n", ":2: cannot read this line"),
+    ("mdriver-baseline 3\ntrace small 5\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 0.001\n", f":2: {EXPECTED}"),     # version 2's line
+    ("mdriver-baseline 3\ntrace small 5 {FP} -1\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 12ab 0.001\n", f":2: {EXPECTED}"),   # 16 hex digits
+    ("mdriver-baseline 3\ntrace small 5 +0000000000012ab 0.001\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 00000000000012ag 0.001\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small -5 {FP} 0.001\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 1\nalignment 16\ntrace small 5 0.001\n",
      ":1: an older mdriver's baseline, whose libc timings paid for page faults this driver's do not"),
+    ("mdriver-baseline 2\nalignment 16\ntrace small 5 0.001\n",
+     ":1: an older mdriver's baseline, which knows a trace only by its name and op count, not its ops: "
+     "time libc again, or save a new baseline with --save-baseline"),
     ("", ":0: the baseline is empty"),
     # What an interrupted save or `head -c` leaves: the last timing may be cut short (4.2113 of 4.2113e-05).
-    (HEAD + "trace small 5 4.2113", ":5: the line does not end (a baseline cut short"),
-    ("mdriver-baseline 2\ntrace small 5 0.001\n", ":2: a trace line before the machine, date and alignment lines"),
-    (HEAD.replace("alignment 16\n", "") + "trace small 5 0.001\n",
+    (HEAD + "trace small 5 {FP} 4.2113", ":5: the line does not end (a baseline cut short"),
+    ("mdriver-baseline 3\ntrace small 5 {FP} 0.001\n", ":2: a trace line before the machine, date and alignment lines"),
+    (HEAD.replace("alignment 16\n", "") + "trace small 5 {FP} 0.001\n",
      ":4: a trace line before the machine, date and alignment lines"),
-    ("mdriver-baseline 2\n", ":1: no machine line (--save-baseline writes machine, date and alignment lines)"),
+    ("mdriver-baseline 3\n", ":1: no machine line (--save-baseline writes machine, date and alignment lines)"),
     (HEAD + "alignment 16\n", ":5: a second alignment line (the first is line 4)"),
     (HEAD.replace("alignment 16", "alignment 16x"), ":4: cannot read this line"),
-    (HEAD + "trace small 5 0.001\ntrace small 5 0.000001\n",
-     ":6: a second timing for trace small with 5 ops (the first is line 5)"),
+    (HEAD + "trace small 5 {FP} 0.001\ntrace small 6 {FP} 0.000001\n",
+     ":6: a second timing for trace small (the first is line 5)"),
 ])
 def test_damaged_baseline(tmp_path, driver, content, fragment):
     """Reported in one line before any trace runs (it used to come after all of them,
     under a Perf index with no throughput)."""
     cache = tmp_path / "bad.baseline"
-    cache.write_text(content)
+    cache.write_text(content.replace("{FP}", "0123456789abcdef"))
     r = run(driver, "--baseline", cache, "-f", small(tmp_path), tmp=tmp_path)
     assert r.rc == 2
     assert r.err.startswith(f"mdriver: {cache}{fragment}") and r.err.count("\n") == 1
@@ -262,7 +271,7 @@ def test_traces_of_one_name_in_two_folders_keep_their_own_timings(tmp_path, driv
     cache = tmp_path / "both.baseline"
     saved = run(driver, "--save-baseline", cache, *files, tmp=tmp_path)
     assert saved.rc == 0, saved.out + saved.err
-    timed = {line.split()[1]: (int(line.split()[2]), float(line.split()[3]))
+    timed = {line.split()[1]: (int(line.split()[2]), float(line.split()[4]))
              for line in cache.read_text().splitlines() if line.startswith("trace ")}
     assert timed == {"a/x": (100, pytest.approx(saved.trace("a/x")["libc"]["seconds"], rel=1e-6)),
                      "b/x": (100, pytest.approx(saved.trace("b/x")["libc"]["seconds"], rel=1e-6))}
@@ -275,4 +284,45 @@ def test_traces_of_one_name_in_two_folders_keep_their_own_timings(tmp_path, driv
     assert run(driver, "--save-baseline", alone, "-f", ax, tmp=tmp_path).rc == 0
     r = run(driver, "--baseline", alone, *files, tmp=tmp_path)
     assert r.rc == 2 and r.out == "" and r.doc is None
-    assert r.err == f"mdriver: {alone}:0: no timing for trace a/x with 100 ops (taken on other traces?)\n"
+    assert r.err == f"mdriver: {alone}:0: no timing for trace a/x (taken on other traces?)\n"
+
+
+SMALL_OPS = ["a 0 64", "a 1 128", "f 0", "r 1 512", "f 1"]
+
+
+@pytest.mark.parametrize("edited,why", [
+    (["a 0 64", "a 1 128", "f 0", "r 1 513", "f 1"], "(5 then, 5 now, but not the same ones)"),   # a size
+    (["a 0 64", "a 2 128", "f 0", "r 2 512", "f 2"], "(5 then, 5 now, but not the same ones)"),   # an id
+    (["a 0 64", "a 1 128", "f 0", "a 2 512", "f 1"], "(5 then, 5 now, but not the same ones)"),   # a kind
+    (["a 0 64", "f 0", "a 1 128", "r 1 512", "f 1"], "(5 then, 5 now, but not the same ones)"),   # the order
+    (SMALL_OPS + ["a 0 8"], "(5 then, 6 now)"),
+])
+def test_a_trace_edited_under_its_name_is_not_timed_by_its_old_self(tmp_path, driver, edited, why):
+    """A baseline knew a trace by its name and op count: a trace regenerated or edited in place
+    (other sizes, the same count) was scored against libc's timing of the old one.  Each timing
+    now keeps a digest of the ops it was taken of, and any change of an op refuses it."""
+    cache = tmp_path / "libc.baseline"
+    assert run(driver, "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
+    write_trace(tmp_path, "small", edited, weight=1)
+    r = run(driver, "--baseline", cache, "-f", tmp_path / "small.rep", tmp=tmp_path)
+    assert r.rc == 2 and r.out == "" and r.doc is None
+    assert r.err == (f"mdriver: {cache}:5: the timing for trace small was taken of other ops {why}: the trace "
+                     "changed since; save a new baseline with --save-baseline\n")
+
+
+def test_what_libc_time_does_not_depend_on_keeps_the_timing(tmp_path, driver):
+    """The digest is of the ops alone: comments, the header's order and heap hint, and the
+    file being gzipped leave the timing valid."""
+    cache = tmp_path / "libc.baseline"
+    assert run(driver, "--save-baseline", cache, "-f", small(tmp_path), tmp=tmp_path).rc == 0
+    saved = float(cache.read_text().splitlines()[4].split()[4])
+    other = tmp_path / "other"
+    other.mkdir()
+    lab64 = write_trace(other, "small", SMALL_OPS, weight=1, order="lab64")
+    lab64.write_text("# NAME: small\n# a comment\n" + lab64.read_text())
+    zipped = other / "small.rep.gz"
+    zipped.write_bytes(gzip.compress(lab64.read_bytes()))
+    lab64.unlink()
+    r = run(driver, "--baseline", cache, "-f", zipped, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.trace("small")["libc"]["seconds"] == pytest.approx(saved, rel=1e-6)
