@@ -44,6 +44,24 @@ def test_the_median_run_is_one_real_run_carrying_every_ratio():
     assert results.Run.from_json(m.to_json()) == m
 
 
+def test_the_page_says_what_was_measured_and_what_else_ran():
+    """Each run's commit and the cores other processes kept busy are kept in the cache and
+    carried by the median run; the page states them, and says nothing where a cache has none."""
+    quiet = [results.replace(_run("best", {"a": 0.5}, k), loads=(x,), commits=("abc1234",))
+             for k, x in ((1000.0, 0.02), (1100.0, 0.0), (900.0, 0.1))]
+    m = results.median_run(quiet)
+    assert m.loads == (0.02, 0.0, 0.1) and m.commits == ("abc1234",) * 3
+    cores = len(results.os.sched_getaffinity(0))
+    note = results.provenance([m])
+    assert note.startswith("Built from commit abc1234.  Other processes kept a median of 0.02 of the host's ")
+    assert f"at most 0.1 over 3 runs" in note and "shared the host" not in note
+    busy = results.replace(m, loads=(0.0, 0.3 * cores), commits=("abc1234", "def5678 with uncommitted edits to x"))
+    note = results.provenance([busy])
+    assert note.startswith("Built from 2 commits (abc1234; def5678 with uncommitted edits to x)")
+    assert "some runs shared the host with other work" in note
+    assert results.provenance([_run("best", {"a": 0.5}, 1000.0)]) == ""
+
+
 def test_a_driver_leaving_no_json_is_one_line_naming_the_file(tmp_path):
     """A driver that exits 1 with its JSON file empty or cut (a full disk, a crash while writing)
     was a JSONDecodeError traceback from the reader."""
@@ -168,6 +186,9 @@ def test_cli_measures_and_writes_docs(tmp_path):
                     "## Statistics counters"):
         assert heading in md
     assert "| `best` |" in md and "classic-coalescing" in md
+    cached = json.loads((tmp_path / "cache" / "best-a16.json").read_text())
+    assert cached["results_commit"] and cached["results_other_cores"] >= 0
+    assert f"Built from commit {cached['results_commit']}" in md and "Other processes kept a median of " in md
     at = [json.loads((tmp_path / "cache" / name).read_text())["traces"]
           for name in ("best-a16.json", "best-a16-l1.json", "best-a16-l2.json")]
     layout_mean = mean(mean(t["utilization"] for t in traces) for traces in at)

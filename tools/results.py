@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -31,6 +32,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(KIT))
 
+from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
@@ -83,6 +85,8 @@ class Run:
     machine: str = ""
     date: str = ""
     ratios: tuple[float, ...] = ()   # every run's ratio to libc, when the variant ran more than once
+    loads: tuple[float, ...] = ()    # the cores other processes kept busy during each run (none in older caches)
+    commits: tuple[str, ...] = ()    # the kit's commit each run was built from
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -92,7 +96,7 @@ class Run:
     @classmethod
     def from_json(cls, d: dict) -> "Run":
         return cls(**{**d, "traces": tuple(TraceResult.from_json(t) for t in d["traces"]),
-                      "ratios": tuple(d.get("ratios", ()))})
+                      **{k: tuple(d.get(k, ())) for k in ("ratios", "loads", "commits")}})
 
     def group_util(self, group: str) -> float | None:
         us = [t.utilization or 0.0 for t in self.traces if t.group == group]
@@ -129,7 +133,8 @@ def median_run(runs: list[Run]) -> Run:
     if len(runs) == 1:
         return runs[0]
     ratios = tuple(r.ratio or 0.0 for r in runs)
-    return replace(runs[median_index(ratios)], ratios=ratios)
+    return replace(runs[median_index(ratios)], ratios=ratios, loads=tuple(x for r in runs for x in r.loads),
+                   commits=tuple(c for r in runs for c in r.commits))
 
 
 def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
@@ -146,7 +151,9 @@ def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str
                kops=s["throughput_ops_per_sec"] and s["throughput_ops_per_sec"] / 1000,
                libc_kops=s["libc_ops_per_sec"] and s["libc_ops_per_sec"] / 1000,
                ratio=s["throughput_ratio"], perf_index=s["perf_index"], failed=s["failed"],
-               machine=d["machine"]["cpu"], date=d["machine"]["date"])
+               machine=d["machine"]["cpu"], date=d["machine"]["date"],
+               loads=(float(d[LOAD]),) if d.get(LOAD) is not None else (),
+               commits=(str(d[COMMIT]),) if d.get(COMMIT) else ())
 
 
 # ---------------------------------------------------------------- measuring
@@ -171,6 +178,27 @@ def build(variant: str, alignment: int) -> Path:
 
 
 ELAPSED = "results_elapsed_seconds"    # added to the driver's JSON in the cache: the run's wall time
+LOAD = "results_other_cores"           # ... the cores other processes kept busy meanwhile (host_busy)
+COMMIT = "results_commit"              # ... the kit's commit, and what in it was edited
+MEASURED_SOURCES = ("variants", "driver", "mdriver.c", "memlib.c", "memlib.h", "mm.h", "config.h", "Makefile")
+
+
+def host_busy() -> float | None:
+    """CPU seconds every process on the host has used since boot (/proc/stat's first line:
+    all but idle and iowait), or None where there is no /proc."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")   # guest time is in user already
+
+
+def own_children_cpu() -> float:
+    """CPU seconds of this process's waited-for children (the driver and its own children)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int | None, out: Path) -> dict:
@@ -180,6 +208,8 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     args = [str(driver), "-T", str(time_limit), *(["-r", str(samples)] if samples is not None else []), "--json", str(partial)]
     for f in files:
         args += ["-f", str(f)]
+    head, edited = source_facts(KIT, MEASURED_SOURCES)
+    busy_before, own_before = host_busy(), own_children_cpu()
     started = time.monotonic()
     done = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if done.returncode not in (0, 1) or not partial.exists():
@@ -194,6 +224,10 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
         said = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise click.ClickException(f"{label}: {partial} is not the driver's JSON ({err}); the driver said: {said}") from None
     result[ELAPSED] = round(time.monotonic() - started, 3)   # whether the run is worth repeating
+    if busy_before is not None and (busy := host_busy()) is not None:
+        other = (busy - busy_before) - (own_children_cpu() - own_before)
+        result[LOAD] = round(max(0.0, other) / max(result[ELAPSED], 1e-3), 2)
+    result[COMMIT] = commit_text(head, edited) if head else None
     partial.write_text(json.dumps(result))
     partial.replace(out)            # only a finished run lands in the cache
     return result
@@ -397,6 +431,25 @@ def gaps_section(best: Run | None, count: int = 10) -> list[str]:
     return out + [""]
 
 
+def provenance(runs: list[Run]) -> str:
+    """What the runs were built from and what else the host was doing as they started, from the
+    cache's records (older caches have none: then nothing is claimed)."""
+    commits = sorted({c for r in runs for c in r.commits})
+    loads = sorted(x for r in runs for x in r.loads)
+    note = []
+    if commits:
+        note.append(f"Built from commit {commits[0]}." if len(commits) == 1 else
+                    f"Built from {len(commits)} commits ({'; '.join(commits)}): a cache reused across commits.")
+    if loads:
+        cores = len(os.sched_getaffinity(0))
+        note.append(f"Other processes kept a median of {loads[(len(loads) - 1) // 2]:g} of the host's {cores} "
+                    f"core{'s' * (cores > 1)} busy during a run (at most {loads[-1]:g} over "
+                    f"{len(loads)} runs; /proc/stat less the driver's own CPU time)"
+                    + (": some runs shared the host with other work, and their figures carry its noise."
+                       if loads[-1] > 0.25 * cores else "."))
+    return "  ".join(note)
+
+
 def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str = "",
            layouts: list[float] | None = None, rounds: str = "") -> str:
     by16 = {r.variant: r for r in runs16}
@@ -413,7 +466,8 @@ def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str =
            f" traces: `{traces_dir}`.  Utilization is peak live payload over the heap's high-water"
            " mark; Kops is thousands of operations per second over the whole suite (total ops /"
            " total time); perf index = 100 (0.6 U + 0.4 min(1, T / T_libc)), 0 when a trace fails."
-           + (f"  Driver settings: `{settings}`." if settings else "") + (f"  {rounds}" if rounds else ""),
+           + (f"  Driver settings: `{settings}`." if settings else "") + (f"  {rounds}" if rounds else "")
+           + (f"  {note}" if (note := provenance(runs16 + runs8)) else ""),
            ""]
     out += ["## The progression at 16-byte alignment (whole suite)", ""]
     out += summary_table(runs16, groups) + [""]
