@@ -147,6 +147,7 @@ def main() -> None:
     """
     for sig in (signal.SIGTERM, signal.SIGHUP):       # stop as Ctrl-C does: what was measured is kept
         signal.signal(sig, on_signal)
+    report.start_study()                              # other work on the host is counted from here
 
 
 @main.command("sizes")

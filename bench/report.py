@@ -9,7 +9,16 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench import hostload
 from bench.measure import Summary
+
+# The study's window on the host (hostload.py): opened as the study starts (cli.main).
+study_window: hostload.Window | None = None
+
+
+def start_study() -> None:
+    global study_window
+    study_window = hostload.Window()
 
 
 def source_facts(kit: Path, sources: tuple[str, ...] = ("variants", "shim", "bench")) -> tuple[str, list[str]]:
@@ -54,25 +63,29 @@ def measured() -> dict:
             "machine": f"{platform.node()}, {cpu}, {cores} cores, Linux {platform.release()}, "
                        f"{platform.libc_ver()[0]} {platform.libc_ver()[1]}",
             "cores": cores, "commit": commit_text(head, edited) if head else None,
-            "load": round(os.getloadavg()[0], 2)}
+            "load": round(os.getloadavg()[0], 2),
+            "other_cores": study_window.other_cores() if study_window else None}
 
 
 def machine_note(m: dict | None = None) -> str:
     """The page's Measured line, from measured() (default: now, here)."""
     m = measured() if m is None else m
     note = f"Measured {m['date']} on {m['machine']}."
-    cores, load = m.get("cores"), m.get("load")
-    if load is not None:        # what the machine was doing, measured, not assumed
-        busy = load > 0.5 * (cores or 1)
+    cores, load, other = m.get("cores"), m.get("load"), m.get("other_cores")
+    shared = (": the machine was shared with other work and every figure carries noise, so read the medians "
+              "with their min–max ranges.")
+    if other is not None:       # other processes' CPU time: the study's own is not other work
+        note += (f" Other processes kept {other:g} of its {count(cores or 1, 'core')} busy on average during the "
+                 f"study (/proc/stat less the study's own CPU time)" + (shared if other > 0.25 * (cores or 1) else "."))
+    elif load is not None:      # records from before that: the load average, the study's own work in it
         note += (f" Load average {load:g} (1 minute) as the study ended"
-                 + (f", on {count(cores, 'core')}: the machine was shared with other work and every figure "
-                    f"carries noise, so read the medians with their min–max ranges." if busy else "."))
-        if cores and cores <= 2:
-            note += f" Runs with more threads than its {count(cores, 'core')} oversubscribe it."
+                 + (f", on {count(cores, 'core')}{shared}" if load > 0.5 * (cores or 1) else "."))
     elif cores and cores <= 2:  # records from before the load was kept
         note += (f" The machine has {cores} cores and was shared with other work, so runs with more "
                  f"threads than cores oversubscribe it and every figure carries noise: read the "
                  f"medians with their min–max ranges.")
+    if (other is not None or load is not None) and cores and cores <= 2:
+        note += f" Runs with more threads than its {count(cores, 'core')} oversubscribe it."
     return note + (f" Allocators built from commit {m['commit']}." if m.get("commit") else "")
 
 

@@ -9,7 +9,7 @@ import pytest
 from bench_common import run_cli
 from shim_common import ALL_VARIANTS as ALL_SHIMS, KIT
 
-from bench import align, programs, report, sizes, stress, threads  # noqa: E402
+from bench import align, hostload, programs, report, sizes, stress, threads  # noqa: E402
 from bench.measure import Summary  # noqa: E402
 
 
@@ -251,3 +251,30 @@ def test_the_measured_line_states_the_load_it_measured_not_an_assumption():
             "work and every figure carries noise") in busy
     assert "was shared with other work" in report.machine_note(m)      # a record without the load: as it said
     assert isinstance(report.measured()["load"], float)
+
+
+def test_the_measured_line_counts_other_processes_not_the_study_itself(monkeypatch):
+    """A load average counts the study's own processes: the threads study (8 threads on 2 cores)
+    read 3.6 and its page said the machine was shared.  The study now measures the CPU time other
+    processes used while it ran, and the page says that."""
+    m = {"date": "2026-11-24 07:00 UTC", "machine": "vm, X, 2 cores", "cores": 2, "commit": "abc", "load": 3.6}
+    quiet = report.machine_note({**m, "other_cores": 0.03})
+    assert ("Other processes kept 0.03 of its 2 cores busy on average during the study (/proc/stat less the "
+            "study's own CPU time). Runs with more threads than its 2 cores oversubscribe it.") in quiet
+    assert "shared" not in quiet and "Load average" not in quiet
+    assert "the machine was shared with other work" in report.machine_note({**m, "other_cores": 0.9})
+    # the arithmetic, on figures given to it: the host's busy CPU less this process's and its children's
+    busy, own, clock = iter([100.0, 103.0]), iter([5.0, 6.5]), iter([10.0, 12.0])
+    monkeypatch.setattr(hostload, "host_busy", lambda: next(busy))
+    monkeypatch.setattr(hostload, "own_cpu", lambda: next(own))
+    monkeypatch.setattr(hostload, "monotonic", lambda: next(clock))
+    assert hostload.Window().other_cores() == 0.75          # (3.0 - 1.5) CPU seconds over 2 s
+    busy, own, clock = iter([100.0, 101.0]), iter([5.0, 6.5]), iter([10.0, 12.0])
+    assert hostload.Window().other_cores() == 0.0           # never below nothing (ticks are coarse)
+    own, clock = iter([5.0, 6.5]), iter([10.0, 12.0])
+    monkeypatch.setattr(hostload, "host_busy", lambda: None)
+    assert hostload.Window().other_cores() is None          # no /proc: nothing claimed
+    monkeypatch.undo()
+    assert hostload.host_busy() > 0 and hostload.own_cpu() > 0
+    report.start_study()
+    assert report.measured()["other_cores"] is not None

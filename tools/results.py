@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(KIT))
 
+from bench.hostload import Window  # noqa: E402
 from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
@@ -178,27 +178,9 @@ def build(variant: str, alignment: int) -> Path:
 
 
 ELAPSED = "results_elapsed_seconds"    # added to the driver's JSON in the cache: the run's wall time
-LOAD = "results_other_cores"           # ... the cores other processes kept busy meanwhile (host_busy)
+LOAD = "results_other_cores"           # ... the cores other processes kept busy meanwhile (bench/hostload.py)
 COMMIT = "results_commit"              # ... the kit's commit, and what in it was edited
 MEASURED_SOURCES = ("variants", "driver", "mdriver.c", "memlib.c", "memlib.h", "mm.h", "config.h", "Makefile")
-
-
-def host_busy() -> float | None:
-    """CPU seconds every process on the host has used since boot (/proc/stat's first line:
-    all but idle and iowait), or None where there is no /proc."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")   # guest time is in user already
-
-
-def own_children_cpu() -> float:
-    """CPU seconds of this process's waited-for children (the driver and its own children)."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, samples: int | None, out: Path) -> dict:
@@ -209,7 +191,7 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
     for f in files:
         args += ["-f", str(f)]
     head, edited = source_facts(KIT, MEASURED_SOURCES)
-    busy_before, own_before = host_busy(), own_children_cpu()
+    window = Window()
     started = time.monotonic()
     done = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if done.returncode not in (0, 1) or not partial.exists():
@@ -224,9 +206,7 @@ def run_driver(driver: Path, label: str, files: list[Path], time_limit: int, sam
         said = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise click.ClickException(f"{label}: {partial} is not the driver's JSON ({err}); the driver said: {said}") from None
     result[ELAPSED] = round(time.monotonic() - started, 3)   # whether the run is worth repeating
-    if busy_before is not None and (busy := host_busy()) is not None:
-        other = (busy - busy_before) - (own_children_cpu() - own_before)
-        result[LOAD] = round(max(0.0, other) / max(result[ELAPSED], 1e-3), 2)
+    result[LOAD] = window.other_cores()
     result[COMMIT] = commit_text(head, edited) if head else None
     partial.write_text(json.dumps(result))
     partial.replace(out)            # only a finished run lands in the cache
