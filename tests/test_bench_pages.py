@@ -157,8 +157,7 @@ def test_each_committed_page_is_what_the_code_writes_from_its_json(tmp_path, stu
     """docs/bench-stress.json named its trace `fit-stress.rep` where the page says
     `traces/fit-stress.rep`: a page made from it again named another trace and a command that
     does not run.  Every committed page must be its JSON as the code renders it (the figures are
-    not measured again here); only bench-programs' intro is older than the code's, which now
-    also says that every run checks the allocator served malloc: those figures predate that."""
+    not measured again here)."""
     import re
     data = json.loads((KIT / "docs" / f"bench-{study}.json").read_text())
     mod = {"sizes": sizes, "threads": threads, "stress": stress, "align": align, "programs": programs}[study]
@@ -167,8 +166,6 @@ def test_each_committed_page_is_what_the_code_writes_from_its_json(tmp_path, stu
     found = re.search(r"^Skipped: (.*)\.$", committed, re.M)
     args = [found.group(1).split("; ") if found else []] + ([1, 30, 20000, 64 << 20] if study == "sizes" else [])
     made = mod.write(mod.Result.from_json(data), tmp_path, *args).read_text()
-    if study == "programs":
-        committed, made = committed[committed.index("\n- `"):], made[made.index("\n- `"):]
     assert made == committed
 
 
