@@ -211,7 +211,11 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
         click.echo(f"mmgrade: warning: {one_line_name(str(path))}: not a hand-in the grader reads ({FORMS}); skipped",
                    err=True)
     found = []
-    for cand in discover(submissions):
+    notes: list[str] = []
+    candidates = discover(submissions, notes)
+    for line in notes:          # a Gradescope or Autolab download: whose hand-in is whose, what is left out
+        click.echo(f"mmgrade: {line}", err=True)
+    for cand in candidates:
         if not _is_output(cand, outdir):
             found.append(cand)
         elif cand.origin.resolve() != outdir.resolve():

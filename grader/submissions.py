@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
+from . import downloads
 from .paths import link_problem
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -48,6 +49,7 @@ class Candidate:
     problem: str = ""         # set when discovery already knows it is unusable
     reference: bool = False   # a kit variant graded alongside the class, for comparison
     handin: str = ""          # the hand-in's own name (folder, or file without -mm.c/.c/archive suffix)
+    label: str = ""           # who it is, when the class's download says (grader/downloads.py); else handin
 
 
 def _safe_name(raw: str) -> str:
@@ -70,13 +72,16 @@ def one_line_name(name: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in readable(name))
 
 
-def _distinct_names(handins: list[str]) -> dict[str, str]:
-    """A safe name per hand-in name.  Two different hand-ins that come out the same ('sp ace'
-    and 'sp_ace') get a short hash of their real name appended, not a shared refusal; a name
-    that needed no change keeps it."""
-    safe = {raw: _safe_name(raw) for raw in handins}
+def _distinct_names(labels: dict[str, str]) -> dict[str, str]:
+    """A safe name per hand-in, from its label (its own name, or who it is).  Two different
+    hand-ins that come out the same ('sp ace' and 'sp_ace', two students named Wei Zhang) get a
+    short hash of the hand-in's real name appended, not a shared refusal; a label that needed no
+    change, and no other hand-in has, keeps it."""
+    safe = {raw: _safe_name(label) for raw, label in labels.items()}
     taken = Counter(safe.values())
-    return {raw: name if taken[name] == 1 or raw == name else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
+    unchanged = Counter(label for raw, label in labels.items() if label == safe[raw])
+    return {raw: name if taken[name] == 1 or (labels[raw] == name and unchanged[name] == 1)
+            else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
 
 
 def _tag(raw: str) -> str:
@@ -115,11 +120,14 @@ def unrecognised(root: Path) -> list[Path]:
     root = Path(root)
     if not root.is_dir():
         return []
-    return [p for p in sorted(root.iterdir()) if not _litter(p) and _classify(p) is None]
+    return [p for p in sorted(root.iterdir())
+            if not _litter(p) and _classify(p) is None and p.name != downloads.METADATA]
 
 
-def discover(root: Path) -> list[Candidate]:
-    """Every submission under ROOT, sorted by name; duplicates marked as such."""
+def discover(root: Path, notes: list[str] | None = None) -> list[Candidate]:
+    """Every submission under ROOT, sorted by name; duplicates marked as such.  A class folder
+    downloaded from Gradescope or Autolab is read as such (grader/downloads.py): its lines for
+    the instructor ('warning: ...', 'note: ...') go to NOTES."""
     root = Path(root)
     if not root.exists():
         raise SubmissionError(f"{root}: {link_problem(root) or 'no such file or folder'}")
@@ -128,11 +136,16 @@ def discover(root: Path) -> list[Candidate]:
         if not found:
             raise SubmissionError(f"{root}: not a .c file, a folder or an archive")
     else:
-        found = [c for c in (_classify(p) for p in sorted(root.iterdir())) if c]
+        entries = sorted(root.iterdir())
+        download = downloads.read(root, entries, lambda p: _classify(p) is not None)
+        found = [replace(c, label=download.labels.get(c.origin.name, ""))
+                 for c in (_classify(p) for p in entries if p.name not in download.left_out) if c]
+        if notes is not None:
+            notes.extend(download.notes)
     by_handin: dict[str, list[Candidate]] = {}
     for cand in found:
         by_handin.setdefault(cand.handin, []).append(cand)
-    names = _distinct_names(list(by_handin))
+    names = _distinct_names({handin: group[0].label or handin for handin, group in by_handin.items()})
     out: list[Candidate] = []
     for handin, group in by_handin.items():
         name = names[handin]
