@@ -226,16 +226,16 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     return found
 
 
-def _a_class_in_one_archive(archive: Path, outdir: Path, students: list[str], inner: Path) -> str:
+def _a_class_in_one_archive(archive: Path, outdir: Path, students: list[str], inner: Path, what: str) -> str:
     """Refusal of a class handed over as one archive, which would grade as one student with
     several mm.c: how to grade it instead."""
     folder = Path(discover(archive)[0].name)        # the archive's name less its suffix, safe in a shell
     shell = shlex.quote(one_line_name(str(archive)))
     unpack = f"unzip {shell} -d {folder}" if archive.name.lower().endswith(".zip") else f"tar -xf {shell} -C {folder}"
-    shown = ", ".join(one_line_name(s) + "/" for s in students[:3]) + (
+    shown = ", ".join(one_line_name(s) for s in students[:3]) + (
         f" and {len(students) - 3} more" if len(students) > 3 else "")
     target = folder / inner
-    return (f"{one_line_name(str(archive))}: holds {len(students)} folders each with an mm.c ({shown}): it looks like "
+    return (f"{one_line_name(str(archive))}: holds {len(students)} {what} ({shown}): it looks like "
             f"a whole class, not one hand-in; unpack it and grade the folder: mkdir {folder} && {unpack} && "
             f"mmgrade grade {shlex.quote(one_line_name(str(target)))} -o {shlex.quote(one_line_name(str(outdir)))}")
 

@@ -207,10 +207,12 @@ def find_one(folder: Path) -> Path:
     return folder / found[0]
 
 
-def whole_class(path: Path) -> tuple[list[str], PurePosixPath] | None:
-    """When the archive PATH holds several folders each with an mm.c (alice/mm.c, bob/handin/mm.c,
-    under one common folder or none), the whole class passed as one archive: those folders, and the
-    folder that holds them.  None for one student's archive (nina/mm.c and nina/old/mm.c are one
+def whole_class(path: Path) -> tuple[list[str], PurePosixPath, str] | None:
+    """When the archive PATH is a whole class, not one hand-in: what it holds (shown one by one),
+    the folder that holds them, and what they are.  A class is several folders each with an mm.c
+    (alice/mm.c, bob/handin/mm.c, under one common folder or none), Gradescope's export (folders
+    beside its submission_metadata.yml) or Autolab's download (several <email>_<version>_FILE
+    hand-ins in one folder).  None for one student's archive (nina/mm.c and nina/old/mm.c are one
     hand-in with two mm.c), or one that cannot be listed: reading it as a hand-in says why."""
     try:
         with _open_regular(Path(path), str(path)) as raw:
@@ -222,13 +224,35 @@ def whole_class(path: Path) -> tuple[list[str], PurePosixPath] | None:
                     names = [m.name for _, m in zip(range(MAX_MEMBERS), archive) if not m.isdir()]
     except (SubmissionError, zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError):
         return None
-    folders = [_member_path(n).parts[:-1] for n in names if _member_path(n).name == "mm.c"]
+    paths = [_member_path(n) for n in names]
+    return _exported_class(paths) or _folders_class(paths)
+
+
+def _exported_class(paths: list[PurePosixPath]) -> tuple[list[str], PurePosixPath, str] | None:
+    """PATHS as Gradescope's export or Autolab's download (grader/downloads.py), if they are one."""
+    metadata = [p for p in paths if p.name == downloads.METADATA]
+    if len(metadata) == 1:
+        inner = metadata[0].parent
+        depth = len(inner.parts)
+        folders = sorted({p.parts[depth] for p in paths if len(p.parts) > depth + 1 and p.parts[:depth] == inner.parts})
+        if folders:
+            return [f"{f}/" for f in folders], inner, "submission folders of a Gradescope export"
+    autolab = [p for p in paths if (m := downloads.AUTOLAB.fullmatch(p.name))
+               and (m["file"].endswith(".c") or _archive_stem(PurePosixPath(m["file"])) is not None)]
+    if len(autolab) > 1 and len({p.parent for p in autolab}) == 1:
+        emails = sorted({downloads.AUTOLAB.fullmatch(p.name)["email"].lower() for p in autolab})
+        return emails, autolab[0].parent, "students' hand-ins of an Autolab download"
+    return None
+
+
+def _folders_class(paths: list[PurePosixPath]) -> tuple[list[str], PurePosixPath, str] | None:
+    folders = [p.parts[:-1] for p in paths if p.name == "mm.c"]
     common = os.path.commonprefix(folders) if folders else ()
     below = [f[len(common):] for f in folders]
     students = sorted({f[0] for f in below if f})
     if len(students) < 2 or not all(below):
         return None
-    return students, PurePosixPath(*common)
+    return [f"{s}/" for s in students], PurePosixPath(*common), "folders each with an mm.c"
 
 
 def _check_source(data: bytes, label: str, limit: int) -> str:

@@ -212,3 +212,55 @@ def test_grade_with_broken_metadata_says_so_in_one_line(tmp_path):
     warned = [line for line in done.stderr.splitlines() if "submission_metadata.yml" in line]
     assert len(warned) == 1 and warned[0].startswith(f"mmgrade: warning: {gs / 'submission_metadata.yml'}: cannot read")
     assert [s["name"] for s in json.loads((out / "results.json").read_text())["submissions"]] == ["submission_1001"]
+
+
+def _refused_then_graded(tmp_path, archive, message):
+    """`mmgrade grade ARCHIVE` stops before building with one line starting with MESSAGE; its advice,
+    followed as given, grades the unpacked folder: the records' names."""
+    import subprocess
+    kit = make_fake_kit(tmp_path / "kit")
+    config = write_policy(tmp_path)
+    out = tmp_path / "out"
+    done = run_grader("grade", archive, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                      capture_output=True, text=True, timeout=300)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"mmgrade: {archive}: {message}"), \
+        done.stderr
+    assert not out.exists()
+    mkdir, unpack, rerun = lines[0].split("grade the folder: ", 1)[1].split(" && ")
+    assert subprocess.run(f"{mkdir} && {unpack}", shell=True, cwd=tmp_path).returncode == 0
+    folder, _, outdir = rerun.removeprefix("mmgrade grade ").partition(" -o ")
+    graded = run_grader("grade", tmp_path / folder, "-o", outdir, "--kit", kit, "--config", config,
+                        "--traces", TRACES, "--no-report", capture_output=True, text=True, timeout=300)
+    assert graded.returncode == 0, graded.stderr
+    return {s["name"]: s["verdict"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+
+
+def test_a_gradescope_export_zip_given_whole_is_refused_with_how_to_grade_it(tmp_path):
+    """Its folders hold mm.c or an archive: with one mm.c among them, the whole export was graded
+    as one student named after the zip."""
+    import zipfile
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("assignment_77_export/submission_metadata.yml", METADATA)
+        z.writestr("assignment_77_export/submission_1001/mm.c", source("good"))
+        inner = io.BytesIO()
+        with zipfile.ZipFile(inner, "w") as student:
+            student.writestr("handin/mm.c", source("good"))
+        z.writestr("assignment_77_export/submission_1002/handin.zip", inner.getvalue())
+    names = _refused_then_graded(tmp_path, archive, "holds 2 submission folders of a Gradescope export "
+                                 "(submission_1001/, submission_1002/): it looks like a whole class")
+    assert names == {"Ada_Lovelace": "ok", "Alan_Turing__1906": "ok"}
+
+
+def test_an_autolab_download_zip_given_whole_is_refused_with_how_to_grade_it(tmp_path):
+    """It was one student, bad_submission: no mm.c in the archive."""
+    import zipfile
+    archive = tmp_path / "15213_f26_malloclab_submissions.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("ada@cmu.edu_1_mm.c", source("compile_error"))
+        z.writestr("ada@cmu.edu_2_mm.c", source("good"))
+        z.writestr("bob@cmu.edu_1_mm.c", source("good"))
+    names = _refused_then_graded(tmp_path, archive, "holds 2 students' hand-ins of an Autolab download "
+                                 "(ada@cmu.edu, bob@cmu.edu): it looks like a whole class")
+    assert names == {"ada_cmu.edu": "ok", "bob_cmu.edu": "ok"}
