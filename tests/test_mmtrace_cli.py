@@ -127,6 +127,8 @@ def test_suite_verify_and_readme_check_pass_on_the_committed_suite():
     (["gen", "random", "-p", "alloc_bias=nan", "-o", "x.rep"], 2, ["'alloc_bias' of 'random' wants a finite"]),
     (["gen", "binary", "-p", "small=99999999999", "-o", "x.rep"], 2, ["small=99999999999", "larger than the driver's heap"]),
     (["gen", "syn", "-p", "live=5", "-p", "max_live=1", "-o", "x.rep"], 2, ["makes no valid trace with live=5 max_live=1"]),
+    # a traceback (KeyError) until fit-stress checked its two counts together
+    (["gen", "fit-stress", "-p", "blocks=1", "-o", "x.rep"], 2, ["with blocks=1: 'first' (10000) is above 'blocks' (1)"]),
     (["gen", "binary", "--weight", "9", "-o", "x.rep"], 2, ["mmtrace gen: Invalid value for '--weight'"]),
     (["record", "--max-size", "-1", "-o", "r.rep", "--", "true"], 2, ["mmtrace record:", "'--max-size'"]),
     (["record", "--skip", "-5", "-o", "r.rep", "--", "true"], 2, ["mmtrace record:", "'--skip'"]),

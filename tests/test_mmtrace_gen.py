@@ -1,6 +1,7 @@
 """mmtrace.gen: determinism and the shapes the patterns promise."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -171,6 +172,20 @@ def test_a_recipe_value_of_the_wrong_type_is_named_plainly(params, words):
 def test_a_str_parameter_takes_only_its_choices():
     with pytest.raises(PatternError, match="'kind' of 'syn' is one of struct, string, array, mix"):
         generate("syn", 1, {"kind": "nosuch"})
+
+
+def test_a_pattern_that_trips_on_its_parameters_is_one_error_not_a_traceback(monkeypatch):
+    """fit-stress with blocks=1 looked up a block it never made: a KeyError, which the net under
+    the patterns (IndexError, not LookupError) let through as a traceback."""
+    with pytest.raises(PatternError, match=re.escape("with blocks=1: 'first' (10000) is above 'blocks' (1)")):
+        generate("fit-stress", 1, {"blocks": 1})
+    assert len(generate("fit-stress", 1, {"blocks": 20, "first": 20})) > 0
+
+    def lost(rng, pairs: int = 2000):       # a block looked up that was never made
+        return {}[pairs]
+    monkeypatch.setitem(PATTERNS, "binary", dataclasses.replace(PATTERNS["binary"], func=lost))
+    with pytest.raises(PatternError, match=re.escape("pattern 'binary' makes no valid trace with pairs=3 (KeyError")):
+        generate("binary", 1, {"pairs": 3})
 
 
 def test_generated_traces_have_an_upper_bound(monkeypatch):

@@ -133,7 +133,7 @@ def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
         builder = p.func(random.Random(seed), **values)
     except PatternError as err:              # the builder's limits: too many ops, too large a request
         raise PatternError(f"pattern '{pattern}' with {given}: {err}") from None
-    except (ArithmeticError, IndexError, ValueError, AssertionError) as err:
+    except (ArithmeticError, LookupError, ValueError, AssertionError) as err:
         # parameters each valid alone but not together (a live set larger than its budget...)
         raise PatternError(f"pattern '{pattern}' makes no valid trace with {given} "
                            f"({type(err).__name__}{': ' + str(err) if str(err) else ''})") from None

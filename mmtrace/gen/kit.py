@@ -6,7 +6,7 @@ import math
 import random
 
 from ..trace import MAX_HEAP
-from .builder import LiveSet, TraceBuilder
+from .builder import LiveSet, PatternError, TraceBuilder
 
 
 def realloc_many(rng: random.Random, steps: int = 20000, buffers: int = 300,
@@ -113,6 +113,8 @@ def fit_stress(rng: random.Random, big: int = 14_680_064, blocks: int = 14000,
     blocks of 1 KiB with every tenth swapped for 100 bytes, a 10- and a 1-byte block,
     nine of every ten of the first 10,000 freed with 150 bytes at every tenth, then
     the 100-byte blocks freed."""
+    if first > blocks:          # it frees among the first `first` of the `blocks` allocated
+        raise PatternError(f"'first' ({first}) is above 'blocks' ({blocks})")
     b = TraceBuilder(rng)
     b.free(b.alloc(big))
     kib: dict[int, int] = {}
