@@ -25,7 +25,7 @@ from .paths import link_problem
 ACTIONS = ("reject", "warn", "off")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 RULES = ("undefined_symbols", "shadowing", "other_globals", "constructors",
-         "writable_data", "raw_syscalls")
+         "writable_data", "code_size", "raw_syscalls")
 
 
 # What the driver accepts (driver/options.c: -T whole seconds 1..86400; -M up to HEAP_LIMIT,
@@ -105,6 +105,7 @@ class Rules:
     extra_allowed_symbols: tuple[str, ...]
     api_symbols: tuple[str, ...]
     writable_data_max: int
+    code_size_max: int           # bytes of code and read-only data: bounds a table of a trace's placements
     action: dict[str, str]
 
     def allowed(self) -> frozenset[str]:
@@ -354,7 +355,8 @@ def _validate(policy: Policy, origin: str) -> None:
     for where, value in (("points.correctness", policy.points.correctness),
                          ("points.performance", policy.points.performance),
                          ("scoring.throughput_cap", policy.scoring.throughput_cap),
-                         ("rules.writable_data_max", policy.rules.writable_data_max)):
+                         ("rules.writable_data_max", policy.rules.writable_data_max),
+                         ("rules.code_size_max", policy.rules.code_size_max)):
         if value < 0:
             raise PolicyError(f"{origin}: {where} must not be negative")
     limits = policy.limits

@@ -260,6 +260,29 @@ def check_writable(secs, syms, policy: Policy) -> RuleResult:
     return _verdict("writable_data", policy, bad, f"{used} bytes of writable globals (limit {limit})", detail)
 
 
+def code_bytes(secs) -> int:
+    """Every allocated section the program cannot write: code, constants, unwind tables, and RELRO
+    data (a `static const char *const` table lands there)."""
+    return sum(size for name, kind, size, flags, _ in secs
+               if "A" in flags and ("W" not in flags or _in(name, RELRO_SECTIONS)))
+
+
+def _largest_code(syms, limit: int = 4) -> str:
+    """The biggest functions and constants by name, so a student sees what made the object large."""
+    found = sorted(((size, name) for name, kind, size in syms if kind in "tTrRdD" and size), reverse=True)   # d: .data.rel.ro
+    return (" (" + ", ".join(f"{name} {size}" for size, name in found[:limit]) + ")") if found else ""
+
+
+def check_code_size(secs, syms, policy: Policy) -> RuleResult:
+    """Code and read-only data past the limit: a trace's placements compiled in as a constant table
+    replay in a lookup per op, at any speed and with hindsight no allocator has (red team)."""
+    used, limit = code_bytes(secs), policy.rules.code_size_max
+    return _verdict("code_size", policy, [f"{used} bytes"] if used > limit else [],
+                    f"{used} bytes of code and read-only data (limit {limit})",
+                    f"{used} bytes of code and read-only data, more than the {limit} allowed (a table of "
+                    f"precomputed answers?){_largest_code(syms)}")
+
+
 def _jumps_into_instructions(listing: str) -> list[str]:
     """Direct jumps and calls whose target is inside an instruction: overlapping
     instructions (`jmp 1f+2` into a constant holding 0f 05) run code that the
@@ -292,4 +315,4 @@ def check_object(obj: Path, driver_objs: list[Path], policy: Policy) -> tuple[Ru
     reserved = library_symbols() | defined_globals(driver_objs)
     shadowing, others = check_shadowing(syms, reserved, policy)
     return (check_undefined(syms, policy), shadowing, others, check_constructors(secs, syms, policy),
-            check_writable(secs, syms, policy), check_syscalls(obj, policy))
+            check_writable(secs, syms, policy), check_code_size(secs, syms, policy), check_syscalls(obj, policy))

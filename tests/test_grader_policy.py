@@ -24,6 +24,7 @@ def test_defaults_come_from_config_h(kit):
     assert policy.limits.trace_seconds == config["MDRIVER_DEFAULT_TIME_LIMIT"]
     assert policy.limits.max_heap == config["MDRIVER_DEFAULT_MAX_HEAP"]
     assert policy.rules.writable_data_max == 128
+    assert policy.rules.code_size_max == 49152
     assert policy.sandbox.driver_seccomp                      # off only to test the grader's own layers
     assert policy.source.endswith("grader.toml")
 
@@ -94,6 +95,7 @@ def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tm
     ("[scoring]\nthroughput_cap = -1.0\n", "scoring.throughput_cap must not be negative"),
     ("[scoring]\nutil_range = [\"low\", 1]\n", "scoring.util_range: expected a number"),
     ("[rules]\nwritable_data_max = -5\n", "rules.writable_data_max must not be negative"),
+    ("[rules]\ncode_size_max = -1\n", "rules.code_size_max must not be negative"),
     ("[rules]\nextra_allowed_symbols = [1]\n", "rules.extra_allowed_symbols: expected a list of strings"),
     ("[build]\nfile_size_bytes = 0\n", "build.file_size_bytes must be positive"),
     ('[sandbox]\ndriver_seccomp = "off"\n', "sandbox.driver_seccomp: expected true or false"),

@@ -92,6 +92,30 @@ def test_writable_data_limit_is_inclusive_and_counts_data_and_bss(tmp_path, poli
     assert ok["writable_data"].passed and "128 bytes" in ok["writable_data"].detail
 
 
+# A trace's placements compiled in: replayed by a lookup per op, the red team's table of
+# implicit-first's placements on classic-random (58 KB) passed every check, 57.9 -> 96.1 points.
+@pytest.mark.parametrize("table", [
+    "static const unsigned int place[16384] = {1};\nunsigned mm_at(int i) { return place[i]; }",
+    # pointers: in .data.rel.ro, read-only once relocated, so not counted as writable data
+    "static const char *const place[8192] = {\"a\"};\nconst char *mm_at(int i) { return place[i]; }",
+])
+def test_a_table_of_precomputed_answers_is_refused_by_its_size(tmp_path, policy, table):
+    rule = _rules(tmp_path, HEADER + table, policy)["code_size"]
+    assert rule.verdict == "reject", rule
+    used = int(rule.items[0].split()[0])
+    assert used > policy.rules.code_size_max and used >= 65536
+    assert "place 65536" in rule.detail
+
+
+def test_code_size_limit_counts_code_and_constants(tmp_path, policy):
+    small = _rules(tmp_path, HEADER + "static const int t[4] = {1, 2, 3, 4}; int mm_t(int i) { return t[i & 3]; }",
+                   policy)["code_size"]
+    assert small.passed and "bytes of code and read-only data" in small.detail
+    tight = dataclasses.replace(policy, rules=dataclasses.replace(policy.rules, code_size_max=16))
+    assert _rules(tmp_path, HEADER + "static const int t[4] = {1, 2, 3, 4}; int mm_t(int i) { return t[i & 3]; }",
+                  tight)["code_size"].verdict == "reject"
+
+
 def test_driver_symbols_cannot_be_shadowed(tmp_path, policy):
     driver = "int mdriver_secret_counter = 1; void trace_replay(void) { }\n"
     rules = _rules(tmp_path, HEADER + "void trace_replay(void) { }", policy, driver)

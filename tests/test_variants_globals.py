@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from grader.policy import load_policy
-from grader.rules import sections, symbols, writable_bytes
+from grader.rules import code_bytes, sections, symbols, writable_bytes
 from variants_common import KIT, VARIANTS, make, present
 
 
@@ -26,3 +26,11 @@ def test_writable_globals_within_limit(variant, alignment, limit):
     obj = make("driver", variant, alignment).parent / "alloc.o"
     used = writable_bytes(sections(obj), symbols(obj))
     assert used <= limit, f"{variant} at {alignment}: {used} bytes of writable globals, more than {limit}"
+
+
+@pytest.mark.parametrize("variant", present(VARIANTS))
+def test_code_within_limit(variant):
+    """The grader's code_size rule (a bound on compiled-in tables) passes every reference."""
+    obj = make("driver", variant, 16).parent / "alloc.o"
+    used, limit = code_bytes(sections(obj)), load_policy(KIT).rules.code_size_max
+    assert used <= limit, f"{variant}: {used} bytes of code and read-only data, more than {limit}"
