@@ -116,6 +116,30 @@ def test_code_size_limit_counts_code_and_constants(tmp_path, policy):
                   tight)["code_size"].verdict == "reject"
 
 
+# binutils run outside the sandbox: objdump's listing of 6 MB of nops took 20 s and 1.9 GB of the
+# grader's memory, and a 60 MB object's (840 MB of text) would take the host's (red team).
+def test_code_too_large_to_disassemble_is_refused_without_objdump(tmp_path, policy, monkeypatch):
+    import grader.rules as rules
+    obj = _compile(tmp_path, HEADER + '__asm__(".text\\n.fill %d, 1, 0x90\\n");' % (600 << 10))   # past MAX_LISTED_CODE
+    real = rules._tool
+    monkeypatch.setattr(rules, "_tool", lambda *a: pytest.fail("objdump ran") if a[0] == "objdump" else real(*a))
+    found = {r.rule: r for r in check_object(obj, [], policy)}
+    rule = found["raw_syscalls"]
+    assert rule.verdict == "reject" and "more than the grader disassembles" in rule.detail, rule
+
+
+def test_an_object_too_large_to_inspect_is_refused_by_every_rule_unread(tmp_path, policy, monkeypatch):
+    import grader.rules as rules
+    # not loaded, not code: only its size is odd
+    obj = _compile(tmp_path, HEADER + '__asm__(".section .junk\\n.fill %d, 1, 0\\n.previous");'
+                   % (9 << 20))   # past MAX_OBJECT_BYTES
+    monkeypatch.setattr(rules, "_tool", lambda *a: pytest.fail(f"{a[0]} ran"))
+    found = check_object(obj, [], policy)
+    assert [r.rule for r in found] == list(rules.RULES)
+    assert all(r.verdict == ("warn" if r.rule == "other_globals" else "reject") for r in found), found
+    assert "more than the grader inspects" in found[0].detail
+
+
 def test_driver_symbols_cannot_be_shadowed(tmp_path, policy):
     driver = "int mdriver_secret_counter = 1; void trace_replay(void) { }\n"
     rules = _rules(tmp_path, HEADER + "void trace_replay(void) { }", policy, driver)
