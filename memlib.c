@@ -66,6 +66,7 @@ static struct __attribute__((aligned(STATE_BYTES))) kept {
     char *lo, *end;      /* the heap's writable range at its largest: [lo, page_up(lo + max)) */
     bool shared;         /* the range is MAP_SHARED (heap_share): dropped pages must be removed */
     bool sealed;
+    char rest[];         /* the rest of the pages, unused: never written */
 } kept;
 
 _Static_assert(sizeof heap == STATE_BYTES && sizeof kept == STATE_BYTES, "each state fills its own pages");
@@ -391,6 +392,13 @@ size_t mem_pagesize(void) { return page_size(); }
 size_t heap_high_water(void) { return (size_t)(heap.high_water - heap.lo); }
 uintptr_t heap_lo(void) { return (uintptr_t)heap.lo; }
 size_t heap_max(void) { return max_heap(); }
+
+size_t heap_state_fields(uintptr_t lo[2], size_t len[2])
+{
+    lo[0] = (uintptr_t)&heap, len[0] = offsetof(struct heap, rest);
+    lo[1] = (uintptr_t)&kept, len[1] = offsetof(struct kept, rest);
+    return 2;
+}
 
 bool heap_state_contains(uintptr_t p)
 {

@@ -140,9 +140,14 @@ static void skip_mutable(audit_t *a)
     add_skip(a, (uintptr_t)&mm_globals_bss_first, (size_t)(&mm_globals_bss_last - &mm_globals_bss_first) + 1);
     for (size_t i = 0; i < AUDIT_SPANS; i++)
         add_skip(a, (uintptr_t)a->child.serving[i], a->child.serving_len[i]);
+    /* memlib's fields, not the whole of its state pages: their unused rest, which
+     * an allocator may open with mprotect, held 2 x 64 KiB of sizes (red team) */
     uintptr_t lo[3];
-    size_t len[3], n = heap_mprotect_ranges(lo, len);
+    size_t len[3], n = heap_state_fields(lo, len);
     for (size_t i = 0; i < n; i++)
+        add_skip(a, lo[i], len[i]);
+    n = heap_mprotect_ranges(lo, len);
+    for (size_t i = 2; i < n; i++)  /* the shared heap's reservation */
         add_skip(a, lo[i], len[i]);
     /* what printing on the unbuffered stdio streams changes (an allocator may
      * print): the flags, the one-byte buffer, the orientation, the offset */
@@ -350,8 +355,9 @@ static uintptr_t first_change(audit_t *a, const region_t *r, size_t *changed)
     return first;
 }
 
-/* What region r is, for a reader: by the name the memory map gives it. */
-static void describe(const region_t *r, char *out, size_t len)
+/* What region r is, for a reader: by the name the memory map gives it, or
+ * memlib's state when the first change `at` is there. */
+static void describe(const region_t *r, uintptr_t at, char *out, size_t len)
 {
     char exe[256];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -359,7 +365,9 @@ static void describe(const region_t *r, char *out, size_t len)
     const char *base = strrchr(r->name, '/');
     base = base ? base + 1 : r->name;
     uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
-    if (tp >= r->lo && tp < r->hi)
+    if (heap_state_contains(at))
+        snprintf(out, len, "the unused rest of memlib's state pages");
+    else if (tp >= r->lo && tp < r->hi)
         snprintf(out, len, "the thread's control block and thread-local data (glibc's)");
     else if (!strcmp(r->name, "[heap]"))
         snprintf(out, len, "libc's heap (did the allocator call malloc, calloc or realloc?)");
@@ -405,7 +413,7 @@ bool audit_check(audit_t *a, char *msg, size_t msg_len)
         uintptr_t at = first_change(a, &a->region[i], &changed);
         if (at) {
             char what[160];
-            describe(&a->region[i], what, sizeof what);
+            describe(&a->region[i], at, what, sizeof what);
             snprintf(msg, msg_len, "it changed %zu bytes of memory outside the heap, in %s (the first at %#" PRIxPTR
                      "); allocator metadata belongs in the heap, or in mm.c's own globals", changed, what, at);
             return false;

@@ -66,6 +66,10 @@ uintptr_t heap_sbrk_violation(void);
  * has reserved it, the heap with its guard pages (the ranges a sandboxed child
  * must still be allowed to mprotect).  Returns how many, at most 3. */
 size_t heap_mprotect_ranges(uintptr_t lo[3], size_t len[3]);
+/* The bytes of memlib's two state records that it writes: the rest of their
+ * pages stays zero, so that an allocator that opens them with mprotect cannot
+ * keep metadata there unaudited.  Returns how many, 2. */
+size_t heap_state_fields(uintptr_t lo[2], size_t len[2]);
 /* True when p lies in memlib's own state (for messages about a write there). */
 bool heap_state_contains(uintptr_t p);
 /* True when [p, p + len) lies inside [mem_heap_lo(), break). */
