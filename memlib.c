@@ -185,6 +185,15 @@ size_t heap_touched(void)
     return top == SIZE_MAX ? 0 : top * page_size();  /* page `top` ends top pages above lo (page 0 is the guard) */
 }
 
+int heap_guard_touched(void)
+{
+    if (!heap.shared)
+        return 0;
+    if (resident_page(0, 1, false) != SIZE_MAX)
+        return -1;
+    return resident_page(heap.mapped / page_size() - 1, 1, false) != SIZE_MAX;
+}
+
 bool heap_touched_above(size_t mark, size_t *at)
 {
     if (!heap.shared)

@@ -561,6 +561,7 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, double dea
     if (ok && !timed_arrays_untouched(&ta))
         ok = verdict_fail(&v, OUTCOME_TAMPERED, -1, "the first checked run touched the pages where the driver "
                           "will give the timed runs their ops: allocator metadata belongs in the heap");
+    ok = ok && heap_guards_untouched(&v);
     if (ok) {
         /* Pages past the break are inaccessible in a checked run: none above the
          * mark's page can have been touched, unless memlib's state was changed. */

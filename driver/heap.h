@@ -49,6 +49,11 @@ size_t heap_touched(void);
  * scrub zeroed the rest of the mark's page and heap_drop_above removed every page
  * above it.  *at: how far above mem_heap_lo() the first such byte (or page) is. */
 bool heap_touched_above(size_t mark, size_t *at);
+/* Whether a guard page of the shared heap is resident: -1 the one below
+ * mem_heap_lo(), 1 the one above the heap's maximum, 0 neither.  No honest run
+ * touches them, but they lie in the range memlib mprotects, which the sandbox
+ * lets the allocator mprotect too. */
+int heap_guard_touched(void);
 void heap_unshare(void);
 /* The parent's side of a shared heap: heap_share_view makes its own view of the
  * heap writable (after fork: the child's pages past the break must stay

@@ -362,6 +362,19 @@ static bool stayed_below(size_t high_water, verdict_t *v)
                         heap_shared_lo() + at, at, high_water);
 }
 
+/* The guard pages around the heap are nobody's: the one below it, opened with
+ * mprotect, held 1,024 sizes outside the heap, and outlived every run's clean
+ * start, which zeroes the heap and drops the pages above the mark only. */
+bool heap_guards_untouched(verdict_t *v)
+{
+    int side = heap_guard_touched();
+    if (!side)
+        return true;
+    return verdict_fail(v, OUTCOME_OUT_OF_HEAP, -1, "the allocator touched the guard page %s the heap (%s): memory "
+                        "outside the heap is not the allocator's, mprotect or not", side < 0 ? "below" : "above",
+                        side < 0 ? "just below mem_heap_lo()" : "past the largest heap -M allows");
+}
+
 /* ---- in the parent */
 
 bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
@@ -457,7 +470,7 @@ static bool run_sound(const trace_t *t, const timed_arrays_t *a, judge_t *j, con
                       bool timed, verdict_t *v)
 {
     return placed_as_checked(t, a->placed, pl, timed, v) && tags_kept(t, j->plan, a->seen, timed, v) &&
-           timed_blocks_sound(t, a->ptr, j->final, j->spans, brk, v);
+           timed_blocks_sound(t, a->ptr, j->final, j->spans, brk, v) && heap_guards_untouched(v);
 }
 
 bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed_arrays_t *a, verdict_t *v)

@@ -68,6 +68,10 @@ typedef struct remote remote_t;
 bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v);
 
+/* In the parent, after a run: false (out_of_heap) when it touched a guard page
+ * of the heap (heap_guard_touched). */
+bool heap_guards_untouched(verdict_t *v);
+
 /* In the parent: the second checked run, a replay of the shared ops in the child
  * in checked mode (pages past the break inaccessible), untimed, judged as a timed
  * run is: every block where the first checked run put it, every realloc's tag

@@ -232,6 +232,33 @@ def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_pat
     assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
 
 
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_sizes_kept_in_a_guard_page_of_the_heap_are_out_of_heap(tmp_path, side):
+    """hide-guard.c opens a guard page around the heap with the mprotect the sandbox
+    allows there and keeps its sizes in it: memory outside the heap that utilization
+    never counted (it was ok, red team 2026-11-24).  The parent asks, after the
+    first checked run, whether either guard page was touched."""
+    r = run(broken("hide-guard"), "-f", write_trace(tmp_path, "guard", realloc_ops(100), weight=1), tmp=tmp_path,
+            env={**os.environ, "HIDE_GUARD": side})
+    assert r.rc == 1
+    t = r.trace("guard")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("out_of_heap", None, None), t["message"]
+    assert f"touched the guard page {side} the heap" in t["message"], t["message"]
+
+
+def test_a_counter_kept_in_the_guard_page_only_when_timed_is_seen(tmp_path):
+    """timing-guard.c is honest while checked and keeps a counter in the guard page
+    below the heap in its timed runs, where each run's clean start never looked."""
+    ops = [f"a {i} {16 + i}" for i in range(50)] + [f"f {i}" for i in range(50)]
+    r = run(broken("timing-guard"), "-f", write_trace(tmp_path, "guard", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("guard")
+    assert (t["outcome"], t["timing"]) == ("out_of_heap", None), t["message"]
+    assert "touched the guard page below the heap" in t["message"], t["message"]
+    r = run(broken("timing-guard"), "-f", write_trace(tmp_path, "checked", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
+
+
 # A short trace of each classic shape: growth, frees, reallocs.
 AUDITED_TRACES = ["classic-amptjp.rep", "classic-realloc2.rep", "realloc-vectors.rep"]
 
