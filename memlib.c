@@ -296,6 +296,8 @@ void heap_share_view(void)
 
 uintptr_t heap_shared_lo(void) { return heap.shared ? (uintptr_t)heap.shared + page_size() : 0; }
 
+uintptr_t heap_shared_end(void) { return heap.shared ? (uintptr_t)page_up(heap.shared + page_size() + max_heap()) : 0; }
+
 uintptr_t heap_canary_broken(uintptr_t from, uintptr_t to) { return canary_broken((const char *)from, (const char *)to); }
 
 uintptr_t heap_sbrk_violation(void) { return heap.violation; }
@@ -323,14 +325,19 @@ void heap_restart(bool checked)
         scrub();
 }
 
-void heap_keep_mark(size_t high_water)
+void heap_keep_mark(size_t high_water, uintptr_t lo, uintptr_t end)
 {
     protect(&kept, &kept.sealed, false);
     kept.high_water = high_water;
+    if (lo) {
+        kept.lo = (char *)lo;
+        kept.end = (char *)end;
+        kept.shared = true;
+    }
     protect(&kept, &kept.sealed, true);
 }
 
-void heap_keep_high_water(void) { heap_keep_mark(heap_high_water()); }
+void heap_keep_high_water(void) { heap_keep_mark(heap_high_water(), 0, 0); }
 
 size_t heap_kept_high_water(void) { return kept.high_water; }
 

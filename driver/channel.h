@@ -50,6 +50,7 @@ typedef struct {
     uintptr_t ptr;        /* free, realloc */
     size_t size;          /* malloc, realloc */
     uint64_t kept_high_water;  /* prepare: the first checked run's mark (the scrub keeps the heap below it) */
+    uint64_t heap_lo, heap_end;  /* prepare: the heap's range, as the parent has it (0: the child's own) */
 } call_t;
 
 /* No padding: every byte of an answer is one the child writes (serve.c). */

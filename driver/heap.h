@@ -35,8 +35,13 @@ size_t heap_high_water(void);
  * a timed run's clean start zeroes the heap (heap_restart). */
 void heap_keep_high_water(void);
 size_t heap_kept_high_water(void);
-/* Keep a mark the caller measured: the child keeps the one its parent measured. */
-void heap_keep_mark(size_t high_water);
+/* Keep a mark the caller measured: the child keeps the one its parent measured,
+ * and, when lo is not 0, the heap's range [lo, end) its parent gives: the child's
+ * own copy lies in pages the allocator may mprotect, and pointed away (lo = end)
+ * the scrub left one timed run's heap to the next (red team). */
+void heap_keep_mark(size_t high_water, uintptr_t lo, uintptr_t end);
+/* The parent's view of the shared heap's range, [heap_shared_lo(), heap_shared_end()); 0 without one. */
+uintptr_t heap_shared_end(void);
 /* The parent's view of the child's first checked run (defense in depth, should an
  * allocator unseal memlib's state): heap_share reserves the heap MAP_SHARED before
  * fork and the child's mem_init adopts it; heap_touched is then how far above

@@ -166,9 +166,9 @@ static __attribute__((noinline)) void scrub_stack(void)
 
 /* ---- in the child: what a timed call does */
 
-void timed_prepare(size_t kept_high_water)
+void timed_prepare(const call_t *prepare)
 {
-    heap_keep_mark(kept_high_water);
+    heap_keep_mark(prepare->kept_high_water, prepare->heap_lo, prepare->heap_end);
     heap_restart(false);
     scrub_stack();
 }
@@ -511,7 +511,8 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
             progress_at(PASS_TIMING, -1);
             clear_written(a);
             heap_drop_above(high_water);
-            call_t prepare = {.kind = CALL_PREPARE_TIMED, .op = -1, .kept_high_water = high_water};
+            call_t prepare = {.kind = CALL_PREPARE_TIMED, .op = -1, .kept_high_water = high_water,
+                              .heap_lo = heap_shared_lo(), .heap_end = heap_shared_end()};
             call_t run = {.kind = CALL_TIMED_RUN, .op = -1};
             if (!(ok = remote_call(rc, &prepare, &done) && remote_timed(rc, &run, &s, &faults, &done))) {
                 verdict_fail(v, OUTCOME_CRASHED, -1, "the trace's process ended in the timing pass");

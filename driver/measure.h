@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "driver/channel.h"
 #include "driver/check.h"
 #include "driver/trace.h"
 #include "driver/utilization.h"
@@ -82,7 +83,7 @@ bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed
 /* In the child, what the timed calls do: a run's clean start (heap and stack),
  * one run of the allocator (mm_init's status), one of libc, and, untimed, the
  * return of the blocks libc's run left live. */
-void timed_prepare(size_t kept_high_water);
+void timed_prepare(const call_t *prepare);
 int timed_run_mm(const timed_arrays_t *a);
 /* The second checked run: timed_run_mm's replay, noting each op in progress.h for a death's message. */
 int checked_run_mm(const timed_arrays_t *a);

@@ -142,7 +142,7 @@ static void perform(const call_t *call, const timed_arrays_t *ta, answer_t *a)
         heap_restart(true);
         result = (uintptr_t)(intptr_t)checked_run_mm(ta);
         break;
-    case CALL_PREPARE_TIMED: timed_prepare(call->kept_high_water); break;
+    case CALL_PREPARE_TIMED: timed_prepare(call); break;
     case CALL_TIMED_RUN: result = (uintptr_t)(intptr_t)timed_run_mm(ta); break;
     case CALL_LIBC_RUN: timed_run_libc(ta); break;
     case CALL_LIBC_RELEASE: libc_release(ta); break;

@@ -680,6 +680,19 @@ def test_a_table_of_placements_kept_between_runs_is_gone_when_timed(tmp_path, na
     assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
 
 
+def test_a_timed_run_starts_on_a_clean_heap_wherever_memlib_says_the_heap_is(tmp_path):
+    """timing-unscrubbed.c points memlib's kept copy of the heap's start at its end
+    (opened with the mprotect the sandbox allows there), so that the next run's clean
+    start zeroed nothing, and says so when an earlier run's bytes are still there
+    (red team, 2026-11-24).  The clean start now takes the heap's range from the
+    parent's call: every timed run finds a zeroed heap."""
+    ops = [f"a {i} {16 + i}" for i in range(50)] + [f"f {i}" for i in range(50)]
+    r = run(broken("timing-unscrubbed"), "-f", write_trace(tmp_path, "clean", ops, weight=1), "-r", "3", tmp=tmp_path)
+    t = r.trace("clean")
+    assert r.rc == 0 and t["outcome"] == "ok" and len(t["timing"]["samples"]) >= 3, t["message"]
+    assert "earlier timed run's heap" not in t["output"], t["output"]
+
+
 def test_a_table_of_placements_kept_past_the_break_is_out_of_heap_when_timed(tmp_path):
     """replay-heap.c keeps its table 8 MiB above the heap's start, past the break,
     written by its first timed run (honest otherwise): that run is caught touching
