@@ -188,6 +188,18 @@ def test_a_pattern_that_trips_on_its_parameters_is_one_error_not_a_traceback(mon
         generate("binary", 1, {"pairs": 3})
 
 
+@pytest.mark.parametrize("max_size, words", [
+    (1, "'sizes' (26) wants 23 sizes besides the hot ones, and only 0 lie from 7 to 'max_size' (1)"),
+    (28, "'sizes' (26) wants 23 sizes besides the hot ones, and only 22 lie from 7 to 'max_size' (28)"),
+])
+def test_a_palette_with_too_few_sizes_to_draw_is_refused_not_drawn_forever(max_size, words):
+    """program drew its spread sizes until enough differed: with max_size=1 (or any range
+    holding fewer) `mmtrace gen` never returned."""
+    with pytest.raises(PatternError, match=re.escape(words)):
+        generate("program", 1, {"max_size": max_size})
+    assert len(set(generate("program", 1, {"max_size": 29}).sizes)) >= 26
+
+
 def test_generated_traces_have_an_upper_bound(monkeypatch):
     import mmtrace.gen.builder as builder
     monkeypatch.setattr(builder, "MAX_OPS", 1000)

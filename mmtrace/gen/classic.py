@@ -7,7 +7,10 @@ from __future__ import annotations
 import math
 import random
 
-from .builder import LiveSet, TraceBuilder
+from .builder import LiveSet, PatternError, TraceBuilder
+
+
+SMALLEST = 7        # the least of the palette's spread sizes
 
 
 def _palette(rng: random.Random, hot: list[tuple[int, float]], n_sizes: int,
@@ -16,9 +19,15 @@ def _palette(rng: random.Random, hot: list[tuple[int, float]], n_sizes: int,
     sizes = [s for s, _ in hot]
     weights = [w for _, w in hot]
     rest = 1.0 - sum(weights)
+    # the others are drawn from [SMALLEST, max_size] until enough differ: too few there drew forever
+    wanted = n_sizes - len(sizes)
+    there = max_size - SMALLEST + 1 - sum(SMALLEST <= s <= max_size for s in sizes)
+    if wanted > 0 and there < wanted:
+        raise PatternError(f"'sizes' ({n_sizes}) wants {wanted} sizes besides the hot ones, and only "
+                           f"{max(there, 0)} lie from {SMALLEST} to 'max_size' ({max_size})")
     others = {max_size}
     while len(others) < n_sizes - len(sizes):
-        s = int(math.exp(rng.uniform(math.log(7), math.log(max_size))))
+        s = int(math.exp(rng.uniform(math.log(SMALLEST), math.log(max_size))))
         if s not in sizes:
             others.add(s)
     others_l = sorted(others)
