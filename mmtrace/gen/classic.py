@@ -83,8 +83,9 @@ def uniform_random(rng: random.Random, allocs: int = 2400, max_size: int = 32768
     b = TraceBuilder(rng, reuse_ids=False)
     live = LiveSet(rng)
     left = allocs
+    top = min(max_size, max_live + 1)   # a larger size never fits: drawn, it only spun (max_live=1)
     while left > 0 or len(live):
-        size = rng.randrange(1, max_size)
+        size = rng.randrange(1, top)
         want = left > 0 and (not len(live) or rng.random() < alloc_bias)
         if want and b.live_bytes + size <= max_live:
             live.add(b.alloc(size))
