@@ -141,8 +141,15 @@ def run(argv: list[str], alloc: Allocator, timeout: float = 300, stdin: Path | N
             proc = timer = None
             try:
                 start = time.perf_counter()
-                proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe, env=env,
-                                        cwd=cwd, start_new_session=True)
+                # A stop signal that came inside Popen, after the fork, raised there with `proc` unset,
+                # and the command, started already, outlived us (seen under load): blocked until
+                # Popen returns, it is raised below with `proc` known (rusage unblocks it for the command).
+                old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+                try:
+                    proc = subprocess.Popen([str(RUSAGE), str(rss), *argv], stdin=fi, stdout=fo, stderr=fe,
+                                            env=env, cwd=cwd, start_new_session=True)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, old)
                 timer = timeout_timer(timeout, proc.pid)
                 start_unsignalled(timer)
                 _, status, _ = os.wait4(proc.pid, 0)

@@ -294,3 +294,59 @@ def test_a_stop_signal_while_the_timeout_timer_starts_leaves_nothing_to_hold_the
         "print('unreachable')\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 128 + signal.SIGTERM.value and "unreachable" not in done.stdout, done.stderr
+
+
+def test_a_stop_signal_while_the_command_starts_kills_the_command(tmp_path):
+    """A SIGTERM that came inside Popen, after the fork (the command itself may send it, and
+    under load it does before Popen returns), was raised with the process not yet known: the
+    stopped study left its command running (seen as a `sleep 60` alive after the stop test).  The
+    stop signals are blocked while the command starts; rusage unblocks them for the command."""
+    script, started = tmp_path / "stop.py", tmp_path / "started"
+    script.write_text(
+        "import os, signal, subprocess, sys\n"
+        f"sys.path.insert(0, {str(KIT)!r})\n"
+        "from bench import measure\n"
+        "from bench.allocators import Allocator\n"
+        f"measure.RUSAGE, measure.WITNESS = measure.Path({str(bench_program('rusage'))!r}), "
+        f"measure.Path({str(bench_program('witness.so'))!r})\n"
+        "def stop(signum, frame):\n"
+        "    raise measure.Stopped('SIGTERM')\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "real = subprocess.Popen\n"
+        "class SignalledInside(real):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        super().__init__(*args, **kwargs)\n"
+        f"        open({str(started)!r}, 'w').write(str(self.pid))\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)   # as if it came before Popen returned\n"
+        "measure.subprocess.Popen = SignalledInside\n"
+        "try:\n"
+        "    measure.run(['sleep', '300'], Allocator('glibc', 'system'))\n"
+        "except measure.Stopped:\n"
+        "    sys.exit(143)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 143, done.stderr
+    group = int(started.read_text())     # rusage's session: it and the command
+    import os
+    import time
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.killpg(group, signal.SIGKILL)
+        raise AssertionError("the command outlived the stopped run")
+
+
+def test_rusage_runs_the_command_with_no_signal_blocked(tmp_path):
+    """The bench starts rusage with its stop signals blocked; the command must not inherit that."""
+    script = tmp_path / "blocked.py"
+    script.write_text(
+        "import signal, subprocess, sys\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})\n"
+        f"subprocess.run([{str(bench_program('rusage'))!r}, {str(tmp_path / 'rss')!r}, 'grep', 'SigBlk', "
+        "'/proc/self/status'])\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["SigBlk:", "0" * 16], done.stdout + done.stderr
