@@ -46,3 +46,8 @@ class Window:
         elapsed = max(monotonic() - self.started, 1e-3)
         other = (busy - self.busy) - (own_cpu() - self.own)
         return round(max(0.0, other) / elapsed, 2)
+
+
+def shared(other_cores: float, cores: int) -> bool:
+    """Whether other work took enough of the host to show in the figures: a quarter of its cores."""
+    return other_cores > 0.25 * max(cores, 1)

@@ -76,7 +76,7 @@ def machine_note(m: dict | None = None) -> str:
               "with their min–max ranges.")
     if other is not None:       # other processes' CPU time: the study's own is not other work
         note += (f" Other processes kept {other:g} of its {count(cores or 1, 'core')} busy on average during the "
-                 f"study (/proc/stat less the study's own CPU time)" + (shared if other > 0.25 * (cores or 1) else "."))
+                 f"study (/proc/stat less the study's own CPU time)" + (shared if hostload.shared(other, cores or 1) else "."))
     elif load is not None:      # records from before that: the load average, the study's own work in it
         note += (f" Load average {load:g} (1 minute) as the study ended"
                  + (f", on {count(cores, 'core')}{shared}" if load > 0.5 * (cores or 1) else "."))

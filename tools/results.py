@@ -31,7 +31,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(KIT))
 
-from bench.hostload import Window  # noqa: E402
+from bench.hostload import Window, shared  # noqa: E402
 from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
@@ -412,8 +412,8 @@ def gaps_section(best: Run | None, count: int = 10) -> list[str]:
 
 
 def provenance(runs: list[Run]) -> str:
-    """What the runs were built from and what else the host was doing as they started, from the
-    cache's records (older caches have none: then nothing is claimed)."""
+    """What the runs were built from and how busy other work kept the host while they ran, from
+    the cache's records (older caches have none: then nothing is claimed)."""
     commits = sorted({c for r in runs for c in r.commits})
     loads = sorted(x for r in runs for x in r.loads)
     note = []
@@ -426,7 +426,7 @@ def provenance(runs: list[Run]) -> str:
                     f"core{'s' * (cores > 1)} busy during a run (at most {loads[-1]:g} over "
                     f"{len(loads)} runs; /proc/stat less the driver's own CPU time)"
                     + (": some runs shared the host with other work, and their figures carry its noise."
-                       if loads[-1] > 0.25 * cores else "."))
+                       if shared(loads[-1], cores) else "."))
     return "  ".join(note)
 
 
