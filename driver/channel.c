@@ -96,6 +96,8 @@ void channel_take_side(channel_t *ch, bool is_child)
     ch->other_in = ch->other_out = -1;
 }
 
+void channel_share_no_further(channel_t *ch) { madvise(ch->shared, sizeof *ch->shared, MADV_DONTFORK); }
+
 void channel_close(channel_t *ch)
 {
     if (!ch->shared)

@@ -93,6 +93,8 @@ bool channel_open(channel_t *ch);
 /* After fork, in each process: keep this side's ends (is_child says which). */
 void channel_take_side(channel_t *ch, bool is_child);
 void channel_close(channel_t *ch);
+/* In the parent: a child forked later gets no copy of the shared page. */
+void channel_share_no_further(channel_t *ch);
 /* The bytes of the shared page no one writes (between its fields, after
  * them), which must stay zero: their number, at most 4. */
 size_t channel_gaps(const channel_t *ch, const void *lo[], size_t len[]);

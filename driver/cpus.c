@@ -40,6 +40,11 @@ static bool pin(pid_t pid, int cpu)
 void cpus_pin_parent(cpus_t *c)
 {
     *c = (cpus_t){.cpu = sched_getcpu()};
+    cpus_repin_parent(c);
+}
+
+void cpus_repin_parent(cpus_t *c)
+{
     c->pinned = c->cpu >= 0 && sched_getaffinity(0, sizeof c->before, &c->before) == 0 && pin(0, c->cpu);
 }
 

@@ -45,8 +45,10 @@ void cpus_place_child(cpus_t *c, pid_t child, channel_t *ch, bool checked_calls)
 /* Move a child that is apart to the parent's CPU, for good; `failed`: because
  * its spins kept running out (then the next children start together too). */
 void cpus_join(cpus_t *c, pid_t child, channel_t *ch, bool failed);
-/* The child gone: the parent's mask as it was. */
+/* The child gone, or left idle while another runs: the parent's mask as it was. */
 void cpus_unpin_parent(cpus_t *c);
+/* Pin the parent again on the CPU of an idle child, to time it once more. */
+void cpus_repin_parent(cpus_t *c);
 /* MDRIVER_CPUS when set to neither together nor apart, else NULL: checked before
  * any trace, since a misspelt value would leave the choice adaptive unseen. */
 const char *cpus_unknown_setting(void);

@@ -263,11 +263,11 @@ double kbest_estimate(const double *samples, int n, bool *converged)
     return k ? sum / k : 0;
 }
 
-static bool settled(const timing_t *tm, int min_samples)
+static bool settled(const timing_t *tm, int least)
 {
     bool converged;
     kbest_estimate(tm->samples, tm->n, &converged);
-    return tm->n >= min_samples && converged;
+    return tm->n >= least && converged;
 }
 
 /* The blocks a timed run left live must lie inside the heap and apart, as in the
@@ -396,6 +396,13 @@ bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
     return false;
 }
 
+void timed_arrays_share_no_further(timed_arrays_t *a)
+{
+    void *arrays[] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        pages_share_no_further(arrays[i]);
+}
+
 bool timed_arrays_untouched(const timed_arrays_t *a)
 {
     const void *arrays[] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
@@ -433,7 +440,9 @@ static void judge_put(judge_t *j)
 
 /* The child gets the ops, and each op's tag without the value a realloc must
  * find (which the parent keeps), only now that its checked runs are over. */
-static bool judge_get(const trace_t *t, timed_arrays_t *a, judge_t *j)
+/* A new tag plan for the parent and, when `hand_over`, the ops and tags put in
+ * the child's arrays. */
+static bool judge_get(const trace_t *t, timed_arrays_t *a, judge_t *j, bool hand_over)
 {
     size_t ids = t->num_ids ? t->num_ids : 1;
     *j = (judge_t){
@@ -446,11 +455,13 @@ static bool judge_get(const trace_t *t, timed_arrays_t *a, judge_t *j)
     if (ok) {
         plan_tags(t, j->plan, last);
         trace_end(t, a->live, j->final);
+    } else {
+        judge_put(j);
+    }
+    if (ok && hand_over) {
         memcpy(a->ops, t->ops, t->num_ops * sizeof *t->ops);
         for (size_t i = 0; i < t->num_ops; i++)
             a->tags[i] = (tag_plan_t){j->plan[i].write_at, j->plan[i].check_at, j->plan[i].value, 0};
-    } else {
-        judge_put(j);
     }
     pages_free(last);
     return ok;
@@ -476,7 +487,7 @@ static bool run_sound(const trace_t *t, const timed_arrays_t *a, judge_t *j, con
 bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed_arrays_t *a, verdict_t *v)
 {
     judge_t j;
-    if (!judge_get(t, a, &j))
+    if (!judge_get(t, a, &j, true))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     progress_at(PASS_RECHECK, -1);
     clear_written(a);
@@ -493,17 +504,23 @@ bool recheck_trace(remote_t *rc, const trace_t *t, const placements_t *pl, timed
     return ok;
 }
 
-bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
+bool time_trace(remote_t *rc, const trace_t *t, bool mm, sampling_t want, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v)
 {
     judge_t j;
-    memset(out, 0, sizeof *out);
-    if (!judge_get(t, a, &j))
+    /* libc's top-up replays the ops and tags its child already has: new tags
+     * would land on pages of its large blocks that its first pass never
+     * touched, a page fault each (about 57 a run on 20 blocks of 100-800 KB). */
+    bool top_up = !mm && out->n;
+    if (!top_up)
+        memset(out, 0, sizeof *out);
+    if (!judge_get(t, a, &j, !top_up))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     double began = monotonic_seconds();
     bool ok = true;
+    int most = want.most < MDRIVER_MAX_SAMPLES ? want.most : MDRIVER_MAX_SAMPLES;
     out->has_faults = true;
-    for (int round = 0; round < MDRIVER_MAX_SAMPLES; round++) {
+    while (out->n < most) {
         double s;
         long faults;
         answer_t done;
@@ -538,9 +555,9 @@ bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const 
             out->faults[out->n] = faults;
             out->samples[out->n++] = s;
         }
-        /* A replay so slow that the budget is spent before min_samples is its own
-         * average, and more of them would only eat the trace's time limit. */
-        if ((round + 1 >= min_samples && settled(out, min_samples)) || monotonic_seconds() - began > MDRIVER_TIMING_BUDGET)
+        /* A replay so slow that the budget is spent before `least` samples is its
+         * own average, and more of them would only eat the trace's time limit. */
+        if (settled(out, want.least) || monotonic_seconds() - began > MDRIVER_TIMING_BUDGET)
             break;
     }
     bool unused;

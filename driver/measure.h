@@ -58,15 +58,26 @@ typedef struct {
 
 bool timed_arrays_open(timed_arrays_t *a, const trace_t *t);
 void timed_arrays_close(timed_arrays_t *a);
+/* In the parent: a child forked later gets none of the arrays. */
+void timed_arrays_share_no_further(timed_arrays_t *a);
 /* True when no one has written the arrays since they were opened (the child
  * has no business there before its replays). */
 bool timed_arrays_untouched(const timed_arrays_t *a);
 
-/* In the parent: time the allocator (mm) or else libc in the child rc, at least
- * min_samples runs, into *out.  Every timed run of mm must place its blocks as
- * *pl says the checked run did, inside the heap the checked run used (high_water). */
+/* How many runs a timing pass takes: at least `least`, and then until the K
+ * fastest agree, but never more than `most` (nor MDRIVER_MAX_SAMPLES), nor
+ * past the timing budget. */
+typedef struct {
+    int least, most;
+} sampling_t;
+
+/* In the parent: time the allocator (mm) or else libc in the child rc, as
+ * `want` says, into *out; a pass given an *out that holds samples adds to them
+ * (libc's, topped up to the allocator's count).  Every timed run of mm must
+ * place its blocks as *pl says the checked run did, inside the heap the
+ * checked run used (high_water). */
 typedef struct remote remote_t;
-bool time_trace(remote_t *rc, const trace_t *t, bool mm, int min_samples, const placements_t *pl, size_t high_water,
+bool time_trace(remote_t *rc, const trace_t *t, bool mm, sampling_t want, const placements_t *pl, size_t high_water,
                 timed_arrays_t *a, timing_t *out, verdict_t *v);
 
 /* In the parent, after a run: false (out_of_heap) when it touched a guard page

@@ -60,6 +60,12 @@ void *pages_resize(void *p, size_t n)
     return array;
 }
 
+void pages_share_no_further(void *p)
+{
+    if (p)
+        private_to_parent(mapping(p), mapped_length(p));
+}
+
 void pages_free(void *p)
 {
     if (p)

@@ -29,6 +29,9 @@ bool pages_contains(const void *p, uintptr_t addr);
 /* True when no page of p (from pages_alloc_shared) was ever touched, by this
  * process or a child: the array starts on a page of its own, after its header's. */
 bool pages_untouched(const void *p);
+/* p (from pages_alloc_shared) shared with the children forked so far only:
+ * one forked later gets none of it.  NULL is fine. */
+void pages_share_no_further(void *p);
 /* Give p back; NULL is fine. */
 void pages_free(void *p);
 

@@ -170,7 +170,7 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
     json_open(&j, "scoring", '{');
     json_number(&j, "util_weight", MM_UTIL_WEIGHT);
     json_number(&j, "throughput_cap", MM_THROUGHPUT_CAP);
-    json_string(&j, "estimator", "mean of the 3 fastest thread-CPU-time samples (K-best, K=3, 2% tolerance)");
+    json_string(&j, "estimator", "mean of the 3 fastest thread-CPU-time samples (K-best, K=3, 2% tolerance); libc topped up to the allocator's number of samples");
     json_close(&j, '}');
 
     json_open(&j, "machine", '{');

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import time
 
 import pytest
@@ -362,3 +363,40 @@ def test_calls_too_slow_to_spin_for_are_served_in_every_placement(tmp_path):
         found[placement] = figures(r)
     assert found["together"] == found["apart"] == found[None]
     assert found[None][0][1] == "ok"
+
+
+def shared_mappings(pid: int) -> set[tuple[str, str]]:
+    """The address ranges a process maps shared (the `s` of /proc/PID/maps)."""
+    spans = set()
+    with open(f"/proc/{pid}/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if fields[1][3] == "s":
+                spans.add((fields[0], fields[1]))
+    return spans
+
+
+def test_the_allocators_child_gets_none_of_libcs_idle_child(tmp_path):
+    """libc's child waits, unsandboxed, while the allocator's runs (its samples are topped up
+    after): the allocator's child must share no memory with it but the driver's progress page,
+    least of all its serving stack, which would let an allocator take it over."""
+    trace = write_trace(tmp_path, "t", CLEAN, weight=1)
+    driver = broken("slow-first-init")   # its first mm_init sleeps 3 s
+    proc = subprocess.Popen([str(driver), "-f", str(trace)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        children: list[str] = []
+        deadline = time.monotonic() + 20
+        while len(children) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as f:
+                children = f.read().split()
+        assert len(children) == 2, "libc's child and the allocator's were never alive together"
+        time.sleep(0.3)   # the allocator's child past its start, into mm_init
+        libc_child, allocator_child = sorted(children, key=int)
+        common = shared_mappings(int(libc_child)) & shared_mappings(int(allocator_child))
+        page = os.sysconf("SC_PAGE_SIZE")
+        sizes = [int(end, 16) - int(start, 16) for (start, end) in (span.split("-") for span, _ in common)]
+        assert sizes == [page], common   # the progress page alone
+        assert len(shared_mappings(int(libc_child))) >= 6   # its stack, channel and arrays: what it keeps apart
+    finally:
+        assert proc.wait(timeout=60) == 0
