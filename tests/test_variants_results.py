@@ -113,6 +113,50 @@ def test_stats_table_has_every_counter_of_mm_stats_h():
     assert cells["bytes_requested"] == f"{2 * (1000 + fields.index('bytes_requested')):,}"   # summed over traces
 
 
+def _driver_json(times: dict[str, tuple[float, float]], ops: int = 1000) -> dict:
+    """The driver's JSON of one run: trace name -> (the allocator's seconds, libc's), OPS ops each."""
+    def timing(s: float) -> dict:
+        return {"seconds": s, "ops_per_sec": ops / s, "samples": [s]}
+
+    traces = [{"name": n, "outcome": "ok", "utilization": 0.9, "ideal_utilization": 0.95, "stats": {},
+               "timing": timing(s), "libc": timing(libc)} for n, (s, libc) in times.items()]
+    mine, libc = sum(s for s, _ in times.values()), sum(lc for _, lc in times.values())
+    total = ops * len(times)
+    return {"traces": traces, "machine": {"cpu": "test cpu", "date": "2026-01-01"},
+            "summary": {"utilization": 0.9, "throughput_ops_per_sec": total / mine,
+                        "libc_ops_per_sec": total / libc, "throughput_ratio": libc / mine,
+                        "perf_index": 90.0, "failed": 0}}
+
+
+def _section(md: str, heading: str) -> list[str]:
+    """The table rows under HEADING (the lines starting with '|' before the next heading)."""
+    assert heading in md, f"no {heading!r} on the page"
+    lines = md.split(heading, 1)[1].split("\n## ", 1)[0].splitlines()
+    return [line for line in lines if line.startswith("|")]
+
+
+def test_per_trace_ratio_to_libc_is_each_variants_own_run():
+    """The per-trace Kops table's libc column was the last variant's run's libc, beside every
+    other variant's Kops from its own run: libc's speed differs between runs, so a variant looked
+    2x libc where its own run measured 1.5x.  Each variant's ratio now comes from its own run."""
+    slow_libc = results.run_from_driver_json("segregated", 16, _driver_json(
+        {"t1": (0.002, 0.001), "t2": (0.001, 0.003)}), {})
+    fast_libc = results.run_from_driver_json("best", 16, _driver_json(
+        {"t1": (0.001, 0.004), "t2": (0.002, 0.001)}), {})
+    md = results.render([slow_libc, fast_libc], [], "traces")
+    ratios = _section(md, "## Throughput per trace, ratio to libc in the same run (16-byte alignment)")
+    assert ratios[0] == "| trace | `segregated` | `best` |"
+    # libc's seconds over the variant's, each from the variant's own JSON
+    assert ratios[2:] == ["| t1 | 0.50x | 4.00x |", "| t2 | 3.00x | 0.50x |",
+                          "| **whole suite** | 1.33x | 1.67x |"]
+    kops = _section(md, "## Throughput per trace, Kops (16-byte alignment)")
+    assert kops[0] == "| trace | `segregated` | `best` | libc, median (range) of 2 runs |"
+    # libc's Kops on t1 was 1,000 in segregated's run and 250 in best's: their median and range
+    assert kops[2:] == ["| t1 | 500 | 1,000 | 625 (250-1,000) |", "| t2 | 1,000 | 500 | 667 (333-1,000) |"]
+    assert "libc's own Kops on the whole suite moved from 400 to 500 on this page" in md
+    assert results.TraceResult.from_json(fast_libc.traces[0].to_json()).ratio == pytest.approx(4.0)
+
+
 def test_claims_report_a_contradiction_with_its_reason():
     first = _run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
     best = _run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
@@ -183,6 +227,7 @@ def test_cli_measures_and_writes_docs(tmp_path):
                 f"| {median['perf_index']:.1f} |") in md
     for heading in ("## The progression at 16-byte alignment", "## The classic group at 8-byte alignment",
                     "## Targets of `best`", "## Utilization per trace", "## Throughput per trace, Kops",
+                    "## Throughput per trace, ratio to libc in the same run",
                     "## Statistics counters"):
         assert heading in md
     assert "| `best` |" in md and "classic-coalescing" in md
