@@ -157,6 +157,29 @@ def test_per_trace_ratio_to_libc_is_each_variants_own_run():
     assert results.TraceResult.from_json(fast_libc.traces[0].to_json()).ratio == pytest.approx(4.0)
 
 
+def test_the_per_trace_plot_is_each_variants_ratio_in_its_own_run(tmp_path, monkeypatch):
+    """The per-trace throughput plot drew libc's bars from the last variant's run beside every
+    variant's Kops; it now draws each variant's ratio to libc in its own run, and no libc bar."""
+    import matplotlib.axes
+    import results_plots
+    drawn: list[tuple[str, list[float]]] = []
+    bar = matplotlib.axes.Axes.bar
+
+    def record(self, x, height, *args, **kwargs):
+        drawn.append((kwargs.get("label"), list(height)))
+        return bar(self, x, height, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", record)
+    seg = results.run_from_driver_json("segregated", 16, _driver_json({"t1": (0.002, 0.001), "t2": (0.001, 0.003)}), {})
+    best = results.run_from_driver_json("best", 16, _driver_json({"t1": (0.001, 0.004), "t2": (0.002, 0.001)}), {})
+    paths = results_plots.plot_all([seg, best], tmp_path)
+    # the utilization plot's bars, then the throughput plot's: one per variant, none for libc
+    assert [label for label, _ in drawn] == ["segregated", "best", "segregated", "best"]
+    assert drawn[2][1] == pytest.approx([0.5, 3.0]) and drawn[3][1] == pytest.approx([4.0, 0.5])
+    assert tmp_path / "results-ratio-per-trace.png" in paths
+    assert (tmp_path / "results-ratio-per-trace.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_claims_report_a_contradiction_with_its_reason():
     first = _run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
     best = _run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
@@ -238,7 +261,7 @@ def test_cli_measures_and_writes_docs(tmp_path):
           for name in ("best-a16.json", "best-a16-l1.json", "best-a16-l2.json")]
     layout_mean = mean(mean(t["utilization"] for t in traces) for traces in at)
     assert f"| the same, mean over 3 placement layouts (`MM_LAYOUT`, config.h) | {100 * layout_mean:.1f}%" in md
-    for png in ("results-util-vs-throughput.png", "results-util-per-trace.png", "results-kops-per-trace.png"):
+    for png in ("results-util-vs-throughput.png", "results-util-per-trace.png", "results-ratio-per-trace.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
     # --reuse renders again from the cache without measuring
     again = subprocess.run([_python(), "tools/results.py", "--traces", str(traces), "--out", str(out),

@@ -506,7 +506,7 @@ def render(runs16: list[Run], runs8: list[Run], traces_dir: str, settings: str =
                            by16.get("implicit-first"), runs16, layouts)
     out += ["![utilization vs throughput](results-util-vs-throughput.png)", "",
             "![utilization per trace](results-util-per-trace.png)", "",
-            "![throughput per trace](results-kops-per-trace.png)", ""]
+            "![throughput per trace, ratio to libc in the same run](results-ratio-per-trace.png)", ""]
     out += claims_section(by16, by8)
     if "best" in by16:
         out += BEST_NOTES

@@ -17,7 +17,7 @@ def plot_all(runs: list, out_dir: Path) -> list[Path]:
         return []
     return [util_vs_throughput(runs, out_dir / "results-util-vs-throughput.png"),
             per_trace(runs, out_dir / "results-util-per-trace.png", "utilization"),
-            per_trace(runs, out_dir / "results-kops-per-trace.png", "kops")]
+            per_trace(runs, out_dir / "results-ratio-per-trace.png", "ratio")]
 
 
 def util_vs_throughput(runs: list, path: Path) -> Path:
@@ -45,29 +45,32 @@ def util_vs_throughput(runs: list, path: Path) -> Path:
 
 
 def per_trace(runs: list, path: Path, what: str) -> Path:
+    """WHAT per trace, one bar per variant: "utilization", or "ratio", its throughput over libc's
+    timed in its own run (libc's Kops from one variant's run beside another's would compare two runs)."""
     shown = [r for name in PER_TRACE for r in runs if r.variant == name] or runs[:5]
     names = [t.name for t in shown[0].traces]
-    width = 0.8 / (len(shown) + (what == "kops"))
+    width = 0.8 / len(shown)
     fig, ax = plt.subplots(figsize=(max(10, 0.45 * len(names)), 5.5))
     for i, r in enumerate(shown):
         values = []
         for n in names:
             t = r.trace(n)
-            v = None if t is None else (t.utilization if what == "utilization" else t.kops)
-            values.append(0 if v is None else (100 * v if what == "utilization" else v))
+            v = None if t is None else (t.utilization if what == "utilization" else t.ratio)
+            # no bar for a trace without a figure: 0 has no place on a log scale
+            values.append((0 if v is None else 100 * v) if what == "utilization" else (v or float("nan")))
         ax.bar([x + i * width for x in range(len(names))], values, width, label=r.variant)
-    if what == "kops":
-        libc = [(shown[-1].trace(n).libc_kops or 0) for n in names]
-        ax.bar([x + len(shown) * width for x in range(len(names))], libc, width, label="libc", color="black")
+    if what == "ratio":
+        ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
         ax.set_yscale("log")
-        ax.set_ylabel("Kops (log scale)")
+        ax.set_ylabel("throughput / libc's in the same run (log scale)")
     else:
         ax.set_ylabel("utilization, %")
         ax.set_ylim(0, 105)
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(names))])
     ax.set_xticklabels(names, rotation=70, ha="right", fontsize=7)
     ax.legend(fontsize=8, ncol=3)
-    ax.set_title(("Utilization" if what == "utilization" else "Throughput") + " per trace, 16-byte alignment")
+    ax.set_title(("Utilization" if what == "utilization" else "Throughput over libc's")
+                 + " per trace, 16-byte alignment")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
