@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .model import Versions
+
 METADATA = "submission_metadata.yml"
 METADATA_MAX = 64 << 20       # bytes; a big class's metadata, with each submission's autograder results
 # An address with a dotted domain, then the version: a domain has no '_', so the split is unambiguous.
@@ -33,6 +35,7 @@ class Download:
     """What a class folder's download says beyond its file names."""
     labels: dict[str, str] = field(default_factory=dict)   # entry name -> who it is (submitters, email)
     left_out: set[str] = field(default_factory=set)        # entries not graded: older Autolab versions
+    versions: dict[str, Versions] = field(default_factory=dict)   # Autolab entry graded -> its versions
     notes: list[str] = field(default_factory=list)         # one line each: 'warning: ...' or 'note: ...'
 
 
@@ -49,23 +52,23 @@ def read(root: Path, entries: list[Path], handin) -> Download:
 
 def _autolab(entries: list[Path], handin, out: Download) -> None:
     """The latest version of each student's `<email>_<version>_<file>` hand-ins; the others left out."""
-    versions: dict[str, list[tuple[int, Path]]] = {}
+    by_student: dict[str, list[tuple[int, Path]]] = {}
     for path in entries:
         match = AUTOLAB.fullmatch(path.name)
         if match and not path.is_dir() and handin(path):
-            versions.setdefault(match["email"].lower(), []).append((int(match["version"]), path))
-    for found in versions.values():
+            by_student.setdefault(match["email"].lower(), []).append((int(match["version"]), path))
+    for found in by_student.values():
         found.sort(key=lambda vp: vp[0])
         latest = found[-1][0]
         kept = [p for v, p in found if v == latest]
         older = [(v, p) for v, p in found if v != latest]
+        versions = Versions(latest, tuple(v for v, _ in older))
         for path in kept:
             out.labels[path.name] = AUTOLAB.fullmatch(path.name)["email"]
+            out.versions[path.name] = versions
         if older:
             out.left_out.update(p.name for _, p in older)
-            shown = ", ".join(str(v) for v, _ in older)
-            out.notes.append(f"note: {_line(out.labels[kept[0].name])}: graded version {latest} "
-                             f"({_line(kept[0].name)}); older version{'s' if len(older) > 1 else ''} {shown} left out")
+            out.notes.append(f"note: {_line(out.labels[kept[0].name])}: {versions.note(_line(kept[0].name))}")
 
 
 def _gradescope(path: Path, entries: list[Path], out: Download) -> None:

@@ -22,7 +22,8 @@ from .scoring import shown
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
-               "handin")     # the hand-in's real file or folder name: `name` is made safe for a file name
+               "handin",     # the hand-in's real file or folder name: `name` is made safe for a file name
+               "version", "left_out")   # an Autolab hand-in's version graded, and the older ones not graded
 SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection):
 # a hand-in named =HYPERLINK("...").c would run as one when grades.csv is opened.
@@ -53,8 +54,15 @@ def grades_csv(batch: Batch) -> str:
             sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
             _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
             _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
-            Path(sub.origin).name)])
+            Path(sub.origin).name, *_versions(sub))])
     return out.getvalue()
+
+
+def _versions(sub: Submission) -> tuple[Any, str]:
+    """The version columns: empty but for a hand-in of an Autolab download."""
+    if sub.versions is None:
+        return "", ""
+    return sub.versions.graded, ", ".join(map(str, sub.versions.left_out))
 
 
 def _cell(value: Any) -> Any:

@@ -228,6 +228,12 @@ def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
                          + _limits_hint(policy))
 
 
+def _handed_in(cand: Candidate) -> dict[str, Any]:
+    """What a record says of the hand-in itself, beside its grade: kept up to date when the record
+    is reused for the same file."""
+    return {"origin": readable(str(cand.origin)), "versions": cand.versions}
+
+
 def _limits_hint(policy: Policy) -> str:
     limits = policy.limits
     return (f" (the policy's sandbox limits: limits.processes = {limits.processes}, "
@@ -267,11 +273,11 @@ class _Grader:
     def verdict(self, cand: Candidate, sha: str | None, verdict: str, reason: str, **extra: Any) -> Submission:
         policy = self.ctx.policy
         fields: dict[str, Any] = dict(
-            name=cand.name, origin=readable(str(cand.origin)), sha256=sha, verdict=verdict, reason=reason,
+            name=cand.name, sha256=sha, verdict=verdict, reason=reason,
             build_log="", rules=(), traces=(), stdout="", stderr="",
             summary=empty_summary(len(self.ctx.traces), scoring.max_points(policy)),
             protections=self.ctx.protections, policy_digest=policy.digest(),
-            kit_digest=self.ctx.kit_digest, graded_at=_now(), reference=cand.reference)
+            kit_digest=self.ctx.kit_digest, graded_at=_now(), reference=cand.reference, **_handed_in(cand))
         fields.update(extra)
         return Submission(**fields)
 
@@ -448,9 +454,11 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
             old = store.load(outdir, cand.name)
             if not force and store.reusable(old, sha, digest, ctx.kit_digest, ctx.protections) \
                     and old.reference == cand.reference:
-                origin = readable(str(cand.origin))
-                if old.origin != origin:    # the same file under another hand-in ('a b' once, a_b now) or path
-                    old = replace(old, origin=origin)
+                now = _handed_in(cand)
+                if any(getattr(old, key) != value for key, value in now.items()):
+                    # the same file under another hand-in ('a b' once, a_b now) or path, or another
+                    # Autolab download (Final once, All now: older versions now left out)
+                    old = replace(old, **now)
                     store.save(outdir, old)
                 current.append(old.name)
                 report("reused", old.name, old)

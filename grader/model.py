@@ -113,6 +113,29 @@ class RunFigure:
 
 
 @dataclass(frozen=True)
+class Versions:
+    """Of a student's hand-ins in an Autolab download (grader/downloads.py): the version graded and
+    the older ones left out, kept in the record so that the report says what the grade is of."""
+    graded: int
+    left_out: tuple[int, ...] = ()
+
+    def note(self, file: str = "") -> str:
+        """'graded version 3 (FILE); older versions 1, 2 left out', as the CLI, report and CSV say it."""
+        text = f"graded version {self.graded}" + (f" ({file})" if file else "")
+        if self.left_out:
+            plural = "s" if len(self.left_out) > 1 else ""
+            text += f"; older version{plural} {', '.join(map(str, self.left_out))} left out"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"graded": self.graded, "left_out": list(self.left_out)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Versions":
+        return cls(graded=data["graded"], left_out=tuple(data.get("left_out", ())))
+
+
+@dataclass(frozen=True)
 class Submission:
     """Everything the grader found out about one submission."""
     name: str
@@ -133,6 +156,7 @@ class Submission:
     seconds: float = 0.0
     graded_at: str = ""
     runs: tuple[RunFigure, ...] = ()   # every driver run, in order, when timing.runs > 1; else left out
+    versions: Versions | None = None   # an Autolab hand-in's version graded and those left out; else left out
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -143,6 +167,10 @@ class Submission:
         data["runs"] = [r.to_json() for r in self.runs]
         if not self.runs:
             del data["runs"]
+        if self.versions:
+            data["versions"] = self.versions.to_json()
+        else:
+            del data["versions"]
         return {"schema": SCHEMA_VERSION, "tool": "mmgrade", **data}
 
     @classmethod
@@ -152,7 +180,8 @@ class Submission:
                            "traces": tuple(TraceResult.from_json(t) for t in data["traces"]),
                            "summary": Summary.from_json(data["summary"]),
                            "protections": tuple(data["protections"]),
-                           "runs": tuple(RunFigure.from_json(r) for r in data.get("runs", ()))})
+                           "runs": tuple(RunFigure.from_json(r) for r in data.get("runs", ())),
+                           "versions": Versions.from_json(data["versions"]) if data.get("versions") else None})
 
 
 @dataclass(frozen=True)

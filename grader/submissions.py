@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from . import downloads
+from .model import Versions
 from .paths import link_problem
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -50,6 +51,7 @@ class Candidate:
     reference: bool = False   # a kit variant graded alongside the class, for comparison
     handin: str = ""          # the hand-in's own name (folder, or file without -mm.c/.c/archive suffix)
     label: str = ""           # who it is, when the class's download says (grader/downloads.py); else handin
+    versions: Versions | None = None    # an Autolab hand-in's version and the older ones left out
 
 
 def _safe_name(raw: str) -> str:
@@ -138,7 +140,8 @@ def discover(root: Path, notes: list[str] | None = None) -> list[Candidate]:
     else:
         entries = sorted(root.iterdir())
         download = downloads.read(root, entries, lambda p: _classify(p) is not None)
-        found = [replace(c, label=download.labels.get(c.origin.name, ""))
+        found = [replace(c, label=download.labels.get(c.origin.name, ""),
+                         versions=download.versions.get(c.origin.name))
                  for c in (_classify(p) for p in entries if p.name not in download.left_out) if c]
         if notes is not None:
             notes.extend(download.notes)

@@ -8,11 +8,14 @@ named every student submission_<id>, or graded each Autolab version as a student
 import csv
 import io
 import json
+import re
 
+import jsonschema
 import pytest
 
+from grader.model import Versions
 from grader.submissions import discover, read_source, unrecognised
-from grader_fixtures.helpers import TRACES, make_fake_kit, run_grader, write_policy
+from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, write_policy
 from grader_fixtures.submissions import source
 
 GOOD = "int mm_init(void) { return 0; }\n"
@@ -141,6 +144,8 @@ def test_autolab_grades_each_students_latest_version_only(tmp_path):
     assert read_source(found["ada@cmu.edu_3_mm.c"], LIMIT).endswith("/* ada@cmu.edu_3_mm.c */\n")
     assert read_source(found["zoe@andrew.cmu.edu_2_handin.tar"], LIMIT) == GOOD
     assert notes == ["note: ada@cmu.edu: graded version 3 (ada@cmu.edu_3_mm.c); older versions 1, 2 left out"]
+    assert found["ada@cmu.edu_3_mm.c"].versions == Versions(3, (1, 2))        # for the record (below)
+    assert found["john_doe@cs.cmu.edu_1_mm.c"].versions == Versions(1, ())
 
 
 def test_only_a_clear_autolab_name_is_read_as_one(tmp_path):
@@ -264,3 +269,64 @@ def test_an_autolab_download_zip_given_whole_is_refused_with_how_to_grade_it(tmp
     names = _refused_then_graded(tmp_path, archive, "holds 2 students' hand-ins of an Autolab download "
                                  "(ada@cmu.edu, bob@cmu.edu): it looks like a whole class")
     assert names == {"ada_cmu.edu": "ok", "bob_cmu.edu": "ok"}
+
+
+def _row(index_html, name):
+    """The report's table row of the record NAME."""
+    rows = [r for r in re.findall(r"<tr\b.*?</tr>", index_html, re.S) if f'href="sub/{name}.html"' in r]
+    assert len(rows) == 1, index_html
+    return rows[0]
+
+
+def test_autolab_versions_left_out_are_kept_where_the_grades_are(tmp_path):
+    """The note naming the versions left out went to stderr only: results.json, grades.csv and the
+    report now say which version was graded and which were not, and a resumed run keeps it (and
+    follows the download when it changes: an older version no longer in it is no longer named)."""
+    kit = make_fake_kit(tmp_path / "kit")
+    config = write_policy(tmp_path)
+    al = tmp_path / "al"
+    al.mkdir()
+    (al / "ada@cmu.edu_1_mm.c").write_text(source("compile_error"))
+    (al / "ada@cmu.edu_2_mm.c").write_text(source("compile_error") + "/* 2 */\n")
+    (al / "ada@cmu.edu_3_mm.c").write_text(source("good"))
+    (al / "bob@cmu.edu_4_mm.c").write_text(source("good") + "/* bob */\n")
+    out = tmp_path / "out"
+    schema = json.loads((KIT / "grader" / "schemas" / "results.schema.json").read_text())
+    record_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/submission"}
+
+    def grade(*extra):
+        done = run_grader("grade", al, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, *extra,
+                          capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done.stderr
+
+    def check(left_out, shown):
+        data = json.loads((out / "results.json").read_text())
+        jsonschema.validate(data, schema)
+        for path in (out / "submissions").glob("*.json"):
+            jsonschema.validate(json.loads(path.read_text()), record_schema)
+        subs = {s["name"]: s for s in data["submissions"]}
+        assert subs["ada_cmu.edu"]["verdict"] == "ok" and subs["ada_cmu.edu"]["origin"].endswith("ada@cmu.edu_3_mm.c")
+        assert subs["ada_cmu.edu"]["versions"] == {"graded": 3, "left_out": left_out}
+        assert subs["bob_cmu.edu"]["versions"] == {"graded": 4, "left_out": []}
+        rows = {r["name"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+        assert (rows["ada_cmu.edu"]["version"], rows["ada_cmu.edu"]["left_out"]) == ("3", ", ".join(map(str, left_out)))
+        assert (rows["bob_cmu.edu"]["version"], rows["bob_cmu.edu"]["left_out"]) == ("4", "")
+        index = (out / "report" / "index.html").read_text()
+        assert f"graded version 3; {shown} left out" in _row(index, "ada_cmu.edu")
+        assert "graded version 4<" in _row(index, "bob_cmu.edu") and "left out" not in _row(index, "bob_cmu.edu")
+        assert f"graded version 3; {shown} left out" in (out / "report" / "sub" / "ada_cmu.edu.html").read_text()
+
+    said = grade()
+    assert "mmgrade: note: ada@cmu.edu: graded version 3 (ada@cmu.edu_3_mm.c); older versions 1, 2 left out" in said
+    check([1, 2], "older versions 1, 2")
+    said = grade()                      # resumed: both records reused, the versions kept
+    assert "ada_cmu.edu: ok (unchanged)" in said and "bob_cmu.edu: ok (unchanged)" in said, said
+    check([1, 2], "older versions 1, 2")
+    (al / "ada@cmu.edu_1_mm.c").unlink()
+    said = grade()                      # the same file graded: reused, but version 1 is no longer in the download
+    assert "ada_cmu.edu: ok (unchanged)" in said, said
+    check([2], "older version 2")
+    done = run_grader("report", out, capture_output=True, text=True, timeout=300)     # rebuilt from results.json
+    assert done.returncode == 0, done.stderr
+    check([2], "older version 2")
