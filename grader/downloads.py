@@ -86,8 +86,8 @@ def _gradescope(path: Path, entries: list[Path], out: Download) -> None:
         if folder not in names:
             if (path.parent / folder).exists():
                 continue                # there, but no hand-in: the class reader names it
-            out.notes.append(f"warning: {shown} lists {_line(folder)} ({_line(_who(entry) or 'no name')}), "
-                             "which is not in the folder; not graded")
+            who = display_name(_who(entry) or "no name")
+            out.notes.append(f"warning: {shown} lists {_line(folder)} ({who}), which is not in the folder; not graded")
             continue
         who = _who(entry)
         if who:
@@ -139,6 +139,13 @@ def _who(entry) -> str:
             if shown:
                 people.append(shown)
     return ", ".join(people)
+
+
+def display_name(label: str) -> str:
+    """LABEL (who a hand-in is, as _who or Autolab's address says) as a reader sees it in the grades:
+    'Alan Turing, Grace Hopper' on one line, each run of white space one space (a name typed over
+    two lines), any other control character escaped."""
+    return _line(" ".join(str(label).split()))
 
 
 def _scalar(value) -> bool:

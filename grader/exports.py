@@ -23,6 +23,7 @@ from .scoring import shown
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
                "handin",     # the hand-in's real file or folder name: `name` is made safe for a file name
+               "label",      # who it is, as a Gradescope or Autolab download says ('Alan Turing, Grace Hopper')
                "version", "left_out")   # an Autolab hand-in's version graded, and the older ones not graded
 SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection):
@@ -54,7 +55,7 @@ def grades_csv(batch: Batch) -> str:
             sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
             _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
             _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
-            Path(sub.origin).name, *_versions(sub))])
+            Path(sub.origin).name, sub.label, *_versions(sub))])
     return out.getvalue()
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from mmtrace.linter import TraceError, read_measured
 from mmtrace.stats import live_series
 
-from . import runs, scoring, store
+from . import downloads, runs, scoring, store
 from .build import (BuildResult, KitError, build_submission, build_template, first_error, kit_digest,
                     prepare_folder)
 from .describe import describe, driver_protections, outcome_texts
@@ -231,7 +231,8 @@ def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
 def _handed_in(cand: Candidate) -> dict[str, Any]:
     """What a record says of the hand-in itself, beside its grade: kept up to date when the record
     is reused for the same file."""
-    return {"origin": readable(str(cand.origin)), "versions": cand.versions}
+    return {"origin": readable(str(cand.origin)), "label": downloads.display_name(cand.label) if cand.label else "",
+            "versions": cand.versions}
 
 
 def _limits_hint(policy: Policy) -> str:

@@ -157,6 +157,7 @@ class Submission:
     graded_at: str = ""
     runs: tuple[RunFigure, ...] = ()   # every driver run, in order, when timing.runs > 1; else left out
     versions: Versions | None = None   # an Autolab hand-in's version graded and those left out; else left out
+    label: str = ""             # who it is, as the class's download says ('Alan Turing, Grace Hopper'); else left out
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -171,6 +172,8 @@ class Submission:
             data["versions"] = self.versions.to_json()
         else:
             del data["versions"]
+        if not self.label:
+            del data["label"]
         return {"schema": SCHEMA_VERSION, "tool": "mmgrade", **data}
 
     @classmethod

@@ -76,13 +76,14 @@ def one_line_name(name: str) -> str:
 
 def _distinct_names(labels: dict[str, str]) -> dict[str, str]:
     """A safe name per hand-in, from its label (its own name, or who it is).  Two different
-    hand-ins that come out the same ('sp ace' and 'sp_ace', two students named Wei Zhang) get a
-    short hash of the hand-in's real name appended, not a shared refusal; a label that needed no
-    change, and no other hand-in has, keeps it."""
+    hand-ins that come out the same ('sp ace' and 'sp_ace', two students named Wei Zhang, two
+    groups of the same people) get a short hash of the hand-in's real name appended, not a shared
+    refusal; a label that needed no change, and no other hand-in has, keeps it.  Names that differ
+    in case only count as the same: they would be one file on macOS or Windows."""
     safe = {raw: _safe_name(label) for raw, label in labels.items()}
-    taken = Counter(safe.values())
-    unchanged = Counter(label for raw, label in labels.items() if label == safe[raw])
-    return {raw: name if taken[name] == 1 or (labels[raw] == name and unchanged[name] == 1)
+    taken = Counter(name.casefold() for name in safe.values())
+    unchanged = Counter(label.casefold() for raw, label in labels.items() if label == safe[raw])
+    return {raw: name if taken[name.casefold()] == 1 or (labels[raw] == name and unchanged[name.casefold()] == 1)
             else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
 
 

@@ -13,6 +13,7 @@ import re
 import jsonschema
 import pytest
 
+from grader.downloads import display_name
 from grader.model import Versions
 from grader.submissions import discover, read_source, unrecognised
 from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, write_policy
@@ -330,3 +331,66 @@ def test_autolab_versions_left_out_are_kept_where_the_grades_are(tmp_path):
     done = run_grader("report", out, capture_output=True, text=True, timeout=300)     # rebuilt from results.json
     assert done.returncode == 0, done.stderr
     check([2], "older version 2")
+
+
+# Groups: of two with names; one whose members lack a name (sid, then email used) and whose name
+# was typed over two lines; the first group again and in other case (two submissions of the same
+# people); and a student in a second group.
+GROUPS = {
+    "submission_2001": [("Alan Turing", "'1912'", "alan@example.edu"), ("Grace Hopper", "'1906'", "grace@example.edu")],
+    "submission_2002": [('"Ada\\nLovelace"', "'1815'", "ada@example.edu"), ("''", "1843", "babbage@example.edu"),
+                        ("null", "''", "kate@example.edu")],
+    "submission_2003": [("Alan Turing", "'1912'", "alan@example.edu"), ("Grace Hopper", "'1906'", "grace@example.edu")],
+    "submission_2004": [("alan turing", "'1912'", "alan@example.edu"), ("GRACE HOPPER", "'1906'", "grace@example.edu")],
+    "submission_2005": [("Grace Hopper", "'1906'", "grace@example.edu"), ("Ada Lovelace", "'1815'", "ada@example.edu")],
+}
+LABELS = {"submission_2001": "Alan Turing, Grace Hopper", "submission_2002": "Ada Lovelace, 1843, kate@example.edu",
+          "submission_2003": "Alan Turing, Grace Hopper", "submission_2004": "alan turing, GRACE HOPPER",
+          "submission_2005": "Grace Hopper, Ada Lovelace"}
+
+
+def _groups_metadata():
+    return "".join(f"{folder}:\n  :submitters:\n" + "".join(f"  - :name: {n}\n    :sid: {s}\n    :email: {e}\n"
+                                                          for n, s, e in people)
+                   for folder, people in GROUPS.items())
+
+
+def test_a_groups_name_reads_as_its_members_and_its_files_stay_safe_and_apart(tmp_path):
+    """A group's record was shown as its file name, `Alan_Turing__Grace_Hopper`: results.json,
+    grades.csv and the report now show `Alan Turing, Grace Hopper`, on one line, while the record's
+    name, which its files are named by, stays safe and differs from every other group's, also in
+    case only (two submissions of the same people)."""
+    kit = make_fake_kit(tmp_path / "kit")
+    gs = _gradescope(tmp_path / "gs", _groups_metadata(), folders=tuple(GROUPS))
+    for folder in GROUPS:
+        (gs / folder / "mm.c").write_text(source("good") + f"/* {folder} */\n")
+    out = tmp_path / "out"
+    done = run_grader("grade", gs, "-o", out, "--kit", kit, "--config", write_policy(tmp_path), "--traces", TRACES,
+                      capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "warning" not in done.stderr, done.stderr
+    data = json.loads((out / "results.json").read_text())
+    jsonschema.validate(data, json.loads((KIT / "grader" / "schemas" / "results.schema.json").read_text()))
+    records = {s["origin"].rsplit("/", 1)[1]: s for s in data["submissions"]}
+    assert {folder: s["label"] for folder, s in records.items()} == LABELS
+    names = {folder: s["name"] for folder, s in records.items()}
+    assert len({n.casefold() for n in names.values()}) == len(GROUPS)          # no two files one, anywhere
+    assert all(re.fullmatch(r"[\w.-]+", n) for n in names.values()), names
+    assert names["submission_2005"] == "Grace_Hopper__Ada_Lovelace"            # no other takes it: no hash
+    assert names["submission_2002"] == "Ada_Lovelace__1843__kate_example.edu"
+    assert all(names[f].casefold().startswith("alan_turing__grace_hopper-") for f in
+               ("submission_2001", "submission_2003", "submission_2004"))
+    index = (out / "report" / "index.html").read_text()
+    for folder, name in names.items():
+        assert (out / "submissions" / f"{name}.json").is_file()
+        page = (out / "report" / "sub" / f"{name}.html").read_text()
+        assert f"<h1>{LABELS[folder]}" in page and f"(record {name})" in page
+        assert f'<a href="sub/{name}.html">{LABELS[folder]}</a>' in _row(index, name)
+    rows = {r["handin"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert {folder: (r["name"], r["label"]) for folder, r in rows.items()} == \
+        {folder: (names[folder], label) for folder, label in LABELS.items()}
+
+
+def test_shown_names_keep_to_one_line():
+    """White space in a name (a newline, a tab) is one space; any other control character is escaped."""
+    assert display_name("Ada\n  Lovelace\t") == "Ada Lovelace"
+    assert display_name("Ada\x1bLovelace") == "Ada\\x1bLovelace" and display_name("x\ud800") == "x\\ud800"
