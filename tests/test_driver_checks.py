@@ -733,26 +733,6 @@ def test_the_timing_pass_plan_of_checked_bytes_is_out_of_reach(tmp_path):
     assert_timed_realloc_lost_payload("timing-untag", tmp_path)
 
 
-def test_a_timed_realloc_cannot_find_the_tag_by_scanning_for_it(tmp_path):
-    """timing-tagscan.c's timed realloc copies only the first non-zero byte of the old
-    block.  On a heap zeroed for each timed run that byte was the driver's tag, and every
-    run passed (red team); now the heap below the mark starts as noise, of
-    which a tag is one more byte: the byte copied is noise, and the tag is lost."""
-    assert_timed_realloc_lost_payload("timing-tagscan", tmp_path)
-
-
-def test_timed_realloc_copies_as_honest_allocators_do(tmp_path):
-    """The noise a timed run's heap starts with changes nothing for an honest allocator:
-    the kit's segregated-realloc (blocks grown in place) and best (free lists and quick
-    lists in the heap) are ok on a realloc trace, their timed runs placing every block
-    where the checked ones did, with no page fault."""
-    for driver in (variant("segregated-realloc"), variant("best")):
-        r = run(driver, "-f", write_trace(tmp_path, "grow", REALLOC_OPS, weight=1), "-r", "3", tmp=tmp_path)
-        t = r.trace("grow")
-        assert r.rc == 0 and t["outcome"] == "ok", t["message"]
-        assert len(t["timing"]["samples"]) >= 3 and set(t["timing"]["page_faults"]) == {0}
-
-
 def test_timed_runs_are_compared_past_a_realloc_to_zero_that_returns_a_block(tmp_path):
     """realloc0-late.c's realloc(p, 0) returns a block; when timed, after that op, a
     request of TRIGGER bytes gets a fresh block instead of the one it reuses when checked.

@@ -7,7 +7,6 @@
  *   harness write-past-page  touch a byte a page past the break (must fault)
  *   harness write-slack      touch a byte between the break and its page's end
  *   harness fast             the timing pass's mode: the whole range writable
- *   harness clean            a timed run's clean start, twice, below a kept mark
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,24 +81,6 @@ int main(int argc, char **argv)
         show("violation_within_2", heap_slack_violation(2));
         mem_sbrk(200);  /* hands the byte over: mem_sbrk must remember it was touched */
         show("violation_after_sbrk", heap_slack_violation(0));
-    } else if (!strcmp(what, "clean")) {
-        enum { MARK = 1000 };
-        mem_sbrk(MARK - 100);
-        memset(lo, 0, MARK);
-        heap_keep_high_water();
-        unsigned char first[MARK];
-        for (int run = 0; run < 2; run++) {
-            heap_restart(false);
-            size_t odd = 0, zero_after = 0, same = 0;
-            for (size_t i = 0; i < MARK; i++)
-                odd += lo[i] & 1, same += run && (unsigned char)lo[i] == first[i];
-            for (size_t i = MARK; i < mem_pagesize(); i++)
-                zero_after += !lo[i];
-            memcpy(first, lo, MARK);
-            printf("run%d_odd_below=%zu run%d_zero_to_page_end=%zu run%d_same_as_before=%zu\n", run, odd, run,
-                   zero_after, run, same);
-        }
-        printf("page_end=%zu mark=%d\n", mem_pagesize(), MARK);
     } else if (!strcmp(what, "fast")) {
         heap_restart(false);
         ((volatile char *)lo)[heap_max() - 1] = 1;
