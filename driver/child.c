@@ -608,10 +608,9 @@ static void run_allocator(const trace_t *t, const child_plan_t *plan, int libc_s
 /* libc's child: libc's timing, before and apart from any allocator code.  It
  * stays, idle, while the allocator's child runs, and is timed again after it to
  * as many samples as the allocator took: the K-best estimate falls with the
- * number of samples, and libc, whose first runs are slow while its heap
- * settles, took more than the allocator on most traces (best: 248-312 samples
- * over the suite against libc's 326-377), which favoured libc by up to about
- * 1% in the suite's ratio. */
+ * number of samples, and each side stopping when its own fastest agreed gave
+ * the two different counts, which favoured one or the other by a few percent
+ * (README, "What happens to each trace"). */
 typedef struct {
     remote_t c;
     timed_arrays_t ta;
