@@ -30,7 +30,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -48,19 +47,16 @@
 #include "driver/channel.h"
 #include "driver/clock.h"
 #include "driver/cpus.h"
+#include "driver/death.h"
 #include "driver/heap.h"
 #include "driver/hooks.h"
 #include "driver/interrupt.h"
 #include "driver/lifeline.h"
-#include "driver/pages.h"
 #include "driver/progress.h"
 #include "driver/remote.h"
-#include "driver/sandbox.h"
 #include "driver/serve.h"
 #include "memlib.h"
 
-/* A fault this far below the stack's limit is still taken for a stack overrun (a large local array). */
-enum { STACK_OVERRUN_BYTES = 16 << 20 };
 /* Inaccessible, below the child's serving stack: as the kernel leaves below a
  * process's own stack, so that a large local array faults instead of landing in
  * another mapping. */
@@ -121,95 +117,6 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
     *len += keep;
     *total += (size_t)n;
     return true;
-}
-
-/* A fault this near address 0 is a NULL pointer, or a field of one (the kernel maps nothing there). */
-static const uintptr_t NULL_PAGE_BYTES = 4096;
-
-/* A sanitizer build (SANITIZE=1) ends the process with status 1 after ASan's or UBSan's
- * report, which the allocator's output holds: an exit the allocator never wrote. */
-#if defined(__SANITIZE_ADDRESS__)
-enum { SANITIZED = 1 };
-#else
-enum { SANITIZED = 0 };
-#endif
-enum { SANITIZER_EXIT = 1 };
-static const char SANITIZER_HINT[] = "a sanitizer's report? -v shows what the process printed";
-
-/* A death in the second checked run, after the first went through, is nearly always
- * state that mm_init did not reset. */
-static const char RECHECK_HINT[] = " (the first pass went through; this one starts again from mm_init on an "
-                                   "empty heap: does mm_init reset all the allocator's state?)";
-
-static void describe_death(const trace_t *t, const remote_t *c, double limit, verdict_t *v)
-{
-    char here;  /* without a serving stack: in the stack the parent and the child share up to fork */
-    int status = c->status;
-    bool timed_out = c->timed_out;
-    uintptr_t top = c->stack_map ? stack_lo(c) : (uintptr_t)&here;
-    size_t reach = c->stack_map ? STACK_GUARD_BYTES : CHILD_STACK_BYTES;
-    pass_t pass = (pass_t)progress->pass;
-    int64_t at = progress->op;
-    char where[160] = "";
-    if (at >= 0 && (size_t)at < t->num_ops) {
-        char op[48];
-        op_describe(&t->ops[at], op, sizeof op);
-        if (pass == PASS_CHECKHEAP)
-            snprintf(where, sizeof where, "in mm_checkheap after op %" PRId64 " (%s)", at, op);
-        else
-            snprintf(where, sizeof where, "at op %" PRId64 " (%s) of the %s pass", at, op, pass_name(pass));
-    } else if (pass == PASS_STATS) {
-        snprintf(where, sizeof where, "in mm_stats (called after the checked runs, before the timed ones)");
-    } else {
-        snprintf(where, sizeof where, "in the %s pass", pass_name(pass));
-    }
-    int64_t op = at >= 0 ? at : -1;
-    if (c->stop_signal) {
-        const char *abbrev = sigabbrev_np(c->stop_signal);
-        verdict_fail(v, OUTCOME_CRASHED, op, "stopped by SIG%s %s: the process was stopped, not slow (did the "
-                     "allocator raise it?)", abbrev ? abbrev : "?", where);
-    } else if (timed_out) {
-        verdict_fail(v, OUTCOME_TIMEOUT, op, "did not finish within %.0f s; it was %s%s", limit, where,
-                     pass == PASS_RECHECK ? RECHECK_HINT : "");
-    } else if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        char fault[SANDBOX_DESCRIBE_BYTES] = "";
-        uintptr_t addr = progress->fault_addr, lo = progress->heap_lo;
-        if (progress->fault_signal == SIGSYS && sig == SIGSYS)
-            sandbox_describe(progress->fault_syscall, fault, sizeof fault);
-        if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
-            if (addr >= lo - 4096 && addr < lo)
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", %" PRIuPTR " bytes below the heap", addr, lo - addr);
-            else if (heap_state_contains(addr))
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in memlib's own state (the break and its "
-                         "high-water mark), which is read-only while the allocator runs", addr);
-            else if (addr >= lo && addr < lo + progress->heap_max + 4096)
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in the heap's unallocated space past the break", addr);
-            else if (addr < top && top - addr < reach + STACK_OVERRUN_BYTES)
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", past the end of the stack, which is limited to "
-                         "%zu KiB in the trace's process (a large local array, or deep recursion?)", addr,
-                         (size_t)CHILD_STACK_BYTES >> 10);
-            else if (pages_contains(t->ops, addr))
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", where the parent keeps the trace's ops: "
-                         "the trace's process has no copy of them", addr);
-            else
-                snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", which is not in the heap%s", addr,
-                         addr < NULL_PAGE_BYTES ? " (a NULL pointer dereferenced?)" : "");
-        }
-        const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
-        bool own_state = progress->fault_signal == sig && heap_state_contains(addr);
-        verdict_fail(v, OUTCOME_CRASHED, op, "crashed with SIG%s (%s) %s%s%s", abbrev ? abbrev : "?",
-                     descr ? descr : "unknown signal", where, fault,
-                     sig == SIGABRT ? " (did the allocator call abort or fail an assert?)"
-                     : pass == PASS_RECHECK && sig != SIGSYS && !own_state ? RECHECK_HINT : "");
-    } else if (WIFEXITED(status)) {
-        verdict_fail(v, OUTCOME_EXITED, op, "the process exited with status %d %s (%s)", WEXITSTATUS(status), where,
-                     SANITIZED && WEXITSTATUS(status) == SANITIZER_EXIT ? SANITIZER_HINT
-                     : pass == PASS_CHECKHEAP ? "does mm_checkheap exit when it finds the heap broken?"
-                                              : "did the allocator call exit?");
-    } else {
-        verdict_fail(v, OUTCOME_CRASHED, op, "ended without a report %s", where);
-    }
 }
 
 typedef struct {
@@ -496,7 +403,9 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
     else if (c->tampered)
         verdict_fail(v, OUTCOME_TAMPERED, c->tampered_op, "%s", c->tampered_msg);
     else if (!clean)
-        describe_death(t, c, limit, v);
+        death_describe(t, &(death_t){.status = c->status, .timed_out = c->timed_out, .stop_signal = c->stop_signal,
+                                     .stack_lo = c->stack_map ? stack_lo(c) : 0, .guard_bytes = STACK_GUARD_BYTES},
+                       limit, v);
     return clean && !c->tampered;
 }
 
