@@ -396,17 +396,27 @@ bool timed_arrays_open(timed_arrays_t *a, const trace_t *t)
     return false;
 }
 
+/* Every array of a, for what is done to each alike. */
+enum { TIMED_ARRAYS = 6 };
+static void each_array(const timed_arrays_t *a, void *arrays[TIMED_ARRAYS])
+{
+    void *all[TIMED_ARRAYS] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
+    memcpy(arrays, all, sizeof all);
+}
+
 void timed_arrays_share_no_further(timed_arrays_t *a)
 {
-    void *arrays[] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    void *arrays[TIMED_ARRAYS];
+    each_array(a, arrays);
+    for (size_t i = 0; i < TIMED_ARRAYS; i++)
         pages_share_no_further(arrays[i]);
 }
 
 bool timed_arrays_untouched(const timed_arrays_t *a)
 {
-    const void *arrays[] = {a->ops, a->tags, a->ptr, a->placed, a->seen, a->live};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    void *arrays[TIMED_ARRAYS];
+    each_array(a, arrays);
+    for (size_t i = 0; i < TIMED_ARRAYS; i++)
         if (!pages_untouched(arrays[i]))
             return false;
     return true;
@@ -414,12 +424,10 @@ bool timed_arrays_untouched(const timed_arrays_t *a)
 
 void timed_arrays_close(timed_arrays_t *a)
 {
-    pages_free(a->ops);
-    pages_free(a->tags);
-    pages_free(a->ptr);
-    pages_free(a->placed);
-    pages_free(a->seen);
-    pages_free(a->live);
+    void *arrays[TIMED_ARRAYS];
+    each_array(a, arrays);
+    for (size_t i = 0; i < TIMED_ARRAYS; i++)
+        pages_free(arrays[i]);
     memset(a, 0, sizeof *a);
 }
 
@@ -438,10 +446,9 @@ static void judge_put(judge_t *j)
     pages_free(j->spans);
 }
 
-/* The child gets the ops, and each op's tag without the value a realloc must
- * find (which the parent keeps), only now that its checked runs are over. */
-/* A new tag plan for the parent and, when `hand_over`, the ops and tags put in
- * the child's arrays. */
+/* A new tag plan for the parent and, when `hand_over`, the ops and each op's
+ * tag without the value a realloc must find (which the parent keeps) put in the
+ * child's arrays: the child gets them only now that its checked runs are over. */
 static bool judge_get(const trace_t *t, timed_arrays_t *a, judge_t *j, bool hand_over)
 {
     size_t ids = t->num_ids ? t->num_ids : 1;
