@@ -4,7 +4,7 @@
  * check.c and measure.c run in the parent and reach the allocator only through
  * these calls (child.c owns the process and implements them).  A call that
  * returns false found the child gone (crashed, exited, out of time): the caller
- * stops at once, and child.c says what happened from what the child left behind.
+ * stops at once, and death.c says what happened from what the child left behind.
  */
 #ifndef DRIVER_REMOTE_H
 #define DRIVER_REMOTE_H
