@@ -68,6 +68,19 @@ def test_checker_catches_a_broken_heap():
     assert src.exists()
 
 
+def test_seglist_checker_sees_a_class_bitmap_that_disagrees_with_the_lists(tmp_path):
+    """find_fit trusts the bitmap of non-empty classes: the segregated checker compares it with
+    the lists, a lost bit, a stale bit and a bit past the last class each reported."""
+    binary = tmp_path / "seglist-bits"
+    subprocess.run(["cc", "-O1", "-g", f"-I{KIT}", "-o", str(binary),
+                    str(KIT / "tests" / "c" / "variants" / "seglist_bits.c"), str(KIT / "memlib.c")],
+                   check=True, capture_output=True, text=True)
+    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr}"
+    assert done.stdout.count(": reported\n") == 3, done.stdout
+    assert done.stderr.count("class bitmap") == 3, done.stderr
+
+
 @pytest.mark.parametrize("variant", present(list(VARIANTS)))
 def test_checker_reports_damaged_state_at_the_heaps_start(variant):
     """The tags-core checkers followed core->heap from the heap's first bytes before testing

@@ -12,6 +12,7 @@
  * reuse, giving its neighbours time to be freed and coalesce with it.
  */
 enum { LIST_ADDRESS_ORDERED = 0 };
+#define CORE_LIST_TAILS 1   /* fl_insert appends at the tail */
 #include "explicit.h"
 
 static void fl_insert(void *bp) { list_link_after(0, core->tail[0], bp); }

@@ -4,7 +4,9 @@
  * footer is needed only while a block is free).  segregated.c and
  * segregated-realloc.c are this file plus their realloc; ts-lock.c adds best
  * fit and a lock.  A search looks at no more than CLASS_PROBES blocks of the
- * request's own class.
+ * request's own class; a bitmap of the non-empty classes finds the next larger
+ * one in a single instruction instead of a walk over the empty ones (about 8%
+ * of segregated-realloc's time on the suite).
  *
  *   class k holds free blocks of [32 << k, 64 << k) bytes; the last class holds
  *   everything larger.  Sizes are size_t throughout: 64-bit clean.
@@ -26,8 +28,28 @@ static unsigned class_of(size_t size)
     return k < CORE_CLASSES ? k : CORE_CLASSES - 1;
 }
 
-static void fl_insert(void *bp) { list_link_after(class_of(blk_size(bp)), NULL, bp); }
-static void fl_remove(void *bp) { list_unlink(class_of(blk_size(bp)), bp); }
+_Static_assert(CORE_CLASSES <= 32, "core->nonempty has one bit per class");
+
+static void fl_insert(void *bp)
+{
+    unsigned k = class_of(blk_size(bp));
+    list_link_after(k, NULL, bp);
+    core->nonempty |= 1u << k;
+}
+
+static void fl_remove(void *bp)
+{
+    unsigned k = class_of(blk_size(bp));
+    list_unlink(k, bp);
+    if (!core->head[k])
+        core->nonempty &= ~(1u << k);
+}
+
+/* The non-empty classes from class k up, as a bitmap. */
+static inline uint32_t classes_from(unsigned k)
+{
+    return core->nonempty & ~((1u << k) - 1);
+}
 
 /* Blocks of the request's own class looked at before moving up a class: its
  * blocks may all be too small (binary2's holes are), and an unbounded walk
@@ -46,10 +68,8 @@ static void *find_fit(size_t asize)
     for (fl_node_t *n = core->head[k]; n && probes < CLASS_PROBES; n = n->next, probes++)
         if (blk_size(n) >= asize)
             return n;
-    for (k++; k < CORE_CLASSES; k++)
-        if (core->head[k])
-            return core->head[k];
-    return NULL;
+    uint32_t larger = classes_from(k + 1);
+    return larger ? core->head[__builtin_ctz(larger)] : NULL;
 }
 
 #endif
@@ -57,9 +77,14 @@ static void *find_fit(size_t asize)
 static bool fl_check(int lineno, size_t *listed)
 {
     *listed = 0;
-    for (unsigned k = 0; k < CORE_CLASSES; k++)
+    for (unsigned k = 0; k < CORE_CLASSES; k++) {
         if (!list_check(lineno, k, class_of, listed))
             return false;
+        if (!(core->nonempty >> k & 1) != !core->head[k])
+            return check_fail(lineno, "I7", core->head[k], "class bitmap disagrees with the class's list");
+    }
+    if (core->nonempty >> (CORE_CLASSES - 1) >> 1)
+        return check_fail(lineno, "I7", core->heap, "class bitmap has bits past the last class");
     return true;
 }
 

@@ -3,7 +3,8 @@
  *
  *   free list     one LIFO list per power-of-two size class (seglist.h)
  *   fit           first fit among the first 8 blocks of the request's class,
- *                 else the first block of the next non-empty larger class
+ *                 else the first block of the next non-empty larger class,
+ *                 which a bitmap of the non-empty classes names at once
  *   coalescing    immediate; footers only on free blocks
  *   split         when the rest is at least 32 bytes
  *   realloc       the ladder in tags-core.h: shrink in place (the tail goes back

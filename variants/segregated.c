@@ -3,7 +3,8 @@
  *
  *   free list     one LIFO list per power-of-two size class (seglist.h)
  *   fit           first fit among the first 8 blocks of the request's class,
- *                 else the first block of the next non-empty larger class
+ *                 else the first block of the next non-empty larger class,
+ *                 which a bitmap of the non-empty classes names at once
  *   coalescing    immediate; footers only on free blocks, BLK_PREV_ALLOC in
  *                 each header says whether the block below is free
  *   split         when the rest is at least 32 bytes

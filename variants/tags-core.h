@@ -18,6 +18,9 @@
  *                       0: they drop it and the next header's BLK_PREV_ALLOC bit
  *                       says whether the block below is free
  *
+ * A variant that appends to a list (FIFO) also defines CORE_LIST_TAILS: only
+ * then are the lists' last nodes kept, a store on many list changes saved.
+ *
  * The variant also defines mm_realloc, as realloc_copy() (allocate, copy, free)
  * or realloc_in_place() (the ladder: shrink, absorb the next block, grow at the
  * heap's end, else copy).
@@ -54,6 +57,10 @@ _Static_assert(CORE_MIN_BLOCK % MM_ALIGNMENT == 0 && CORE_MIN_BLOCK >= 2 * BLK_W
 /* Size classes of the segregated variants; unused by the others. */
 enum { CORE_CLASSES = 20 };
 
+#ifndef CORE_LIST_TAILS
+#define CORE_LIST_TAILS 0
+#endif
+
 typedef struct fl_node {
     struct fl_node *next, *prev;
 } fl_node_t;
@@ -67,7 +74,8 @@ struct core {
     char *rover;                    /* next fit: where the next search starts */
     fl_node_t *hint;                /* explicit lists: a node on the list near the last change */
     fl_node_t *head[CORE_CLASSES];  /* explicit: head[0]; segregated: one per class */
-    fl_node_t *tail[CORE_CLASSES];
+    fl_node_t *tail[CORE_LIST_TAILS ? CORE_CLASSES : 1];  /* kept only with CORE_LIST_TAILS */
+    uint32_t nonempty;              /* segregated: bit k set while head[k] is not empty */
     size_t free_count;              /* free blocks in the heap, kept as they come and go */
     mm_stats_t stats;
 };
@@ -464,7 +472,7 @@ static inline void list_link_after(unsigned i, fl_node_t *after, void *bp)
     n->next = after ? after->next : core->head[i];
     if (n->next)
         n->next->prev = n;
-    else
+    else if (CORE_LIST_TAILS)
         core->tail[i] = n;
     if (after)
         after->next = n;
@@ -481,7 +489,7 @@ static inline void list_unlink(unsigned i, void *bp)
         core->head[i] = n->next;
     if (n->next)
         n->next->prev = n->prev;
-    else
+    else if (CORE_LIST_TAILS)
         core->tail[i] = n->prev;
 }
 
@@ -502,7 +510,7 @@ static inline bool list_check(int lineno, unsigned i, unsigned (*class_of)(size_
         if (++*count > core->free_count)
             return check_fail(lineno, "I7", n, "more list nodes than free blocks (a cycle?)");
     }
-    if (core->tail[i] != prev)
+    if (CORE_LIST_TAILS && core->tail[i] != prev)
         return check_fail(lineno, "I7", core->tail[i], "list tail is not the last node");
     return true;
 }

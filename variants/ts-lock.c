@@ -60,8 +60,8 @@ static void *best_in_class(unsigned k, size_t asize)
 
 static void *find_fit(size_t asize)
 {
-    for (unsigned k = class_of(asize); k < CORE_CLASSES; k++) {
-        void *bp = best_in_class(k, asize);
+    for (uint32_t left = classes_from(class_of(asize)); left; left &= left - 1) {
+        void *bp = best_in_class((unsigned)__builtin_ctz(left), asize);
         if (bp)
             return bp;
     }
