@@ -128,6 +128,20 @@ def _check_fields(where: str, raw: dict, groups: dict[str, str]) -> None:
         raise RecipeError(f"{where}: {e}") from None
 
 
+def _check_param_types(where: str, pattern: str, params: dict) -> None:
+    """The recipe is typed TOML, not the command line's strings: a count written "10" or
+    10.0 is refused, as 'seed' would be, rather than read as 10."""
+    defaults = PATTERNS[pattern].defaults()
+    wanted = {int: ((int,), "an integer"), float: ((int, float), "a number"), str: ((str,), "a string")}
+    for key, value in params.items():
+        default = defaults.get(key.replace("-", "_"))       # an unknown name: coerce_params says so
+        if type(default) not in wanted:
+            continue
+        types, what = wanted[type(default)]
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise RecipeError(f"{where}: parameter '{key}' must be {what}, not {_toml_type(value)}")
+
+
 def _check_pattern(where: str, raw: dict) -> None:
     if raw["pattern"] not in PATTERNS:
         raise RecipeError(f"{where}: no pattern '{raw['pattern']}'")
@@ -135,6 +149,7 @@ def _check_pattern(where: str, raw: dict) -> None:
         raise RecipeError(f"{where}: a generated trace needs an integer 'seed'")
     if raw["seed"] < 0:          # random.Random(-5) is random.Random(5), as gen refuses it
         raise RecipeError(f"{where}: 'seed' must be 0 or more")
+    _check_param_types(where, raw["pattern"], raw.get("params", {}))
     try:
         coerce_params(PATTERNS[raw["pattern"]], raw.get("params", {}))
     except PatternError as e:

@@ -125,6 +125,13 @@ def test_recipe_mistakes_are_named(tmp_path):
     ('name = ""\npattern = "binary"\nseed = 1\n', "'name' must be a non-empty string"),
     ('name = 7\npattern = "binary"\nseed = 1\n', "'name' must be a string, not an integer"),
     ('name = "x"\npattern = "a\\nb"\nseed = 1\n', "(x): no pattern 'a\\nb'"),
+    # a parameter is typed like the other fields: these were read as 10 (the command line's strings are not TOML)
+    ('name = "x"\npattern = "binary"\nseed = 1\nparams = { pairs = "10" }\n',
+     "(x): parameter 'pairs' must be an integer, not a string"),
+    ('name = "x"\npattern = "binary"\nseed = 1\nparams = { pairs = 10.0 }\n',
+     "(x): parameter 'pairs' must be an integer, not a number"),
+    ('name = "x"\npattern = "binary"\nseed = 1\nparams = { pairs = true }\n',
+     "(x): parameter 'pairs' must be an integer, not true/false"),
 ])
 def test_every_field_is_type_checked(tmp_path, body, message):
     got = _bad(tmp_path, f'[[trace]]\ngroup = "g"\nstresses = "s"\n{body}')
