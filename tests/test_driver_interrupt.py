@@ -41,6 +41,9 @@ def children(pid: int) -> list[int]:
 
 
 def default_stop_signals() -> None:
+    """The stop signals as a shell in a terminal leaves them: a run started in the background by a
+    script (`cmd &` ignores SIGINT) or under nohup (SIGHUP) passes them on ignored, and the driver
+    keeps an ignored one ignored, by design.  Every driver these tests signal starts with this."""
     for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
 
@@ -49,9 +52,7 @@ class Started:
     """mdriver running in the background; its stdout read line by line as it comes."""
 
     def __init__(self, argv: list[str], **popen):
-        # The stop signals as a shell started in a terminal leaves them, whatever this run
-        # inherited (`nohup make test` ignores SIGHUP, which the driver then keeps ignoring);
-        # a test that wants one ignored passes its own preexec_fn.
+        # a test that wants a stop signal ignored passes its own preexec_fn
         popen.setdefault("preexec_fn", default_stop_signals)
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      errors="replace", **popen)
@@ -188,7 +189,7 @@ def test_an_allocator_raising_the_signals_itself_still_fails(tmp_path):
              "-f", write_trace(tmp_path, "fine", HONEST, weight=1)]
     dest = tmp_path / "r.json"
     done = subprocess.run([str(broken("raises")), *map(str, files), "--json", str(dest)], capture_output=True,
-                          text=True, timeout=WAIT)
+                          text=True, timeout=WAIT, preexec_fn=default_stop_signals)
     assert done.returncode == 1, done.stdout + done.stderr
     doc = json.loads(dest.read_text())
     schema_validator().validate(doc)
@@ -259,7 +260,7 @@ def test_ctrl_c_while_a_large_trace_is_parsed_stops_the_parse(tmp_path):
     assert whole.returncode == 0
     out, err = tmp_path / "out", tmp_path / "err"
     with out.open("w") as o, err.open("w") as e:
-        d = subprocess.Popen([str(driver), "-f", str(big)], stdout=o, stderr=e)
+        d = subprocess.Popen([str(driver), "-f", str(big)], stdout=o, stderr=e, preexec_fn=default_stop_signals)
     try:
         end = time.monotonic() + WAIT
         # reading the file is the kernel's time; user time is the parse's (a tenth of it, or less)
@@ -295,7 +296,8 @@ def signalled_while_read(driver: Path, args: list[str], phase: str, tmp: Path) -
     r, w = os.pipe()
     out, err = tmp / "out", tmp / "err"
     with out.open("w") as o, err.open("w") as e:
-        d = subprocess.Popen([str(driver), *args, "-f", f"/dev/fd/{r}"], stdout=o, stderr=e, pass_fds=(r,))
+        d = subprocess.Popen([str(driver), *args, "-f", f"/dev/fd/{r}"], stdout=o, stderr=e, pass_fds=(r,),
+                             preexec_fn=default_stop_signals)
     os.close(r)
     try:
         data = big_trace_lines(PAIRS)
