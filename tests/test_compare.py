@@ -84,6 +84,28 @@ def test_report_shows_averages_speed_and_a_verdict(compared):
     assert text.strip().splitlines()[-1] == "Verdict: " + got["verdict"]
 
 
+def test_speed_is_given_per_trace_from_the_timed_runs(compared):
+    """The suite's B / A alone did not say where a change of speed came from: each trace's ratio to
+    libc in B's run over that in A's, as the timed runs' own JSON gives them."""
+    tmp, text, got = compared
+    runs = [json.loads((tmp / "work" / f"speed-{side}0.json").read_text()) for side in "ab"]
+    a, b = ({t["name"]: t["timing"]["ops_per_sec"] / t["libc"]["ops_per_sec"] for t in r["traces"]} for r in runs)
+    assert set(got["speed"]["per_trace"]) == {name.split(".rep")[0] for name in SUITE} == set(a)
+    for name, ratio in got["speed"]["per_trace"].items():
+        assert ratio == pytest.approx(b[name] / a[name])
+        assert f"  {name:<24}{ratio:7.3f}" in text
+    assert "Throughput per trace, B's ratio to libc over A's (medians over the runs; every trace):" in text
+
+
+def test_per_trace_speed_shows_the_extremes_of_a_long_suite():
+    Speed = _compare_module().Speed
+    fast = Speed(1.0, 1.0, 1.0, 3, (1.0, 1.0, 1.0), {f"t{i:02}": 0.9 + i / 100 for i in range(20)})
+    lines = fast.trace_lines(shown=2)
+    assert lines[0].endswith("the 2 slowed and the 2 sped up most):")
+    assert [line.split()[0] for line in lines[1:]] == ["t00", "t01", "t18", "t19"]
+    assert Speed(1.0, 1.0, 1.0, 1).trace_lines() == []
+
+
 def _compare_module():
     sys.path.insert(0, str(KIT / "tools"))
     try:

@@ -4,7 +4,7 @@ Builds two allocators (variant names or .c files), runs both on the trace suite
 and on K other seeds of every generated trace (held-out traces, made as
 results_seeds.py makes them), and prints per-trace utilization changes, the
 suite's and the held-out traces' averages with a paired standard error, and
-throughput from runs of A and B that alternate, as medians.
+throughput from runs of A and B that alternate, as medians, for the suite and per trace.
 
 Why the held-out traces: a generated trace is one draw of its pattern, and an
 allocator's figure on it moves with the addresses its blocks happen to get.
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import mean, median, stdev
 
@@ -182,6 +182,8 @@ class Speed:
     b_over_a: float               # median over runs of B's ops/s / A's ops/s, adjacent runs
     runs: int
     b_over_a_runs: tuple[float, ...] = ()    # each round's B / A: their spread is the noise
+    per_trace: dict[str, float] = field(default_factory=dict)  # median over rounds of B's ratio to
+                                                               # libc over A's, each of its own run
 
     def line(self) -> str:
         """The throughput line, B / A with the min-max of its rounds so noise shows as such."""
@@ -196,19 +198,46 @@ class Speed:
             text += ": the runs disagree on which is faster, so no difference is shown"
         return text
 
+    def trace_lines(self, shown: int = 5) -> list[str]:
+        """The traces B sped up and slowed down most: where a change of speed comes from."""
+        ranked = sorted(self.per_trace.items(), key=lambda kv: kv[1])
+        if not ranked:
+            return []
+        picked = ranked if len(ranked) <= 2 * shown else ranked[:shown] + ranked[-shown:]
+        out = ["Throughput per trace, B's ratio to libc over A's (medians over the runs; "
+               + ("every trace" if picked is ranked else f"the {shown} slowed and the {shown} sped up most") + "):"]
+        out += [f"  {name:<24}{ratio:7.3f}" for name, ratio in picked]
+        return out
+
 
 def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path], runs: int,
           time_limit: int, folder: Path) -> Speed:
     """RUNS rounds of A then B on the suite, each timed against libc in its own run."""
     ra, rb, rel = [], [], []
+    traces: dict[str, list[float]] = {}
     for i in range(runs):
-        sa, sb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")["summary"]
+        ja, jb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")
                   for d, label, tag in zip(drivers, labels, "ab"))
+        sa, sb = ja["summary"], jb["summary"]
         ra.append(sa["throughput_ratio"])
         rb.append(sb["throughput_ratio"])
         if sa["throughput_ops_per_sec"]:
             rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
-    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs, tuple(rel))
+        ta, tb = trace_ratios(ja), trace_ratios(jb)
+        for name in ta.keys() & tb.keys():
+            traces.setdefault(name, []).append(tb[name] / ta[name])
+    per_trace = {name: median(r) for name, r in sorted(traces.items())}
+    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs, tuple(rel), per_trace)
+
+
+def trace_ratios(driver_json: dict) -> dict[str, float]:
+    """Each timed trace's throughput over libc's in the same run (a trace that failed has none)."""
+    out = {}
+    for t in driver_json["traces"]:
+        mine, libc = (t.get("timing") or {}).get("ops_per_sec"), (t.get("libc") or {}).get("ops_per_sec")
+        if mine and libc:
+            out[t["name"]] = mine / libc
+    return out
 
 
 @dataclass(frozen=True)
@@ -356,7 +385,7 @@ def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pair
     if lay is not None:
         out += ["", *layout_lines(lay)]
     if fast is not None:
-        out += ["", fast.line()]
+        out += ["", fast.line(), *fast.trace_lines()]
     out += ["", "Verdict: " + verdict(suite, held)]
     if lay is not None:
         out.append("Over layouts: " + layout_verdict(lay))
