@@ -39,7 +39,7 @@ import click
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from options import TIME_LIMIT, writable_file, writable_folder  # noqa: E402
-from results import KIT, make_driver, run_driver  # noqa: E402
+from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
 sys.path.insert(0, str(KIT))
@@ -223,21 +223,12 @@ def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path]
         rb.append(sb["throughput_ratio"])
         if sa["throughput_ops_per_sec"]:
             rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
-        ta, tb = trace_ratios(ja), trace_ratios(jb)
+        ta, tb = ({t.name: t.ratio for t in trace_results(j, {}) if t.ratio} for j in (ja, jb))
         for name in ta.keys() & tb.keys():
             traces.setdefault(name, []).append(tb[name] / ta[name])
     per_trace = {name: median(r) for name, r in sorted(traces.items())}
     return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs, tuple(rel), per_trace)
 
-
-def trace_ratios(driver_json: dict) -> dict[str, float]:
-    """Each timed trace's throughput over libc's in the same run (a trace that failed has none)."""
-    out = {}
-    for t in driver_json["traces"]:
-        mine, libc = (t.get("timing") or {}).get("ops_per_sec"), (t.get("libc") or {}).get("ops_per_sec")
-        if mine and libc:
-            out[t["name"]] = mine / libc
-    return out
 
 
 @dataclass(frozen=True)

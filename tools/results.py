@@ -148,19 +148,24 @@ def median_run(runs: list[Run]) -> Run:
                    commits=tuple(c for r in runs for c in r.commits))
 
 
-def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
+def trace_results(d: dict, groups: dict[str, str]) -> tuple[TraceResult, ...]:
+    """Each trace of a driver's JSON, its timing beside libc's from the same run."""
     def kops(timing: dict | None) -> float | None:
         return timing["ops_per_sec"] / 1000 if timing else None
 
     def seconds(timing: dict | None) -> float | None:
         return timing["seconds"] if timing else None
 
-    traces = tuple(TraceResult(name=t["name"], group=group_of(t["name"], groups), outcome=t["outcome"],
-                               utilization=t["utilization"], kops=kops(t["timing"]),
-                               libc_kops=kops(t["libc"]), stats=t["stats"] or {},
-                               ideal=t.get("ideal_utilization"), seconds=seconds(t["timing"]),
-                               libc_seconds=seconds(t["libc"]))
-                   for t in d["traces"])
+    return tuple(TraceResult(name=t["name"], group=group_of(t["name"], groups), outcome=t["outcome"],
+                             utilization=t["utilization"], kops=kops(t["timing"]),
+                             libc_kops=kops(t["libc"]), stats=t["stats"] or {},
+                             ideal=t.get("ideal_utilization"), seconds=seconds(t["timing"]),
+                             libc_seconds=seconds(t["libc"]))
+                 for t in d["traces"])
+
+
+def run_from_driver_json(variant: str, alignment: int, d: dict, groups: dict[str, str]) -> Run:
+    traces = trace_results(d, groups)
     s = d["summary"]
     return Run(variant=variant, alignment=alignment, traces=traces, utilization=s["utilization"],
                kops=s["throughput_ops_per_sec"] and s["throughput_ops_per_sec"] / 1000,
