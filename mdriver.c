@@ -232,8 +232,10 @@ static int parse_only(const options_t *o)
     if (i < o->num_files) {
         char name[512];
         fflush(stdout);
-        fprintf(stderr, "mdriver: interrupted by %s during trace %zu of %zu (%s): the total is of the traces above\n",
-                interrupt_name(interrupt_signal()), i + 1, o->num_files, shown(o->files[i], name, sizeof name));
+        char why[80];
+        fprintf(stderr, "mdriver: %s during trace %zu of %zu (%s): the total is of the traces above\n",
+                interrupt_describe(interrupt_signal(), why, sizeof why), i + 1, o->num_files,
+                shown(o->files[i], name, sizeof name));
         status = 128 + interrupt_signal();
     }
     return status;
@@ -290,6 +292,8 @@ int main(int argc, char **argv)
         options_free(&o);
         return parsed == OPTIONS_EXIT_OK ? finish(0) : 2;
     }
+    if (o.run_limit)
+        interrupt_arm((unsigned)o.run_limit);
     tracename_reserve(o.files, o.num_files);
     if (o.describe) {
         json_write_description(stdout);
@@ -386,8 +390,9 @@ int main(int argc, char **argv)
     if (summary_partial(&s)) {
         char name[512];
         fflush(text);
-        fprintf(stderr, "mdriver: interrupted by %s during trace %zu of %zu (%s): %s the %zu completed, with no "
-                "performance index\n", interrupt_name(s.interrupted.signal), done + 1, o.num_files,
+        char why[80];
+        fprintf(stderr, "mdriver: %s during trace %zu of %zu (%s): %s the %zu completed, with no "
+                "performance index\n", interrupt_describe(s.interrupted.signal, why, sizeof why), done + 1, o.num_files,
                 shown(o.files[done], name, sizeof name), o.json && !status ? "the table and the JSON hold" :
                 "the table holds", done);
     }

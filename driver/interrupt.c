@@ -4,12 +4,17 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t received;
 
-static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
-static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+/* SIGALRM last: the run's own limit (interrupt_arm), never sent from outside. */
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM};
+static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP", "SIGALRM"};
+enum { OUTSIDE_SIGNALS = 3 };
 /* Ignored when the driver started (nohup, a non-interactive shell's `&`): left so. */
 static bool inherited_ignored[sizeof signals / sizeof *signals];
 
@@ -19,13 +24,16 @@ static void note(int sig)
         received = sig;
 }
 
+static bool armed;  /* SIGALRM is the run's limit: handled only then */
+static unsigned armed_seconds;
+
 static void set_all(void (*action)(int))
 {
     /* No SA_RESTART: a call a signal interrupts returns EINTR to a loop that
      * looks at the flag (or retries). */
     struct sigaction sa = {.sa_handler = action};
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+    for (size_t i = 0; i < (size_t)OUTSIDE_SIGNALS + armed; i++)
         if (!inherited_ignored[i])
             sigaction(signals[i], &sa, NULL);
 }
@@ -37,6 +45,16 @@ void interrupt_install(void)
         inherited_ignored[i] = sigaction(signals[i], NULL, &now) == 0 && now.sa_handler == SIG_IGN;
     }
     set_all(note);
+}
+
+void interrupt_arm(unsigned seconds)
+{
+    /* The run's own limit is kept even where SIGALRM came in ignored. */
+    armed = true;
+    armed_seconds = seconds;
+    inherited_ignored[OUTSIDE_SIGNALS] = false;
+    set_all(note);
+    alarm(seconds);
 }
 
 void interrupt_reset(void) { set_all(SIG_DFL); }
@@ -51,9 +69,18 @@ const char *interrupt_name(int sig)
     return "a signal";
 }
 
+const char *interrupt_describe(int sig, char *buf, size_t len)
+{
+    if (sig == SIGALRM && armed)
+        snprintf(buf, len, "stopped at its time limit (--run-limit %u)", armed_seconds);
+    else
+        snprintf(buf, len, "interrupted by %s", interrupt_name(sig));
+    return buf;
+}
+
 bool interrupt_is_one(int sig)
 {
-    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+    for (size_t i = 0; i < OUTSIDE_SIGNALS; i++)
         if (sig == signals[i])
             return true;
     return false;

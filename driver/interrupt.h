@@ -13,21 +13,27 @@
  * it, and is judged for it.  A signal the driver inherited as ignored (nohup
  * ignores SIGHUP, a non-interactive shell's `&` SIGINT) is left ignored, in the
  * parent and its children: whoever started the run asked that it not stop it.
+ * The run's own time limit (--run-limit) stops it the same way, by SIGALRM.
  */
 #ifndef DRIVER_INTERRUPT_H
 #define DRIVER_INTERRUPT_H
 
 #include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The parent, first thing in main (it reads traces before any run): the three signals note themselves,
  * but for those it inherited as ignored. */
 void interrupt_install(void);
+/* Stop the run as an interrupt would, SECONDS from now (SIGALRM; not inherited by children). */
+void interrupt_arm(unsigned seconds);
 /* The first of them received since interrupt_install, or 0. */
 int interrupt_signal(void);
-/* "SIGINT", "SIGTERM" or "SIGHUP". */
+/* "SIGINT", "SIGTERM", "SIGHUP" or "SIGALRM". */
 const char *interrupt_name(int sig);
-/* Whether sig is one of them (a child that died of one while the parent was
+/* "interrupted by SIGINT", or "stopped at its time limit (--run-limit N)", in buf. */
+const char *interrupt_describe(int sig, char *buf, size_t len);
+/* Whether sig is one of the three sent from outside (a child that died of one while the parent was
  * interrupted got it from the interrupt, not from its allocator). */
 bool interrupt_is_one(int sig);
 /* In a forked child: the actions the driver inherited again (a handler is inherited by fork). */

@@ -29,7 +29,7 @@
 static const char usage[] =
     "usage: mdriver [-t DIR] [-f FILE]... [-c] [-l] [-v|-V] [-g] [-T SECS] [-M BYTES] [-r N]\n"
     "               [--json FILE|-|fd:N] [--secret-fd N] [--baseline FILE] [--save-baseline FILE]\n"
-    "               [--parse-only] [--describe]\n"
+    "               [--run-limit SECS] [--parse-only] [--describe]\n"
     "Replays malloc traces against the allocator built in (mm.c or a variant), checks every\n"
     "result, and scores space utilization and throughput against libc malloc timed in the same run.\n"
     "  -t DIR      run every .rep / .rep.gz trace in DIR but hidden (.name) ones\n"
@@ -40,6 +40,7 @@ static const char usage[] =
     "  -v, -V      explain failures and show the allocator's output; -V adds progress and statistics\n"
     "  -g          print the classic 'correct:N' and 'perfidx:N' lines for autograders\n"
     "  -T SECS     per-trace time limit for all passes together (default %d)\n"
+    "  --run-limit SECS  stop the whole run after SECS seconds, as Ctrl-C does (default: none)\n"
     "  -M BYTES    maximum heap, with K/M/G suffixes (default 20M, at most 4G)\n"
     "  -r N        at least N timing samples per trace (default %d)\n"
     "  -a          accepted and ignored (classic flag)\n"
@@ -49,7 +50,7 @@ static const char usage[] =
     "  --parse-only   read the traces and report the parse rate, replay nothing\n"
     "  --describe     print the scoring constants and the outcome vocabulary as JSON\n"
     "example: ./mdriver -V -t traces\n"
-    "Ctrl-C (or SIGTERM, SIGHUP) stops the run: the traces completed are reported, marked partial, no index\n"
+    "Ctrl-C (or SIGTERM, SIGHUP, --run-limit) stops the run: the traces completed are reported, marked partial, no index\n"
     "(one it was started with ignored, as by nohup, stays ignored)\n"
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error, 128+signal interrupted\n";
 
@@ -68,7 +69,7 @@ static const char replay_usage[] =
     "example: build/best-a16/mmreplay -t traces   (make replay VARIANT=best)\n"
     "exit status: 0 every trace valid, 1 some trace failed, 2 usage or trace-file error\n";
 
-enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE };
+enum { OPT_JSON = 1000, OPT_SECRET_FD, OPT_BASELINE, OPT_SAVE_BASELINE, OPT_PARSE_ONLY, OPT_DESCRIBE, OPT_RUN_LIMIT };
 
 static const struct option mdriver_longs[] = {
     {"json", required_argument, NULL, OPT_JSON},
@@ -77,6 +78,7 @@ static const struct option mdriver_longs[] = {
     {"save-baseline", required_argument, NULL, OPT_SAVE_BASELINE},
     {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
     {"describe", no_argument, NULL, OPT_DESCRIBE},
+    {"run-limit", required_argument, NULL, OPT_RUN_LIMIT},
     {"help", no_argument, NULL, 'h'},
     {0, 0, 0, 0},
 };
@@ -295,7 +297,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     o->max_heap = MDRIVER_DEFAULT_MAX_HEAP;
     o->min_samples = MDRIVER_DEFAULT_MIN_SAMPLES;
     o->secret_fd = -1;
-    const char *given_T = NULL, *given_M = NULL, *given_r = NULL, *given_secret = NULL;  /* for set_once */
+    const char *given_T = NULL, *given_M = NULL, *given_r = NULL, *given_secret = NULL, *given_run = NULL;  /* for set_once */
     const char *dirs[64];  /* every -t, in order */
     size_t num_dirs = 0, dir_end[64], num_f;
     long n;
@@ -348,6 +350,13 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
                 return complain("--secret-fd %s: not an open file descriptor", optarg);
             o->secret_fd = (int)n;
             break;
+        case OPT_RUN_LIMIT:
+            if (!set_once(&given_run, "--run-limit", optarg))
+                return OPTIONS_EXIT_USAGE;
+            if (!options_int(optarg, 1, 30L * 24 * 3600, &n))
+                return complain("--run-limit %s: the run's time limit must be whole seconds from 1 to 2592000", optarg);
+            o->run_limit = n;
+            break;
         case OPT_BASELINE:
             if (!set_once(&o->baseline_in, "--baseline", optarg))
                 return OPTIONS_EXIT_USAGE;
@@ -378,6 +387,7 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         return complain("--parse-only and %s exclude each other (--parse-only replays nothing)", unused);
     /* --describe runs nothing: an option for a run would be dropped without a word. */
     const char *run_only = num_dirs ? "-t" : o->num_files ? "-f" : o->json ? "--json" : given_secret ? "--secret-fd"
+                         : given_run ? "--run-limit"
                          : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline"
                          : o->parse_only ? "--parse-only" : NULL;
     if (o->describe && run_only)

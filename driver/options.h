@@ -16,6 +16,7 @@ typedef struct {
     bool libc_rows;        /* -l: show timing spread for the allocator and libc */
     bool check_heap;       /* -c */
     double time_limit;     /* -T */
+    long run_limit;        /* --run-limit seconds, 0 for none */
     size_t max_heap;       /* -M */
     int min_samples;       /* -r */
     const char *json;      /* --json FILE | - | fd:N */

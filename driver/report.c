@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "driver/hooks.h"
+#include "driver/interrupt.h"
 #include "driver/shown.h"
 #include "driver/team.h"
 
@@ -171,8 +172,10 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
             break;
         }
     if (summary_partial(s)) {
-        fprintf(out, "\nPerf index: none: the run was interrupted after %d of %d traces, and an index is "
-                "over every trace\n", s->traces, s->interrupted.planned);
+        char why[80];
+        fprintf(out, "\nPerf index: none: the run was %s after %d of %d traces, and an index is "
+                "over every trace\n", interrupt_describe(s->interrupted.signal, why, sizeof why), s->traces,
+                s->interrupted.planned);
         return;
     }
     if (s->valid + s->failed == 0) {   /* 0.0/100 would read as a score of the allocator */

@@ -161,6 +161,10 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
 
     json_open(&j, "settings", '{');
     settings_fields(&j, o);
+    if (o->run_limit)
+        json_integer(&j, "run_limit", o->run_limit);
+    else
+        json_null(&j, "run_limit");
     json_integer(&j, "min_samples", o->min_samples);
     json_bool(&j, "check_heap", o->check_heap);
     json_string(&j, "baseline", info->baseline);

@@ -22,8 +22,10 @@ def interrupted(doc: Any) -> str | None:
         return None
     why = stopped if isinstance(stopped, dict) else {}
     summary = doc["summary"] if isinstance(doc.get("summary"), dict) else {}
-    return (f"interrupted by {why.get('signal', 'a signal')} after {summary.get('traces', '?')} of "
-            f"{why.get('planned', '?')} traces")
+    settings = doc["settings"] if isinstance(doc.get("settings"), dict) else {}
+    how = (f"stopped at its time limit (--run-limit {settings.get('run_limit', '?')})"
+           if why.get("signal") == "SIGALRM" else f"interrupted by {why.get('signal', 'a signal')}")
+    return f"{how} after {summary.get('traces', '?')} of {why.get('planned', '?')} traces"
 
 
 def whole_run(doc: Any, source: str) -> Any:

@@ -128,7 +128,7 @@ def assert_partial(rc: int, out: str, err: str, child: int, sig: int, name: str)
             assert line.split()[2] == "ok", line
     assert "partial: 2 of 4" in out and "2 ok,  0 failed" in out
     assert "Perf index = " not in out
-    assert "Perf index: none: the run was interrupted after 2 of 4 traces" in out
+    assert f"Perf index: none: the run was interrupted by {name} after 2 of 4 traces" in out
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"mdriver: interrupted by {name} during trace 3 of 4 (") and "stuck.rep" in last, err
     assert "2 completed" in last
@@ -402,3 +402,54 @@ def test_a_signal_not_ignored_still_stops_the_run(tmp_path, driver):
     assert rows(out) == ["one"] and names == ["one"], out
     assert "partial: 1 of 2" in out and "Perf index: none" in out, out
     assert err.strip().splitlines()[-1].startswith("mdriver: interrupted by SIGHUP during trace 2 of 2 (/dev/fd/"), err
+
+
+def ignore_alarm() -> None:
+    default_stop_signals()
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("preexec", [default_stop_signals, ignore_alarm], ids=["alarm-default", "alarm-ignored"])
+def test_the_runs_own_limit_stops_it_as_a_signal_would(tmp_path, preexec):
+    """--run-limit: a whole run's budget (the grader's limits.wall_clock).  At the limit the run stops
+    as Ctrl-C stops it, so the traces completed are kept rather than lost with a killed driver; the
+    JSON says why (SIGALRM, and the limit in its settings).  An ignored SIGALRM inherited from whoever
+    started the driver does not cancel the limit the driver was asked for."""
+    dest = tmp_path / "result.json"
+    files = [a for t in suite(tmp_path) for a in ("-f", str(t))]
+    limit = 8   # the two honest traces take well under a second
+    start = time.monotonic()
+    d = Started([str(broken("hangs")), "-V", *files, "--run-limit", str(limit), "--json", str(dest)],
+                preexec_fn=preexec)
+    try:
+        d.wait_for_line("[2/4] two")
+        child = d.wait_for_stuck_child()
+        rc, out, err = d.finish()
+    finally:
+        if d.proc.poll() is None:
+            d.proc.kill()
+    assert limit <= time.monotonic() - start < WAIT, out + err
+    assert rc == 128 + signal.SIGALRM, out + err
+    assert rows(out) == ["one", "two"], out
+    assert f"Perf index: none: the run was stopped at its time limit (--run-limit {limit}) after 2 of 4 traces" in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"mdriver: stopped at its time limit (--run-limit {limit}) during trace 3 of 4 ("), err
+    assert "stuck.rep" in last and "2 completed" in last
+    assert "crashed" not in out + err and "failed and score 0" not in out
+    with pytest.raises(ProcessLookupError):  # the stuck child was killed and reaped
+        os.kill(child, 0)
+    doc = json.loads(dest.read_text())
+    schema_validator().validate(doc)
+    assert doc["interrupted"] == {"signal": "SIGALRM", "signal_number": int(signal.SIGALRM),
+                                  "during": str(tmp_path / "stuck.rep"), "planned": 4}
+    assert doc["settings"]["run_limit"] == limit
+    assert [t["name"] for t in doc["traces"]] == ["one", "two"]
+
+
+def test_without_a_run_limit_the_json_says_none(tmp_path):
+    dest = tmp_path / "result.json"
+    done = subprocess.run([str(broken("hangs")), "-f", str(write_trace(tmp_path, "one", HONEST, weight=1)),
+                           "--json", str(dest)], capture_output=True, text=True, timeout=WAIT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(dest.read_text())
+    assert doc["settings"]["run_limit"] is None and doc["interrupted"] is None

@@ -26,7 +26,7 @@ def test_help(driver, flag):
     assert done.stdout.startswith("usage: mdriver")
     assert "example: ./mdriver -V -t traces" in done.stdout
     for documented in ("-t DIR", "-f FILE", "-c", "-l", "-v, -V", "-g", "-T SECS", "-M BYTES", "-r N", "-a",
-                       "--json", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe"):
+                       "--json", "--secret-fd", "--baseline", "--save-baseline", "--run-limit", "--parse-only", "--describe"):
         assert documented in done.stdout
     # The default -t is ./traces when there is one (test_t_and_f_together_and_the_default_directory).
     assert "default: ./traces if the current folder has one, else the kit's traces/" in done.stdout
@@ -36,6 +36,12 @@ BAD_ARGS = [
     (["-z"], "unknown option -z"),
     (["--bogus"], "unknown option --bogus"),
     (["-T", "0"], "-T 0: the time limit"),
+    (["--run-limit", "0"], "--run-limit 0: the run's time limit must be whole seconds from 1 to 2592000"),
+    (["--run-limit", "2592001"], "--run-limit 2592001: the run's time limit"),
+    (["--run-limit", "1.5"], "--run-limit 1.5: the run's time limit"),
+    (["--run-limit"], "--run-limit needs an argument"),
+    (["--run-limit", "5", "--run-limit", "9"], "--run-limit given twice"),
+    (["--describe", "--run-limit", "5"], "--describe and --run-limit exclude each other"),
     (["-T", "x"], "-T x: the time limit"),
     (["-T"], "-T needs an argument"),
     (["-M", "0"], "-M 0: the maximum heap"),
