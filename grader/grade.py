@@ -349,8 +349,10 @@ class _Grader:
                                     f"the driver refused to run ({run.problem}); see its stderr", **output)
             return self.verdict(cand, sha, "failed", f"no trustworthy result: {run.problem}", **output)
         raw = run.result["traces"]
-        listed = scoring.listed_traces_problem(raw, ctx.traces,
-                                               trace_paths(ctx.sandbox, ctx.traces_dir, list(ctx.traces)))
+        # A run stopped at its limit reports the traces before the one in progress, in order.
+        given = ctx.traces[:len(raw)] if run.stopped else ctx.traces
+        listed = scoring.listed_traces_problem(raw, given,
+                                               trace_paths(ctx.sandbox, ctx.traces_dir, list(given)))
         if listed:      # argv or the report was changed: nothing in it is about the traces we chose
             return self.verdict(cand, sha, "failed", "the driver's report is not about the traces it was given "
                                 f"({listed}): the allocator tampered with the driver", **output)
@@ -359,14 +361,18 @@ class _Grader:
         impossible = {i: p for i, (t, facts) in enumerate(zip(raw, ctx.facts))
                       if (p := scoring.facts_problem(t, facts)
                           or scoring.trace_problem(t, policy.build.alignment, policy.limits.max_heap))}
-        problem = "" if impossible else scoring.summary_problem(run.result["summary"], raw)
-        utilization = run.result["summary"].get("utilization")
-        ratio = run.result["summary"].get("throughput_ratio")
+        problem = "" if impossible or not raw else scoring.summary_problem(run.result["summary"], raw)
+        utilization = run.result["summary"].get("utilization") if raw else None
+        ratio = run.result["summary"].get("throughput_ratio") if raw else None
         if impossible or problem:       # the report cannot be trusted: no performance figures from it
             utilization = ratio = None
             raw = [{**t, "weight": ctx.facts[i].weight, "ops": ctx.facts[i].ops, "outcome": IMPOSSIBLE,
                     "message": f"impossible figure: {impossible[i]}"} if i in impossible else t
                    for i, t in enumerate(raw)]
+        if run.stopped:     # the trace in progress and those after it: not finished, so failed
+            limit = run.result["settings"]["run_limit"]
+            raw = raw + [scoring.unfinished_row(name, facts, limit, during=i == 0)
+                         for i, (name, facts) in enumerate(zip(ctx.traces[len(raw):], ctx.facts[len(raw):]))]
         weights = [t["weight"] for t in raw]
         summary = scoring.summarize([t["outcome"] for t in raw], utilization, ratio, policy, weights)
         if not problem and not scoring.plausible(summary, policy):

@@ -10,6 +10,7 @@ for the report; nothing is ever parsed from them.
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import threading
@@ -31,11 +32,17 @@ class ChannelError(RuntimeError):
     """The driver gave no trustworthy result."""
 
 
+# Seconds the driver has, past its own --run-limit, to stop the trace in progress and write its
+# result before the grader kills the whole process tree.
+STOP_GRACE = 5
+
+
 @dataclass(frozen=True)
 class DriverRun:
     result: dict[str, Any] | None     # the validated JSON, or None
     problem: str                      # why there is no result; empty when there is one
     process: RunResult
+    stopped: bool = False             # the driver stopped itself at the run's limit: its traces are a prefix
 
 
 def _read_all(fd: int, sink: list[bytes]) -> None:
@@ -52,9 +59,10 @@ def load_schema(kit: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None, limit: int | None = None) -> dict[str, Any]:
     """The driver's JSON if it is well formed, valid, carries SECRET and is of a complete run (not
-    interrupted); ChannelError otherwise."""
+    interrupted), or of a run that stopped itself at LIMIT, its --run-limit, when the run lasted that
+    long (the grader's own clock says so); ChannelError otherwise."""
     if not raw.strip():
         raise ChannelError("the driver wrote no result")
     try:
@@ -70,14 +78,27 @@ def check_result(raw: bytes, secret: str, schema: dict[str, Any] | None) -> dict
             jsonschema.validate(data, schema)
         except jsonschema.ValidationError as err:
             raise ChannelError(f"the driver's result breaks its schema: {err.message[:200]}") from None
-    if why := interrupted(data):     # a signal cut the run short: as a run killed at the limit
+    if (why := interrupted(data)) and not (limit and stopped_at(data, limit)):
         raise ChannelError(f"the driver was {why}: a partial run is not graded")
     return data
+
+
+def stopped_at(data: dict[str, Any], limit: int) -> bool:
+    """DATA is of a run that stopped itself at its own --run-limit of LIMIT seconds."""
+    stop, settings = data.get("interrupted"), data.get("settings")
+    return isinstance(stop, dict) and stop.get("signal") == "SIGALRM" and isinstance(settings, dict) \
+        and settings.get("run_limit") == limit
 
 
 def wall_clock(policy: Policy, traces: int) -> float:
     """The policy's limit for a whole run; 0 means every trace's own limit, plus a minute."""
     return policy.limits.wall_clock or traces * policy.limits.trace_seconds + 60
+
+
+def run_limit(policy: Policy, traces: int) -> int:
+    """The driver's --run-limit: the whole run's limit in whole seconds.  A driver that reaches it
+    stops the trace in progress and reports the ones before it, which are graded (grade.py)."""
+    return max(1, math.ceil(wall_clock(policy, traces)))
 
 
 def driver_limits(policy: Policy) -> list[str]:
@@ -86,7 +107,8 @@ def driver_limits(policy: Policy) -> list[str]:
 
 
 def driver_args(driver: str, traces: list[str], policy: Policy, json_fd: int, secret_fd: int) -> list[str]:
-    args = [driver, "-l", *driver_limits(policy), "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
+    args = [driver, "-l", *driver_limits(policy), "--run-limit", str(run_limit(policy, len(traces))),
+            "--json", f"fd:{json_fd}", "--secret-fd", str(secret_fd)]
     for trace in traces:
         args += ["-f", trace]
     return args
@@ -115,16 +137,18 @@ def run_driver(folder: Path, driver: Path, traces_dir: Path, traces: list[str], 
     try:
         argv = driver_args(inside, trace_paths(sandbox, traces_dir, traces), policy, json_w, secret_r)
         cmd = sandbox.command(argv, [sub, tdir], sub, policy.limits, slot, cpu)
-        process = run(cmd, wall_clock(policy, len(traces)), policy.limits.output_keep,
-                      pass_fds=(json_w, secret_r), cwd=folder)
+        limit = run_limit(policy, len(traces))
+        process = run(cmd, limit + STOP_GRACE, policy.limits.output_keep, pass_fds=(json_w, secret_r), cwd=folder)
     finally:
         os.close(json_w)
         os.close(secret_r)
     reader.join(timeout=30)
     if process.timed_out:
-        return DriverRun(None, f"the whole run took longer than {wall_clock(policy, len(traces)):g} s and was killed",
-                         process)
+        return DriverRun(None, f"the whole run took longer than {wall_clock(policy, len(traces)):g} s, did not "
+                         "stop at that limit, and was killed", process)
     try:
-        return DriverRun(check_result(b"".join(chunks), secret, schema), "", process)
+        # A stop at the limit is believed only when the grader's clock saw the run last that long.
+        data = check_result(b"".join(chunks), secret, schema, limit if process.seconds >= limit else None)
+        return DriverRun(data, "", process, stopped=bool(data.get("interrupted")))
     except ChannelError as err:
         return DriverRun(None, str(err), process)

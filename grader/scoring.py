@@ -167,6 +167,16 @@ def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] 
     return ""
 
 
+def unfinished_row(trace: str, facts: "TraceFacts", limit: int, during: bool) -> dict[str, Any]:
+    """A driver-shaped row for TRACE, which a run stopped at its time limit of LIMIT seconds did not
+    finish (DURING: it was in progress then): a timeout, as the driver's own limit would say."""
+    when = "during this trace" if during else "before this trace began"
+    return {"name": trace_stem(trace), "path": trace, "weight": facts.weight, "ops": facts.ops,
+            "outcome": "timeout", "op_index": None, "op": None, "utilization": None, "timing": None,
+            "libc": None, "output": "", "output_cut": 0,
+            "message": f"not finished: the whole run's time limit ({limit} s, limits.wall_clock) ran out {when}"}
+
+
 @dataclass(frozen=True)
 class TraceFacts:
     """A trace's figures as the grader reads them from the file itself (grade.read_facts)."""

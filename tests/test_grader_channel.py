@@ -70,7 +70,9 @@ MARKED = {"honest": "", "forger": "/* FAKE:forge */", "silent": "/* FAKE:nojson 
           "ideal": "/* FAKE:ideal=1 */", "inconsistent": "/* FAKE:high=300 */", "below": "/* FAKE:high=100 */",
           "over": "/* FAKE:util=1.5 */",
           # ... or over the list of traces run
-          "dropped": "/* FAKE:drop */", "extra": "/* FAKE:extra */", "twice": "/* FAKE:twice */"}
+          "dropped": "/* FAKE:drop */", "extra": "/* FAKE:extra */", "twice": "/* FAKE:twice */",
+          # a driver that stopped itself at the run's limit (4 s here), and one that says so too soon
+          "stopped": "/* FAKE:stop=4.3 */", "early": "/* FAKE:stop=0 */"}
 
 
 @pytest.fixture(scope="module")
@@ -126,15 +128,55 @@ def test_a_bad_trace_in_a_run_counts_for_no_one_silently(batch):
     assert [t.outcome for t in sub.traces] == ["ok", "bad_trace"]      # kept for the TA
 
 
+def test_a_run_stopped_at_its_limit_is_graded_on_the_traces_it_finished(batch):
+    """limits.wall_clock is the driver's --run-limit: a driver that reaches it stops, as Ctrl-C stops
+    it, and reports the traces before the one in progress; those keep their points, and the rest
+    fail as timeouts, instead of the whole run being lost to the kill."""
+    sub = batch["stopped"]
+    assert sub.verdict == "failed", sub.reason
+    assert [(t.name, t.outcome) for t in sub.traces] == [("grow", "ok"), ("tiny", "timeout")]
+    assert sub.traces[0].points > 0 and sub.traces[0].utilization == 0.5
+    assert sub.traces[1].points == 0 and sub.traces[1].message == \
+        "not finished: the whole run's time limit (4 s, limits.wall_clock) ran out during this trace"
+    assert "1 of 2 traces failed: tiny: timeout (not finished" in sub.reason
+    assert sub.summary.valid == 1 and sub.summary.traces == 2
+    assert sub.summary.correctness_points == sub.traces[0].points
+
+
+def test_a_stop_at_the_limit_before_the_limit_is_not_believed(batch):
+    """Only the driver's own clock stops it at --run-limit, so a result that says so before the grader's
+    clock has seen the limit pass did not come from an honest stop: nothing in it is graded."""
+    sub = batch["early"]
+    assert sub.verdict == "failed" and not sub.traces
+    assert "stopped at its time limit (--run-limit 4) after 1 of 2 traces: a partial run is not graded" in sub.reason
+
+
+def test_an_interrupted_result_is_graded_only_when_it_stopped_at_the_runs_limit():
+    schema = load_schema(KIT)
+    good = _valid(KIT)
+    stop = {**good, "interrupted": {"signal": "SIGALRM", "signal_number": 14, "during": "u.rep", "planned": 3},
+            "settings": {**good["settings"], "run_limit": 9},
+            "summary": {**good["summary"], "util_points": None, "throughput_points": None, "perf_index": None}}
+    assert check_result(json.dumps(stop).encode(), SECRET, schema, limit=9)["interrupted"]["signal"] == "SIGALRM"
+    for limit in (None, 8):      # the grader's clock did not see the limit pass, or another limit
+        with pytest.raises(ChannelError, match=r"stopped at its time limit \(--run-limit 9\) after 1 of 3 traces"):
+            check_result(json.dumps(stop).encode(), SECRET, schema, limit=limit)
+    term = {**stop, "interrupted": {**stop["interrupted"], "signal": "SIGTERM", "signal_number": 15}}
+    with pytest.raises(ChannelError, match="interrupted by SIGTERM"):
+        check_result(json.dumps(term).encode(), SECRET, schema, limit=9)
+
+
 def test_default_wall_clock_follows_the_traces(kit):
     import dataclasses
     from grader.policy import load_policy
-    from grader.runner import wall_clock
+    from grader.runner import run_limit, wall_clock
     policy = load_policy(kit)
     assert policy.limits.wall_clock == 0
-    assert wall_clock(policy, 3) == 3 * policy.limits.trace_seconds + 60
+    assert wall_clock(policy, 3) == run_limit(policy, 3) == 3 * policy.limits.trace_seconds + 60
     fixed = dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, wall_clock=7))
-    assert wall_clock(fixed, 3) == 7
+    assert wall_clock(fixed, 3) == run_limit(fixed, 3) == 7
+    # the driver's --run-limit is whole seconds, never under the policy's limit
+    assert run_limit(dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, wall_clock=7.2)), 3) == 8
 
 
 @pytest.mark.parametrize("name, words", [

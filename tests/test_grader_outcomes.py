@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from grader_fixtures.helpers import FAST, KIT, by_name, run_batch
+from grader_fixtures.helpers import FAST, KIT, TRACES, by_name, run_batch
 from grader_fixtures.submissions import write_all
 
 VERDICT_CASES = ["good", "fake_scores", "compile_error", "link_error", "clock", "fork_system", "writes",
@@ -247,3 +247,28 @@ def test_a_trace_output_cut_by_the_driver_says_how_much_was_cut(batch):
     tests = {t["name"]: t["output"] for t in exports.gradescope_results(sub, load_policy(KIT, None))["tests"]}
     assert tests[f"Trace: {first.name}"].endswith(
         f"[... {len(first.output) - 2000:,} more characters and {first.output_cut:,} more bytes cut ...]")
+
+
+def test_a_run_stopped_at_its_limit_keeps_the_traces_it_finished(tmp_path):
+    """The real driver under limits.wall_clock (its --run-limit): a submission that loops in the
+    second of three traces keeps the first trace's points; the loop and the trace never begun fail
+    as timeouts, each saying why.  Before, the whole run was killed and every point lost."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name, source_trace in (("a-tiny", "tiny"), ("b-grow", "grow"), ("c-tiny", "tiny")):
+        (traces / f"{name}.rep").write_text((TRACES / f"{source_trace}.rep").read_text())
+    subs = write_all(tmp_path / "subs", ["loop_at_100"])
+    sub = by_name(run_batch(KIT, subs, tmp_path / "out", limits={"trace_seconds": 60, "wall_clock": 5},
+                            traces=traces))["loop_at_100"]
+    assert sub.verdict == "failed", sub.reason
+    assert [(t.name, t.outcome) for t in sub.traces] == [("a-tiny", "ok"), ("b-grow", "timeout"),
+                                                        ("c-tiny", "timeout")]
+    limit = "the whole run's time limit (5 s, limits.wall_clock) ran out"
+    assert sub.traces[1].message == f"not finished: {limit} during this trace"
+    assert sub.traces[2].message == f"not finished: {limit} before this trace began"
+    assert sub.traces[0].points > 0 and sub.traces[0].utilization > 0 and sub.traces[0].ops_per_sec > 0
+    assert sub.summary.valid == 1 and sub.summary.traces == 3
+    assert sub.summary.correctness_points == sub.traces[0].points > 0
+    assert sub.summary.perf_index == 0                      # classic: any failure, no performance points
+    assert "2 of 3 traces failed: b-grow: timeout (not finished" in sub.reason
+

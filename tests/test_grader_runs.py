@@ -95,13 +95,13 @@ def test_a_later_failing_run_is_the_verdict(tmp_path, monkeypatch):
         done.append(run)
         if len(done) == 1:
             return run
-        return DriverRun(None, "the whole run took longer than 60 s and was killed",
+        return DriverRun(None, "the whole run took longer than 60 s, did not stop at that limit, and was killed",
                          dataclasses.replace(run.process, timed_out=True))
 
     monkeypatch.setattr(grade, "run_driver", ok_then_killed)
     sub = by_name(run_batch(kit, subs, tmp_path / "out", THREE))["ann"]
     assert len(done) == 2                                  # no third run after the failure
     assert sub.verdict == "failed"
-    assert sub.reason == "run 2 of 3 failed: no trustworthy result: the whole run took longer than 60 s and was killed"
+    assert sub.reason == "run 2 of 3 failed: no trustworthy result: the whole run took longer than 60 s, did not stop at that limit, and was killed"
     assert [r.verdict for r in sub.runs] == ["ok", "failed"]
     assert not sub.traces and sub.summary.points == 0      # the failing run's figures, not the good one's

@@ -79,6 +79,8 @@ CHANGES: dict[str, dict[str, str]] = {
                "/*INIT*/": "size_t mib = 0; char *p; while (mib < 4096 && (p = malloc(1 << 20))) { memset(p, 1, 1 << 20); mib++; }\n"
                            '    printf("memhog got %zu MiB\\n", mib);'},
     "loop": {"/*MALLOC*/": "for (volatile int spin = 1; spin;) ;"},
+    # loops only on grow.rep's realloc to 100 bytes: the traces before it finish
+    "loop_at_100": {"/*MALLOC*/": "if (size == 100) for (volatile int spin = 1; spin;) ;"},
     "crash": {"/*FREE*/": "*(volatile int *)0 = 1;"},
     "chatty_crash": {"/*INIT*/": 'for (int i = 0; i < 250; i++) printf("%039d\\n", i);\n    fflush(stdout);',
                      "/*FREE*/": "*(volatile int *)0 = 1;"},      # 10000 bytes per mm_init, then a crash

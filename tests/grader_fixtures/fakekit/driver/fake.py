@@ -14,6 +14,8 @@ What it does is scripted by markers in the submission's mm.c (one folder up):
   FAKE:peak=P, FAKE:ops=N, FAKE:weight=W, FAKE:high=H   the first trace's peak payload (with a heap
                  high-water that keeps its utilization peak / high-water), op count, weight or heap
                  high-water (its utilization left as it was) forged
+  FAKE:stop=S    after S seconds, report the first trace only, as a driver that stopped itself at its
+                 --run-limit (SIGALRM) during the second
   FAKE:jitter    the allocator's time per trace drawn anew each run (1 to 1.5 us), as on a busy host
   FAKE:utiljitter  utilization drawn anew each run (0.4 to 0.6), as from a nondeterministic allocator
   FAKE:span=S    print "span START END" (CLOCK_MONOTONIC, ns), END taken S seconds after START: when
@@ -81,6 +83,8 @@ def main(argv):
     if "hang" in marks:
         while True:
             time.sleep(1)
+    if "stop" in marks:
+        time.sleep(float(marks["stop"]))
     secret = os.fdopen(secret_fd).readline().strip()
     if "forge" in marks:
         secret = "0" * len(secret)
@@ -93,6 +97,8 @@ def main(argv):
         given = given[:-1]
     if "twice" in marks:
         given = given[:1] + given
+    if "stop" in marks:
+        given = given[:1]
     for i, path in enumerate(given):
         name = os.path.basename(path).split(".")[0]
         outcome = "crashed" if marks.get("fail") == name else "bad_trace" if marks.get("bad") == name else "ok"
@@ -135,12 +141,18 @@ def main(argv):
                           "utilization": mean_util, "throughput_ops_per_sec": 4e6, "libc_ops_per_sec": 5e6,
                           "throughput_ratio": ratio, "util_points": 60 * mean_util, "throughput_points": 32,
                           "perf_index": 60 * mean_util + 32}}
+    if "stop" in marks:
+        limit = int(argv[argv.index("--run-limit") + 1])
+        result["settings"]["run_limit"] = limit
+        result["interrupted"] = {"signal": "SIGALRM", "signal_number": 14, "during": traces[1],
+                                 "planned": len(traces)}
+        result["summary"].update(util_points=None, throughput_points=None, perf_index=None)
     with os.fdopen(json_fd, "w") as out:
         if "badjson" in marks:
             out.write("{")
         elif "nojson" not in marks:
             json.dump(result, out)
-    return 0 if valid == len(rows) else 1
+    return 142 if "stop" in marks else 0 if valid == len(rows) else 1
 
 
 if __name__ == "__main__":
