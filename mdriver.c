@@ -202,7 +202,7 @@ static int parse_only(const options_t *o)
     size_t total_ops = 0, i;
     for (i = 0; i < o->num_files; i++) {
         trace_t t;
-        char err[512];
+        char err[TRACE_ERROR_MAX];
         double wall = now(), cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
         bool loaded = trace_load(o->files[i], o->max_heap, &t, err, sizeof err);
         if (interrupt_signal()) {  /* a read cut short is not a bad trace */

@@ -19,7 +19,7 @@ typedef struct {
     uint64_t fingerprint;  /* of the ops (trace_fingerprint): a saved baseline keeps it */
     uint64_t peak_payload; /* the trace's (0: it scores no utilization; see utilization.h) */
     outcome_t outcome;
-    char bad_trace[512];   /* "FILE:LINE: what", when the trace could not be read */
+    char bad_trace[TRACE_ERROR_MAX]; /* "FILE:LINE: what", when the trace could not be read */
     child_result_t result; /* the allocator's child */
     char op_text[48];      /* the op where a failure was found, as written in the trace */
     bool has_libc;         /* libc's timing, from this run or a cached baseline */

@@ -466,7 +466,7 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     tracename_of_path(path, t->name, sizeof t->name);
     char *bytes;
     size_t len;
-    char where[1024];  /* the path in messages, on one line */
+    char where[TRACE_PATH_SHOWN];  /* the path in messages, on one line */
     shown(path, where, sizeof where);
     bool piped = false, loaded = load_bytes(path, where, &bytes, &len, &piped, err, errlen);
     if (piped)

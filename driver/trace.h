@@ -32,6 +32,11 @@ typedef struct {
  * 15 MB, the suite's largest 0.9 MB); a gzip bomb stops here. */
 static const size_t TRACE_MAX_BYTES = (size_t)256 << 20;
 
+/* A message of trace_load names the file by its path as shown (shown.h), at most
+ * TRACE_PATH_SHOWN bytes of it, then the line and what is wrong: TRACE_ERROR_MAX bytes
+ * hold all of it, so that a long path never cuts off the line or the reason. */
+enum { TRACE_PATH_SHOWN = 1024, TRACE_ERROR_MAX = TRACE_PATH_SHOWN + 256 };
+
 /* What a trace's weight asks for. */
 enum { WEIGHT_CHECK_ONLY = 0, WEIGHT_BOTH = 1, WEIGHT_UTIL_ONLY = 2, WEIGHT_THROUGHPUT_ONLY = 3 };
 

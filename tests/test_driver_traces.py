@@ -194,6 +194,24 @@ def test_parse_only_reports_each_trace_and_fails_on_a_bad_one(tmp_path, driver):
     assert ok.rc == 0
 
 
+def test_a_long_path_keeps_the_line_and_the_reason(tmp_path, driver):
+    """The message of a trace in a deep folder (a path of some 700 bytes) was cut at 511
+    bytes, inside the path: no line, no reason, on stderr, in the table and in the JSON."""
+    folder = tmp_path.joinpath(*["d" * 200] * 3)
+    folder.mkdir(parents=True)
+    bad = folder / "bad.rep"
+    bad.write_text(HEADER.format(ops=1) + "a 0 1x6\n")
+    said = f"{bad}:5: bad token '1x6': size must be a non-negative integer"
+    assert len(str(bad)) > 600
+    r = run(driver, "-f", good(tmp_path), "-f", bad, tmp=tmp_path)
+    assert r.rc == 2
+    assert [x for x in r.err.splitlines() if x.startswith("mdriver: ")] == [f"mdriver: {said}"], r.err
+    assert r.trace("bad")["outcome"] == "bad_trace" and r.trace("bad")["message"] == said
+    assert r.row("bad")[1].strip() == said and r.trace("good")["outcome"] == "ok"
+    p = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
+    assert p.rc == 2 and p.err == f"mdriver: {said}\n", p.err
+
+
 # ------------------------------------------------------------ the format's features
 
 def test_gzip_trace_read_directly(tmp_path, driver):
