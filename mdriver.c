@@ -159,7 +159,8 @@ static bool is_regular(const char *path)
  * early[i] keeps the trace of an input that is not a regular file (see early_trace_t). */
 static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *early)
 {
-    char err[1200];
+    char err[BASELINE_ERROR_MAX], where[BASELINE_PATH_SHOWN], name[sizeof ((trace_t *)0)->name * 4];
+    shown(o->baseline_in, where, sizeof where);
     if (!baseline_read(o->baseline_in, b, err, sizeof err)) {
         fprintf(stderr, "mdriver: %s\n", err);
         return false;
@@ -177,12 +178,13 @@ static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *ear
             continue;  /* malformed: reported as such when its turn comes */
         const baseline_entry_t *timed = trace_scores_throughput(&t) ? baseline_find(b, t.name) : NULL;
         bool found = !trace_scores_throughput(&t) || (timed && baseline_matches(timed, t.num_ops, trace_fingerprint(&t)));
+        shown(t.name, name, sizeof name);
         if (!timed && !found)
-            fprintf(stderr, "mdriver: %s:0: no timing for trace %s (taken on other traces?)\n", o->baseline_in, t.name);
+            fprintf(stderr, "mdriver: %s:0: no timing for trace %s (taken on other traces?)\n", where, name);
         else if (!found)
             fprintf(stderr, "mdriver: %s:%zu: the timing for trace %s was taken of other ops (%zu then, %zu now%s): "
-                    "the trace changed since; save a new baseline with --save-baseline\n", o->baseline_in, timed->line,
-                    t.name, timed->ops, t.num_ops, timed->ops == t.num_ops ? ", but not the same ones" : "");
+                    "the trace changed since; save a new baseline with --save-baseline\n", where, timed->line,
+                    name, timed->ops, t.num_ops, timed->ops == t.num_ops ? ", but not the same ones" : "");
         if (!keep)
             trace_free(&t);
         if (!found) {
@@ -325,8 +327,11 @@ int main(int argc, char **argv)
     }
 
     result_out_t json_out = {0};
+    char json_shown[4200], baseline_shown[4200];  /* the paths in messages, on one line */
+    shown(o.json ? o.json : "", json_shown, sizeof json_shown);
+    shown(o.baseline_out ? o.baseline_out : "", baseline_shown, sizeof baseline_shown);
     if (o.json && !result_open(&json_out, o.json)) {
-        fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        fprintf(stderr, "mdriver: --json %s: cannot write there: %s\n", json_shown, strerror(errno));
         early_free(early, o.num_files);
         baseline_free(&cached);
         options_free(&o);
@@ -366,9 +371,9 @@ int main(int argc, char **argv)
         report_grade_lines(text, &s);
     if (o.baseline_out && summary_partial(&s)) {
         fprintf(stderr, "mdriver: --save-baseline %s: not written: the run was interrupted (a file there is "
-                "left as it was)\n", o.baseline_out);
+                "left as it was)\n", baseline_shown);
     } else if (o.baseline_out && !baseline_save(o.baseline_out, &info, runs, o.num_files)) {
-        fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", o.baseline_out, strerror(errno));
+        fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", baseline_shown, strerror(errno));
         status = 2;
     }
     char secret[256];
@@ -383,7 +388,7 @@ int main(int argc, char **argv)
         if (json)
             json_write_result(json, &o, &info, runs, done, &s);
         if (!json || !result_end(&json_out)) {
-            fprintf(stderr, "mdriver: --json %s: write failed: %s\n", o.json, strerror(errno));
+            fprintf(stderr, "mdriver: --json %s: write failed: %s\n", json_shown, strerror(errno));
             status = 2;
         }
     }

@@ -74,8 +74,10 @@ int main(int argc, char **argv)
     tracename_reserve(o.files, o.num_files);
     heap_configure(o.max_heap);
     result_out_t json_out = {0};
+    char json_shown[4200];  /* the path in messages, on one line */
+    shown(o.json ? o.json : "", json_shown, sizeof json_shown);
     if (o.json && !result_open(&json_out, o.json)) {
-        fprintf(stderr, "mmreplay: --json %s: cannot write there: %s\n", o.json, strerror(errno));
+        fprintf(stderr, "mmreplay: --json %s: cannot write there: %s\n", json_shown, strerror(errno));
         options_free(&o);
         return 2;
     }
@@ -103,7 +105,7 @@ int main(int argc, char **argv)
     if (json)
         json_write_replay(json, &o, &(run_info_t){.allocator = allocator_file}, runs, o.num_files, &s);
     if (o.json && (!json || !result_end(&json_out))) {
-        fprintf(stderr, "mmreplay: --json %s: write failed: %s\n", o.json, strerror(errno));
+        fprintf(stderr, "mmreplay: --json %s: write failed: %s\n", json_shown, strerror(errno));
         status = 2;
     }
     free(runs);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "driver/output.h"
+#include "driver/shown.h"
 
 /* The first line of a baseline file of this driver's method. */
 static const char HEADER_LINE[] = "mdriver-baseline 3";
@@ -81,18 +82,19 @@ static bool parse_trace_line(char *rest, baseline_entry_t *e)
     return true;
 }
 
-/* Opened without waiting (a FIFO would wait for a writer) and only if it is a regular file. */
-static FILE *open_regular(const char *path, char *err, size_t errlen)
+/* Opened without waiting (a FIFO would wait for a writer) and only if it is a regular file;
+ * `where` is the path as messages show it. */
+static FILE *open_regular(const char *path, const char *where, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     struct stat st;
     if (fd < 0) {
-        snprintf(err, errlen, "%s:0: cannot open the baseline: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s:0: cannot open the baseline: %s", where, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         close(fd);
-        snprintf(err, errlen, "%s:0: cannot open the baseline: not a regular file", path);
+        snprintf(err, errlen, "%s:0: cannot open the baseline: not a regular file", where);
         return NULL;
     }
     fcntl(fd, F_SETFL, 0);
@@ -105,7 +107,9 @@ static FILE *open_regular(const char *path, char *err, size_t errlen)
 bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    FILE *f = open_regular(path, err, errlen);
+    char where[BASELINE_PATH_SHOWN], name[sizeof b->entries->name * 4];  /* on one line in messages */
+    shown(path, where, sizeof where);
+    FILE *f = open_regular(path, where, err, errlen);
     if (!f)
         return false;
     char line[1024], machine[512] = "", date[64] = "";
@@ -119,7 +123,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         if (line[len] != '\n') {
             /* What an interrupted save or a cut copy leaves: its last number may be cut too. */
             snprintf(err, errlen, "%s:%zu: the line does not end (a baseline cut short, or a line over %zu bytes)",
-                     path, lineno, sizeof line - 2);
+                     where, lineno, sizeof line - 2);
             ok = false;
             break;
         }
@@ -127,7 +131,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         int header = !strncmp(line, "machine ", 8) ? 0 : !strncmp(line, "date ", 5) ? 1
                      : !strncmp(line, "alignment ", 10) ? 2 : -1;
         if (lineno > 1 && header >= 0 && seen[header]) {
-            snprintf(err, errlen, "%s:%zu: a second %s line (the first is line %zu)", path, lineno,
+            snprintf(err, errlen, "%s:%zu: a second %s line (the first is line %zu)", where, lineno,
                      header_names[header], seen[header]);
             ok = false;
             break;
@@ -137,14 +141,14 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         int alignment, used;
         if (lineno == 1 && !strcmp(line, "mdriver-baseline 1")) {
             snprintf(err, errlen, "%s:1: an older mdriver's baseline, whose libc timings paid for page faults this "
-                     "driver's do not: time libc again, or save a new baseline with --save-baseline", path);
+                     "driver's do not: time libc again, or save a new baseline with --save-baseline", where);
             ok = false;
         } else if (lineno == 1 && !strcmp(line, "mdriver-baseline 2")) {
             snprintf(err, errlen, "%s:1: an older mdriver's baseline, which knows a trace only by its name and op "
-                     "count, not its ops: time libc again, or save a new baseline with --save-baseline", path);
+                     "count, not its ops: time libc again, or save a new baseline with --save-baseline", where);
             ok = false;
         } else if (lineno == 1 && strcmp(line, HEADER_LINE) != 0) {
-            snprintf(err, errlen, "%s:1: not an mdriver baseline file", path);
+            snprintf(err, errlen, "%s:1: not an mdriver baseline file", where);
             ok = false;
         } else if (!strncmp(line, "machine ", 8)) {
             snprintf(machine, sizeof machine, "%.511s", line + 8);
@@ -153,7 +157,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         } else if (used = 0, sscanf(line, "alignment %d%n", &alignment, &used) == 1 && !line[used]) {
             if (alignment != MM_ALIGNMENT) {
                 snprintf(err, errlen, "%s:%zu: the baseline was taken with %d-byte alignment, this driver uses %d",
-                         path, lineno, alignment, MM_ALIGNMENT);
+                         where, lineno, alignment, MM_ALIGNMENT);
                 ok = false;
             }
         } else if (!strncmp(line, "trace ", 6)) {
@@ -161,7 +165,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
                 cap = cap ? 2 * cap : 16;
                 baseline_entry_t *more = realloc(b->entries, cap * sizeof *more);
                 if (!more) {
-                    snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+                    snprintf(err, errlen, "%s:%zu: out of memory", where, lineno);
                     ok = false;
                     break;
                 }
@@ -171,33 +175,33 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
             const baseline_entry_t *first;
             if (!parse_trace_line(line + 6, e)) {
                 snprintf(err, errlen, "%s:%zu: cannot read this line (expected: trace NAME OPS FINGERPRINT SECONDS)",
-                         path, lineno);
+                         where, lineno);
                 ok = false;
             } else if (!seen[0] || !seen[1] || !seen[2]) {
-                snprintf(err, errlen, "%s:%zu: a trace line before the machine, date and alignment lines", path,
+                snprintf(err, errlen, "%s:%zu: a trace line before the machine, date and alignment lines", where,
                          lineno);
                 ok = false;
             } else if ((first = baseline_find(b, e->name))) {
-                snprintf(err, errlen, "%s:%zu: a second timing for trace %s (the first is line %zu)", path, lineno,
-                         e->name, first->line);
+                snprintf(err, errlen, "%s:%zu: a second timing for trace %s (the first is line %zu)", where, lineno,
+                         shown(e->name, name, sizeof name), first->line);
                 ok = false;
             } else {
                 e->line = lineno;
                 b->n++;
             }
         } else if (lineno > 1 && line[0]) {
-            snprintf(err, errlen, "%s:%zu: cannot read this line", path, lineno);
+            snprintf(err, errlen, "%s:%zu: cannot read this line", where, lineno);
             ok = false;
         }
     }
     if (ok && lineno == 0) {
-        snprintf(err, errlen, "%s:0: the baseline is empty", path);
+        snprintf(err, errlen, "%s:0: the baseline is empty", where);
         ok = false;
     }
     for (int k = 0; ok && k < 3; k++)
         if (!seen[k]) {
             snprintf(err, errlen, "%s:%zu: no %s line (--save-baseline writes machine, date and alignment lines)",
-                     path, lineno, header_names[k]);
+                     where, lineno, header_names[k]);
             ok = false;
         }
     fclose(f);

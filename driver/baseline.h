@@ -40,6 +40,11 @@ typedef struct {
     char source[1024];  /* "cached in FILE, taken on MACHINE at DATE" */
 } baseline_t;
 
+/* A message of baseline_read names the file by its path as shown (shown.h), at most
+ * BASELINE_PATH_SHOWN bytes of it, then the line and what is wrong: BASELINE_ERROR_MAX
+ * bytes hold all of it. */
+enum { BASELINE_PATH_SHOWN = 1024, BASELINE_ERROR_MAX = BASELINE_PATH_SHOWN + 512 };
+
 bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *runs, size_t n);
 /* Read and check a whole baseline file, before any trace runs.  On a problem
  * writes "FILE:LINE: what" to err and returns false. */

@@ -257,8 +257,10 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
                            : i == o->num_files ? "the baseline"
                            : strcmp(flag, "--json") ? "also the output of --json" : "also the output of --save-baseline";
         if (input && (same_file(dest, input) || (input == other && !strcmp(dest, input)))) {
+            char dest_shown[4200], input_shown[4200];
             fprintf(stderr, "%s: %s %s: that file is %s %s; refusing to overwrite it (%s -h for help)\n",
-                    program->name, flag, dest, what, input, program->name);
+                    program->name, flag, shown(dest, dest_shown, sizeof dest_shown), what,
+                    shown(input, input_shown, sizeof input_shown), program->name);
             return true;
         }
     }
@@ -282,8 +284,10 @@ static bool baseline_writable(const char *path)
 {
     if (replace_check(path))
         return true;
-    fprintf(stderr, "%s: --save-baseline %s: cannot write there: %s (%s -h for help)\n", program->name, path,
-            strerror(errno), program->name);
+    const char *why = strerror(errno);
+    char one_line[4200];
+    fprintf(stderr, "%s: --save-baseline %s: cannot write there: %s (%s -h for help)\n", program->name,
+            shown(path, one_line, sizeof one_line), why, program->name);
     return false;
 }
 

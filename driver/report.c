@@ -49,8 +49,9 @@ void report_header(FILE *out, const options_t *o, const run_info_t *info)
     }
     fprintf(out, ", %d-byte alignment, heap limit %zu bytes%s\n", MM_ALIGNMENT, o->max_heap,
             o->check_heap ? (has_checkheap() ? ", mm_checkheap after every op" : ", -c ignored: no mm_checkheap") : "");
+    char source[4096];  /* the baseline's path and machine, on one line */
     if (info->baseline_source)
-        fprintf(out, "libc baseline: %s\n", info->baseline_source);
+        fprintf(out, "libc baseline: %s\n", shown(info->baseline_source, source, sizeof source));
     else
         fprintf(out, "libc baseline: timed in this run on %s (%s)\n", info->hostname, info->cpu);
 }

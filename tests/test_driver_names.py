@@ -68,6 +68,37 @@ def test_control_characters_in_names_are_escaped(driver, tmp_path):
         f"mdriver: -t {tmp_path}/no\\ndir: cannot open the trace directory (mdriver -h for help)\n"
 
 
+def test_control_characters_in_output_and_baseline_paths_are_escaped(driver, tmp_path):
+    """The paths of --json, --save-baseline and --baseline went into their messages as given:
+    a newline in one split the message in two."""
+    trace = write_trace(tmp_path, "t", OPS, weight=1)
+    gone = tmp_path / "no\ndir"
+    shown = f"{tmp_path}/no\\ndir"
+    assert refused(driver, "--json", gone / "r.json", "-f", trace) == \
+        f"mdriver: --json {shown}/r.json: cannot write there: No such file or directory\n"
+    assert refused(driver, "--save-baseline", gone / "b", "-f", trace) == \
+        f"mdriver: --save-baseline {shown}/b: cannot write there: No such file or directory (mdriver -h for help)\n"
+    assert refused(driver, "--baseline", gone / "b", "-f", trace) == \
+        f"mdriver: {shown}/b:0: cannot open the baseline: No such file or directory\n"
+    odd = tmp_path / "odd\n.rep"
+    odd.write_bytes(trace.read_bytes())
+    assert refused(driver, "--json", odd, "-f", odd) == \
+        f"mdriver: --json {tmp_path}/odd\\n.rep: that file is the trace {tmp_path}/odd\\n.rep; refusing to " \
+        "overwrite it (mdriver -h for help)\n"
+    damaged = tmp_path / "bad\n.baseline"
+    damaged.write_text("not a baseline\n")
+    assert refused(driver, "--baseline", damaged, "-f", trace) == \
+        f"mdriver: {tmp_path}/bad\\n.baseline:1: not an mdriver baseline file\n"
+    # a baseline that is fine, at such a path: its header line is one line too
+    base = tmp_path / "good\n.baseline"
+    assert run(driver, "-r", "1", "--save-baseline", base, "-f", trace, tmp=tmp_path).rc == 0
+    r = run(driver, "-r", "1", "--baseline", base, "-f", trace, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    source = r.doc["settings"]["baseline_source"].replace("\n", "\\n")
+    assert f"\nlibc baseline: {source}\n" in r.out and "\n.baseline, taken on" not in r.out, r.out
+    assert r.doc["settings"]["baseline_source"].startswith(f"cached in {base}, ")
+
+
 def test_long_names_keep_their_ends_in_the_table(driver, tmp_path):
     """Names were cut to 22 characters: two differing only near the end looked the same."""
     a = write_trace(tmp_path, "lab64-synthetic-mixture-a", OPS, weight=1)
