@@ -291,6 +291,20 @@ static bool baseline_writable(const char *path)
     return false;
 }
 
+/* The long option of p that getopt_long refused for the value given it (`--parse-only=3`): it
+ * leaves the option's val in optopt, where an unknown short option leaves its letter, which is
+ * none of p's, and an unknown long option 0.  NULL for those. */
+static const struct option *long_given_a_value(const options_program_t *p, int opt)
+{
+    bool short_option = opt > 0 && opt < 0x100 && opt != ':' && strchr(p->shorts, opt);
+    if (opt < 0x100 && !short_option)
+        return NULL;
+    for (const struct option *l = p->longs; l->name; l++)
+        if (l->val == opt && l->has_arg == no_argument)
+            return l;
+    return NULL;
+}
+
 int options_parse(int argc, char **argv, options_t *o) { return options_parse_as(&OPTIONS_MDRIVER, argc, argv, o); }
 
 int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o)
@@ -373,12 +387,16 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case OPT_DESCRIBE: o->describe = true; break;
         case 'h': print_usage(stdout); return OPTIONS_EXIT_OK;
         case ':': return complain("%s needs an argument", argv[optind - 1]);
-        default:
+        default: {
+            const struct option *valued = long_given_a_value(p, optopt);
+            if (valued)
+                return complain("--%s takes no value", valued->name);
             if (optopt) {
                 char flag[3] = {'-', (char)optopt, '\0'};
                 return complain("unknown option %s", flag);
             }
             return complain("unknown option %s", argv[optind - 1]);
+        }
         }
     }
     if (optind < argc)

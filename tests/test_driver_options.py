@@ -35,6 +35,11 @@ def test_help(driver, flag):
 BAD_ARGS = [
     (["-z"], "unknown option -z"),
     (["--bogus"], "unknown option --bogus"),
+    # A value given to a flag that takes none was "unknown option -" and a stray byte (the
+    # option's number as a letter), or for --help "unknown option -h".
+    (["--parse-only=3"], "--parse-only takes no value (mdriver -h for help)"),
+    (["--describe=x"], "--describe takes no value (mdriver -h for help)"),
+    (["--help=1"], "--help takes no value ("),
     (["-T", "0"], "-T 0: the time limit"),
     (["--run-limit", "0"], "--run-limit 0: the run's time limit must be whole seconds from 1 to 2592000"),
     (["--run-limit", "2592001"], "--run-limit 2592001: the run's time limit"),
