@@ -498,6 +498,10 @@ bool trace_load(const char *path, size_t max_size, trace_t *t, char *err, size_t
     }
     if (ok && t->num_ops != declared)
         ok = failf(&ps, "the header says %zu ops but the file has %zu", declared, t->num_ops);
+    /* A trace of no ops has an array all the same: its readers copy it whole, and memcpy takes
+     * no NULL, even for 0 bytes. */
+    if (ok && !t->ops && !(t->ops = pages_alloc(sizeof *t->ops)))
+        ok = failf(&ps, "out of memory");
     pages_free(live);
     pages_free(bytes);
     if (!ok)

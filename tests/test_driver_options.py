@@ -416,6 +416,18 @@ def test_sanitized_driver_is_clean(tmp_path, args, status):
     assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr
 
 
+def test_sanitized_driver_replays_a_trace_of_no_ops(tmp_path):
+    """A trace whose header says 0 ops is valid, and had no ops array: the timed runs copied
+    it with memcpy(dst, NULL, 0), and UBSan stopped the driver before its table (exit 1)."""
+    driver = build_driver(sanitize=True)
+    empty = write_trace(tmp_path, "empty", [], weight=1)
+    done = subprocess.run([str(driver), "-r", "1", "-f", str(empty), "-f", str(trace(tmp_path))],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr
+    assert "Perf index = " in done.stdout
+
+
 @pytest.mark.parametrize("var,bad", [("MDRIVER_CPUS", "togther"), ("MDRIVER_AUDIT_WINDOW", " 5")])
 def test_an_empty_mdriver_variable_is_unset(tmp_path, driver, var, bad):
     """MDRIVER_CPUS= ran as unset while MDRIVER_AUDIT_WINDOW= was refused.  One helper

@@ -149,6 +149,16 @@ def test_a_bad_trace_is_one_line_and_the_rest_still_count(tmp_path):
     assert "good" in done.stdout and "total" in done.stdout
 
 
+def test_a_trace_of_no_ops_is_replayed_clean_under_the_sanitizers(tmp_path):
+    """Its ops array was NULL, which the replay copied with memcpy: UBSan stopped mmreplay (exit 1)."""
+    binary = build_driver(sanitize=True, target="replay")
+    empty = write_trace(tmp_path, "empty", [], weight=1)
+    done, doc = run_replay(binary, "-f", empty, "-f", write_trace(tmp_path, "good", CLEAN, weight=1), tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr
+    assert [t["outcome"] for t in doc["traces"]] == ["ok", "ok"]
+
+
 # mdriver's own bad command lines, where mmreplay takes the flag too: the same parser says the same
 SHARED_BAD_ARGS = [(args, fragment) for args, fragment in BAD_ARGS
                    if not {"-r", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe"}
