@@ -17,12 +17,20 @@
 /* The first line of a baseline file of this driver's method. */
 static const char HEADER_LINE[] = "mdriver-baseline 3";
 
-/* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one
- * (names are unique in a run, tracename.h, so this only guards the file). */
+/* A trace is kept in the file by its name as shown (shown.h), control characters escaped: a
+ * name is a file's, which may hold a newline, and a timing is one line.  Names are compared in
+ * that form.  Two names of a run meet in it only when one holds a backslash and an `n` where the
+ * other holds a newline: the file then keeps the first one's timing, and the other's ops tell
+ * it from that one (baseline_matches). */
+typedef char kept_name_t[sizeof ((baseline_entry_t *)0)->name];
+
+/* Whether runs[0..i) already hold a timing for the trace of runs[i]: the reader refuses a second one. */
 static bool saved_before(const trace_run_t *runs, size_t i)
 {
+    kept_name_t name, other;
+    shown(runs[i].name, name, sizeof name);
     for (size_t k = 0; k < i; k++)
-        if (runs[k].has_libc && !strcmp(runs[k].name, runs[i].name))
+        if (runs[k].has_libc && !strcmp(shown(runs[k].name, other, sizeof other), name))
             return true;
     return false;
 }
@@ -35,10 +43,11 @@ bool baseline_save(const char *path, const run_info_t *info, const trace_run_t *
         return false;
     fprintf(f, "%s\nmachine %s | %s\ndate %s\nalignment %d\n", HEADER_LINE, info->hostname, info->cpu, info->date,
             MM_ALIGNMENT);
+    kept_name_t name;
     for (size_t i = 0; i < n; i++)
         if (runs[i].has_libc && !saved_before(runs, i))
-            fprintf(f, "trace %s %zu %016" PRIx64 " %.9g\n", runs[i].name, runs[i].ops, runs[i].fingerprint,
-                    runs[i].libc.seconds);
+            fprintf(f, "trace %s %zu %016" PRIx64 " %.9g\n", shown(runs[i].name, name, sizeof name), runs[i].ops,
+                    runs[i].fingerprint, runs[i].libc.seconds);
     return replace_commit(&out);
 }
 
@@ -75,7 +84,7 @@ static bool parse_trace_line(char *rest, baseline_entry_t *e)
     double seconds = strtod(seconds_text, &end);
     if (end == seconds_text || *end || !(seconds > 0) || seconds > 1e9)
         return false;
-    strcpy(e->name, rest);  /* fits: checked above */
+    shown(rest, e->name, sizeof e->name);  /* as kept: a name an older driver wrote may hold a tab */
     e->ops = (size_t)ops;
     e->fingerprint = fingerprint;
     e->seconds = seconds;
@@ -213,8 +222,10 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
 
 const baseline_entry_t *baseline_find(const baseline_t *b, const char *name)
 {
+    kept_name_t kept;
+    shown(name, kept, sizeof kept);
     for (size_t i = 0; i < b->n; i++)
-        if (!strcmp(b->entries[i].name, name))
+        if (!strcmp(b->entries[i].name, kept))
             return &b->entries[i];
     return NULL;
 }

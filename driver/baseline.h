@@ -7,7 +7,8 @@
  *   date ISO-8601
  *   alignment N
  *   trace NAME OPS FINGERPRINT SECONDS
- * NAME may hold spaces (the other three are the last fields); FINGERPRINT is the
+ * NAME may hold spaces (the other three are the last fields), and is written as the table
+ * shows it, control characters escaped (\n, \t, \xNN: shown.h); FINGERPRINT is the
  * ops' digest (trace_fingerprint) in 16 hex digits.  Every line ends in a newline;
  * the machine, date and alignment lines come once, before the traces; a trace
  * (NAME) comes once.  It is saved whole or not at all (output.h).
@@ -27,7 +28,7 @@
 #include "driver/run.h"
 
 typedef struct {
-    char name[128];
+    char name[sizeof ((trace_t *)0)->name * 4];  /* as shown (shown.h): see baseline.c */
     size_t ops;
     uint64_t fingerprint;
     double seconds;

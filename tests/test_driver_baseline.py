@@ -128,6 +128,24 @@ def test_trace_names_with_spaces_round_trip(tmp_path, driver):
     assert cached.summary["throughput_ratio"] is not None
 
 
+def test_trace_names_with_control_characters_round_trip(tmp_path, driver):
+    """A trace file named new<LF>line.rep was saved as `trace new` and `line 5 ...`, two lines
+    that --baseline refused (exit 2): the saved run's timings were lost.  Names are kept as the
+    table shows them, escaped."""
+    cache = tmp_path / "cc.baseline"
+    ops = ["a 0 64", "a 1 128", "f 0", "r 1 512", "f 1"]
+    odd = [write_trace(tmp_path, name, ops, weight=1) for name in ("new\nline", "tab\there")]
+    args = [a for t in odd for a in ("-f", t)]
+    saved = run(driver, "--save-baseline", cache, *args, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    lines = cache.read_text().splitlines()[4:]
+    assert [line.rsplit(" ", 3)[0] for line in lines] == ["trace new\\nline", "trace tab\\there"], lines
+    cached = run(driver, "--baseline", cache, *args, tmp=tmp_path)
+    assert cached.rc == 0, cached.err
+    for name in ("new\nline", "tab\there"):
+        assert cached.trace(name)["libc"]["seconds"] == pytest.approx(saved.trace(name)["libc"]["seconds"], rel=1e-6)
+
+
 def test_traces_that_are_not_timed_need_no_baseline(tmp_path, driver):
     """A utilization-only trace has no libc timing to save, so none is asked of the baseline."""
     cache = tmp_path / "libc.baseline"
