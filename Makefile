@@ -60,6 +60,16 @@ endif
 ifneq ($(filter-out 0 1,$(words $(MM))),)
   $(error MM='$(MM)': make cannot build a path with spaces; copy the file to one without)
 endif
+# A variant's name goes into rules, folder names and shell commands, so one holding anything but
+# letters, digits and - _ . + (a space, ':', ';', '*', a quote) broke them with make's or the shell's
+# words, or named other files; '/' is left to the check below.  $(call chars_left,S,CHARS): S less
+# every one of CHARS.
+chars_left = $(if $(2),$(call chars_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+NAME_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y \
+              Z 0 1 2 3 4 5 6 7 8 9 - _ . + /
+ifneq ($(call chars_left,$(VARIANT),$(NAME_CHARS)),)
+  $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(notdir $(basename $(wildcard variants/*.c)))))
+endif
 ifneq ($(and $(MM),$(VARIANT)),)
   CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
 else ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)

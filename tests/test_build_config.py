@@ -86,6 +86,20 @@ def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
     assert "Circular" not in done.stderr
 
 
+@pytest.mark.parametrize("variant", ["two words", "a:b", "a;b", "*", "?est", "it's", "a(b"])
+def test_a_variant_that_is_not_a_name_is_one_line(variant):
+    """VARIANT='two words' gave 27 lines of make's warnings before the kit's message, 'a:b' make's
+    "target pattern contains no '%'", 'a;b' "missing separator", '*' and '?est' a shell's "cannot create
+    build/*-a16/hooks.flags.new" (the wildcard had found best.c), a quote or a parenthesis the shell's
+    syntax errors."""
+    for target in ("driver", "all"):
+        done = make(target, f"VARIANT={variant}")
+        assert done.returncode == 2 and done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Makefile:"), done.stderr
+        assert lines[0].endswith(f": *** VARIANT='{variant}': a variant is a name (variants: {VARIANTS}).  Stop.")
+
+
 NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))  # make's $(sort) of the names
 
 
