@@ -6,6 +6,13 @@
 #   make results-seeds                     best and segregated-realloc on 4 other seeds
 #                                          of each generated trace -> docs/results-seeds.md
 
+# The unit tests and the damaged-heap check call a variant's mm_checkheap and mm_stats: asked for
+# without VARIANT (or MM), they were built against mm.c and ended in some 190 lines of the linker's.
+VARIANT_GOALS := $(filter variant-unit variant-corrupt,$(MAKECMDGOALS))
+ifneq ($(and $(VARIANT_GOALS),$(if $(VARIANT)$(MM),,1)),)
+  $(error $(firstword $(VARIANT_GOALS)) tests a variant: give VARIANT=name (variants: $(notdir $(basename $(wildcard variants/*.c)))))
+endif
+
 VARIANT_UNIT_SRCS := tests/c/variants/unit.c memlib.c
 VARIANT_UNIT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(VARIANT_UNIT_SRCS))
 

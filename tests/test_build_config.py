@@ -100,6 +100,17 @@ def test_a_variant_that_is_not_a_name_is_one_line(variant):
         assert lines[0].endswith(f": *** VARIANT='{variant}': a variant is a name (variants: {VARIANTS}).  Stop.")
 
 
+@pytest.mark.parametrize("target", ["variant-unit", "variant-corrupt"])
+def test_a_variant_test_without_a_variant_is_one_line(target):
+    """Without VARIANT they were built against mm.c, which has no mm_checkheap or mm_stats:
+    some 190 lines of the linker's undefined references."""
+    done = make(target)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mk/variants.mk:"), done.stderr
+    assert lines[0].endswith(f": *** {target} tests a variant: give VARIANT=name (variants: {VARIANTS}).  Stop.")
+
+
 NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))  # make's $(sort) of the names
 
 
