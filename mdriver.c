@@ -244,8 +244,9 @@ static int parse_only(const options_t *o)
 }
 
 /* One line from the secret fd, read only now that no allocator code will run again.
- * False when the line does not fit in buf: a secret cut short would not match. */
-static bool read_secret(int fd, char *buf, size_t len)
+ * False, with why, when the line does not fit in buf, or cannot be read (the descriptor of
+ * a folder): a secret cut short would not match, nor would the empty one a failed read gave. */
+static bool read_secret(int fd, char *buf, size_t len, char *why, size_t whylen)
 {
     size_t n = 0;
     for (;;) {
@@ -253,10 +254,12 @@ static bool read_secret(int fd, char *buf, size_t len)
         ssize_t got = read(fd, &c, 1);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0 || c == '\n')
+        if (got < 0)
+            return snprintf(why, whylen, "cannot read it: %s", strerror(errno)), false;
+        if (got == 0 || c == '\n')
             break;
         if (n + 1 == len)
-            return false;
+            return snprintf(why, whylen, "the secret is longer than %zu bytes", len - 1), false;
         buf[n++] = c;
     }
     buf[n] = '\0';
@@ -376,10 +379,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "mdriver: --save-baseline %s: cannot write: %s\n", baseline_shown, strerror(errno));
         status = 2;
     }
-    char secret[256];
-    if (o.json && o.secret_fd >= 0 && !read_secret(o.secret_fd, secret, sizeof secret)) {
-        fprintf(stderr, "mdriver: --secret-fd %d: the secret is longer than %zu bytes; no JSON written\n",
-                o.secret_fd, sizeof secret - 1);
+    char secret[256], unread[128];
+    if (o.json && o.secret_fd >= 0 && !read_secret(o.secret_fd, secret, sizeof secret, unread, sizeof unread)) {
+        fprintf(stderr, "mdriver: --secret-fd %d: %s; no JSON written\n", o.secret_fd, unread);
         status = 2;
     } else if (o.json) {
         if (o.secret_fd >= 0)

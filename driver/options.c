@@ -366,6 +366,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
                 return complain("--secret-fd %s: not a file descriptor number", optarg);
             if (fcntl((int)n, F_GETFD) == -1)
                 return complain("--secret-fd %s: not an open file descriptor", optarg);
+            if ((fcntl((int)n, F_GETFL) & O_ACCMODE) == O_WRONLY)
+                return complain("--secret-fd %s: not open for reading", optarg);
             o->secret_fd = (int)n;
             break;
         case OPT_RUN_LIMIT:

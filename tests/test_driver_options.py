@@ -392,6 +392,26 @@ def test_secret_too_long_is_refused_not_cut(tmp_path, driver):
             assert re.fullmatch(r"mdriver: --secret-fd \d+: the secret is longer than 255 bytes; no JSON written\n", r.err)
 
 
+def test_a_secret_fd_that_cannot_be_read_is_refused(tmp_path, driver):
+    """A descriptor open only for writing, or a folder's, gave an empty secret in the JSON and
+    exit 0, which a grader then took for a secret that did not match, not for its own mistake."""
+    fd = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)
+    try:
+        done = subprocess.run([str(driver), "--secret-fd", str(fd), "--json", "-", "-f", trace(tmp_path)],
+                              capture_output=True, text=True, timeout=60, pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"mdriver: --secret-fd {fd}: not open for reading (mdriver -h for help)\n"
+    fd = os.open(tmp_path, os.O_RDONLY)  # open, readable, but read() fails (EISDIR)
+    try:
+        r = run(driver, "--secret-fd", str(fd), "-f", trace(tmp_path, weight=0), tmp=tmp_path, pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert r.rc == 2 and r.doc is None and "Perf index" in r.out
+    assert r.err == f"mdriver: --secret-fd {fd}: cannot read it: Is a directory; no JSON written\n"
+
+
 def test_describe(driver):
     d = describe(driver)
     assert d["schema"] == 1 and d["alignment"] == 16
