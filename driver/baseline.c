@@ -121,7 +121,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
     FILE *f = open_regular(path, where, err, errlen);
     if (!f)
         return false;
-    char line[1024], machine[512] = "", date[64] = "";
+    char line[sizeof b->entries->name + 128], machine[512] = "", date[64] = "";  /* a trace line and its name */
     size_t lineno = 0, cap = 0;
     size_t seen[3] = {0};  /* the line of the machine, date and alignment lines, 0 until read */
     static const char *const header_names[3] = {"machine", "date", "alignment"};

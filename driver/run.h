@@ -13,7 +13,7 @@
 
 typedef struct {
     const char *path;
-    char name[128];
+    char name[TRACE_NAME_MAX];
     int weight;
     size_t ops;
     uint64_t fingerprint;  /* of the ops (trace_fingerprint): a saved baseline keeps it */

@@ -37,12 +37,16 @@ static const size_t TRACE_MAX_BYTES = (size_t)256 << 20;
  * hold all of it, so that a long path never cuts off the line or the reason. */
 enum { TRACE_PATH_SHOWN = 1024, TRACE_ERROR_MAX = TRACE_PATH_SHOWN + 256 };
 
+/* The room for a trace's name (tracename.h): a file's own name, at most NAME_MAX (255)
+ * bytes, always fits, so two files of one folder are never cut to one name. */
+enum { TRACE_NAME_MAX = 256 };
+
 /* What a trace's weight asks for. */
 enum { WEIGHT_CHECK_ONLY = 0, WEIGHT_BOTH = 1, WEIGHT_UTIL_ONLY = 2, WEIGHT_THROUGHPUT_ONLY = 3 };
 
 typedef struct {
     const char *path;   /* as given on the command line */
-    char name[128];     /* file name without .rep / .rep.gz, or a pipe's (tracename.h) */
+    char name[TRACE_NAME_MAX]; /* file name without .rep / .rep.gz, or a pipe's (tracename.h) */
     int weight;
     uint32_t num_ids;
     size_t num_ops;

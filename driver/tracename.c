@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/trace.h"
+
 /* Names a piped trace may not take: the run's files' and earlier pipes'.  Kept for
  * the process's life (a pipe's trace is read once, and may be run later). */
 static char **taken;
@@ -96,7 +98,7 @@ typedef struct {
     char *path;        /* as given */
     char *tidy;        /* as named */
     char *stem;        /* tidy, less .rep / .rep.gz */
-    char name[256];
+    char name[TRACE_NAME_MAX];
     size_t depth;      /* components in the name */
     bool suffix;       /* the name keeps .rep / .rep.gz */
     bool deeper;       /* the path has more components than the name */
@@ -219,7 +221,7 @@ static bool first_line_name(const char *bytes, size_t len, char *buf, size_t siz
 void tracename_of_pipe(const char *path, const char *bytes, size_t len, char *buf, size_t size)
 {
     if (!first_line_name(bytes, len, buf, size) || is_taken(buf)) {
-        char base[256];
+        char base[TRACE_NAME_MAX];
         file_name(path, base, sizeof base);
         bool number = base[0] && strspn(base, "0123456789") == strlen(base);
         snprintf(buf, size, "%s%s", number ? "fd" : "", base);

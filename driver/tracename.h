@@ -10,7 +10,8 @@
  * it takes the name its first line gives, `# NAME: what it is`, as the kit's
  * traces begin (so a baseline saved from the file matches it), unless another
  * trace of the run has that name; else "fd63" (or its path's name if that is not
- * a number: "stdin").  Names are no longer than a trace_t's name holds.
+ * a number: "stdin").  Names are no longer than a trace_t's name holds (TRACE_NAME_MAX,
+ * trace.h), which any file's own name fits.
  */
 #ifndef DRIVER_TRACENAME_H
 #define DRIVER_TRACENAME_H

@@ -112,6 +112,23 @@ def test_long_names_keep_their_ends_in_the_table(driver, tmp_path):
     assert all(row[27] == " " and row[28:30] == "ok" for row in rows)
 
 
+def test_long_file_names_of_one_folder_keep_names_of_their_own(driver, tmp_path):
+    """Names were cut to 127 bytes: two files whose names differ only after that were one name
+    in the JSON, and a baseline saved from the run timed only the first, so --baseline then
+    refused the second (its ops were not those timed)."""
+    stem = "x" * 130
+    a = write_trace(tmp_path, stem + "a", OPS, weight=1)
+    b = write_trace(tmp_path, stem + "b", ["a 0 32", "a 1 48", "f 0", "f 1"], weight=1)
+    base = tmp_path / "long.baseline"
+    saved = run(driver, "-r", "1", "-f", a, "-f", b, "--save-baseline", base, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    assert [t["name"] for t in saved.doc["traces"]] == [stem + "a", stem + "b"]
+    cached = run(driver, "-r", "1", "-f", a, "-f", b, "--baseline", base, tmp=tmp_path)
+    assert cached.rc == 0 and cached.err == "", cached.err
+    for name in (stem + "a", stem + "b"):
+        assert cached.trace(name)["libc"]["seconds"] == saved.trace(name)["libc"]["seconds"]
+
+
 def piped(*traces: bytes) -> tuple[list[str], tuple[int, ...]]:
     """Each trace in a pipe of its own, as a shell's `-f <(cat x.rep)` gives it: the -f
     arguments (/dev/fd/N) and the descriptors to pass.  The traces are small enough for a
