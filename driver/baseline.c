@@ -147,7 +147,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
         }
         if (header >= 0)
             seen[header] = lineno;
-        int alignment, used;
+        unsigned long long alignment;
         if (lineno == 1 && !strcmp(line, "mdriver-baseline 1")) {
             snprintf(err, errlen, "%s:1: an older mdriver's baseline, whose libc timings paid for page faults this "
                      "driver's do not: time libc again, or save a new baseline with --save-baseline", where);
@@ -163,9 +163,9 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
             snprintf(machine, sizeof machine, "%.511s", line + 8);
         } else if (!strncmp(line, "date ", 5)) {
             snprintf(date, sizeof date, "%.63s", line + 5);
-        } else if (used = 0, sscanf(line, "alignment %d%n", &alignment, &used) == 1 && !line[used]) {
+        } else if (header == 2 && whole_number(line + 10, 10, &alignment)) {  /* sscanf's %d wrapped a long one */
             if (alignment != MM_ALIGNMENT) {
-                snprintf(err, errlen, "%s:%zu: the baseline was taken with %d-byte alignment, this driver uses %d",
+                snprintf(err, errlen, "%s:%zu: the baseline was taken with %llu-byte alignment, this driver uses %d",
                          where, lineno, alignment, MM_ALIGNMENT);
                 ok = false;
             }

@@ -100,6 +100,11 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     ("mdriver-baseline 3\n", ":1: no machine line (--save-baseline writes machine, date and alignment lines)"),
     (HEAD + "alignment 16\n", ":5: a second alignment line (the first is line 4)"),
     (HEAD.replace("alignment 16", "alignment 16x"), ":4: cannot read this line"),
+    # sscanf's %d wrapped these: "taken with -1-byte alignment", "with -16-byte alignment"
+    (HEAD.replace("alignment 16", "alignment 99999999999999999999"), ":4: cannot read this line\n"),
+    (HEAD.replace("alignment 16", "alignment -16"), ":4: cannot read this line\n"),
+    (HEAD.replace("alignment 16", "alignment 4294967312"), ":4: the baseline was taken with 4294967312-byte "
+     "alignment, this driver uses 16"),
     (HEAD + "trace small 5 {FP} 0.001\ntrace small 6 {FP} 0.000001\n",
      ":6: a second timing for trace small (the first is line 5)"),
 ])
