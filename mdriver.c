@@ -297,6 +297,7 @@ int main(int argc, char **argv)
         options_free(&o);
         return parsed == OPTIONS_EXIT_OK ? finish(0) : 2;
     }
+    output_hold_std_fds();  /* after the options: --secret-fd 0 names a closed stdin as closed */
     if (o.run_limit)
         interrupt_arm((unsigned)o.run_limit);
     tracename_reserve(o.files, o.num_files);

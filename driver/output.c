@@ -153,3 +153,16 @@ bool stdout_done(const char *program)
         fprintf(stderr, "%s: stdout: write failed: %s\n", program, e ? strerror(e) : "an I/O error");
     return !failed;
 }
+
+void output_hold_std_fds(void)
+{
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int held = open("/dev/null", O_RDONLY);  /* the lowest free number: fd itself */
+        if (held >= 0 && held != fd) {
+            dup2(held, fd);
+            close(held);
+        }
+    }
+}

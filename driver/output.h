@@ -30,4 +30,12 @@ void replace_abandon(replace_t *r);
  * was printed did not get there (a full disk, a closed pipe). */
 bool stdout_done(const char *program);
 
+/* Hold each of descriptors 0, 1 and 2 the driver was started without (`mdriver <&-`,
+ * `2>&-`) on /dev/null, read-only, before it opens descriptors it keeps: a trace child's
+ * channel pipe took the number, the child put its own stdin and output there (serve.c),
+ * closing the pipe under the parent, which died of SIGPIPE with its table and JSON.  A
+ * write to a held one still fails (EBADF), so a closed stdout is still reported
+ * (stdout_done). */
+void output_hold_std_fds(void);
+
 #endif

@@ -362,6 +362,24 @@ def test_output_that_cannot_be_written_is_a_failure(tmp_path, driver, args):
     assert done.stderr.count("write failed") == 1
 
 
+@pytest.mark.parametrize("closed", [0, 1, 2])
+def test_a_run_started_without_a_standard_descriptor_completes(tmp_path, driver, closed):
+    """`mdriver 2>&-` (or `>&-`): a trace child's channel pipe took the free number, the child
+    put its output there and closed it, and the driver died of SIGPIPE (exit 141), no table and
+    no JSON.  Now the run completes; a closed stdout is still a failure, said on stderr."""
+    dest = tmp_path / "r.json"
+    out = tmp_path / "out.txt"
+    with open(out, "w") as to:
+        done = subprocess.run([str(driver), "-r", "1", "-f", str(trace(tmp_path)), "--json", str(dest)],
+                              stdout=to, stderr=subprocess.PIPE, text=True, timeout=120,
+                              preexec_fn=lambda: os.close(closed))
+    assert json.loads(dest.read_text())["traces"][0]["outcome"] == "ok"
+    if closed == 1:
+        assert done.returncode == 2 and done.stderr == "mdriver: stdout: write failed: Bad file descriptor\n"
+    else:
+        assert done.returncode == 0 and "Perf index = " in out.read_text(), done.stderr
+
+
 def run_with_secret(tmp_path, driver, secret: bytes):
     """The driver on a small trace, given SECRET through --secret-fd."""
     read_end, write_end = os.pipe()
