@@ -418,6 +418,9 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         return complain("--describe and %s exclude each other (--describe runs no trace)", run_only);
     if (o->describe)
         return OPTIONS_RUN;
+    /* The secret is read to be echoed in the JSON: without --json it was dropped without a word. */
+    if (given_secret && !o->json)
+        return complain("%s", "--secret-fd needs --json (the secret is echoed in the JSON)");
     num_f = o->num_files;
     for (size_t i = 0; i < num_dirs; i++) {
         if (add_dir(o, dirs[i]) != OPTIONS_RUN)

@@ -77,6 +77,9 @@ BAD_ARGS = [
     (["-M", "1M", "-M", "2M"], "-M given twice"),
     (["-r", "1", "-r", "5"], "-r given twice"),
     (["--secret-fd", "0", "--secret-fd", "0"], "--secret-fd given twice"),
+    # Read and dropped: the secret goes nowhere but the JSON.
+    (["--secret-fd", "0", "-f", "a.rep"], "--secret-fd needs --json (the secret is echoed in the JSON)"),
+    (["--parse-only", "--secret-fd", "0"], "--secret-fd needs --json"),
     # --parse-only wrote no JSON and no baseline, and exited 0.
     (["--parse-only", "--json", "a.json"], "--parse-only and --json exclude each other"),
     (["--parse-only", "--baseline", "a"], "--parse-only and --baseline exclude each other"),
