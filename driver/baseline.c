@@ -116,7 +116,7 @@ static FILE *open_regular(const char *path, const char *where, char *err, size_t
 bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    char where[BASELINE_PATH_SHOWN], name[sizeof b->entries->name * 4];  /* on one line in messages */
+    char where[BASELINE_PATH_SHOWN];  /* the path on one line in messages */
     shown(path, where, sizeof where);
     FILE *f = open_regular(path, where, err, errlen);
     if (!f)
@@ -192,7 +192,7 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
                 ok = false;
             } else if ((first = baseline_find(b, e->name))) {
                 snprintf(err, errlen, "%s:%zu: a second timing for trace %s (the first is line %zu)", where, lineno,
-                         shown(e->name, name, sizeof name), first->line);
+                         e->name, first->line);  /* kept as shown: one line */
                 ok = false;
             } else {
                 e->line = lineno;
