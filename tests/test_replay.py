@@ -161,7 +161,8 @@ def test_a_trace_of_no_ops_is_replayed_clean_under_the_sanitizers(tmp_path):
 
 # mdriver's own bad command lines, where mmreplay takes the flag too: the same parser says the same
 SHARED_BAD_ARGS = [(args, fragment) for args, fragment in BAD_ARGS
-                   if not {"-r", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe"}
+                   if not {"-r", "--secret-fd", "--baseline", "--save-baseline", "--parse-only", "--describe",
+                           "--run-limit"}
                    & {arg.split("=")[0] for arg in args}]
 
 
@@ -169,6 +170,7 @@ SHARED_BAD_ARGS = [(args, fragment) for args, fragment in BAD_ARGS
     (["-c"], "unknown option -c (mmreplay -h for help)"),
     (["-r", "1"], "unknown option -r"),
     (["--baseline", "x"], "unknown option --baseline"),
+    (["--run-limit", "5"], "unknown option --run-limit"),
 ])
 def test_bad_flags_are_one_line_and_exit_2(tmp_path, args, fragment):
     done = subprocess.run([str(replay("best")), *args], capture_output=True, text=True, timeout=60)
