@@ -67,9 +67,11 @@ def parse_config_text(text: str) -> dict[str, float | int]:
 
 
 def read_kit_config(kit: Path) -> dict[str, float | int]:
-    """The constants of KIT/config.h; raises KitConfigError when it is absent."""
+    """The constants of KIT/config.h; raises KitConfigError when it is absent or not text."""
     path = Path(kit) / "config.h"
     try:
         return parse_config_text(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise KitConfigError(f"{path}: cannot read the kit's config.h ({err.strerror})") from None
+    except UnicodeDecodeError as err:       # --kit at a folder whose config.h is not the kit's
+        raise KitConfigError(f"{path}: not UTF-8 text (byte {err.start}), so not the kit's config.h") from None

@@ -179,6 +179,18 @@ def test_every_other_path_argument_through_a_broken_symbolic_link_is_one_line(cl
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", [["grade", "SUBS", "-o", "OUT"], ["check", "SUBS/ann.c"],
+                                     ["package", "gradescope", "-o", "OUT.zip"]], ids=lambda c: " ".join(c[:2]))
+def test_a_kit_whose_config_h_is_not_text_is_one_line(classroom, tmp_path, command):
+    """--kit at a folder whose config.h is not UTF-8 had ended in a UnicodeDecodeError traceback."""
+    kit, subs, _ = classroom
+    (kit / "config.h").write_bytes(b"\xff\xfe binary \0")
+    given = {"SUBS": str(subs), "OUT": str(tmp_path / "out"), "OUT.zip": str(tmp_path / "out.zip"),
+             "SUBS/ann.c": str(subs / "ann.c")}
+    done = _cli(*[given.get(arg, arg) for arg in command], "--kit", kit)
+    assert _one_line_error(done) == f"mmgrade: {kit / 'config.h'}: not UTF-8 text (byte 0), so not the kit's config.h"
+
+
 def test_no_student_is_lost_silently(classroom, tmp_path):
     """Each entry of no known form is a warning naming it; a class folder with no hand-in, an error."""
     kit, subs, config = classroom
