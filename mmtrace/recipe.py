@@ -4,7 +4,9 @@ command to record.  `make traces` regenerates the generated ones byte for byte.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +14,9 @@ from pathlib import Path
 from .gen import PATTERNS, PatternError, coerce_params, generate
 from .record import RecordError, check_process
 from .trace import MAX_OPS, ORDERS, Trace
+
+# A recipe larger than this is none (the suite's is a few KB): the read stops there.
+MAX_RECIPE_BYTES = 1 << 20
 
 
 class RecipeError(ValueError):
@@ -190,10 +195,26 @@ def _traces(path: Path, raw: dict) -> list:
     return traces
 
 
+def _recipe_text(path: Path) -> str:
+    """PATH's text, read without ever waiting: a named pipe (FIFO), which may never get a writer,
+    and a device such as /dev/zero, which would be read forever, are refused unread."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISFIFO(mode):
+            raise RecipeError(f"{path}: cannot read: a named pipe (FIFO), not a recipe file")
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+            raise RecipeError(f"{path}: cannot read: a device, not a recipe file")
+        data = handle.read(MAX_RECIPE_BYTES + 1)          # a folder: OSError, Is a directory
+    if len(data) > MAX_RECIPE_BYTES:
+        raise RecipeError(f"{path}: larger than {MAX_RECIPE_BYTES} bytes, so not a recipe")
+    return data.decode("utf-8")
+
+
 def load_recipe(path: Path) -> Recipe:
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(_recipe_text(path))
     except OSError as e:
         raise RecipeError(f"{path}: cannot read: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:

@@ -249,6 +249,19 @@ def test_a_fifo_or_a_device_never_hangs(tmp_path):
     _one_line_error(mmtrace("stats", "/dev/zero", timeout=30), 2, "/dev/zero:0: cannot read: a device, not a trace")
 
 
+@pytest.mark.parametrize("command", ["list", "suite", "readme"])
+def test_a_recipe_that_is_a_fifo_or_a_device_never_hangs(tmp_path, command):
+    """`mmtrace list FIFO` had waited for a writer forever, `mmtrace suite /dev/zero` read forever."""
+    fifo = tmp_path / "recipe.toml"
+    os.mkfifo(fifo)                      # no one will ever write to it
+    done = mmtrace(command, str(fifo), timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mmtrace: {fifo}: cannot read: a named pipe (FIFO), not a recipe file"]
+    done = mmtrace(command, "/dev/zero", timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["mmtrace: /dev/zero: cannot read: a device, not a recipe file"]
+
+
 def test_a_named_fifo_is_refused_as_the_driver_refuses_it(tmp_path):
     """A named FIFO with a writer had been read and passed by `check`, which the driver refuses
     ('is a named pipe (FIFO), not a trace file'); a shell's pipe is still read, as by the driver."""
