@@ -213,6 +213,9 @@ def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     ("segregated", "best", ("--layouts", "17"), "--layouts"),
     ("segregated", "best", ("--time-limit", "0"), "Invalid value for '--time-limit': 0 is not in the range"),
     ("segregated", "best", ("--json", "/proc/mmtrace-x/out.json"), "/proc/mmtrace-x: cannot make the folder"),
+    # a file where --json's folder would be: mkdir's "File exists" had been all the message said
+    ("segregated", "best", ("--json", "/etc/passwd/out.json"),
+     "Error: /etc/passwd: cannot make the folder: it exists and is not a folder"),
 ])
 def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
     _suite(tmp_path)

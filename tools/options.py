@@ -24,6 +24,8 @@ def writable_folder(folder: Path) -> Path:
     """FOLDER, made if missing, where files can be written; else a one-line error."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:         # mkdir's own word, "File exists", reads as if all were well
+        raise click.ClickException(f"{folder}: cannot make the folder: it exists and is not a folder") from None
     except OSError as e:
         raise click.ClickException(f"{folder}: cannot make the folder ({e.strerror or e})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
