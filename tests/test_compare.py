@@ -216,6 +216,8 @@ def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     # a file where --json's folder would be: mkdir's "File exists" had been all the message said
     ("segregated", "best", ("--json", "/etc/passwd/out.json"),
      "Error: /etc/passwd: cannot make the folder: it exists and is not a folder"),
+    # a folder given as A had been "no such allocator file"
+    ("/tmp", "best", (), "Error: /tmp: a folder, not an allocator's .c file"),
 ])
 def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
     _suite(tmp_path)

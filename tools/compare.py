@@ -64,6 +64,8 @@ def allocator(spec: str) -> Allocator:
     """A variant name (variants/NAME.c) or a path to a .c file; else a one-line error."""
     if spec.endswith(".c") or "/" in spec:
         path = Path(spec).expanduser().resolve()
+        if path.is_dir():
+            raise click.ClickException(f"{spec}: a folder, not an allocator's .c file")
         if not path.is_file():
             raise click.ClickException(f"no such allocator file: {spec}")
         return Allocator(spec, (f"MM={path}",), str(path))
