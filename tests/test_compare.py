@@ -4,9 +4,13 @@ one line, not a traceback."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from statistics import mean
 
 import pytest
@@ -265,3 +269,51 @@ def test_h_is_help_as_for_the_kits_other_commands(tool):
     done = subprocess.run([_python(), tool, "-h"], cwd=KIT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert done.stdout.startswith("Usage:") and "example:" in done.stdout
+
+
+def _interrupt_when(tmp, path, *argv: str) -> subprocess.CompletedProcess:
+    """compare.py ARGV in its own process group, SIGINT at its default (a background `&` ignores
+    it), sent to the group as a terminal's Ctrl-C is once PATH exists."""
+    def default_sigint():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    proc = subprocess.Popen([_python(), "tools/compare.py", *argv], cwd=KIT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=default_sigint)
+    try:
+        deadline = time.monotonic() + 240
+        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_ctrl_c_while_timing_keeps_the_measured_comparison(tmp_path):
+    """Ctrl-C had been click's `Aborted!`, status 1, and no report: the utilization measured and
+    the timing rounds finished were lost."""
+    _suite(tmp_path)
+    done = _interrupt_when(tmp_path, tmp_path / "work" / "speed-b0.json", "--traces", str(tmp_path / "suite"),
+                           "--seeds", "0", "--speed-runs", "99", "--work-dir", str(tmp_path / "work"),
+                           "--json", str(tmp_path / "out.json"), "segregated", "best")
+    assert done.returncode == 130, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and "Traceback" not in done.stderr, done.stderr
+    rounds = re.fullmatch(r"Error: interrupted by SIGINT after (\d+) of 99 timing rounds: the report's throughput is "
+                          r"(theirs|that one round)", errors[0])
+    assert rounds and errors[0] == done.stderr.strip().splitlines()[-1], done.stderr
+    assert "suite average" in done.stdout and f"Throughput ({rounds[1]} alternating runs" in done.stdout
+    saved = json.loads((tmp_path / "out.json").read_text())
+    assert saved["speed"]["runs"] == int(rounds[1]) and len(saved["suite"]["traces"]) == len(SUITE)
+
+
+def test_ctrl_c_before_both_are_measured_is_one_line(tmp_path):
+    _suite(tmp_path)
+    done = _interrupt_when(tmp_path, tmp_path / "work" / "mdriver-b", "--traces", str(tmp_path / "suite"),
+                           "--seeds", "0", "--work-dir", str(tmp_path / "work"), "segregated", "best")
+    assert done.returncode == 130 and done.stdout == "", done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ("Error: interrupted by SIGINT before A and B were both measured: "
+                                                    "nothing to compare")
+    assert "Traceback" not in done.stderr and "Aborted" not in done.stderr

@@ -214,18 +214,26 @@ class Speed:
 
 def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path], runs: int,
           time_limit: int, folder: Path) -> Speed:
-    """RUNS rounds of A then B on the suite, each timed against libc in its own run."""
+    """RUNS rounds of A then B on the suite, each timed against libc in its own run.  Ctrl-C after
+    a round has finished ends the timing there: the figures are the finished rounds' (Speed.runs
+    says how many); before that, it is raised."""
     ra, rb, rel = [], [], []
     traces: dict[str, list[float]] = {}
     for i in range(runs):
-        ja, jb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")
-                  for d, label, tag in zip(drivers, labels, "ab"))
+        try:
+            ja, jb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")
+                      for d, label, tag in zip(drivers, labels, "ab"))
+        except KeyboardInterrupt:
+            if not ra:
+                raise
+            runs = i
+            break
         sa, sb = ja["summary"], jb["summary"]
+        ta, tb = ({t.name: t.ratio for t in trace_results(j, {}) if t.ratio} for j in (ja, jb))
         ra.append(sa["throughput_ratio"])
         rb.append(sb["throughput_ratio"])
         if sa["throughput_ops_per_sec"]:
             rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
-        ta, tb = ({t.name: t.ratio for t in trace_results(j, {}) if t.ratio} for j in (ja, jb))
         for name in ta.keys() & tb.keys():
             traces.setdefault(name, []).append(tb[name] / ta[name])
     per_trace = {name: median(r) for name, r in sorted(traces.items())}
@@ -407,6 +415,15 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 
 # ---------------------------------------------------------------- the CLI
 
+class Interrupted(click.ClickException):
+    """Ctrl-C: `Error: interrupted by SIGINT ...`, saying what the report (if any) holds, exit
+    status 130 as a shell gives it (click's own was `Aborted!`, status 1, and no report at all)."""
+    exit_code = 130
+
+    def __init__(self, what: str):
+        super().__init__(f"interrupted by SIGINT {what}")
+
+
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
@@ -443,25 +460,46 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
     writable_folder(work_dir)
     if json_out:
         writable_file(json_out)
-    held = held_out_traces(recipe_path, names, k, work_dir / "seeds")
     tool = FAST if fast else JUDGE
-    programs = build_both(a, b, int(alignment), work_dir, tool=tool)
-    click.echo(f"{len(suite)} suite traces and {len(held)} held-out traces, A then B"
-               + (" (utilization by mmreplay)" if fast else ""), err=True)
-    got_a, got_b = utilization(programs, a, b, suite + held, time_limit, work_dir, tool)
+    try:
+        held = held_out_traces(recipe_path, names, k, work_dir / "seeds")
+        programs = build_both(a, b, int(alignment), work_dir, tool=tool)
+        click.echo(f"{len(suite)} suite traces and {len(held)} held-out traces, A then B"
+                   + (" (utilization by mmreplay)" if fast else ""), err=True)
+        got_a, got_b = utilization(programs, a, b, suite + held, time_limit, work_dir, tool)
+    except KeyboardInterrupt:
+        raise Interrupted("before A and B were both measured: nothing to compare") from None
     suite_p = paired(suite, got_a, got_b)
     held_p = paired(held, got_a, got_b) if held else None
     lay = None
+    stopped = ""             # what a Ctrl-C left out of the report, which still shows what was measured
     if layouts > 1:
-        lay = at_layouts(a, b, int(alignment), suite, held, (suite_p, held_p), layouts, time_limit, work_dir, tool)
+        try:
+            lay = at_layouts(a, b, int(alignment), suite, held, (suite_p, held_p), layouts, time_limit, work_dir,
+                             tool)
+        except KeyboardInterrupt:
+            stopped = "while measuring the layouts: the report above leaves them and the timing out"
     timed = None
-    if speed_runs:
-        drivers = programs if tool == JUDGE else build_both(a, b, int(alignment), work_dir)
+    if speed_runs and not stopped:
         click.echo(f"timing: {speed_runs} rounds of A then B on the suite", err=True)
-        timed = speed(drivers, (a.label, b.label), suite, speed_runs, time_limit, work_dir)
+        try:
+            drivers = programs if tool == JUDGE else build_both(a, b, int(alignment), work_dir)
+            timed = speed(drivers, (a.label, b.label), suite, speed_runs, time_limit, work_dir)
+        except KeyboardInterrupt:
+            stopped = "before a timing round finished: the report above has no throughput"
+        if timed and timed.runs < speed_runs:
+            stopped = (f"after {timed.runs} of {speed_runs} timing rounds: the report's throughput is "
+                       f"{'theirs' if timed.runs > 1 else 'that one round'}")
     click.echo(report(a, b, int(alignment), suite_p, held_p, k, timed, lay))
     if json_out:
-        json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, timed, lay), indent=1) + "\n")
+        try:
+            json_out.write_text(json.dumps(as_json(a, b, int(alignment), suite_p, held_p, timed, lay), indent=1)
+                                + "\n")
+        except OSError as e:
+            raise click.ClickException(f"{json_out}: cannot write it ({e.strerror or e}); the report above "
+                                       "is the comparison") from None
+    if stopped:
+        raise Interrupted(stopped)
 
 
 if __name__ == "__main__":
