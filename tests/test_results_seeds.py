@@ -164,6 +164,35 @@ def test_a_page_of_nothing_measured_is_not_written(tmp_path, monkeypatch):
     assert out.read_text() == "the last good page\n"
 
 
+@pytest.mark.parametrize("first", [True, False], ids=["while-the-first", "after-the-first"])
+def test_ctrl_c_keeps_the_variants_measured(tmp_path, monkeypatch, first):
+    """Ctrl-C had been click's `Aborted!`, status 1, and no page: the variants measured before it were lost."""
+    real = results_seeds.run_variant
+
+    def run_variant(variant, *args):
+        if variant == "best":
+            raise KeyboardInterrupt
+        return real(variant, *args)
+
+    monkeypatch.setattr(results_seeds, "run_variant", run_variant)
+    out = tmp_path / "out.md"
+    out.write_text("the last good page\n")
+    order = ["best", VARIANT] if first else [VARIANT, "best"]
+    done = CliRunner().invoke(results_seeds.main, ["--trace", TRACE, "--variant", order[0], "--variant", order[1],
+                                                   "--seeds", "1", "--seeds-dir", str(tmp_path / "s"),
+                                                   "--out", str(out)])
+    errors = [line for line in done.output.splitlines() if line.startswith("Error")]
+    assert done.exit_code == 130 and "Aborted" not in done.output, done.output
+    if first:
+        assert errors == [f"Error: interrupted by SIGINT while measuring best: nothing was measured; {out} is left "
+                          "as it was"]
+        assert out.read_text() == "the last good page\n"
+    else:
+        assert errors == [f"Error: interrupted by SIGINT while measuring best: {out} has {VARIANT}, not best"]
+        md = out.read_text()
+        assert f"## `{VARIANT}`" in md and f"| {TRACE} |" in md and "Not measured: `best` (interrupted)" in md
+
+
 def test_a_failed_trace_counts_zero_and_is_named():
     ok = results_seeds.SeedResult(seed=3003, path="a.rep", outcome="ok", utilization=0.8)
     bad = results_seeds.SeedResult(seed=300301, path="b.rep", outcome="out_of_heap", utilization=None,

@@ -228,7 +228,8 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
     measured: dict[str, list[TraceSeeds]] = {}
     errors: list[str] = []
     unmeasured: list[str] = []
-    for variant in chosen:
+    stopped = ""                   # Ctrl-C: the variants measured before it still make the page
+    for n, variant in enumerate(chosen):
         click.echo(f"measuring {variant} at {alignment}-byte alignment", err=True)
         try:
             measured[variant] = run_variant(variant, int(alignment), files, seeds_dir, time_limit)
@@ -236,15 +237,26 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
         except click.ClickException as e:     # a build or driver failure: keep the others' results
             errors.append(e.message)
             unmeasured.append(f"`{variant}` ({e.message})")
+        except KeyboardInterrupt:
+            unmeasured += [f"`{v}` (interrupted)" for v in chosen[n:]]
+            stopped = f"interrupted by SIGINT while measuring {variant}"
+            break
     if measured:                   # a page of nothing measured would only replace a good one
         when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         out_file.write_text(render(measured, k, int(alignment), shown(recipe_path), shown(seeds_dir), when,
                                    source_note(KIT, ("variants",)), unmeasured, time_limit) + "\n")
         click.echo(f"wrote {out_file}")
+        if stopped:
+            errors.append(f"{stopped}: {shown(out_file)} has {', '.join(measured)}, not "
+                          f"{', '.join(chosen[n:])}")
+    elif stopped:
+        errors.append(f"{stopped}: nothing was measured; {shown(out_file)} is left as it was")
     else:
         errors.append(f"nothing was measured; {shown(out_file)} is left as it was")
     for line in errors:
         click.echo(f"Error: {line}", err=True)
+    if stopped:
+        sys.exit(130)
     if errors:
         sys.exit(1)
 
