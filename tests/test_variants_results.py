@@ -348,6 +348,24 @@ def test_cli_bad_options_are_one_line_before_any_work(tmp_path, args, message):
     assert "measuring" not in done.stderr and not list((tmp_path / "cache").glob("*.json"))
 
 
+def test_ctrl_c_says_where_the_finished_runs_are(tmp_path, monkeypatch):
+    """Ctrl-C had been click's `Aborted!`, status 1: nothing said that the runs finished were kept."""
+    from click.testing import CliRunner
+
+    def measure(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(results, "measure", measure)
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    done = CliRunner().invoke(results.main, ["--variant", "best", "--repeats", "1", "--layouts", "1",
+                                             "--cache", str(cache), "--out", str(out)])
+    assert done.exit_code == 130 and "Aborted" not in done.output, done.output
+    assert done.output.strip().splitlines()[-1] == (
+        f"Error: interrupted by SIGINT: the runs that finished are kept in {cache} (`--reuse` measures only the "
+        f"rest); {out / 'results.md'} is left as it was")
+    assert not (out / "results.md").exists()
+
+
 def test_claims_explain_exceptions_to_a_claim_that_holds():
     first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
     best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)

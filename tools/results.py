@@ -544,6 +544,27 @@ def ordered(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
 
 
+def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Path, groups: dict[str, str],
+             reuse: bool, rerun: tuple[str, ...], repeats: int, repeat_limit: float, time_limit: int, samples: int,
+             layouts: int, traces_dir: Path) -> tuple[dict[int, list[Run]], list[float] | None]:
+    """Each variant's median run per alignment (measure_rounds), and best's suite average at its
+    placement layouts 0..LAYOUTS-1 (None: not measured)."""
+    runs = {16: [], 8: [], **measure_rounds(names, [(a, f) for a, f in plan if f], cache_dir, groups, reuse,
+                                            rerun, repeats, repeat_limit, time_limit, samples)}
+    at_layouts = None
+    if layouts > 1 and any(r.variant == "best" for r in runs[16]):
+        files = suite_files(traces_dir, groups)
+        at_layouts = [next(r for r in runs[16] if r.variant == "best").utilization]
+        for layout in range(1, layouts):
+            found = cached_or_run(
+                cache_dir / f"best-a16-l{layout}.json", "best", 16, groups, reuse and "best" not in rerun,
+                f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)",
+                lambda path: run_driver(make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c"),
+                                        f"best (layout {layout})", files, time_limit, 1, path))
+            at_layouts.append(found[0].utilization)
+    return runs, at_layouts
+
+
 # ---------------------------------------------------------------- the CLI
 
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
@@ -586,19 +607,14 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
     writable_folder(cache_dir)
     writable_folder(out_dir)
     plan = [(alignment, suite_files(traces_dir, groups, group)) for alignment, group in ((16, None), (8, "classic"))]
-    runs = {16: [], 8: [], **measure_rounds(names, [(a, f) for a, f in plan if f], cache_dir, groups, reuse,
-                                            rerun, repeats, repeat_limit, time_limit, samples)}
-    at_layouts = None
-    if layouts > 1 and any(r.variant == "best" for r in runs[16]):
-        files = suite_files(traces_dir, groups)
-        at_layouts = [next(r for r in runs[16] if r.variant == "best").utilization]
-        for layout in range(1, layouts):
-            found = cached_or_run(
-                cache_dir / f"best-a16-l{layout}.json", "best", 16, groups, reuse and "best" not in rerun,
-                f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)",
-                lambda path: run_driver(make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c"),
-                                        f"best (layout {layout})", files, time_limit, 1, path))
-            at_layouts.append(found[0].utilization)
+    try:
+        runs, at_layouts = measured(names, plan, cache_dir, groups, reuse, rerun, repeats, repeat_limit, time_limit,
+                                    samples, layouts, traces_dir)
+    except KeyboardInterrupt:       # click's own word was `Aborted!`, status 1
+        stop = click.ClickException(f"interrupted by SIGINT: the runs that finished are kept in {cache_dir} "
+                                    f"(`--reuse` measures only the rest); {out_dir / 'results.md'} is left as it was")
+        stop.exit_code = 130
+        raise stop from None
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
                                                         " (a run over the limit counts as a timeout)")
