@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mmtrace.oneline import OneLineGroup
+from mmtrace.oneline import IntRange, OneLineGroup
 
 from bench import align, measure, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
@@ -131,7 +131,7 @@ def common(f):
                      show_default=True, callback=writable_out,
                      help="where the .md, .png and .json go (tried before any run)")(f)
     f = click.option("--only", help="comma-separated allocators to run (glibc always runs; one named here that cannot run is an error), or `all`")(f)
-    f = click.option("--reps", type=click.IntRange(1, 100), help="repetitions (default: study's)")(f)
+    f = click.option("--reps", type=IntRange(1, 100), help="repetitions (default: study's)")(f)
     f = click.option("--quick", is_flag=True, help="short runs for development")(f)
     return f
 
@@ -152,7 +152,7 @@ def main() -> None:
 
 @main.command("sizes")
 @common
-@click.option("--max-log2", type=click.IntRange(1, 34), help="largest size 2^N (default 30, quick 24)")
+@click.option("--max-log2", type=IntRange(1, 34), help="largest size 2^N (default 30, quick 24)")
 def sizes_cmd(kit, out, only, reps, quick, max_log2):
     """malloc+free and calloc+free time per size, 2 B to 1 GiB.
 

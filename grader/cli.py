@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mmtrace.oneline import OneLineGroup
+from mmtrace.oneline import IntRange, OneLineGroup
 
 from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
@@ -116,7 +116,7 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
 @click.argument("submissions", type=click.Path(path_type=Path))
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), required=True,
               help="output folder (results.json, grades.csv, report/)")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+@click.option("-j", "--jobs", type=IntRange(1, 64), default=1, show_default=True,
               help="submissions built and checked in parallel (timed runs stay one at a time)")
 @config_option
 @click.option("--traces", type=click.Path(file_okay=False, path_type=Path), default=None,

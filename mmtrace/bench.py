@@ -20,7 +20,7 @@ import click
 
 from .driver_result import PartialRun, whole_run
 from .gen import generate
-from .oneline import OneLineCommand
+from .oneline import IntRange, OneLineCommand
 from .trace import LAB64, MAX_OPS, write_trace
 
 KIT = Path(__file__).resolve().parent.parent
@@ -59,8 +59,8 @@ def _wall(cmd: list[str]) -> float:
 
 @click.command(cls=OneLineCommand)
 @click.option("--variant", default="segregated-realloc", show_default=True)
-@click.option("--ops", type=click.IntRange(2, MAX_OPS), default=10_000_000, show_default=True)
-@click.option("--runs", type=click.IntRange(1, 99), default=3, show_default=True, help="Runs per figure (median).")
+@click.option("--ops", type=IntRange(2, MAX_OPS), default=10_000_000, show_default=True)
+@click.option("--runs", type=IntRange(1, 99), default=3, show_default=True, help="Runs per figure (median).")
 def main(variant: str, ops: int, runs: int) -> None:
     """Measure parse, replay and stats rates on a generated trace of --ops ops."""
     out = KIT / "build" / "bench-traces"

@@ -119,3 +119,14 @@ class OneLineCommand(click.Command):
             err = click.ClickException(e.format_message())
             err.exit_code = e.exit_code
             raise err from None
+
+
+class IntRange(click.IntRange):
+    """click.IntRange that calls a value that is no number what it is: click's says "'x' is not a
+    valid integer range", as if a range had been asked for (`-j x`, `--reps x`)."""
+    name = "integer"
+
+
+class FloatRange(click.FloatRange):
+    """click.FloatRange whose message for 'x' is "not a valid float", as IntRange's above."""
+    name = "float"

@@ -214,6 +214,7 @@ def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     ("segregated", "tests/c/classic/does-not-build.c", (), "does-not-build.c:2:"),
     ("segregated", "best", ("--trace", "rec-perl"), "rec-perl is recorded, not generated"),
     ("segregated", "best", ("--seeds", "100"), "--seeds"),
+    ("segregated", "best", ("--seeds", "x"), "Error: Invalid value for '--seeds': 'x' is not a valid integer."),
     ("segregated", "best", ("--layouts", "17"), "--layouts"),
     ("segregated", "best", ("--time-limit", "0"), "Invalid value for '--time-limit': 0 is not in the range"),
     ("segregated", "best", ("--json", "/proc/mmtrace-x/out.json"), "/proc/mmtrace-x: cannot make the folder"),

@@ -283,6 +283,8 @@ def test_earlier_outputs_in_the_class_folder_are_no_students(classroom, tmp_path
     (["package", "gradescope", "-o", "a.zip", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["grade", ".", "-o", "x", "--runs", "0"], "--runs: timing.runs = 0: driver runs per submission, from 1 to 15"),
     (["grade", ".", "-o", "x", "--runs", "abc"], "mmgrade grade: Invalid value for '--runs': 'abc' is not a valid"),
+    # click's IntRange had called it "'x' is not a valid integer range"
+    (["grade", ".", "-o", "x", "-j", "x"], "mmgrade grade: Invalid value for '-j' / '--jobs': 'x' is not a valid integer."),
     (["grade", ".", "--bogus"], "mmgrade grade: No such option '--bogus'"),
     (["bogus"], "mmgrade: No such command 'bogus'"),
 ])

@@ -336,6 +336,8 @@ def test_cli_bad_input_is_one_line(args, message):
     (["--samples", "26"], "Error: Invalid value for '--samples': 26 is not in the range"),
     (["--time-limit", "0"], "Error: Invalid value for '--time-limit': 0 is not in the range 1<=x<=86400."),
     (["--repeats", "0"], "Error: Invalid value for '--repeats'"),
+    (["--repeats", "x"], "Error: Invalid value for '--repeats': 'x' is not a valid integer."),
+    (["--repeat-limit", "x"], "Error: Invalid value for '--repeat-limit': 'x' is not a valid float."),
     (["--variant", "best", "--rerun", "bset"], "Error: --rerun bset: not among the variants measured"),
     (["--out", "/proc/mmtrace-x"], "Error: /proc/mmtrace-x: cannot make the folder"),
 ])

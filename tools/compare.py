@@ -43,7 +43,7 @@ from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
 sys.path.insert(0, str(KIT))
-from mmtrace.oneline import OneLineCommand  # noqa: E402
+from mmtrace.oneline import IntRange, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
 
@@ -431,13 +431,13 @@ class Interrupted(click.ClickException):
               type=click.Path(file_okay=False, path_type=Path), help="the suite")
 @click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="where the held-out traces' patterns come from")
-@click.option("--seeds", "k", default=4, show_default=True, type=click.IntRange(0, 99),
+@click.option("--seeds", "k", default=4, show_default=True, type=IntRange(0, 99),
               help="K other seeds of each generated trace (0: the suite only)")
 @click.option("--trace", "names", multiple=True, help="held-out seeds of this generated trace only (repeatable)")
 @click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
-@click.option("--speed-runs", default=3, show_default=True, type=click.IntRange(0, 99),
+@click.option("--speed-runs", default=3, show_default=True, type=IntRange(0, 99),
               help="alternating timed runs of the suite (0: utilization only)")
-@click.option("--layouts", default=1, show_default=True, type=click.IntRange(1, 16),
+@click.option("--layouts", default=1, show_default=True, type=IntRange(1, 16),
               help="also run layouts 1..N-1 of allocators that read MM_LAYOUT (config.h) and average")
 @click.option("--fast", is_flag=True,
               help="utilization (suite, held-out, layouts) from mmreplay, in-process, instead of mdriver: "

@@ -14,10 +14,11 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(KIT))
 
 from grader.kitconfig import read_kit_config  # noqa: E402
+from mmtrace.oneline import IntRange  # noqa: E402
 
 # mdriver's ranges: -T whole seconds up to a day (driver/options.c), -r up to MDRIVER_MAX_SAMPLES.
-TIME_LIMIT = click.IntRange(1, 24 * 3600)
-SAMPLES = click.IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
+TIME_LIMIT = IntRange(1, 24 * 3600)
+SAMPLES = IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
 
 
 def writable_folder(folder: Path) -> Path:

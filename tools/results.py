@@ -37,7 +37,7 @@ from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
-from mmtrace.oneline import OneLineCommand  # noqa: E402
+from mmtrace.oneline import FloatRange, IntRange, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
 from results_claims import claims_section, speedup  # noqa: E402
@@ -581,11 +581,11 @@ def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Pa
               help="minimum timing samples per trace (-r); the driver still takes the best 3 when time allows")
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T); the implicit lists time out on the big recorded traces")
-@click.option("--repeats", default=5, show_default=True, type=click.IntRange(1, 99),
+@click.option("--repeats", default=5, show_default=True, type=IntRange(1, 99),
               help="run each variant this many times, in rounds, and show its median run by ratio to libc")
-@click.option("--repeat-limit", default=60.0, show_default=True, type=click.FloatRange(0),
+@click.option("--repeat-limit", default=60.0, show_default=True, type=FloatRange(0),
               help="seconds: a variant whose first run takes longer runs once")
-@click.option("--layouts", default=LAYOUTS, show_default=True, type=click.IntRange(1, 16),
+@click.option("--layouts", default=LAYOUTS, show_default=True, type=IntRange(1, 16),
               help="also measure best's utilization at its placement layouts 1..N-1 (MM_LAYOUT); 1: not")
 def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, ...], reuse: bool,
          rerun: tuple[str, ...], samples: int, time_limit: int, repeats: int, repeat_limit: float,

@@ -31,7 +31,7 @@ from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
 from bench.report import source_note  # noqa: E402
-from mmtrace.oneline import OneLineCommand  # noqa: E402
+from mmtrace.oneline import IntRange, OneLineCommand  # noqa: E402
 from mmtrace.recipe import Entry, RecipeError, comments, load_recipe, make_trace  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION, write_trace  # noqa: E402
 
@@ -199,7 +199,7 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
 @click.option("--trace", "names", multiple=True, help="only this generated trace (repeatable)")
 @click.option("--variant", "variants", multiple=True,
               help=f"measure these (repeatable; default: {', '.join(DEFAULT_VARIANTS)})")
-@click.option("--seeds", "k", default=4, show_default=True, type=click.IntRange(1, 99),
+@click.option("--seeds", "k", default=4, show_default=True, type=IntRange(1, 99),
               help="K, the other seeds per trace: S*100+1 .. S*100+K")
 @click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
 @click.option("--seeds-dir", default="build/seeds", show_default=True,
