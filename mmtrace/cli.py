@@ -233,21 +233,29 @@ def stats(files, as_json, plot, plot_dir):
     out = {}
     failed = False
     plotted: set[str] = set()             # names of this run's plots: none written over another
+    stopped = None
     for f in files:
         try:
-            trace = read_trace(Path(f))
-        except TraceError as e:
-            click.echo(f"mmtrace: {e}", err=True)
-            failed = True
-            continue
-        s = measure(trace)
-        out[f] = s.to_json()
-        if not as_json:
-            click.echo("\n".join(render(f, s)))
-        if plot:
-            failed |= not _plot(f, trace, Path(plot_dir), as_json, plotted)
+            try:
+                trace = read_trace(Path(f))
+            except TraceError as e:
+                click.echo(f"mmtrace: {e}", err=True)
+                failed = True
+                continue
+            s = measure(trace)
+            out[f] = s.to_json()
+            if not as_json:
+                click.echo("\n".join(render(f, s)))
+            if plot:
+                failed |= not _plot(f, trace, Path(plot_dir), as_json, plotted)
+        except KeyboardInterrupt:         # Ctrl-C: the files measured before it are still given
+            stopped = f
+            break
     if as_json:
         click.echo(json.dumps(out, indent=1))
+    if stopped is not None:
+        _fail(f"stats: interrupted by SIGINT at {stopped}: {len(out)} of {len(files)} file(s) measured"
+              + (", in the JSON above" if as_json and out else ""), 130)
     sys.exit(2 if failed else 0)
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -260,6 +262,37 @@ def test_a_recipe_that_is_a_fifo_or_a_device_never_hangs(tmp_path, command):
     done = mmtrace(command, "/dev/zero", timeout=30)
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["mmtrace: /dev/zero: cannot read: a device, not a recipe file"]
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_ctrl_c_in_stats_keeps_the_files_measured(tmp_path, as_json):
+    """Ctrl-C had been `mmtrace: aborted`, status 1, and `stats --json` printed nothing of the files
+    already measured.  The second file here is a shell's pipe that never ends: stats waits on it."""
+    read_end, write_end = os.pipe()
+    ok = str(KIT / "traces" / "classic-binary.rep")
+    argv = [sys.executable, "-m", "mmtrace", "stats", *(["--json"] if as_json else []), ok, f"/dev/fd/{read_end}"]
+    proc = subprocess.Popen(argv, cwd=KIT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            pass_fds=[read_end], env={**os.environ, "PYTHONPATH": str(KIT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(read_end)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "pipe_read" not in Path(f"/proc/{proc.pid}/wchan").read_text():
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(write_end)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.splitlines() == [f"mmtrace: stats: interrupted by SIGINT at /dev/fd/{read_end}: 1 of 2 file(s) measured"
+                                + (", in the JSON above" if as_json else "")]
+    if as_json:
+        assert list(json.loads(out)) == [ok]
+    else:
+        assert out.startswith(ok)
 
 
 def test_a_named_fifo_is_refused_as_the_driver_refuses_it(tmp_path):
