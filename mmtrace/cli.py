@@ -51,6 +51,10 @@ def _read(path: str, max_heap: int = MAX_HEAP) -> Trace:
 
 def _writable(path: str) -> Path:
     """PATH if a file can be written there; a one-line error before any work otherwise."""
+    if not path:             # Path("") is the current folder
+        _fail("-o: an empty file name; name one, e.g. -o build/x.rep")
+    if path.endswith("/"):   # Path() drops the slash: `-o new/` had written a file named new
+        _fail(f"{path}: cannot write: it names a folder (ends in /); name a file in it")
     out = Path(path)
     folder = out.parent
     if out.is_dir():
@@ -190,7 +194,7 @@ def gen(pattern, seed, params, header, weight, output, list_):
             args = ", ".join(f"{k}={v}" for k, v in p.defaults().items())
             click.echo(f"{p.name}\n    {p.doc}\n    parameters: {args or 'none'}")
         return
-    if not output:
+    if output is None:
         _fail("gen needs -o FILE")
     _writable(output)
     kv = {}
@@ -299,11 +303,11 @@ def check(files, fix, output, max_heap, quiet):
       mmtrace check traces/*.rep*
       mmtrace check --fix -o build/good.rep build/bad.rep
     """
-    if output and not fix:
+    if output is not None and not fix:
         _fail("check: -o is where --fix writes its corrected copy; add --fix")
-    if output and len(files) != 1:
+    if output is not None and len(files) != 1:
         _fail("-o works with one file")
-    if fix and output:
+    if fix and output is not None:          # -o '' too: not the copy beside the file
         _writable(output)
     bad = unfixed = unreadable = False
     report_to_stderr = bool(fix and output and _is_stdout(output))    # stdout is the fixed trace

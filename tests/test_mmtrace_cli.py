@@ -139,6 +139,26 @@ def test_bad_input_is_one_line(tmp_path, args, code, words):
     _one_line_error(mmtrace(*args, cwd=tmp_path), code, *words)
 
 
+@pytest.mark.parametrize("args", [
+    ["gen", "binary", "-o", "OUT"],
+    ["convert", str(KIT / "traces" / "classic-binary.rep"), "--to", "lab64", "-o", "OUT"],
+    ["check", "--fix", "COPY", "-o", "OUT"],
+    ["record", "-o", "OUT", "--", "true"],
+], ids=lambda a: a[0])
+@pytest.mark.parametrize("out, words", [
+    ("new/", "mmtrace: new/: cannot write: it names a folder (ends in /); name a file in it"),
+    ("", "mmtrace: -o: an empty file name; name one, e.g. -o build/x.rep"),
+], ids=["slash", "empty"])
+def test_an_output_named_as_a_folder_or_empty_is_one_line(tmp_path, args, out, words):
+    """`-o new/` had written a file named new; `check --fix -o ''` the copy beside the trace,
+    `convert -o ''` said `mmtrace: : cannot write: it is a folder`."""
+    copy = tmp_path / "t.rep"
+    copy.write_bytes((KIT / "traces" / "classic-binary.rep").read_bytes())
+    done = mmtrace(*[out if a == "OUT" else str(copy) if a == "COPY" else a for a in args], cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.splitlines() == [words], done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.rep"]
+
+
 RECIPE_HEAD = '[groups]\ng = "G"\n[[trace]]\ngroup = "g"\nstresses = "s"\npattern = "binary"\nseed = 1\n'
 
 
