@@ -66,6 +66,8 @@ class _PathThroughLinks(click.Path):
     def convert(self, value, param, ctx):
         if problem := link_problem(Path(value)):
             raise _BrokenLink(f"{value}: {self.what} is {problem}")
+        if not self.dir_okay and str(value).endswith("/"):     # Path() drops the slash: a file `new`
+            raise _BrokenLink(f"{value}: {self.what} is a file, and this names a folder (ends in /)")
         return super().convert(value, param, ctx)
 
 

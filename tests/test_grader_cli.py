@@ -279,6 +279,8 @@ def test_earlier_outputs_in_the_class_folder_are_no_students(classroom, tmp_path
     (["grade", ".", "-o", "x", "--kit", "/nonexistent-kit"], "config.h"),
     (["package", "gradescope", "-o", "/nonexistent/dir/a.zip"], "/nonexistent/dir/a.zip: cannot write the bundle"),
     (["package", "autolab", "-o", "/proc/mmgrade-bundle"], "/proc/mmgrade-bundle: cannot write the bundle"),
+    # the slash had been dropped, and the zip written as a file named new
+    (["package", "gradescope", "-o", "new/"], "mmgrade: new/: the bundle is a file, and this names a folder (ends in /)"),
     (["grade", ".", "-o", "x", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["package", "gradescope", "-o", "a.zip", "--config", "latin1.toml"], "latin1.toml: not UTF-8"),
     (["grade", ".", "-o", "x", "--runs", "0"], "--runs: timing.runs = 0: driver runs per submission, from 1 to 15"),
@@ -293,6 +295,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path, args, message):
     done = _cli(*args, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_kit_that_does_not_build_says_why_in_one_line(tmp_path):
