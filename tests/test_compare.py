@@ -221,6 +221,9 @@ def test_a_failing_allocator_shows_its_outcomes_and_counts_zero(tmp_path):
     # a file where --json's folder would be: mkdir's "File exists" had been all the message said
     ("segregated", "best", ("--json", "/etc/passwd/out.json"),
      "Error: /etc/passwd: cannot make the folder: it exists and is not a folder"),
+    # click's Path had dropped the slash: the JSON would have been written as a file named new
+    ("segregated", "best", ("--json", "/proc/new/"),
+     "Error: Invalid value for '--json': /proc/new/: names a folder (ends in /); name a file in it"),
     # a folder given as A had been "no such allocator file"
     ("/tmp", "best", (), "Error: /tmp: a folder, not an allocator's .c file"),
 ])

@@ -98,6 +98,9 @@ def test_table_figures_are_the_drivers(seeded, entry):
     (["--seeds", "0"], "Invalid value for '--seeds'"),
     (["--trace", TRACE, "--out", "/proc/mmtrace-x/s.md"], "/proc/mmtrace-x: cannot make the folder"),
     (["--trace", TRACE, "--seeds-dir", "/proc/mmtrace-x"], "/proc/mmtrace-x: cannot make the folder"),
+    # click's Path had dropped the slash: the page would have been written as a file named new
+    (["--trace", TRACE, "--out", "/proc/new/"],
+     "Error: Invalid value for '--out': /proc/new/: names a folder (ends in /); name a file in it"),
 ])
 def test_bad_input_is_one_line(args, message):
     done = _tool(*args)

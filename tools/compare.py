@@ -38,7 +38,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, OutputFile, writable_file, writable_folder  # noqa: E402
 from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
@@ -447,7 +447,7 @@ class Interrupted(click.ClickException):
               help="per-trace limit in seconds (-T)")
 @click.option("--work-dir", default="build/compare", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--json", "json_out", type=OutputFile(),
               help="also write the comparison as JSON here")
 def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],
          alignment: str, speed_runs: int, layouts: int, fast: bool, time_limit: int, work_dir: Path,

@@ -21,6 +21,19 @@ TIME_LIMIT = IntRange(1, 24 * 3600)
 SAMPLES = IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
 
 
+class OutputFile(click.Path):
+    """click.Path of a file to write: a name ending in / names a folder, and is refused (click's
+    Path would drop the slash and the file be written as `new` for `new/`)."""
+
+    def __init__(self):
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.endswith("/"):
+            self.fail(f"{value}: names a folder (ends in /); name a file in it", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def writable_folder(folder: Path) -> Path:
     """FOLDER, made if missing, where files can be written; else a one-line error."""
     try:

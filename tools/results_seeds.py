@@ -26,7 +26,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, OutputFile, writable_file, writable_folder  # noqa: E402
 from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
@@ -205,7 +205,7 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
 @click.option("--seeds-dir", default="build/seeds", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="where the seed traces and driver JSON go")
 @click.option("--out", "out_file", default="docs/results-seeds.md", show_default=True,
-              type=click.Path(dir_okay=False, path_type=Path), help="the page to write")
+              type=OutputFile(), help="the page to write")
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T)")
 def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k: int, alignment: str,
