@@ -181,6 +181,11 @@ def threads_cmd(kit, out, only, reps, quick, counts):
         raise click.BadParameter(f"not a list of numbers: {counts}", param_hint="--threads")
     if any(t < 1 or t > 256 for t in ts):
         raise click.BadParameter("thread counts must be 1..256", param_hint="--threads")
+    # a count given twice would run twice and pool both runs' samples as one count's, as --only's names
+    twice = sorted({t for t in ts if ts.count(t) > 1})
+    if twice:
+        raise click.BadParameter(f"{', '.join(map(str, twice))} given twice (name each count once)",
+                                 param_hint="--threads")
     allocs, skipped = pick(kit, only, default_shims=FAST_SHIMS,
                            why="a linear search over every thread's blocks takes minutes here "
                                "(`--only all` runs them)")

@@ -265,6 +265,10 @@ def test_cli_rejects_bad_input_in_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "python -m bench threads: Invalid value for --threads: not a list of numbers: 1,x"]
+    done = run_cli("threads", "--threads", "1,2,01", "--out", str(tmp_path))   # had run 1 twice, pooled as one
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "python -m bench threads: Invalid value for --threads: 1 given twice (name each count once)"]
     done = run_cli("sizes", "--reps", "x", "--out", str(tmp_path))     # click's: "not a valid integer range"
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == ["python -m bench sizes: Invalid value for '--reps': 'x' is not a valid integer."]
