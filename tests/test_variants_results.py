@@ -368,6 +368,24 @@ def test_ctrl_c_says_where_the_finished_runs_are(tmp_path, monkeypatch):
     assert not (out / "results.md").exists()
 
 
+def test_a_variant_named_twice_is_measured_once_a_round(tmp_path, monkeypatch):
+    """`--variant best --variant best` had run best twice a round, its runs pooled as one variant's
+    (the page: "ran 1 times", its ratio's range "over 2 runs")."""
+    from click.testing import CliRunner
+    calls = []
+
+    def measure(variant, alignment, files, time_limit, samples, out):
+        calls.append((variant, alignment))
+        return {**_driver_json({"classic-binary": (1.0, 1.0)}), results.ELAPSED: 1.0}
+
+    monkeypatch.setattr(results, "measure", measure)
+    done = CliRunner().invoke(results.main, ["--variant", "best", "--variant", "best", "--repeats", "1",
+                                             "--layouts", "1", "--cache", str(tmp_path / "cache"),
+                                             "--out", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    assert calls == [("best", 16), ("best", 8)]
+
+
 def test_claims_explain_exceptions_to_a_claim_that_holds():
     first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
     best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)

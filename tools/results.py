@@ -594,7 +594,8 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
     traces_dir, out_dir, cache_dir = (p if p.is_absolute() else KIT / p for p in (traces_dir, out_dir, cache_dir))
     if not traces_dir.is_dir():
         raise click.ClickException(f"{traces_dir}: no such trace directory")
-    names = ordered(list(variants) or [p.stem for p in (KIT / "variants").glob("*.c")])
+    # a variant named twice would run twice a round, its runs pooled as one variant's (as results_seeds.py)
+    names = ordered(list(dict.fromkeys(variants)) or [p.stem for p in (KIT / "variants").glob("*.c")])
     unknown = [n for n in names if not (KIT / "variants" / f"{n}.c").exists()]
     if unknown:
         raise click.ClickException(f"no such variant: {', '.join(unknown)}")
