@@ -107,6 +107,16 @@ def test_report_and_gradescope_name_an_output_path_of_the_wrong_kind(classroom, 
     assert str(root / "results" / "results.json") in _one_line_error(done)
 
 
+def test_report_of_a_results_json_that_is_a_fifo_never_hangs(tmp_path):
+    """`mmgrade report OUT` had waited forever for a writer to OUT/results.json, a FIFO."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "results.json")
+    done = run_grader("report", out, capture_output=True, text=True, timeout=60)
+    assert _one_line_error(done) == (f"mmgrade: {out / 'results.json'}: cannot read it (not a regular file); "
+                                     "run `mmgrade grade` first")
+
+
 def test_gradescope_says_why_in_one_line_when_no_results_json_can(tmp_path):
     """A submission refused where results.json cannot be written had ended in a traceback (OutputError)."""
     root = tmp_path / "autograder"
