@@ -6,7 +6,10 @@ threads with under 1.5x its heap; best runs every program correctly).
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 import statistics
 from pathlib import Path
 
@@ -30,7 +33,7 @@ def load(out: Path) -> dict:
         path = out / f"bench-{name}.json"
         if path.exists():
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = json.loads(_regular_text(path))
                 got[name] = cls.from_json(data)
                 seen[name] = measured_record(data.get("measured"))
             except OSError as err:
@@ -42,6 +45,17 @@ def load(out: Path) -> dict:
     if got:
         got["measured"] = seen
     return got
+
+
+def _regular_text(path: Path) -> str:
+    """PATH's text; OSError for anything but a regular file, unread: a FIFO would wait for a
+    writer forever, and a device such as /dev/zero never end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):        # a folder: read() says so
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read().decode("utf-8")
 
 
 def measured_record(m) -> dict | None:

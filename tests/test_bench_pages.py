@@ -3,6 +3,9 @@ included), the kit's targets judged on figures that exist, spreads and partial s
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -31,6 +34,15 @@ def test_summary_of_a_damaged_json_is_one_line(tmp_path, text):
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and f"{tmp_path}/bench-sizes.json: " in done.stderr
     assert not (tmp_path / "bench-summary.md").exists()
+
+
+def test_summary_of_a_json_that_is_a_fifo_never_hangs(tmp_path):
+    """`bench summary` had waited forever for a writer to a bench-*.json that is a FIFO."""
+    os.mkfifo(tmp_path / "bench-sizes.json")
+    done = subprocess.run([sys.executable, "-m", "bench", "summary", "--out", str(tmp_path)], cwd=KIT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stderr.splitlines() == [
+        f"python -m bench: {tmp_path}/bench-sizes.json: cannot read it (not a regular file)"], done.stderr
 
 
 def test_summary_checks_the_kits_targets(tmp_path):
