@@ -204,8 +204,9 @@ def stress_cmd(kit, out, only, reps, quick, trace):
     Example: python -m bench stress --reps 3
     """
     trace = trace or kit / "traces" / "fit-stress.rep"
-    if not trace.is_file():
-        raise click.ClickException(f"{trace}: no such trace")
+    if not trace.is_file():              # a FIFO or a device had been "no such trace" too
+        raise click.ClickException(f"{trace}: " + ("not a regular file, so not a trace the replay reads"
+                                                   if trace.exists() else "no such trace"))
     allocs, skipped = pick(kit, only, default_shims=list(stress.FIT_POLICIES), packages=False,
                            why="not one of the four fit policies")
     prog = program(kit, "replay")

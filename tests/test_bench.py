@@ -261,6 +261,10 @@ def test_cli_rejects_bad_input_in_one_line(tmp_path):
     assert "Traceback" not in done.stderr
     done = run_cli("stress", "--trace", str(tmp_path / "missing.rep"), "--out", str(tmp_path))
     assert done.returncode == 1 and "missing.rep: no such trace" in done.stderr and "Traceback" not in done.stderr
+    done = run_cli("stress", "--trace", "/dev/zero", "--out", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "python -m bench: /dev/zero: not a regular file, so not a trace the replay reads"]
     done = run_cli("threads", "--threads", "1,x", "--out", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
