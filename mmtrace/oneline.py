@@ -128,5 +128,13 @@ class IntRange(click.IntRange):
 
 
 class FloatRange(click.FloatRange):
-    """click.FloatRange whose message for 'x' is "not a valid float", as IntRange's above."""
+    """click.FloatRange whose message for 'x' is "not a valid float", as IntRange's above, and
+    which refuses nan: click's took it, and every comparison with it is false (results.py's
+    --repeat-limit nan had meant no limit)."""
     name = "float"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number

@@ -338,6 +338,7 @@ def test_cli_bad_input_is_one_line(args, message):
     (["--repeats", "0"], "Error: Invalid value for '--repeats'"),
     (["--repeats", "x"], "Error: Invalid value for '--repeats': 'x' is not a valid integer."),
     (["--repeat-limit", "x"], "Error: Invalid value for '--repeat-limit': 'x' is not a valid float."),
+    (["--repeat-limit", "nan"], "Error: Invalid value for '--repeat-limit': 'nan' is not a number"),
     (["--variant", "best", "--rerun", "bset"], "Error: --rerun bset: not among the variants measured"),
     (["--out", "/proc/mmtrace-x"], "Error: /proc/mmtrace-x: cannot make the folder"),
 ])
