@@ -42,8 +42,16 @@ def make_class(kit: Path, folder: Path, count: int) -> dict[str, str]:
     return origins
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """A usage mistake (`--count x`) in one line, as the checks below say theirs, not argparse's
+    usage block of three."""
+
+    def error(self, message: str):
+        self.exit(2, f"grader bench: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=100, help="submissions in the class (at least 1)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="as mmgrade grade -j (1 to 64)")
     parser.add_argument("--traces", type=Path, default=None, help="trace folder (default: the kit's)")

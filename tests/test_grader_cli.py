@@ -502,6 +502,9 @@ def test_check_reads_a_hand_in_folder_as_grade_does(classroom, tmp_path):
     (["-j", "0"], "-j must be from 1 to 64"),
     (["--traces", "/nonexistent-traces"], "--traces /nonexistent-traces: not a folder"),
     (["--only", "no-such-prefix-"], "--only no-such-prefix-: no trace in"),
+    # argparse's own: its usage block of three lines had been all it said
+    (["--count", "x"], "argument --count: invalid int value: 'x'"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bench_grader_refuses_a_bad_argument_in_one_line(args, words):
     """make bench-grader BENCH_GRADER_ARGS=...: these were tracebacks (a class of nothing, a
