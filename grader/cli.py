@@ -477,6 +477,8 @@ def package_gradescope(out: Path, kit: Path | None, config: Path | None) -> None
         path = package.gradescope_zip(kit or default_kit(), config, out)
     except ERRORS as err:
         _fail(str(err))
+    except KeyboardInterrupt:            # click would say 'aborted', exit 1
+        _fail(f"interrupted: {out} is as it was", 130)
     click.echo(f"wrote {path}")
 
 
@@ -495,5 +497,7 @@ def package_autolab(out: Path, kit: Path | None, config: Path | None) -> None:
         paths = package.autolab_bundle(kit or default_kit(), config, out)
     except ERRORS as err:
         _fail(str(err))
+    except KeyboardInterrupt:            # click would say 'aborted', exit 1
+        _fail(f"interrupted: {out}/autograde.tar and autograde-Makefile are as they were", 130)
     for path in paths:
         click.echo(f"wrote {path}")

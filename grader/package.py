@@ -14,6 +14,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+from mmtrace.trace import replace_file
+
 from .build import KIT_DIRS, KIT_FILES
 from .grade import BatchError, find_traces
 from .policy import Policy, load_policy
@@ -139,7 +141,8 @@ def gradescope_zip(kit: Path, config: Path | None, out: Path) -> Path:
 
 def _write_zip(kit: Path, files: list[tuple[Path, str]], flag: str, course: bytes | None, out: Path) -> None:
     requirements = " ".join(f"'{r}'" for r in _requirements(kit))
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+    data = io.BytesIO()              # then OUT whole or not at all: never a zip cut short by Ctrl-C
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in (("setup.sh", SETUP.format(requirements=requirements)),
                            ("run_autograder", RUN.format(config=flag))):
             info = zipfile.ZipInfo(name)
@@ -149,6 +152,7 @@ def _write_zip(kit: Path, files: list[tuple[Path, str]], flag: str, course: byte
             bundle.write(path, arc)
         if course is not None:
             bundle.writestr(f"kit/{COURSE}", course)
+    replace_file(out, data.getvalue())
 
 
 def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
@@ -166,14 +170,15 @@ def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
 
 def _write_autolab(files: list[tuple[Path, str]], flag: str, course: bytes | None, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    makefile = out / "autograde-Makefile"
-    makefile.write_text(MAKEFILE.format(config=flag))
-    tar_path = out / "autograde.tar"
-    with tarfile.open(tar_path, "w") as bundle:
+    data = io.BytesIO()              # each file whole or not at all: never a tar cut short by Ctrl-C
+    with tarfile.open(fileobj=data, mode="w") as bundle:
         for path, arc in files:
             bundle.add(path, arc)
         if course is not None:
             info = tarfile.TarInfo(f"kit/{COURSE}")
             info.size = len(course)
             bundle.addfile(info, io.BytesIO(course))
+    makefile, tar_path = out / "autograde-Makefile", out / "autograde.tar"
+    replace_file(tar_path, data.getvalue())
+    replace_file(makefile, MAKEFILE.format(config=flag).encode())
     return [makefile, tar_path]

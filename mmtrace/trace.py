@@ -211,6 +211,9 @@ def replace_file(path: Path, data: bytes) -> None:
         with open(tmp, "xb") as out:
             out.write(data)
         os.replace(tmp, real)
+    except OSError as e:             # named as PATH, which the caller knows, not the file beside it
+        tmp.unlink(missing_ok=True)
+        raise OSError(e.errno, e.strerror, str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -571,3 +571,37 @@ def test_an_archive_with_two_mm_c_stays_one_students_hand_in(classroom, tmp_path
         assert graded.returncode == 0, graded.stderr
         record = json.loads((out / "submissions" / f"{name}.json").read_text())
         assert record["verdict"] == "bad_submission" and "several mm.c files in the archive" in record["reason"]
+
+
+@pytest.mark.parametrize("bundle", ["gradescope", "autolab"])
+def test_ctrl_c_while_packaging_leaves_the_earlier_bundle_whole(tmp_path, monkeypatch, bundle):
+    """Ctrl-C while the bundle was written had left a zip (tar) cut short where the earlier one
+    was, and said only 'mmgrade: aborted', status 1."""
+    import tarfile
+    import zipfile
+
+    from click.testing import CliRunner
+
+    from grader import cli
+
+    written = []
+
+    def stop_after_some(self, *args, **kwargs):
+        written.append(args[0])
+        if len(written) == 20:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    real = zipfile.ZipFile.write if bundle == "gradescope" else tarfile.TarFile.add
+    monkeypatch.setattr(zipfile.ZipFile if bundle == "gradescope" else tarfile.TarFile,
+                        "write" if bundle == "gradescope" else "add", stop_after_some)
+    out = tmp_path / ("autograder.zip" if bundle == "gradescope" else "autolab")
+    earlier = out if bundle == "gradescope" else out / "autograde.tar"
+    earlier.parent.mkdir(parents=True, exist_ok=True)
+    earlier.write_bytes(b"the earlier bundle")
+    done = CliRunner().invoke(cli.main, ["package", bundle, "-o", str(out), "--kit", str(KIT)])
+    assert done.exit_code == 130, done.output
+    assert earlier.read_bytes() == b"the earlier bundle"
+    assert sorted(p.name for p in earlier.parent.iterdir()) == [earlier.name]
+    said = f"{out} is as it was" if bundle == "gradescope" else f"{out}/autograde.tar and autograde-Makefile are as they were"
+    assert done.output.strip().splitlines() == [f"mmgrade: interrupted: {said}"]
