@@ -196,6 +196,15 @@ def test_ctrl_c_keeps_the_variants_measured(tmp_path, monkeypatch, first):
         assert f"## `{VARIANT}`" in md and f"| {TRACE} |" in md and "Not measured: `best` (interrupted)" in md
 
 
+def test_a_page_that_cannot_be_written_is_one_line(tmp_path):
+    """A write that fails at the end (a full disk) had been an OSError traceback."""
+    done = _tool("--trace", TRACE, "--variant", VARIANT, "--seeds", "1", "--seeds-dir", str(tmp_path / "s"),
+                 "--out", "/dev/full")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("Error")] == [
+        f"Error: /dev/full: cannot write it (No space left on device); the driver's results are in {tmp_path / 's'}"]
+
+
 def test_a_failed_trace_counts_zero_and_is_named():
     ok = results_seeds.SeedResult(seed=3003, path="a.rep", outcome="ok", utilization=0.8)
     bad = results_seeds.SeedResult(seed=300301, path="b.rep", outcome="out_of_heap", utilization=None,

@@ -387,6 +387,22 @@ def test_a_variant_named_twice_is_measured_once_a_round(tmp_path, monkeypatch):
     assert calls == [("best", 16), ("best", 8)]
 
 
+def test_a_page_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
+    """A write of results.md that fails at the end (a full disk) had been an OSError traceback."""
+    from click.testing import CliRunner
+    monkeypatch.setattr(results, "measure", lambda *args: {**_driver_json({"classic-binary": (1.0, 1.0)}),
+                                                           results.ELAPSED: 1.0})
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    out.mkdir()
+    (out / "results.md").symlink_to("/dev/full")
+    done = CliRunner().invoke(results.main, ["--variant", "best", "--repeats", "1", "--layouts", "1",
+                                             "--cache", str(cache), "--out", str(out)])
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.output
+    assert done.output.strip().splitlines()[-1] == (
+        f"Error: {out / 'results.md'}: cannot write it (No space left on device); the runs are kept in {cache} "
+        "(`--reuse` writes the page from them)")
+
+
 def test_claims_explain_exceptions_to_a_claim_that_holds():
     first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
     best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)

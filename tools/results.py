@@ -39,6 +39,7 @@ from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
 from mmtrace.oneline import FloatRange, IntRange, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
+from mmtrace.trace import replace_file  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
 from results_claims import claims_section, speedup  # noqa: E402
 from results_plots import plot_all  # noqa: E402
@@ -623,7 +624,12 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
         f"Each variant ran {repeats} times, in rounds (once if its first run took over {repeat_limit:g} s);"
         " every table shows its median run by ratio to libc, and the ratio's range over its runs is"
         " given beside that ratio.")
-    (out_dir / "results.md").write_text(render(runs[16], runs[8], str(rel), settings, at_layouts, rounds) + "\n")
+    page = render(runs[16], runs[8], str(rel), settings, at_layouts, rounds) + "\n"
+    try:
+        replace_file(out_dir / "results.md", page.encode("utf-8"))       # whole or not at all
+    except OSError as e:          # a full disk: every run is kept in the cache
+        raise click.ClickException(f"{out_dir / 'results.md'}: cannot write it ({e.strerror or e}); the runs are "
+                                   f"kept in {cache_dir} (`--reuse` writes the page from them)") from None
     for path in plot_all(runs[16], out_dir):
         click.echo(f"wrote {path}", err=True)
     click.echo(f"wrote {out_dir / 'results.md'}")

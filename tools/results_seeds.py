@@ -33,7 +33,7 @@ sys.path.insert(0, str(KIT))
 from bench.report import source_note  # noqa: E402
 from mmtrace.oneline import IntRange, OneLineCommand  # noqa: E402
 from mmtrace.recipe import Entry, RecipeError, comments, load_recipe, make_trace  # noqa: E402
-from mmtrace.trace import SCORES_UTILIZATION, write_trace  # noqa: E402
+from mmtrace.trace import SCORES_UTILIZATION, replace_file, write_trace  # noqa: E402
 
 DEFAULT_VARIANTS = ("best", "segregated-realloc")
 
@@ -243,9 +243,14 @@ def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k
             break
     if measured:                   # a page of nothing measured would only replace a good one
         when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        out_file.write_text(render(measured, k, int(alignment), shown(recipe_path), shown(seeds_dir), when,
-                                   source_note(KIT, ("variants",)), unmeasured, time_limit) + "\n")
-        click.echo(f"wrote {out_file}")
+        page = render(measured, k, int(alignment), shown(recipe_path), shown(seeds_dir), when,
+                      source_note(KIT, ("variants",)), unmeasured, time_limit) + "\n"
+        try:
+            replace_file(out_file, page.encode("utf-8"))       # whole or not at all
+            click.echo(f"wrote {out_file}")
+        except OSError as e:      # a full disk: the runs' JSON is kept beside the seed traces
+            errors.append(f"{shown(out_file)}: cannot write it ({e.strerror or e}); the driver's results are in "
+                          f"{shown(seeds_dir)}")
         if stopped:
             errors.append(f"{stopped}: {shown(out_file)} has {', '.join(measured)}, not "
                           f"{', '.join(chosen[n:])}")
