@@ -403,6 +403,22 @@ def test_a_page_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
         "(`--reuse` writes the page from them)")
 
 
+def test_a_plot_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
+    """A plot that cannot be written at the end (a full disk) had been an OSError traceback."""
+    from click.testing import CliRunner
+    monkeypatch.setattr(results, "measure", lambda *args: {**_driver_json({"classic-binary": (1.0, 1.0)}),
+                                                           results.ELAPSED: 1.0})
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    out.mkdir()
+    (out / "results-util-vs-throughput.png").symlink_to("/dev/full")
+    done = CliRunner().invoke(results.main, ["--variant", "best", "--repeats", "1", "--layouts", "1",
+                                             "--cache", str(cache), "--out", str(out)])
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.output
+    assert done.output.strip().splitlines()[-1].endswith(
+        f": cannot write the plots (No space left on device); {out / 'results.md'} is written")
+    assert "# Results" in (out / "results.md").read_text()
+
+
 def test_claims_explain_exceptions_to_a_claim_that_holds():
     first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
     best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)

@@ -630,7 +630,12 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
     except OSError as e:          # a full disk: every run is kept in the cache
         raise click.ClickException(f"{out_dir / 'results.md'}: cannot write it ({e.strerror or e}); the runs are "
                                    f"kept in {cache_dir} (`--reuse` writes the page from them)") from None
-    for path in plot_all(runs[16], out_dir):
+    try:
+        plots = plot_all(runs[16], out_dir)
+    except OSError as e:          # a full disk: results.md is written, every run kept
+        raise click.ClickException(f"{e.filename or out_dir}: cannot write the plots ({e.strerror or e}); "
+                                   f"{out_dir / 'results.md'} is written") from None
+    for path in plots:
         click.echo(f"wrote {path}", err=True)
     click.echo(f"wrote {out_dir / 'results.md'}")
 
