@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import signal
 import sys
 
 import click
@@ -76,13 +77,29 @@ def stdout_guarded(name: str, call) -> None:
     sys.exit(status)
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C (or a signal a command takes as one) that the command did not handle itself."""
+
+
 class OneLineGroup(click.Group):
     """A click group whose usage errors are one line (`mmtrace record: Invalid value for
-    '--skip': ...`); its commands' own exit statuses pass through."""
+    '--skip': ...`); its commands' own exit statuses pass through.  Ctrl-C in a command that
+    keeps nothing of its own is `mmtrace: check: interrupted by SIGINT`, status 130, as a shell
+    gives it (click's had been an empty line, then `aborted`, status 1)."""
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         stdout_guarded(self.name, lambda: self._main(*args, **kwargs))
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as stop:
+            # a KeyboardInterrupt subclass may carry the signal's name (bench's Stopped("SIGTERM"))
+            name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else "SIGINT"
+            err = Interrupted(f"{ctx.invoked_subcommand or ctx.command_path}: interrupted by {name}")
+            err.exit_code = 128 + getattr(signal, name, signal.SIGINT)
+            raise err from None
 
     def _main(self, *args, **kwargs) -> int:
         try:

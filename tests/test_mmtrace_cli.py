@@ -284,13 +284,12 @@ def test_a_recipe_that_is_a_fifo_or_a_device_never_hangs(tmp_path, command):
     assert done.stderr.splitlines() == ["mmtrace: /dev/zero: cannot read: a device, not a recipe file"]
 
 
-@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
-def test_ctrl_c_in_stats_keeps_the_files_measured(tmp_path, as_json):
-    """Ctrl-C had been `mmtrace: aborted`, status 1, and `stats --json` printed nothing of the files
-    already measured.  The second file here is a shell's pipe that never ends: stats waits on it."""
+def _interrupted_while_reading(*args: str) -> tuple[subprocess.CompletedProcess, str]:
+    """`mmtrace ARGS`, where PIPE in ARGS is a shell's pipe that never ends (mmtrace waits on it),
+    sent SIGINT once it waits; the run, and PIPE's path."""
     read_end, write_end = os.pipe()
-    ok = str(KIT / "traces" / "classic-binary.rep")
-    argv = [sys.executable, "-m", "mmtrace", "stats", *(["--json"] if as_json else []), ok, f"/dev/fd/{read_end}"]
+    pipe = f"/dev/fd/{read_end}"
+    argv = [sys.executable, "-m", "mmtrace", *[pipe if a == "PIPE" else a for a in args]]
     proc = subprocess.Popen(argv, cwd=KIT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             pass_fds=[read_end], env={**os.environ, "PYTHONPATH": str(KIT)},
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -306,13 +305,30 @@ def test_ctrl_c_in_stats_keeps_the_files_measured(tmp_path, as_json):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130, err
-    assert err.splitlines() == [f"mmtrace: stats: interrupted by SIGINT at /dev/fd/{read_end}: 1 of 2 file(s) measured"
-                                + (", in the JSON above" if as_json else "")]
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err), pipe
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_ctrl_c_in_stats_keeps_the_files_measured(as_json):
+    """Ctrl-C had been `mmtrace: aborted`, status 1, and `stats --json` printed nothing of the files
+    already measured.  The second file here is a shell's pipe that never ends: stats waits on it."""
+    ok = str(KIT / "traces" / "classic-binary.rep")
+    done, pipe = _interrupted_while_reading("stats", *(["--json"] if as_json else []), ok, "PIPE")
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == [f"mmtrace: stats: interrupted by SIGINT at {pipe}: 1 of 2 file(s) measured"
+                                        + (", in the JSON above" if as_json else "")]
     if as_json:
-        assert list(json.loads(out)) == [ok]
+        assert list(json.loads(done.stdout)) == [ok]
     else:
-        assert out.startswith(ok)
+        assert done.stdout.startswith(ok)
+
+
+@pytest.mark.parametrize("args", [["check", "PIPE"], ["convert", "PIPE", "--to", "lab64", "-o", "x.rep"]],
+                         ids=lambda a: a[0])
+def test_ctrl_c_is_one_line_and_status_130(args):
+    """Ctrl-C had been an empty line, then `mmtrace: aborted`, status 1."""
+    done, _ = _interrupted_while_reading(*args)
+    assert done.returncode == 130 and done.stderr.splitlines() == [f"mmtrace: {args[0]}: interrupted by SIGINT"]
 
 
 def test_a_named_fifo_is_refused_as_the_driver_refuses_it(tmp_path):
