@@ -81,6 +81,15 @@ class Interrupted(click.ClickException):
     """Ctrl-C (or a signal a command takes as one) that the command did not handle itself."""
 
 
+def _interrupted(stop: KeyboardInterrupt, where: str = "") -> Interrupted:
+    """STOP as one line, `WHERE interrupted by SIGINT`, exit status 128 + the signal; a
+    KeyboardInterrupt subclass may carry the signal's name (bench's Stopped("SIGTERM"))."""
+    name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else "SIGINT"
+    err = Interrupted(f"{where}interrupted by {name}")
+    err.exit_code = 128 + getattr(signal, name, signal.SIGINT)
+    return err
+
+
 class OneLineGroup(click.Group):
     """A click group whose usage errors are one line (`mmtrace record: Invalid value for
     '--skip': ...`); its commands' own exit statuses pass through.  Ctrl-C in a command that
@@ -95,11 +104,7 @@ class OneLineGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as stop:
-            # a KeyboardInterrupt subclass may carry the signal's name (bench's Stopped("SIGTERM"))
-            name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else "SIGINT"
-            err = Interrupted(f"{ctx.invoked_subcommand or ctx.command_path}: interrupted by {name}")
-            err.exit_code = 128 + getattr(signal, name, signal.SIGINT)
-            raise err from None
+            raise _interrupted(stop, f"{ctx.invoked_subcommand or ctx.command_path}: ") from None
 
     def _main(self, *args, **kwargs) -> int:
         try:
@@ -120,7 +125,8 @@ class OneLineGroup(click.Group):
 class OneLineCommand(click.Command):
     """A single click command whose usage errors (a value out of range, an unknown option) are
     one `Error: ...` line, as its other errors are; exit status 2 as click gives.  `-h` is
-    help, as it is for mdriver, mmtrace and mmgrade."""
+    help, as it is for mdriver, mmtrace and mmgrade.  Ctrl-C that the command does not handle
+    itself is `Error: interrupted by SIGINT`, status 130."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("context_settings", {"help_option_names": ["-h", "--help"]})
@@ -128,6 +134,12 @@ class OneLineCommand(click.Command):
 
     def main(self, *args, **kwargs):
         stdout_guarded("Error", lambda: super(OneLineCommand, self).main(*args, **kwargs))
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as stop:        # click's: an empty line, then `Aborted!`, status 1
+            raise _interrupted(stop) from None
 
     def make_context(self, *args, **kwargs) -> click.Context:
         try:

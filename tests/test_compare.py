@@ -321,3 +321,19 @@ def test_ctrl_c_before_both_are_measured_is_one_line(tmp_path):
     assert done.stderr.strip().splitlines()[-1] == ("Error: interrupted by SIGINT before A and B were both measured: "
                                                     "nothing to compare")
     assert "Traceback" not in done.stderr and "Aborted" not in done.stderr
+
+
+def test_ctrl_c_anywhere_else_is_one_line(monkeypatch):
+    """Ctrl-C before the measuring (here, while A is looked up) had been an empty line, then
+    click's `Aborted!`, status 1."""
+    from click.testing import CliRunner
+    sys.path.insert(0, str(KIT / "tools"))
+    import compare
+
+    def stop(spec):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compare, "allocator", stop)
+    done = CliRunner().invoke(compare.main, ["segregated", "best"])
+    assert done.exit_code == 130 and done.output.splitlines() == ["Error: interrupted by SIGINT"], done.output
+
