@@ -6,14 +6,12 @@ threads with under 1.5x its heap; best runs every program correctly).
 """
 from __future__ import annotations
 
-import errno
 import json
-import os
-import stat
 import statistics
 from pathlib import Path
 
 from bench import align, programs, report, sizes, stress, threads
+from mmtrace.regular import read_regular
 
 SMALL = (16, 32, 64, 128, 256, 512)
 
@@ -33,7 +31,7 @@ def load(out: Path) -> dict:
         path = out / f"bench-{name}.json"
         if path.exists():
             try:
-                data = json.loads(_regular_text(path))
+                data = json.loads(read_regular(path).decode("utf-8"))
                 got[name] = cls.from_json(data)
                 seen[name] = measured_record(data.get("measured"))
             except OSError as err:
@@ -45,17 +43,6 @@ def load(out: Path) -> dict:
     if got:
         got["measured"] = seen
     return got
-
-
-def _regular_text(path: Path) -> str:
-    """PATH's text; OSError for anything but a regular file, unread: a FIFO would wait for a
-    writer forever, and a device such as /dev/zero never end."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):        # a folder: read() says so
-            raise OSError(errno.EINVAL, "not a regular file")
-        return handle.read().decode("utf-8")
 
 
 def measured_record(m) -> dict | None:

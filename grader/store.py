@@ -6,11 +6,9 @@ record whose source, policy and kit hashes all match.
 """
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
-import stat
 import tempfile
 import time
 from contextlib import contextmanager
@@ -18,6 +16,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import jsonschema
+
+from mmtrace.regular import read_regular
 
 from .model import Batch, Submission
 from .paths import link_problem
@@ -263,23 +263,12 @@ def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit
             and old.verdict != "grader_error" and sane(old.summary))   # an older grader kept inf
 
 
-def _regular_text(path: Path) -> str:
-    """PATH's text; OSError for anything but a regular file, unread: a FIFO would wait for a
-    writer forever, and a device such as /dev/zero never end."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):        # a folder: read() says so
-            raise OSError(errno.EINVAL, "not a regular file")
-        return handle.read().decode("utf-8")
-
-
 def read_results(outdir: Path) -> Batch:
     """OUTDIR/results.json as a Batch, checked against its schema first: a wrongly typed field
     (points = "abc") is an OutputError naming the field, not a traceback while rendering."""
     path = Path(outdir) / "results.json"
     try:
-        data = json.loads(_regular_text(path))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as err:
         raise OutputError(f"{path}: cannot read it ({err.strerror}); run `mmgrade grade` first") from None
     except ValueError as err:

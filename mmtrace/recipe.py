@@ -4,15 +4,14 @@ command to record.  `make traces` regenerates the generated ones byte for byte.
 """
 from __future__ import annotations
 
-import os
 import re
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gen import PATTERNS, PatternError, coerce_params, generate
 from .record import RecordError, check_process
+from .regular import NotRegular, read_regular
 from .trace import MAX_OPS, ORDERS, Trace
 
 # A recipe larger than this is none (the suite's is a few KB): the read stops there.
@@ -198,14 +197,10 @@ def _traces(path: Path, raw: dict) -> list:
 def _recipe_text(path: Path) -> str:
     """PATH's text, read without ever waiting: a named pipe (FIFO), which may never get a writer,
     and a device such as /dev/zero, which would be read forever, are refused unread."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISFIFO(mode):
-            raise RecipeError(f"{path}: cannot read: a named pipe (FIFO), not a recipe file")
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-            raise RecipeError(f"{path}: cannot read: a device, not a recipe file")
-        data = handle.read(MAX_RECIPE_BYTES + 1)          # a folder: OSError, Is a directory
+    try:
+        data = read_regular(path, MAX_RECIPE_BYTES)          # a folder: OSError, Is a directory
+    except NotRegular as err:
+        raise RecipeError(f"{path}: cannot read: {err.kind}, not a recipe file") from None
     if len(data) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{path}: larger than {MAX_RECIPE_BYTES} bytes, so not a recipe")
     return data.decode("utf-8")
