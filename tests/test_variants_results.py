@@ -387,36 +387,25 @@ def test_a_variant_named_twice_is_measured_once_a_round(tmp_path, monkeypatch):
     assert calls == [("best", 16), ("best", 8)]
 
 
-def test_a_page_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
-    """A write of results.md that fails at the end (a full disk) had been an OSError traceback."""
+@pytest.mark.parametrize("full, last", [
+    ("results.md", "Error: {out}/results.md: cannot write it (No space left on device); the runs are kept in {cache} "
+                   "(`--reuse` writes the page from them)"),
+    ("results-util-vs-throughput.png", ": cannot write the plots (No space left on device); {out}/results.md is written"),
+], ids=["page", "plot"])
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, monkeypatch, full, last):
+    """A write of results.md or of a plot that fails at the end (a full disk) had been an OSError traceback."""
     from click.testing import CliRunner
     monkeypatch.setattr(results, "measure", lambda *args: {**_driver_json({"classic-binary": (1.0, 1.0)}),
                                                            results.ELAPSED: 1.0})
     cache, out = tmp_path / "cache", tmp_path / "out"
     out.mkdir()
-    (out / "results.md").symlink_to("/dev/full")
+    (out / full).symlink_to("/dev/full")
     done = CliRunner().invoke(results.main, ["--variant", "best", "--repeats", "1", "--layouts", "1",
                                              "--cache", str(cache), "--out", str(out)])
     assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.output
-    assert done.output.strip().splitlines()[-1] == (
-        f"Error: {out / 'results.md'}: cannot write it (No space left on device); the runs are kept in {cache} "
-        "(`--reuse` writes the page from them)")
-
-
-def test_a_plot_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
-    """A plot that cannot be written at the end (a full disk) had been an OSError traceback."""
-    from click.testing import CliRunner
-    monkeypatch.setattr(results, "measure", lambda *args: {**_driver_json({"classic-binary": (1.0, 1.0)}),
-                                                           results.ELAPSED: 1.0})
-    cache, out = tmp_path / "cache", tmp_path / "out"
-    out.mkdir()
-    (out / "results-util-vs-throughput.png").symlink_to("/dev/full")
-    done = CliRunner().invoke(results.main, ["--variant", "best", "--repeats", "1", "--layouts", "1",
-                                             "--cache", str(cache), "--out", str(out)])
-    assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.output
-    assert done.output.strip().splitlines()[-1].endswith(
-        f": cannot write the plots (No space left on device); {out / 'results.md'} is written")
-    assert "# Results" in (out / "results.md").read_text()
+    assert done.output.strip().splitlines()[-1].endswith(last.format(out=out, cache=cache))
+    if full != "results.md":        # the page is written before the plots
+        assert "# Results" in (out / "results.md").read_text()
 
 
 def test_claims_explain_exceptions_to_a_claim_that_holds():
