@@ -373,8 +373,9 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         case OPT_RUN_LIMIT:
             if (!set_once(&given_run, "--run-limit", optarg))
                 return OPTIONS_EXIT_USAGE;
-            if (!options_int(optarg, 1, 30L * 24 * 3600, &n))
-                return complain("--run-limit %s: the run's time limit must be whole seconds from 1 to 2592000", optarg);
+            if (!options_int(optarg, 1, RUN_LIMIT_MAX, &n))
+                return complain("--run-limit %s: the run's time limit must be whole seconds from 1 to 2147483647",
+                                optarg);  /* RUN_LIMIT_MAX */
             o->run_limit = n;
             break;
         case OPT_BASELINE:

@@ -27,6 +27,9 @@ typedef struct {
 
 enum { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };
 
+/* --run-limit's largest value (alarm's seconds are an unsigned int); mmgrade caps its own at it. */
+enum { RUN_LIMIT_MAX = 2147483647 };
+
 /* A program's command line: its name (in messages), its -h text (a printf format given
  * the default time limit and sample count), and the flags it takes (getopt's). */
 typedef struct {

@@ -35,6 +35,8 @@ class ChannelError(RuntimeError):
 # Seconds the driver has, past its own --run-limit, to stop the trace in progress and write its
 # result before the grader kills the whole process tree.
 STOP_GRACE = 5
+# The largest --run-limit the driver takes (RUN_LIMIT_MAX, driver/options.h).
+RUN_LIMIT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def wall_clock(policy: Policy, traces: int) -> float:
 def run_limit(policy: Policy, traces: int) -> int:
     """The driver's --run-limit: the whole run's limit in whole seconds.  A driver that reaches it
     stops the trace in progress and reports the ones before it, which are graded (grade.py)."""
-    return max(1, math.ceil(wall_clock(policy, traces)))
+    return min(RUN_LIMIT_MAX, max(1, math.ceil(wall_clock(policy, traces))))
 
 
 def driver_limits(policy: Policy) -> list[str]:

@@ -177,6 +177,9 @@ def test_default_wall_clock_follows_the_traces(kit):
     assert wall_clock(fixed, 3) == run_limit(fixed, 3) == 7
     # the driver's --run-limit is whole seconds, never under the policy's limit
     assert run_limit(dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, wall_clock=7.2)), 3) == 8
+    # ... and never past what the driver takes (a policy may give a year per trace)
+    huge = dataclasses.replace(policy, limits=dataclasses.replace(policy.limits, trace_seconds=86400))
+    assert run_limit(huge, 100000) == 2**31 - 1
 
 
 @pytest.mark.parametrize("name, words", [
