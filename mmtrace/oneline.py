@@ -78,16 +78,19 @@ def stdout_guarded(name: str, call) -> None:
 
 
 class Interrupted(click.ClickException):
-    """Ctrl-C (or a signal a command takes as one) that the command did not handle itself."""
+    """Ctrl-C (or a signal a command takes as one): `interrupted by SIGINT`, then WHAT as written
+    (" after 2 of 5 rounds", ": the runs are kept"), exit status 128 + the signal, as a shell gives it."""
+
+    def __init__(self, what: str = "", name: str = "SIGINT", where: str = ""):
+        super().__init__(f"{where}interrupted by {name}{what}")
+        self.exit_code = 128 + getattr(signal, name, signal.SIGINT)
 
 
 def _interrupted(stop: KeyboardInterrupt, where: str = "") -> Interrupted:
-    """STOP as one line, `WHERE interrupted by SIGINT`, exit status 128 + the signal; a
-    KeyboardInterrupt subclass may carry the signal's name (bench's Stopped("SIGTERM"))."""
+    """STOP, which the command did not handle itself, as one line; a KeyboardInterrupt subclass
+    may carry the signal's name (bench's Stopped("SIGTERM"))."""
     name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else "SIGINT"
-    err = Interrupted(f"{where}interrupted by {name}")
-    err.exit_code = 128 + getattr(signal, name, signal.SIGINT)
-    return err
+    return Interrupted(name=name, where=where)
 
 
 class OneLineGroup(click.Group):

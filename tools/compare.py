@@ -43,7 +43,7 @@ from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
 sys.path.insert(0, str(KIT))
-from mmtrace.oneline import IntRange, OneLineCommand  # noqa: E402
+from mmtrace.oneline import IntRange, Interrupted, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
 
@@ -415,15 +415,6 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 
 # ---------------------------------------------------------------- the CLI
 
-class Interrupted(click.ClickException):
-    """Ctrl-C: `Error: interrupted by SIGINT ...`, saying what the report (if any) holds, exit
-    status 130 as a shell gives it (click's own was `Aborted!`, status 1, and no report at all)."""
-    exit_code = 130
-
-    def __init__(self, what: str):
-        super().__init__(f"interrupted by SIGINT {what}")
-
-
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
@@ -468,7 +459,7 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
                    + (" (utilization by mmreplay)" if fast else ""), err=True)
         got_a, got_b = utilization(programs, a, b, suite + held, time_limit, work_dir, tool)
     except KeyboardInterrupt:
-        raise Interrupted("before A and B were both measured: nothing to compare") from None
+        raise Interrupted(" before A and B were both measured: nothing to compare") from None
     suite_p = paired(suite, got_a, got_b)
     held_p = paired(held, got_a, got_b) if held else None
     lay = None
@@ -499,7 +490,7 @@ def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, 
             raise click.ClickException(f"{json_out}: cannot write it ({e.strerror or e}); the report above "
                                        "is the comparison") from None
     if stopped:
-        raise Interrupted(stopped)
+        raise Interrupted(f" {stopped}")
 
 
 if __name__ == "__main__":

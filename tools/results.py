@@ -37,7 +37,7 @@ from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
-from mmtrace.oneline import FloatRange, IntRange, OneLineCommand  # noqa: E402
+from mmtrace.oneline import FloatRange, IntRange, Interrupted, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from mmtrace.trace import replace_file  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
@@ -613,10 +613,8 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
         runs, at_layouts = measured(names, plan, cache_dir, groups, reuse, rerun, repeats, repeat_limit, time_limit,
                                     samples, layouts, traces_dir)
     except KeyboardInterrupt:       # click's own word was `Aborted!`, status 1
-        stop = click.ClickException(f"interrupted by SIGINT: the runs that finished are kept in {cache_dir} "
-                                    f"(`--reuse` measures only the rest); {out_dir / 'results.md'} is left as it was")
-        stop.exit_code = 130
-        raise stop from None
+        raise Interrupted(f": the runs that finished are kept in {cache_dir} (`--reuse` measures only the "
+                          f"rest); {out_dir / 'results.md'} is left as it was") from None
     rel = traces_dir.relative_to(KIT) if traces_dir.is_relative_to(KIT) else traces_dir
     settings = f"mdriver -T {time_limit} -r {samples}" + ("" if time_limit >= 600 else
                                                         " (a run over the limit counts as a timeout)")
