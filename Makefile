@@ -52,6 +52,9 @@ else
   ALLOC_NAME := $(VARIANT)
 endif
 
+# The kit's variants, by name (variants/NAME.c): messages list them, mk/*.mk build and check them.
+VARIANT_NAMES := $(sort $(basename $(notdir $(wildcard variants/*.c))))
+
 # A bad ALIGNMENT or a missing allocator stops a build with one line before any compiler runs
 # (the compiler's errors, or make's 'No rule to make target', would not say what is wrong).
 ifneq ($(filter-out 0 1,$(words $(ALIGNMENT))),)
@@ -68,7 +71,7 @@ chars_left = $(if $(2),$(call chars_left,$(subst $(firstword $(2)),,$(1)),$(word
 NAME_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y \
               Z 0 1 2 3 4 5 6 7 8 9 - _ . + /
 ifneq ($(call chars_left,$(VARIANT),$(NAME_CHARS)),)
-  $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(notdir $(basename $(wildcard variants/*.c)))))
+  $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(VARIANT_NAMES)))
 endif
 ifneq ($(and $(MM),$(VARIANT)),)
   CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
@@ -87,13 +90,13 @@ else ifneq ($(filter-out 0 1,$(DEBUG))$(filter-out 1,$(words $(DEBUG))),)
 else ifneq ($(filter-out 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15,$(LAYOUT))$(filter-out 1,$(words $(LAYOUT))),)
   CONFIG_ERROR := LAYOUT=$(LAYOUT): the placement layout is a number from 0 to 15
 else ifneq ($(findstring /,$(VARIANT)),)
-  CONFIG_ERROR := VARIANT=$(VARIANT): a variant is a name (variants: $(notdir $(basename $(wildcard variants/*.c))))
+  CONFIG_ERROR := VARIANT=$(VARIANT): a variant is a name (variants: $(VARIANT_NAMES))
 else ifneq ($(wildcard $(ALLOC_SRC)/.),)
   CONFIG_ERROR := $(ALLOC_SRC) is a folder: the allocator is one .c file
 else ifeq ($(filter %.c,$(ALLOC_SRC)),)
   CONFIG_ERROR := $(ALLOC_SRC): the allocator is a .c file
 else ifeq ($(wildcard $(ALLOC_SRC)),)
-  CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(notdir $(basename $(wildcard variants/*.c))))
+  CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(VARIANT_NAMES))
 endif
 # What the allocator's object depends on: its source, or the one-line complaint.
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))

@@ -19,7 +19,7 @@ SHIM_CFLAGS := -std=gnu11 $(WARNINGS) -O2 -g -fPIC -fvisibility=hidden -I. -Ivar
                -DMM_ALIGNMENT=16 -DMM_STATS=1 -DMM_DEBUG=0
 SHIM_SRCS   := $(wildcard shim/*.c)
 SHIM_DEPS   := $(SHIM_SRCS) $(wildcard shim/*.h) $(wildcard variants/*.h) mm.h memlib.h config.h mm_stats.h
-SHIM_ALL    := $(notdir $(basename $(wildcard variants/*.c)))
+SHIM_ALL    := $(VARIANT_NAMES)
 
 BENCH_BIN   := build/bench
 BENCH_PROGS := $(patsubst bench/c/%.c,$(BENCH_BIN)/%,$(wildcard bench/c/*.c)) $(BENCH_BIN)/witness.so

@@ -10,7 +10,7 @@
 # without VARIANT (or MM), they were built against mm.c and ended in some 190 lines of the linker's.
 VARIANT_GOALS := $(filter variant-unit variant-corrupt,$(MAKECMDGOALS))
 ifneq ($(and $(VARIANT_GOALS),$(if $(VARIANT)$(MM),,1)),)
-  $(error $(firstword $(VARIANT_GOALS)) tests a variant: give VARIANT=name (variants: $(notdir $(basename $(wildcard variants/*.c)))))
+  $(error $(firstword $(VARIANT_GOALS)) tests a variant: give VARIANT=name (variants: $(VARIANT_NAMES)))
 endif
 
 VARIANT_UNIT_SRCS := tests/c/variants/unit.c memlib.c
@@ -46,7 +46,6 @@ $(BUILD)/variant-corrupt: $(VARIANT_CORRUPT_OBJS) $(ALLOC_OBJ)
 # The full check the variants promise: every trace, the allocator's own heap checker after every
 # op, at both alignments.  Slow (minutes per variant, the implicit lists most), so not part of
 # `make test`, which runs the checker on each trace's first 2,000 ops instead.
-VARIANT_NAMES    := $(sort $(basename $(notdir $(wildcard variants/*.c))))
 CHECK_ALIGNMENTS ?= 16 8
 CHECK_VARIANTS   ?= $(VARIANT_NAMES)
 # Correctness, not thrift: next and worst fit exhaust the default 20 MiB on realloc-vectors

@@ -10,7 +10,8 @@ import pytest
 
 from conftest import KIT
 
-VARIANTS = " ".join(p.stem for p in sorted((KIT / "variants").glob("*.c")))  # make sorts file names
+# Every message lists the variants as the Makefile's VARIANT_NAMES holds them: $(sort) of the names.
+NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
@@ -38,7 +39,7 @@ def test_missing_allocator_lists_the_variants(args, missing):
     for target in ("driver", "variant-unit"):
         done = make(target, *args)
         assert done.returncode == 2 and done.stdout == ""
-        assert done.stderr.splitlines()[0] == f"make: no allocator {missing} (variants: {VARIANTS})"
+        assert done.stderr.splitlines()[0] == f"make: no allocator {missing} (variants: {NAMES})"
         assert "No rule to make target" not in done.stderr
 
 
@@ -63,7 +64,7 @@ def test_good_settings_still_build():
     ("LAYOUT=abc", "LAYOUT=abc: the placement layout is a number from 0 to 15"),
     ("LAYOUT=-1", "LAYOUT=-1: the placement layout is a number from 0 to 15"),
     ("LAYOUT=16", "LAYOUT=16: the placement layout is a number from 0 to 15"),
-    ("VARIANT=../mm", f"VARIANT=../mm: a variant is a name (variants: {VARIANTS})"),
+    ("VARIANT=../mm", f"VARIANT=../mm: a variant is a name (variants: {NAMES})"),
     ("MM=tests", "tests is a folder: the allocator is one .c file"),
     ("MM=README.md", "README.md: the allocator is a .c file"),
 ])
@@ -97,7 +98,7 @@ def test_a_variant_that_is_not_a_name_is_one_line(variant):
         assert done.returncode == 2 and done.stdout == ""
         lines = done.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("Makefile:"), done.stderr
-        assert lines[0].endswith(f": *** VARIANT='{variant}': a variant is a name (variants: {VARIANTS}).  Stop.")
+        assert lines[0].endswith(f": *** VARIANT='{variant}': a variant is a name (variants: {NAMES}).  Stop.")
 
 
 @pytest.mark.parametrize("target", ["variant-unit", "variant-corrupt"])
@@ -108,10 +109,9 @@ def test_a_variant_test_without_a_variant_is_one_line(target):
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("mk/variants.mk:"), done.stderr
-    assert lines[0].endswith(f": *** {target} tests a variant: give VARIANT=name (variants: {VARIANTS}).  Stop.")
+    assert lines[0].endswith(f": *** {target} tests a variant: give VARIANT=name (variants: {NAMES}).  Stop.")
 
 
-NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))  # make's $(sort) of the names
 
 
 @pytest.mark.parametrize("setting,message", [
