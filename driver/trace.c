@@ -309,12 +309,14 @@ static bool read_header(parser_t *ps, trace_t *t, size_t max_size)
 {
     uint64_t h[HEADER_FIELDS];
     static const char *names[HEADER_FIELDS] = {"header field 1", "the number of ids", "the number of ops", "header field 4"};
+    /* Each number's real limit, so that a message never names a wider one (2^64-1 for ids). */
+    static const uint64_t most[HEADER_FIELDS] = {UINT64_MAX, MAX_IDS, UINT64_MAX, UINT64_MAX};
     for (int i = 0; i < HEADER_FIELDS; i++) {
         if (!skip_space(ps, true))
             return false;
         if (ps->p >= ps->end)
             return failf(ps, "truncated: the header needs 4 numbers, found %d", i);
-        if (!read_number(ps, names[i], UINT64_MAX, &h[i]))
+        if (!read_number(ps, names[i], most[i], &h[i]))
             return false;
     }
     bool lab64 = h[0] <= 3;
@@ -322,8 +324,6 @@ static bool read_header(parser_t *ps, trace_t *t, size_t max_size)
     if (weight > 3)
         return failf(ps, "weight %llu out of range (0 check only, 1 both, 2 utilization, 3 throughput)",
                      (unsigned long long)weight);
-    if (h[1] > MAX_IDS)
-        return failf(ps, "the number of ids, %llu, is out of range (at most %d)", (unsigned long long)h[1], MAX_IDS);
     (void)max_size;
     t->weight = (int)weight;
     t->num_ids = (uint32_t)h[1];

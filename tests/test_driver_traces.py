@@ -212,6 +212,20 @@ def test_a_long_path_keeps_the_line_and_the_reason(tmp_path, driver):
     assert p.rc == 2 and p.err == f"mdriver: {said}\n", p.err
 
 
+@pytest.mark.parametrize("ids", ["99999999999999999999", "67108865"])
+def test_too_many_ids_names_the_real_limit(tmp_path, driver, ids):
+    """A header's id count past 2^64 was refused 'at most 18446744073709551615', though no header
+    may declare more than 2^26 ids (driver/trace.c MAX_IDS): each side of 2^64 names the real
+    limit, on the number's own line, in the same words as mmtrace check."""
+    from mmtrace.linter import lint
+    bad = tmp_path / "many.rep"
+    bad.write_text(f"20000\n{ids}\n1\n1\na 0 8\n")
+    said = f"{bad}:2: the number of ids {ids} out of range (at most 67108864)"
+    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert [str(p) for p in lint(bad).errors] == [said]
+
+
 # ------------------------------------------------------------ the format's features
 
 def test_gzip_trace_read_directly(tmp_path, driver):

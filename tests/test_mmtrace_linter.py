@@ -41,6 +41,10 @@ DEFECTS = {
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4, "weight 7", None),
     "header-number-past-2^64": ("99999999999999999999\n1\n2\n1\na 0 5\nf 0\n", 1,
                                 "header field 1 99999999999999999999 out of range", None),
+    "ids-past-the-drivers-limit": ("20000000\n67108865\n2\n1\na 0 5\nf 0\n", 2,
+                                   "the number of ids 67108865 out of range (at most 67108864)", None),
+    "ids-past-2^64": ("20000000\n99999999999999999999\n2\n1\na 0 5\nf 0\n", 2,
+                      "the number of ids 99999999999999999999 out of range (at most 67108864)", None),
     # past Python's 4300-digit int() limit: judged by length, as the driver does
     "header-number-of-5000-digits": ("9" * 5000 + "\n1\n2\n1\na 0 5\nf 0\n", 1,
                                      "header field 1 " + "9" * 24 + " out of range", None),
@@ -181,7 +185,8 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 
 
 # Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
-UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64", "header-number-of-5000-digits"}
+UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64", "header-number-of-5000-digits",
+             "ids-past-the-drivers-limit", "ids-past-2^64"}
 # Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
 MORE_TO_FIX = {
     "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
