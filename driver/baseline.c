@@ -113,6 +113,18 @@ static FILE *open_regular(const char *path, const char *where, char *err, size_t
     return f;
 }
 
+/* fgets, but returning the line's length (newline included, at most size - 1 bytes; -1 at the end
+ * of the file): fgets's result ends at a NUL byte, and such a line passed for one cut short. */
+static ssize_t read_line(FILE *f, char *line, size_t size)
+{
+    size_t n = 0;
+    int c = 0;
+    while (n + 1 < size && c != '\n' && (c = getc(f)) != EOF)
+        line[n++] = (char)c;
+    line[n] = '\0';
+    return n || c != EOF ? (ssize_t)n : -1;
+}
+
 bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
@@ -126,17 +138,23 @@ bool baseline_read(const char *path, baseline_t *b, char *err, size_t errlen)
     size_t seen[3] = {0};  /* the line of the machine, date and alignment lines, 0 until read */
     static const char *const header_names[3] = {"machine", "date", "alignment"};
     bool ok = true;
-    while (ok && fgets(line, sizeof line, f)) {
+    ssize_t got;
+    while (ok && (got = read_line(f, line, sizeof line)) >= 0) {
         lineno++;
-        size_t len = strcspn(line, "\n");
-        if (line[len] != '\n') {
+        size_t len = (size_t)got;
+        if (memchr(line, '\0', len)) {
+            snprintf(err, errlen, "%s:%zu: the line holds a NUL byte (a baseline is text)", where, lineno);
+            ok = false;
+            break;
+        }
+        if (!len || line[len - 1] != '\n') {
             /* What an interrupted save or a cut copy leaves: its last number may be cut too. */
             snprintf(err, errlen, "%s:%zu: the line does not end (a baseline cut short, or a line over %zu bytes)",
                      where, lineno, sizeof line - 2);
             ok = false;
             break;
         }
-        line[len] = '\0';
+        line[len - 1] = '\0';
         int header = !strncmp(line, "machine ", 8) ? 0 : !strncmp(line, "date ", 5) ? 1
                      : !strncmp(line, "alignment ", 10) ? 2 : -1;
         if (lineno > 1 && header >= 0 && seen[header]) {

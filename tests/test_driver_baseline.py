@@ -94,6 +94,9 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     ("", ":0: the baseline is empty"),
     # What an interrupted save or `head -c` leaves: the last timing may be cut short (4.2113 of 4.2113e-05).
     (HEAD + "trace small 5 {FP} 4.2113", ":5: the line does not end (a baseline cut short"),
+    # A NUL byte was taken for the line's end: "the line does not end (a baseline cut short ...)".
+    (HEAD + "trace sm\0all 5 {FP} 0.001\n", ":5: the line holds a NUL byte (a baseline is text)\n"),
+    ("mdriver-baseline 3\0\n" + HEAD[19:], ":1: the line holds a NUL byte (a baseline is text)\n"),
     ("mdriver-baseline 3\ntrace small 5 {FP} 0.001\n", ":2: a trace line before the machine, date and alignment lines"),
     (HEAD.replace("alignment 16\n", "") + "trace small 5 {FP} 0.001\n",
      ":4: a trace line before the machine, date and alignment lines"),
