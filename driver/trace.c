@@ -222,6 +222,19 @@ static bool load_bytes(const char *path, const char *where, char **buf, size_t *
 
 /* ------------------------------------------------------------ tokens */
 
+/* A byte no trace holds outside a comment: a control byte other than a blank or an end of
+ * line, DEL, or one past ASCII (as mmtrace check judges it). */
+static inline bool binary_byte(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return (u < 0x20 && c != '\t' && c != '\r' && c != '\n') || u >= 0x7f;
+}
+
+static bool fail_binary(parser_t *ps, char c)
+{
+    return failf(ps, "binary data (byte 0x%02x): not a trace file", (unsigned char)c);
+}
+
 /* Skip blanks, comments and (when allowed) newlines.  Returns false at a byte
  * that cannot appear in a trace. */
 static bool skip_space(parser_t *ps, bool across_lines)
@@ -237,7 +250,7 @@ static bool skip_space(parser_t *ps, bool across_lines)
             ps->line++;
             ps->p++;
         } else if ((unsigned char)c < 0x20 && c != '\n') {
-            return failf(ps, "binary data (byte 0x%02x): not a trace file", (unsigned char)c);
+            return fail_binary(ps, c);
         } else {
             return true;
         }
@@ -270,6 +283,16 @@ static const char *token_text(const parser_t *ps, char *buf, size_t len)
     return buf;
 }
 
+/* The first byte of the token under the cursor that no trace holds, or NULL: a message names
+ * it, where token_text would show it as '?' (a NUL after a size read as "bad token '1?'"). */
+static const char *binary_in_token(const parser_t *ps)
+{
+    for (const char *q = ps->p; q < ps->end && !ends_token(*q); q++)
+        if (binary_byte(*q))
+            return q;
+    return NULL;
+}
+
 /* A decimal number on the current line, at most `max`. */
 static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *out)
 {
@@ -290,9 +313,10 @@ static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *
     }
     if (ps->p == start || (ps->p < ps->end && !ends_token(*ps->p))) {
         ps->p = start;
-        if ((unsigned char)*start >= 0x80 || ((unsigned char)*start < 0x20 && *start != '\n'))
-            return failf(ps, "binary data: not a trace file");
-        return failf(ps, "bad token '%s': %s must be a non-negative integer", token_text(ps, tok, sizeof tok), what);
+        const char *binary = binary_in_token(ps);
+        return binary ? fail_binary(ps, *binary)
+                      : failf(ps, "bad token '%s': %s must be a non-negative integer", token_text(ps, tok, sizeof tok),
+                              what);
     }
     if (overflow || v > max) {
         ps->p = start;
@@ -390,15 +414,11 @@ static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
     char tok[32];
     char letter = *ps->p;
     const char *start = ps->p++;
-    if (!at_line_end(ps) && !ends_token(*ps->p)) {
+    if ((!at_line_end(ps) && !ends_token(*ps->p)) || !op_kind_of(letter, &op->kind)) {
         ps->p = start;
-        return failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
-    }
-    if (!op_kind_of(letter, &op->kind)) {
-        ps->p = start;
-        if ((unsigned char)letter >= 0x80)
-            return failf(ps, "binary data: not a trace file");
-        return failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
+        const char *binary = binary_in_token(ps);
+        return binary ? fail_binary(ps, *binary)
+                      : failf(ps, "bad token '%s': expected an op (a, f, r or n)", token_text(ps, tok, sizeof tok));
     }
     uint64_t id, size = 0;
     if (t->num_ids == 0)
@@ -415,8 +435,11 @@ static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
                      "needs a larger -M", (unsigned long long)size, max_size);
     if (!skip_space(ps, false))
         return false;
-    if (!at_line_end(ps))
-        return failf(ps, "unexpected '%s' after the op", token_text(ps, tok, sizeof tok));
+    if (!at_line_end(ps)) {
+        const char *binary = binary_in_token(ps);
+        return binary ? fail_binary(ps, *binary)
+                      : failf(ps, "unexpected '%s' after the op", token_text(ps, tok, sizeof tok));
+    }
     op->id = (uint32_t)id;
     op->size = (size_t)size;
     return true;
