@@ -221,16 +221,44 @@ static void origin(const options_t *o, size_t i, size_t num_f, const char *const
     snprintf(buf, len, "%s from -t %s", file, shown(dirs[k], dir, sizeof dir));
 }
 
-/* The same file (device and inode) given twice would be scored twice: refused. */
+/* What makes two paths one trace: the file's device and inode (those of a dangling link itself);
+ * for a path that names nothing, its folder's and its last name, so that `-f x.rep -f ./x.rep`
+ * of a missing x.rep is one line, not two "cannot open" ones; for one in no folder, its text. */
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    const char *name;  /* NULL for a file */
+} trace_id_t;
+
+static trace_id_t trace_id(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || lstat(path, &st) == 0)
+        return (trace_id_t){st.st_dev, st.st_ino, NULL};
+    const char *slash = strrchr(path, '/');
+    char folder[4200];
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    if (stat(folder, &st) == 0)
+        return (trace_id_t){st.st_dev, st.st_ino, slash ? slash + 1 : path};
+    return (trace_id_t){0, 0, path};
+}
+
+static bool same_trace(const trace_id_t *a, const trace_id_t *b)
+{
+    if (a->dev != b->dev || a->ino != b->ino)
+        return false;
+    return a->name && b->name ? !strcmp(a->name, b->name) : a->name == b->name;
+}
+
+/* A trace given twice would be run and scored twice (or said missing twice): refused. */
 static bool duplicate_trace(const options_t *o, size_t num_f, const char *const *dirs, const size_t *dir_end)
 {
-    struct stat *st = calloc(o->num_files ? o->num_files : 1, sizeof *st);
-    bool *known = calloc(o->num_files ? o->num_files : 1, sizeof *known);
+    trace_id_t *id = calloc(o->num_files ? o->num_files : 1, sizeof *id);
     bool dup = false;
-    for (size_t i = 0; st && known && i < o->num_files && !dup; i++) {
-        known[i] = stat(o->files[i], &st[i]) == 0;
-        for (size_t j = 0; known[i] && j < i && !dup; j++) {
-            if (!known[j] || st[j].st_dev != st[i].st_dev || st[j].st_ino != st[i].st_ino)
+    for (size_t i = 0; id && i < o->num_files && !dup; i++) {
+        id[i] = trace_id(o->files[i]);
+        for (size_t j = 0; j < i && !dup; j++) {
+            if (!same_trace(&id[j], &id[i]))
                 continue;
             char first[8200], again[8200];
             origin(o, j, num_f, dirs, dir_end, first, sizeof first);
@@ -240,8 +268,7 @@ static bool duplicate_trace(const options_t *o, size_t num_f, const char *const 
             dup = true;
         }
     }
-    free(st);
-    free(known);
+    free(id);
     return dup;
 }
 

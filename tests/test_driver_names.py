@@ -38,6 +38,25 @@ def test_the_same_file_given_twice_is_refused(driver, tmp_path):
     assert run(driver, "-f", a, "-f", copy, tmp=tmp_path).rc == 0
 
 
+def test_a_missing_file_given_twice_is_refused_as_an_existing_one_is(driver, tmp_path):
+    """`-f nope.rep -f nope.rep` ran the missing file twice, two 'cannot open' lines (the check
+    knew files by inode, and a missing one has none): one line now, as for a file that exists;
+    spelt otherwise in its folder, or a dangling link given by -f and -t, it is still one trace."""
+    nope = tmp_path / "nope.rep"
+    assert refused(driver, "-f", nope, "-f", nope) == \
+        f"mdriver: the same trace given twice: -f {nope} and -f {nope}; each trace is run once (mdriver -h for help)\n"
+    assert "-f nope.rep and -f ./nope.rep;" in refused(driver, "-f", "nope.rep", "-f", "./nope.rep", cwd=tmp_path)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    write_trace(folder, "a", OPS, weight=1)
+    (folder / "gone.rep").symlink_to(tmp_path / "deleted.rep")
+    link = folder / "gone.rep"
+    assert f"-f {link} and {link} from -t {folder};" in refused(driver, "-t", folder, "-f", link)
+    # two missing files are two traces, each said missing once
+    two = run(driver, "-f", nope, "-f", folder / "nope.rep", tmp=tmp_path)
+    assert two.rc == 2 and two.err.count("cannot open: No such file or directory") == 2, two.err
+
+
 def test_hidden_files_in_a_trace_directory_are_skipped(driver, tmp_path):
     write_trace(tmp_path, "seen", OPS, weight=1)
     write_trace(tmp_path, ".hidden", OPS, weight=1)
