@@ -319,8 +319,10 @@ PYTEST_ARGS ?= -n 3 --dist worksteal
 test: venv test-deps ## install what the tests need and run every test (PYTEST_ARGS= for one worker)
 	$(PYTHON) -m pytest $(PYTEST_ARGS) tests
 
+# A bad setting stops the first target that needs it in one line: $(error) as make expands this
+# recipe.  A recipe that failed added make's own "make: *** [Makefile:N: config-error] Error 2".
 config-error:
-	@echo "make: $(CONFIG_ERROR)" >&2; exit 2
+	$(error $(CONFIG_ERROR))
 
 clean: ## remove build products (not the venv)
 	rm -rf build mdriver

@@ -34,8 +34,8 @@ BENCH_ARGS  ?=
 SHIM_MM_DIR := build/$(ALLOC_NAME)-shim
 SHIM_LIB    := $(if $(MM),$(SHIM_MM_DIR),build)/libmm-$(ALLOC_NAME).so
 
+shim: | $(if $(CONFIG_ERROR),config-error)
 shim: ## build build/libmm-$(VARIANT).so, the variant as a preloadable malloc (MM=FILE: build/<name>-shim/; path on the last line)
-	@$(if $(CONFIG_ERROR),echo "make: $(CONFIG_ERROR)" >&2; exit 2)
 	@$(MAKE) -s --no-print-directory $(SHIM_LIB)
 	@echo $(SHIM_LIB)
 
@@ -98,7 +98,7 @@ BENCH_PRE := bench-no-mm venv bench-deps shims bench-progs
 # would be ignored, and the page would not hold the allocator the user named.
 .PHONY: bench-no-mm
 bench-no-mm:
-	@$(if $(MM)$(VARIANT),echo "make: the bench studies take no MM= or VARIANT=: they run every variant's shim (BENCH_ARGS='--only NAME' to choose; make shim MM=FILE builds one to preload)" >&2; exit 2)
+	@$(if $(MM)$(VARIANT),$(error the bench studies take no MM= or VARIANT=: they run every variant's shim (BENCH_ARGS='--only NAME' to choose; make shim MM=FILE builds one to preload)))
 
 bench-sizes: $(BENCH_PRE) ## time malloc+free and calloc+free from 2 B to 1 GiB per allocator -> docs/bench-sizes.md
 	$(BENCH_RUN) sizes --out docs $(BENCH_ARGS)

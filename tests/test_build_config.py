@@ -3,6 +3,7 @@ with the kit's one-line message before any compiler runs (it used to build drive
 that failed every trace, fail inside driver/baseline.c, or say 'No rule to make target')."""
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -18,11 +19,20 @@ def make(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "-s", "-C", str(KIT), *args], capture_output=True, text=True)
 
 
+def one_line(done: subprocess.CompletedProcess, message: str) -> None:
+    """A bad setting is make's one line, `Makefile:N: *** MESSAGE.  Stop.`, exit 2 and nothing else:
+    the recipe that printed `make: MESSAGE` and failed was followed by make's own
+    `make: *** [Makefile:N: config-error] Error 2`."""
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and re.fullmatch(rf"Makefile:\d+: \*\*\* {re.escape(message)}\.  Stop\.", lines[0]), \
+        done.stderr
+
+
 @pytest.mark.parametrize("alignment", ["7", "0", "32", "abc", ""])
 def test_alignment_must_be_8_or_16(alignment):
     done = make("driver", f"ALIGNMENT={alignment}", "VARIANT=best")
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == f"make: ALIGNMENT={alignment}: the alignment must be 8 or 16"
+    one_line(done, f"ALIGNMENT={alignment}: the alignment must be 8 or 16")
     assert not list((KIT / "build" / f"best-a{alignment}").glob("**/*.o"))  # nothing was compiled
     assert not list((KIT / "build" / "driver" / f"a{alignment}").glob("**/*.o"))  # nor a shared object
 
@@ -37,17 +47,13 @@ def test_alignment_of_two_words():
                                           (("MM=/nonexistent/alloc.c",), "/nonexistent/alloc.c")])
 def test_missing_allocator_lists_the_variants(args, missing):
     for target in ("driver", "variant-unit"):
-        done = make(target, *args)
-        assert done.returncode == 2 and done.stdout == ""
-        assert done.stderr.splitlines()[0] == f"make: no allocator {missing} (variants: {NAMES})"
-        assert "No rule to make target" not in done.stderr
+        one_line(make(target, *args), f"no allocator {missing} (variants: {NAMES})")
 
 
 @pytest.mark.parametrize("value", ["0", "yes", "on off", ""])
 def test_driver_seccomp_must_be_on_or_off(value):
-    done = make("driver", f"DRIVER_SECCOMP={value}", "VARIANT=best")
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == f"make: DRIVER_SECCOMP={value}: the driver's seccomp filter is on or off"
+    one_line(make("driver", f"DRIVER_SECCOMP={value}", "VARIANT=best"),
+             f"DRIVER_SECCOMP={value}: the driver's seccomp filter is on or off")
 
 
 def test_good_settings_still_build():
@@ -71,10 +77,8 @@ def test_good_settings_still_build():
 def test_every_build_setting_is_checked_before_any_compiler_runs(setting, message):
     """SANITIZE=0 once built a sanitized driver (any non-empty value did), VARIANT=../mm built into a
     folder at the kit's top, and a folder as MM ended in a linker error."""
-    done = make("driver", setting)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == f"make: {message}"
-    assert "No rule to make target" not in done.stderr
+    for target in ("driver", "all", "replay", "shim"):
+        one_line(make(target, setting), message)
 
 
 def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
@@ -124,9 +128,7 @@ def test_a_variant_test_without_a_variant_is_one_line(target):
 ])
 def test_variants_checked_settings_are_checked_before_any_build(setting, message, tmp_path):
     """A bad setting had built all 24 configurations, then printed 24 FAILED lines."""
-    done = make("variants-checked", setting, f"BUILD={tmp_path}/build")
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == f"make: {message}"
+    one_line(make("variants-checked", setting, f"BUILD={tmp_path}/build"), message)
     assert not (tmp_path / "build").exists()
 
 
@@ -141,7 +143,5 @@ def test_variants_checked_stops_at_a_driver_that_does_not_build(tmp_path):
 
 def test_mm_and_variant_together_are_refused():
     """`make VARIANT=best MM=x.c` built x.c and said nothing of VARIANT."""
-    done = make("driver", "VARIANT=best", "MM=mm.c")
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == "make: MM=mm.c and VARIANT=best: give one (MM builds that file, VARIANT " \
-                                          "variants/best.c)"
+    one_line(make("driver", "VARIANT=best", "MM=mm.c"),
+             "MM=mm.c and VARIANT=best: give one (MM builds that file, VARIANT variants/best.c)")
