@@ -293,8 +293,9 @@ static const char *binary_in_token(const parser_t *ps)
     return NULL;
 }
 
-/* A decimal number on the current line, at most `max`. */
-static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *out)
+/* A decimal number on the current line: its value, or *past when it is over max, the cursor
+ * then at its start for the caller's message.  False, with the message, when it is no number. */
+static bool read_digits(parser_t *ps, const char *what, uint64_t max, uint64_t *out, bool *past)
 {
     if (!skip_space(ps, false))
         return false;
@@ -318,13 +319,22 @@ static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *
                       : failf(ps, "bad token '%s': %s must be a non-negative integer", token_text(ps, tok, sizeof tok),
                               what);
     }
-    if (overflow || v > max) {
+    *past = overflow || v > max;
+    if (*past)
         ps->p = start;
-        return failf(ps, "%s %s out of range (at most %llu)", what, token_text(ps, tok, sizeof tok),
-                     (unsigned long long)max);
-    }
     *out = v;
     return true;
+}
+
+/* A decimal number on the current line, at most `max`. */
+static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *out)
+{
+    char tok[32];
+    bool past;
+    if (!read_digits(ps, what, max, out, &past))
+        return false;
+    return !past || failf(ps, "%s %s out of range (at most %llu)", what, token_text(ps, tok, sizeof tok),
+                          (unsigned long long)max);
 }
 
 /* ------------------------------------------------------------ the file */
@@ -423,10 +433,12 @@ static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
     uint64_t id, size = 0;
     if (t->num_ids == 0)
         return failf(ps, "id out of range: the header declares no ids");
-    if (!read_number(ps, "id", UINT32_MAX, &id))
+    bool past;
+    if (!read_digits(ps, "id", t->num_ids - 1, &id, &past))
         return false;
-    if (id >= t->num_ids)
-        return failf(ps, "id %llu out of range (the header declares %u ids)", (unsigned long long)id, t->num_ids);
+    if (past)  /* the header's count is the limit, however far past it (not uint32's) */
+        return failf(ps, "id %s out of range (the header declares %u ids)", token_text(ps, tok, sizeof tok),
+                     t->num_ids);
     if (op->kind != OP_FREE && !read_number(ps, "size", SIZE_MAX, &size))
         return false;
     /* The file is fine: the run's heap is what is too small for it. */

@@ -34,6 +34,11 @@ MALFORMED = [
     ("bad-header-token", "t.rep", "20000\ntwo\n1\n0\na 0 1\n", 2, "bad token 'two': the number of ids must be"),
     ("trailing-token", "t.rep", HEADER.format(ops=1) + "a 0 16 zz\n", 5, "unexpected 'zz' after the op"),
     ("id-out-of-range", "t.rep", HEADER.format(ops=1) + "a 5 16\n", 5, "id 5 out of range (the header declares 2 ids)"),
+    # Past 2^32 the message named uint32's limit, "(at most 4294967295)", not the header's.
+    ("id-past-uint32", "t.rep", HEADER.format(ops=1) + "a 99999999999 16\n", 5,
+     "id 99999999999 out of range (the header declares 2 ids)"),
+    ("id-past-2^64", "t.rep", HEADER.format(ops=1) + "f 99999999999999999999999\n", 5,
+     "id 99999999999999999999999 out of range (the header declares 2 ids)"),
     ("free-not-live", "t.rep", HEADER.format(ops=2) + "a 0 16\nf 1\n", 6, "free of id 1, which is not allocated"),
     ("free-twice", "t.rep", HEADER.format(ops=3) + "a 0 16\nf 0\nf 0\n", 7, "free of id 0, which is not allocated"),
     ("realloc-not-live", "t.rep", HEADER.format(ops=1) + "r 1 5\n", 5, "realloc of id 1, which is not allocated"),
