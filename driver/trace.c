@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/heap.h"
 #include "driver/interrupt.h"
 #include "driver/lifeline.h"
 #include "driver/pages.h"
@@ -418,6 +419,22 @@ static inline bool op_kind_of(char letter, op_kind_t *kind)
     }
 }
 
+/* An op's size, at most max_size.  The file is fine when it is over: the heap is what is too
+ * small, and past -M's maximum (2^64 too) no -M is large enough, so the advice differs. */
+static bool read_size(parser_t *ps, size_t max_size, uint64_t *size)
+{
+    char tok[32];
+    bool past;
+    if (!read_digits(ps, "size", HEAP_LIMIT, size, &past))
+        return false;
+    if (past)
+        return failf(ps, "size %s cannot fit in the heap: no heap the driver can make holds it (-M is at most %zu "
+                     "bytes)", token_text(ps, tok, sizeof tok), HEAP_LIMIT);
+    return *size <= max_size ||
+           failf(ps, "size %llu cannot fit in the heap: this run's maximum heap is %zu bytes (-M); the trace needs a "
+                 "larger -M", (unsigned long long)*size, max_size);
+}
+
 /* One op line's tokens. */
 static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
 {
@@ -439,12 +456,8 @@ static bool read_op(parser_t *ps, const trace_t *t, size_t max_size, op_t *op)
     if (past)  /* the header's count is the limit, however far past it (not uint32's) */
         return failf(ps, "id %s out of range (the header declares %u ids)", token_text(ps, tok, sizeof tok),
                      t->num_ids);
-    if (op->kind != OP_FREE && !read_number(ps, "size", SIZE_MAX, &size))
+    if (op->kind != OP_FREE && !read_size(ps, max_size, &size))
         return false;
-    /* The file is fine: the run's heap is what is too small for it. */
-    if (size > max_size)
-        return failf(ps, "size %llu cannot fit in the heap: this run's maximum heap is %zu bytes (-M); the trace "
-                     "needs a larger -M", (unsigned long long)size, max_size);
     if (!skip_space(ps, false))
         return false;
     if (!at_line_end(ps)) {

@@ -55,8 +55,9 @@ typedef struct {
 
 /* Read and validate a trace.  On a problem, writes "FILE:LINE: what" to err
  * and returns false; a size above max_size (the run's heap) is refused as too
- * big for that heap, not as a malformed file.  An interrupt noted in the driver
- * (interrupt.h) stops the read and the parse, false too. */
+ * big for that heap, not as a malformed file, and one above HEAP_LIMIT (heap.h)
+ * as too big for any heap.  An interrupt noted in the driver (interrupt.h) stops
+ * the read and the parse, false too. */
 bool trace_load(const char *path, size_t max_size, trace_t *trace, char *err, size_t errlen);
 void trace_free(trace_t *trace);
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .fastread import fast_trace
 from .stats import live_series
-from .trace import (CLASSIC, HEADER_MAX, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, new_ops,
+from .trace import (CLASSIC, HEADER_MAX, HEAP_LIMIT, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, new_ops,
                     read_bytes)
 
 ERROR, WARNING = "error", "warning"
@@ -203,9 +203,10 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
                   f"{header.ids} ids (0..{header.ids - 1})")
             if i is None or i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
                 continue
-        if s is None:       # in the driver's words (driver/trace.c, read_op and read_number)
-            if bounded_int(w[2], HEADER_MAX) is None:
-                L.say(lineno, ERROR, f"size {w[2][:24]} out of range (at most {HEADER_MAX})")
+        if s is None:       # in the driver's words (driver/trace.c, read_size)
+            if bounded_int(w[2], HEAP_LIMIT) is None:     # past -M's maximum: no --max-heap would do
+                L.say(lineno, ERROR, f"size {w[2][:24]} cannot fit in the heap: no heap the driver can make "
+                      f"holds it (-M is at most {HEAP_LIMIT} bytes)")
             else:
                 L.say(lineno, ERROR, f"size {w[2][:24]} cannot fit in the heap: this run's maximum heap "
                       f"is {max_heap} bytes")

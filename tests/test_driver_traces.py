@@ -50,7 +50,8 @@ MALFORMED = [
     ("more-ops", "t.rep", HEADER.format(ops=1) + "a 0 16\nf 0\n", 7, "the header says 1 ops but the file has 2"),
     ("size-over-the-heap", "t.rep", HEADER.format(ops=1) + "a 0 99999999\n", 5,
      "size 99999999 cannot fit in the heap: this run's maximum heap is 20971520 bytes (-M)"),
-    ("size-overflow", "t.rep", HEADER.format(ops=1) + "a 0 99999999999999999999999\n", 5, "out of range"),
+    ("size-overflow", "t.rep", HEADER.format(ops=1) + "a 0 99999999999999999999999\n", 5,
+     "size 99999999999999999999999 cannot fit in the heap: no heap the driver can make holds it"),
     ("weight-out-of-range", "t.rep", "20000\n2\n1\n9\na 0 1\n", 4, "weight 9 out of range"),
     ("truncated-header", "t.rep", "20000\n2\n", 3, "truncated: the header needs 4 numbers, found 2"),
     ("truncated-op", "t.rep", HEADER.format(ops=1) + "a 0", 5, "truncated: size missing"),
@@ -192,6 +193,29 @@ def test_size_limit_follows_M(tmp_path, driver):
     assert r.trace("big")["outcome"] == "bad_trace" and r.trace("big")["message"] == said
     assert "out of range" not in r.err
     assert run(driver, "-f", bad, tmp=tmp_path).rc == 0
+
+
+@pytest.mark.parametrize("size", ["4294967297", "5000000000", "99999999999999999999"])
+@pytest.mark.parametrize("heap", [None, "4G"])
+def test_a_size_past_Ms_maximum_names_it(tmp_path, driver, size, heap):
+    """A size past 2^64 was 'out of range (at most 18446744073709551615)', and one past 4G said
+    'the trace needs a larger -M', though -M goes no higher than 4G (driver/heap.h HEAP_LIMIT):
+    past it, whatever -M says, no heap holds it, in the same words as mmtrace check."""
+    from mmtrace.linter import lint
+    bad = write_trace(tmp_path, "huge", [f"a 0 {size}"])
+    said = (f"{bad}:5: size {size} cannot fit in the heap: no heap the driver can make holds it "
+            "(-M is at most 4294967296 bytes)")
+    r = run(driver, "--parse-only", *(["-M", heap] if heap else []), "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert [str(p) for p in lint(bad).errors] == [said]
+
+
+def test_a_size_of_Ms_maximum_needs_a_larger_M(tmp_path, driver):
+    """4G itself fits the largest heap: below it, the advice of a larger -M holds."""
+    fits = write_trace(tmp_path, "fits", ["a 0 4294967296"])
+    r = run(driver, "--parse-only", "-f", fits, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err.endswith("(-M); the trace needs a larger -M\n"), r.err
+    assert run(driver, "--parse-only", "-M", "4G", "-f", fits, tmp=tmp_path, json_out=False).rc == 0
 
 
 def test_parse_only_reports_each_trace_and_fails_on_a_bad_one(tmp_path, driver):

@@ -12,7 +12,7 @@ import pytest
 
 from grader_fixtures.helpers import run_python
 from mmtrace.linter import ERROR, WARNING, TraceError, fixed, lint, read_measured, read_trace
-from mmtrace.trace import MAX_HEAP, write_trace
+from mmtrace.trace import HEAP_LIMIT, MAX_HEAP, write_trace
 
 HEAD = "20000000\n{ids}\n{ops}\n1\n"
 
@@ -49,7 +49,7 @@ DEFECTS = {
     "header-number-of-5000-digits": ("9" * 5000 + "\n1\n2\n1\na 0 5\nf 0\n", 1,
                                      "header field 1 " + "9" * 24 + " out of range", None),
     "size-of-5000-digits": (HEAD.format(ids=1, ops=2) + "a 0 " + "9" * 5000 + "\nf 0\n", 5,
-                            "size " + "9" * 24 + " out of range", None),
+                            "size " + "9" * 24 + " cannot fit in the heap: no heap the driver can make", None),
     "id-of-5000-digits": (HEAD.format(ids=1, ops=2) + "a " + "9" * 5000 + " 5\nf 0\n", 5,
                           "id " + "9" * 24 + " out of range", None),
 }
@@ -99,6 +99,27 @@ def test_a_request_past_the_heap_is_worded_as_the_driver_words_it(tmp_path, driv
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"mdriver: {ours} (-M); the trace needs a larger -M"]
+
+
+@pytest.mark.parametrize("size", [HEAP_LIMIT + 1, 1 << 64, "9" * 5000])
+@pytest.mark.parametrize("heap", [None, HEAP_LIMIT])
+def test_a_request_past_every_heap_names_Ms_maximum(tmp_path, driver, size, heap):
+    """A size past 2^64 was 'out of range (at most 18446744073709551615)', in the linter as in the
+    driver, and one past 4G 'cannot fit' this run's heap, though no -M or --max-heap goes past 4G:
+    both now say no heap the driver can make holds it, naming -M's maximum, in the same words."""
+    path = _write(tmp_path, "huge", HEAD.format(ids=2, ops=4) + f"a 0 8\nf 0\na 1 {size}\nf 1\n")
+    ours = (f"{path}:7: size {str(size)[:24]} cannot fit in the heap: no heap the driver can make holds it "
+            f"(-M is at most {HEAP_LIMIT} bytes)")
+    with pytest.raises(TraceError) as caught:
+        read_measured(path, heap or MAX_HEAP)
+    assert str(caught.value) == ours
+    check = run_python("-m", "mmtrace", "check", *(["--max-heap", str(heap)] if heap else []), path,
+                       capture_output=True, text=True)
+    assert ours in check.stdout.splitlines(), check.stdout + check.stderr
+    done = subprocess.run([str(driver), "--parse-only", *(["-M", str(heap)] if heap else []), "-f", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mdriver: {ours}"]
 
 
 def test_damaged_gzip_is_an_error(tmp_path, driver):
@@ -279,4 +300,4 @@ def test_huge_numbers_are_one_line_errors_in_every_command(tmp_path):
                               cwd=Path(__file__).resolve().parent.parent)
         assert "Traceback" not in done.stderr, done.stderr
         assert (done.returncode == 0) == (args[-1] == "--fix")     # --fix drops the op and writes a copy
-        assert f"{bad}:5: size {'9' * 24} out of range" in done.stdout + done.stderr
+        assert f"{bad}:5: size {'9' * 24} cannot fit in the heap" in done.stdout + done.stderr
