@@ -340,6 +340,21 @@ static bool read_number(parser_t *ps, const char *what, uint64_t max, uint64_t *
 
 /* ------------------------------------------------------------ the file */
 
+static bool fail_weight(parser_t *ps, const char *weight)
+{
+    return failf(ps, "weight %s out of range (0 check only, 1 both, 2 utilization, 3 throughput)", weight);
+}
+
+/* The classic order's 4th number, the weight: past 2^64 too, 3 is the limit to name, not uint64's. */
+static bool read_weight(parser_t *ps, const char *what, uint64_t *weight)
+{
+    char tok[32];
+    bool past;
+    if (!read_digits(ps, what, UINT64_MAX, weight, &past))
+        return false;
+    return !past || fail_weight(ps, token_text(ps, tok, sizeof tok));
+}
+
 static bool read_header(parser_t *ps, trace_t *t, size_t max_size)
 {
     uint64_t h[HEADER_FIELDS];
@@ -351,14 +366,17 @@ static bool read_header(parser_t *ps, trace_t *t, size_t max_size)
             return false;
         if (ps->p >= ps->end)
             return failf(ps, "truncated: the header needs 4 numbers, found %d", i);
-        if (!read_number(ps, names[i], most[i], &h[i]))
+        bool classic_weight = i == 3 && h[0] > 3;  /* a first number over 3: the classic order */
+        if (!(classic_weight ? read_weight(ps, names[i], &h[i]) : read_number(ps, names[i], most[i], &h[i])))
             return false;
     }
     bool lab64 = h[0] <= 3;
     uint64_t weight = lab64 ? h[0] : h[3];
-    if (weight > 3)
-        return failf(ps, "weight %llu out of range (0 check only, 1 both, 2 utilization, 3 throughput)",
-                     (unsigned long long)weight);
+    if (weight > 3) {
+        char shown[24];
+        snprintf(shown, sizeof shown, "%llu", (unsigned long long)weight);
+        return fail_weight(ps, shown);
+    }
     (void)max_size;
     t->weight = (int)weight;
     t->num_ids = (uint32_t)h[1];

@@ -263,6 +263,33 @@ def test_too_many_ids_names_the_real_limit(tmp_path, driver, ids):
     assert [str(p) for p in lint(bad).errors] == [said]
 
 
+@pytest.mark.parametrize("weight, shown", [("9", "9"), ("0009", "9"), ("99999999999999999999", "99999999999999999999"),
+                                           ("9" * 30, "9" * 24)])
+def test_a_classic_weight_names_the_weights_range(tmp_path, driver, weight, shown):
+    """A classic header's 4th number, its weight, past 2^64 was 'header field 4 N out of range (at
+    most 18446744073709551615)', though a weight's limit is 3: it is refused as a weight of 9 is,
+    and mmtrace check says the same (it said '(0..3)')."""
+    from mmtrace.linter import lint
+    bad = tmp_path / "heavy.rep"
+    bad.write_text(f"20000\n1\n2\n{weight}\na 0 8\nf 0\n")
+    said = f"{bad}:4: weight {shown} out of range (0 check only, 1 both, 2 utilization, 3 throughput)"
+    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert [str(p) for p in lint(bad).errors] == [said]
+
+
+def test_a_lab64_fourth_number_is_no_weight(tmp_path, driver):
+    """In the 64-bit lab's order the weight comes first and the 4th number is the peak bytes, read
+    as any number: past 2^64 it is not called a weight, in the driver nor in mmtrace check."""
+    from mmtrace.linter import lint
+    bad = tmp_path / "peak.rep"
+    bad.write_text("1\n1\n2\n99999999999999999999\na 0 8\nf 0\n")
+    said = f"{bad}:4: header field 4 99999999999999999999 out of range (at most 18446744073709551615)"
+    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert [str(p) for p in lint(bad).errors] == [said]
+
+
 # ------------------------------------------------------------ the format's features
 
 def test_gzip_trace_read_directly(tmp_path, driver):

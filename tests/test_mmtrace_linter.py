@@ -38,7 +38,16 @@ DEFECTS = {
     "truncated-mid-file": (HEAD.format(ids=2, ops=4) + "a 0 8\na 1", 6, "bad token", None),
     "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
                     None),
-    "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4, "weight 7", None),
+    "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4,
+                   "weight 7 out of range (0 check only, 1 both, 2 utilization, 3 throughput)", None),
+    # a classic weight past 2^64 is out of the weight's range, as 7 is (and --fix sets it to 1)
+    "weight-past-2^64": ("20000000\n2\n2\n99999999999999999999\na 0 8\nf 0\n", 4,
+                         "weight 99999999999999999999 out of range (0 check only, 1 both, 2 utilization, "
+                         "3 throughput)", None),
+    # in the lab64 order the 4th number is the peak bytes, not the weight
+    "lab64-peak-past-2^64": ("1\n2\n2\n99999999999999999999\na 0 8\nf 0\n", 4,
+                             "header field 4 99999999999999999999 out of range (at most 18446744073709551615)",
+                             None),
     "header-number-past-2^64": ("99999999999999999999\n1\n2\n1\na 0 5\nf 0\n", 1,
                                 "header field 1 99999999999999999999 out of range", None),
     "ids-past-the-drivers-limit": ("20000000\n67108865\n2\n1\na 0 5\nf 0\n", 2,
@@ -207,7 +216,7 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 
 # Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
 UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64", "header-number-of-5000-digits",
-             "ids-past-the-drivers-limit", "ids-past-2^64"}
+             "ids-past-the-drivers-limit", "ids-past-2^64", "lab64-peak-past-2^64"}
 # Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
 MORE_TO_FIX = {
     "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
