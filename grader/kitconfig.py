@@ -13,6 +13,8 @@ import operator
 import re
 from pathlib import Path
 
+from mmtrace.regular import NotRegular, read_regular
+
 _STATIC = re.compile(r"\bstatic\s+const\s+(?:double|float|int|long|unsigned)\s+(\w+)\s*=\s*([^;]+);")
 _ENUM = re.compile(r"\benum\b\s*\w*\s*\{(.*?)\}", re.S)
 _ENUM_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(.+?)\s*$", re.S)
@@ -70,7 +72,10 @@ def read_kit_config(kit: Path) -> dict[str, float | int]:
     """The constants of KIT/config.h; raises KitConfigError when it is absent or not text."""
     path = Path(kit) / "config.h"
     try:
-        return parse_config_text(path.read_text(encoding="utf-8"))
+        # read_regular: a FIFO here had hung every mmgrade command that takes --kit
+        return parse_config_text(read_regular(path).decode("utf-8"))
+    except NotRegular as err:
+        raise KitConfigError(f"{path}: cannot read the kit's config.h: it is {err.kind}, not a regular file") from None
     except OSError as err:
         raise KitConfigError(f"{path}: cannot read the kit's config.h ({err.strerror})") from None
     except UnicodeDecodeError as err:       # --kit at a folder whose config.h is not the kit's

@@ -201,6 +201,21 @@ def test_a_kit_whose_config_h_is_not_text_is_one_line(classroom, tmp_path, comma
     assert _one_line_error(done) == f"mmgrade: {kit / 'config.h'}: not UTF-8 text (byte 0), so not the kit's config.h"
 
 
+@pytest.mark.parametrize("command", [["grade", "SUBS", "-o", "OUT"], ["check", "SUBS/ann.c"],
+                                     ["package", "gradescope", "-o", "OUT.zip"]], ids=lambda c: " ".join(c[:2]))
+def test_a_kit_whose_config_h_is_a_fifo_is_one_line_not_a_hang(classroom, tmp_path, command):
+    """--kit at a folder whose config.h is a FIFO had waited forever for a writer."""
+    kit, subs, _ = classroom
+    (kit / "config.h").unlink()
+    os.mkfifo(kit / "config.h")
+    given = {"SUBS": str(subs), "OUT": str(tmp_path / "out"), "OUT.zip": str(tmp_path / "out.zip"),
+             "SUBS/ann.c": str(subs / "ann.c")}
+    done = run_grader(*[given.get(arg, arg) for arg in command], "--kit", kit, capture_output=True, text=True,
+                      timeout=60)
+    assert _one_line_error(done) == (f"mmgrade: {kit / 'config.h'}: cannot read the kit's config.h: "
+                                     "it is a named pipe (FIFO), not a regular file")
+
+
 def test_no_student_is_lost_silently(classroom, tmp_path):
     """Each entry of no known form is a warning naming it; a class folder with no hand-in, an error."""
     kit, subs, config = classroom
