@@ -21,6 +21,7 @@ from .linter import ERROR, TraceError, fixed, lint, read_trace
 from .oneline import OneLineGroup
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
+from .regular import NotRegular, read_regular
 from .stats import measure, render
 from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
                     encode_trace, format_trace, read_bytes, replace_file, write_trace)
@@ -551,9 +552,11 @@ def readme(recipe, check_only):
         _fail(f"{path}: no README.md to check; run `mmtrace readme {recipe}` to write it", 1)
     try:
         lines = table(r, measure_suite(r))
-        old = path.read_text() if path.exists() else ""
+        old = read_regular(path).decode("utf-8") if path.exists() else ""    # a FIFO had hung here
     except TraceError as e:
         _fail(str(e))
+    except NotRegular as e:
+        _fail(f"{path}: cannot read: {e.kind}, not a README file; nothing written")
     except (OSError, UnicodeDecodeError) as e:
         _fail(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
     try:

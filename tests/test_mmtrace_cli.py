@@ -247,6 +247,20 @@ def test_readme_refuses_broken_markers_and_keeps_the_prose(tmp_path, markers):
         assert readme.read_text() == before
 
 
+def test_readme_that_is_a_fifo_never_hangs(tmp_path):
+    """`mmtrace readme` had waited forever for a writer to the recipe folder's README.md, a FIFO."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    readme = tmp_path / "README.md"
+    os.mkfifo(readme)                    # no one will ever write to it
+    for args in ([], ["--check"]):
+        done = mmtrace("readme", str(recipe), *args, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.splitlines() == [f"mmtrace: {readme}: cannot read: a named pipe (FIFO), not a README "
+                                            "file; nothing written"]
+
+
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
     marker = tmp_path / "ran"
     done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)
