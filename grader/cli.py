@@ -351,6 +351,19 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
     return batch.submissions[0], policy
 
 
+def _gradescope_input(root: Path) -> Path:
+    """ROOT/submission, the input; a ROOT without it is refused before anything is written there:
+    a missing or mistyped --root had been made, results/ and all."""
+    submission = root / "submission"
+    if not root.exists():
+        _fail(f"{root}: Gradescope's folder (--root) does not exist; nothing written")
+    if not submission.is_dir():
+        what = "is not a folder" if submission.exists() else "does not exist"
+        _fail(f"{submission}: {what}, so {root} is not Gradescope's folder (--root), whose submission/ holds "
+              "the hand-in; nothing written")
+    return submission
+
+
 @main.command()
 @click.option("--root", type=_PathThroughLinks("Gradescope's folder", file_okay=False), default=Path("/autograder"),
               show_default=True, help="Gradescope's folder (submission/ in, results/results.json out)")
@@ -368,10 +381,11 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
       mmgrade gradescope --root /autograder --kit /autograder/source/kit
     """
     kit = kit or default_kit()
+    submission = _gradescope_input(root)
     results = root / "results"
     try:
         store.check_layout(results)
-        source = find_one(root / "submission")
+        source = find_one(submission)
         sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
         store.write_json(results / "results.json", exports.gradescope_results(sub, policy))
     except store.OutputError as err:      # no results.json can say so: only the log can
