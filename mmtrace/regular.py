@@ -27,6 +27,15 @@ def _special(mode: int) -> str | None:
     return None
 
 
+def special_kind(path: Path | str) -> str | None:
+    """What PATH is when it is a FIFO, a device or a socket ("a named pipe (FIFO)"); None for
+    anything else, a missing path included: for a caller that hands PATH to another program."""
+    try:
+        return _special(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
 def read_regular(path: Path | str, limit: int | None = None) -> bytes:
     """PATH's bytes (at most LIMIT + 1 of them, so that a caller can tell a file over LIMIT);
     NotRegular for a FIFO, a device or a socket, unread; OSError as open and read give it."""

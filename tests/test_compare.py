@@ -241,6 +241,22 @@ def test_bad_input_is_one_line(tmp_path, a, b, extra, fragment):
         assert "does not build" in done.stderr and "error:" in done.stderr and "***" not in done.stderr
 
 
+@pytest.mark.parametrize("special", ["fifo", "device"])
+def test_an_allocator_that_is_no_regular_file_is_named_so(tmp_path, special):
+    """A FIFO given as A had been "no such allocator file", as if it were missing."""
+    _suite(tmp_path)
+    if special == "fifo":
+        spec = str(tmp_path / "fifo.c")
+        os.mkfifo(spec)                  # no one will ever write to it
+    else:
+        spec = "/dev/null"               # never read: refused on what it is
+    done = _compare(tmp_path, spec, "best", "--seeds", "0", "--speed-runs", "0")
+    kind = "a named pipe (FIFO)" if special == "fifo" else "a device"
+    assert done.returncode == 1 and done.stderr.splitlines() == [
+        f"Error: {spec}: {kind}, not a regular file, so not an allocator's .c file"], done.stderr
+    assert not (tmp_path / "work").exists()
+
+
 @pytest.mark.parametrize("source", [
     b'#include "mm.h"\nint mm_init(void) { return "caf\xe9" syntax error; }\n',   # Latin-1 in the error line
     bytes(range(256)) * 8,                                                          # not C at all

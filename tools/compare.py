@@ -45,6 +45,7 @@ from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 sys.path.insert(0, str(KIT))
 from mmtrace.oneline import IntRange, Interrupted, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
+from mmtrace.regular import special_kind  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
 
 SPEED_SAMPLES = 5                 # -r for the timed runs: each trace's median of at least 5
@@ -66,6 +67,8 @@ def allocator(spec: str) -> Allocator:
         path = Path(spec).expanduser().resolve()
         if path.is_dir():
             raise click.ClickException(f"{spec}: a folder, not an allocator's .c file")
+        if kind := special_kind(path):     # else is_file() would call it missing
+            raise click.ClickException(f"{spec}: {kind}, not a regular file, so not an allocator's .c file")
         if not path.is_file():
             raise click.ClickException(f"no such allocator file: {spec}")
         return Allocator(spec, (f"MM={path}",), str(path))
