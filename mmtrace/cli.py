@@ -18,7 +18,7 @@ import click
 
 from .gen import PATTERNS, PatternError, generate
 from .linter import ERROR, TraceError, fixed, lint, read_trace
-from .oneline import OneLineGroup
+from .oneline import NonEmptyPath, OneLineGroup
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .regular import NotRegular, read_regular
@@ -219,10 +219,10 @@ def gen(pattern, seed, params, header, weight, output, list_):
 
 # ------------------------------------------------------------------ stats
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, required=True, type=NonEmptyPath())
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, keyed by path.")
 @click.option("--plot", is_flag=True, help="Also write NAME.png: size histogram, live bytes over time.")
-@click.option("--plot-dir", type=click.Path(file_okay=False), default=".", show_default=True)
+@click.option("--plot-dir", type=NonEmptyPath(file_okay=False), default=".", show_default=True)
 def stats(files, as_json, plot, plot_dir):
     """Ops, ids, request sizes and peak live payload of each trace.  A file that cannot be
     read is named on stderr and the others are still measured (exit 2 at the end).
@@ -287,7 +287,7 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
 
 # ------------------------------------------------------------------ check
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, required=True, type=NonEmptyPath())
 @click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
               "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
               "beside each file, or to -o.")
@@ -342,7 +342,7 @@ def _fixed_name(path: Path) -> Path:
 
 # ------------------------------------------------------------------ convert
 @main.command()
-@click.argument("file", type=click.Path())
+@click.argument("file", type=NonEmptyPath())
 @click.option("--to", "order", type=click.Choice(ORDERS), required=True,
               help="classic: heap, ids, ops, weight.  lab64: weight, ids, ops, peak bytes.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
@@ -439,8 +439,8 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
 
 # ------------------------------------------------------------------ the suite
 @main.command()
-@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
-@click.option("-o", "--out-dir", type=click.Path(file_okay=False),
+@click.argument("recipe", default=DEFAULT_RECIPE, type=NonEmptyPath())
+@click.option("-o", "--out-dir", type=NonEmptyPath(file_okay=False),
               help="Where to write (default: the recipe's folder).")
 @click.option("--group", "groups", multiple=True, help="Only this group (repeatable).")
 @click.option("--name", "names", multiple=True, help="Only this trace (repeatable).")
@@ -460,7 +460,7 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         chosen = r.select(tuple(groups), tuple(names))
     except RecipeError as e:
         _fail(str(e))
-    folder = _folder(Path(out_dir) if out_dir else r.folder)
+    folder = _folder(Path(out_dir) if out_dir is not None else r.folder)
     differ = []
     for e in chosen:
         if e.recorded:
@@ -511,7 +511,7 @@ def _record_entry(e, sources: Path, folder: Path) -> None:
 
 
 @main.command(name="list")
-@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
+@click.argument("recipe", default=DEFAULT_RECIPE, type=NonEmptyPath())
 @click.option("--group", "groups", multiple=True, help="Only this group (repeatable).")
 @click.option("--paths", is_flag=True, help="Print file paths instead of names.")
 @click.option("--groups", "show_groups", is_flag=True, help="List the groups instead.")
@@ -536,7 +536,7 @@ def list_(recipe, groups, paths, show_groups):
 
 
 @main.command()
-@click.argument("recipe", default=DEFAULT_RECIPE, type=click.Path())
+@click.argument("recipe", default=DEFAULT_RECIPE, type=NonEmptyPath())
 @click.option("--check", "check_only", is_flag=True, help="Fail if the README's table is stale.")
 def readme(recipe, check_only):
     """Rewrite the measured trace table in the recipe folder's README.md.

@@ -153,6 +153,19 @@ class OneLineCommand(click.Command):
             raise err from None
 
 
+class NonEmptyPath(click.Path):
+    """click.Path that refuses an empty value in one line naming the option: Path("") is the
+    current folder, so `stats --plot-dir ''` had written there and `suite -o ''` into the recipe's."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            what = ("an empty folder name" if not self.file_okay else "an empty file name" if not self.dir_okay
+                    else "an empty path")
+            name = param.opts[0] if isinstance(param, click.Option) else getattr(param, "human_readable_name", "path")
+            raise click.UsageError(f"{name}: {what}; name one", ctx)
+        return super().convert(value, param, ctx)
+
+
 class IntRange(click.IntRange):
     """click.IntRange that calls a value that is no number what it is: click's says "'x' is not a
     valid integer range", as if a range had been asked for (`-j x`, `--reps x`)."""

@@ -220,6 +220,26 @@ def test_check_reads_on_past_an_unreadable_file_and_exits_2(tmp_path):
     assert f"{bad}:5: id 5 out of range" in done.stdout
 
 
+@pytest.mark.parametrize("args, words", [
+    (["stats", "t.rep", "--plot", "--plot-dir", ""], "mmtrace stats: --plot-dir: an empty folder name; name one"),
+    (["suite", "RECIPE", "-o", ""], "mmtrace suite: -o: an empty folder name; name one"),
+    (["suite", "RECIPE", "--out-dir", ""], "mmtrace suite: -o: an empty folder name; name one"),
+    (["stats", "t.rep", ""], "mmtrace stats: FILES: an empty path; name one"),
+    (["readme", ""], "mmtrace readme: RECIPE: an empty path; name one"),
+], ids=["plot-dir", "suite-o", "suite-out-dir", "stats-file", "readme-recipe"])
+def test_an_empty_path_is_a_usage_error_naming_the_option(tmp_path, args, words):
+    """Path("") is the current folder: `stats --plot-dir ''` had written its plot there and
+    `suite -o ''` the traces into the recipe's folder, without a word."""
+    recipe, work = tmp_path / "rec" / "recipe.toml", tmp_path / "work"
+    recipe.parent.mkdir()
+    work.mkdir()
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    (work / "t.rep").write_bytes((KIT / "traces" / "classic-binary.rep").read_bytes())
+    done = mmtrace(*[str(recipe) if a == "RECIPE" else a for a in args], cwd=work, timeout=120)
+    assert done.returncode == 2 and done.stderr.splitlines() == [words], done.stderr
+    assert [p.name for p in work.iterdir()] == ["t.rep"] and [p.name for p in recipe.parent.iterdir()] == ["recipe.toml"]
+
+
 def test_readme_check_says_the_readme_is_missing(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
