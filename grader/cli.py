@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mmtrace.oneline import IntRange, OneLineGroup
+from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup
 
 from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
@@ -54,8 +54,8 @@ class _BrokenLink(click.ClickException):
     exit_code = 2
 
 
-class _PathThroughLinks(click.Path):
-    """click.Path that first refuses a path through a symbolic link loop or a link to nothing, in one
+class _PathThroughLinks(NonEmptyPath):
+    """NonEmptyPath that first refuses a path through a symbolic link loop or a link to nothing, in one
     line naming WHAT it is: Path.resolve() would raise RuntimeError on a loop, and click's own
     check would call either one 'does not exist'."""
 
@@ -73,7 +73,7 @@ class _PathThroughLinks(click.Path):
 
 kit_option = click.option("--kit", type=_PathThroughLinks("the kit folder", file_okay=False), default=None,
                           help="the kit folder (default: the one this grader came with)")
-config_option = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+config_option = click.option("--config", "config", type=NonEmptyPath(dir_okay=False, path_type=Path),
                              default=None, help="course policy TOML, laid over the kit's grader.toml")
 
 
@@ -81,7 +81,7 @@ def one_submission(command):
     """SUBMISSION (default ./mm.c), --kit, --config and --unsafe: a command about one student's file."""
     for option in (click.option("--unsafe", is_flag=True, help="go on even where no sandbox can isolate the code"),
                    config_option, kit_option,
-                   click.argument("submission", type=click.Path(path_type=Path), default=Path("mm.c"))):
+                   click.argument("submission", type=NonEmptyPath(path_type=Path), default=Path("mm.c"))):
         command = option(command)
     return command
 
@@ -115,13 +115,13 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
 
 
 @main.command()
-@click.argument("submissions", type=click.Path(path_type=Path))
+@click.argument("submissions", type=NonEmptyPath(path_type=Path))
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), required=True,
               help="output folder (results.json, grades.csv, report/)")
 @click.option("-j", "--jobs", type=IntRange(1, 64), default=1, show_default=True,
               help="submissions built and checked in parallel (timed runs stay one at a time)")
 @config_option
-@click.option("--traces", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--traces", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
               help="trace folder (default: the policy's, in the kit)")
 @click.option("--runs", type=int, default=None,
               help="driver runs per submission, the median one counting (default: the policy's timing.runs)")

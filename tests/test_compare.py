@@ -13,6 +13,7 @@ import sys
 import time
 from statistics import mean
 
+import click
 import pytest
 
 from conftest import build_driver
@@ -117,6 +118,17 @@ def _compare_module():
     finally:
         sys.path.remove(str(KIT / "tools"))
     return compare
+
+
+@pytest.mark.parametrize("option, what", [("--work-dir", "folder"), ("--traces", "folder"), ("--recipe", "file"),
+                                          ("--json", "file")])
+def test_an_empty_path_is_refused_before_any_work(option, what):
+    """Path("") is the current folder: `--work-dir ''` had built both programs there, `--traces ''`
+    taken it for the suite.  Parsed only (make_context): the old code would have measured."""
+    with pytest.raises(click.ClickException) as refused:
+        _compare_module().main.make_context("compare.py", ["segregated", "best", option, ""])
+    assert refused.value.exit_code == 2
+    assert refused.value.format_message() == f"{option}: an empty {what} name; name one"
 
 
 def test_the_speed_ratio_shows_its_spread_over_the_runs():

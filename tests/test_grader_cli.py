@@ -147,6 +147,30 @@ def test_gradescope_refuses_a_root_that_is_not_gradescopes_folder(tmp_path, layo
     assert not (root / "results").exists() and root.exists() == (layout != "missing")
 
 
+@pytest.mark.parametrize("command, words", [
+    (["check", "", "--kit", "KIT"], "mmgrade check: SUBMISSION: an empty path; name one"),
+    (["autolab", "", "--kit", "KIT"], "mmgrade autolab: SUBMISSION: an empty path; name one"),
+    (["check", "subs/ann.c", "--kit", ""], "mmgrade check: --kit: an empty folder name; name one"),
+    (["check", "subs/ann.c", "--kit", "KIT", "--config", ""], "mmgrade check: --config: an empty file name; name one"),
+    (["grade", "", "-o", "out", "--kit", "KIT"], "mmgrade grade: SUBMISSIONS: an empty path; name one"),
+    (["grade", "subs", "-o", "out", "--kit", "KIT", "--traces", ""],
+     "mmgrade grade: --traces: an empty folder name; name one"),
+    (["report", ""], "mmgrade report: OUTDIR: an empty folder name; name one"),
+    (["gradescope", "--root", "", "--kit", "KIT"], "mmgrade gradescope: --root: an empty folder name; name one"),
+    (["package", "gradescope", "-o", "", "--kit", "KIT"],
+     "mmgrade package gradescope: -o: an empty file name; name one"),
+    (["package", "autolab", "-o", "", "--kit", "KIT"], "mmgrade package autolab: -o: an empty folder name; name one"),
+], ids=lambda c: " ".join(c) if isinstance(c, list) else None)
+def test_an_empty_path_is_one_line_naming_the_option(classroom, tmp_path, command, words):
+    """Path("") is the current folder: `grade ''` had graded it as the class, `check ''` as a
+    hand-in, `--kit ''` and `--traces ''` taken it for the kit and the suite, `package autolab -o ''` written there."""
+    kit, _, _ = classroom
+    before = sorted(tmp_path.rglob("*"))
+    done = _cli(*[str(kit) if arg == "KIT" else arg for arg in command], cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.splitlines() == [words], done.stderr
+    assert sorted(tmp_path.rglob("*")) == before
+
+
 @pytest.mark.parametrize("out, message", [
     ("", "-o: an empty output folder name"),
     ("subs", "the output folder is the submissions folder"),

@@ -109,6 +109,16 @@ def test_bad_input_is_one_line(args, message):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("option, what", [("--recipe", "file"), ("--seeds-dir", "folder"), ("--out", "file")])
+def test_an_empty_path_is_refused_before_any_work(option, what):
+    """Path("") is the current folder: `--seeds-dir ''` had written the seed traces there.
+    Parsed only (make_context): the old code would have measured."""
+    with pytest.raises(click.ClickException) as refused:
+        results_seeds.main.make_context("results_seeds.py", [option, ""])
+    assert refused.value.exit_code == 2
+    assert refused.value.format_message() == f"{option}: an empty {what} name; name one"
+
+
 def test_a_broken_recipe_is_one_line(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text('[groups]\ng = "G"\n[[trace]]\nname = "x"\ngroup = "g"\nstresses = "s"\n'

@@ -351,6 +351,16 @@ def test_cli_bad_options_are_one_line_before_any_work(tmp_path, args, message):
     assert "measuring" not in done.stderr and not list((tmp_path / "cache").glob("*.json"))
 
 
+@pytest.mark.parametrize("option", ["--traces", "--out", "--cache"])
+def test_an_empty_folder_is_refused_before_any_work(option):
+    """Path("") is the current folder: `--out ''` had written results.md and the plots there.
+    Parsed only (make_context): the old code would have measured every variant."""
+    with pytest.raises(click.ClickException) as refused:
+        results.main.make_context("results.py", [option, ""])
+    assert refused.value.exit_code == 2
+    assert refused.value.format_message() == f"{option}: an empty folder name; name one"
+
+
 def test_ctrl_c_says_where_the_finished_runs_are(tmp_path, monkeypatch):
     """Ctrl-C had been click's `Aborted!`, status 1: nothing said that the runs finished were kept."""
     from click.testing import CliRunner

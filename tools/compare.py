@@ -43,7 +43,7 @@ from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
 sys.path.insert(0, str(KIT))
-from mmtrace.oneline import IntRange, Interrupted, OneLineCommand  # noqa: E402
+from mmtrace.oneline import IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.regular import special_kind  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
@@ -422,9 +422,9 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
 @click.option("--traces", "traces_dir", default="traces", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="the suite")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="the suite")
 @click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
-              type=click.Path(dir_okay=False, path_type=Path), help="where the held-out traces' patterns come from")
+              type=NonEmptyPath(dir_okay=False, path_type=Path), help="where the held-out traces' patterns come from")
 @click.option("--seeds", "k", default=4, show_default=True, type=IntRange(0, 99),
               help="K other seeds of each generated trace (0: the suite only)")
 @click.option("--trace", "names", multiple=True, help="held-out seeds of this generated trace only (repeatable)")
@@ -440,7 +440,7 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T)")
 @click.option("--work-dir", default="build/compare", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
 @click.option("--json", "json_out", type=OutputFile(),
               help="also write the comparison as JSON here")
 def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],

@@ -14,15 +14,15 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(KIT))
 
 from grader.kitconfig import read_kit_config  # noqa: E402
-from mmtrace.oneline import IntRange  # noqa: E402
+from mmtrace.oneline import IntRange, NonEmptyPath  # noqa: E402
 
 # mdriver's ranges: -T whole seconds up to a day (driver/options.c), -r up to MDRIVER_MAX_SAMPLES.
 TIME_LIMIT = IntRange(1, 24 * 3600)
 SAMPLES = IntRange(1, int(read_kit_config(KIT).get("MDRIVER_MAX_SAMPLES", 25)))
 
 
-class OutputFile(click.Path):
-    """click.Path of a file to write: a name ending in / names a folder, and is refused (click's
+class OutputFile(NonEmptyPath):
+    """NonEmptyPath of a file to write: a name ending in / names a folder, and is refused (click's
     Path would drop the slash and the file be written as `new` for `new/`)."""
 
     def __init__(self):

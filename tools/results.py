@@ -37,7 +37,7 @@ from bench.report import commit_text, source_facts  # noqa: E402
 from grader.build import first_error  # noqa: E402
 from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
-from mmtrace.oneline import FloatRange, IntRange, Interrupted, OneLineCommand  # noqa: E402
+from mmtrace.oneline import FloatRange, IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from mmtrace.trace import replace_file  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
@@ -570,11 +570,11 @@ def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Pa
 
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
 @click.option("--traces", "traces_dir", default="traces", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="the trace suite")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="the trace suite")
 @click.option("--out", "out_dir", default="docs", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="where results.md and the plots go")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="where results.md and the plots go")
 @click.option("--cache", "cache_dir", default="build/results", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="the driver's JSON results are kept here")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="the driver's JSON results are kept here")
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
 @click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
 @click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")

@@ -31,7 +31,7 @@ from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
 from bench.report import source_note  # noqa: E402
-from mmtrace.oneline import IntRange, OneLineCommand  # noqa: E402
+from mmtrace.oneline import IntRange, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import Entry, RecipeError, comments, load_recipe, make_trace  # noqa: E402
 from mmtrace.trace import SCORES_UTILIZATION, replace_file, write_trace  # noqa: E402
 
@@ -195,7 +195,7 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
 
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results_seeds.py --trace realloc-many --variant best")
 @click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
-              type=click.Path(dir_okay=False, path_type=Path), help="the suite's recipe")
+              type=NonEmptyPath(dir_okay=False, path_type=Path), help="the suite's recipe")
 @click.option("--trace", "names", multiple=True, help="only this generated trace (repeatable)")
 @click.option("--variant", "variants", multiple=True,
               help=f"measure these (repeatable; default: {', '.join(DEFAULT_VARIANTS)})")
@@ -203,7 +203,7 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
               help="K, the other seeds per trace: S*100+1 .. S*100+K")
 @click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
 @click.option("--seeds-dir", default="build/seeds", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="where the seed traces and driver JSON go")
+              type=NonEmptyPath(file_okay=False, path_type=Path), help="where the seed traces and driver JSON go")
 @click.option("--out", "out_file", default="docs/results-seeds.md", show_default=True,
               type=OutputFile(), help="the page to write")
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
