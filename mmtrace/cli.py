@@ -552,7 +552,8 @@ def readme(recipe, check_only):
         _fail(f"{path}: no README.md to check; run `mmtrace readme {recipe}` to write it", 1)
     try:
         lines = table(r, measure_suite(r))
-        old = read_regular(path).decode("utf-8") if path.exists() else ""    # a FIFO had hung here
+        # read_regular: a FIFO had hung here; newlines translated as read_text() did
+        old = read_regular(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if path.exists() else ""
     except TraceError as e:
         _fail(str(e))
     except NotRegular as e:

@@ -281,6 +281,21 @@ def test_readme_that_is_a_fifo_never_hangs(tmp_path):
                                             "file; nothing written"]
 
 
+def test_readme_with_windows_line_ends_is_read_as_before(tmp_path):
+    """The README is read as text with its line ends translated (as read_text() did before the
+    FIFO-safe read): a table written, then saved with CRLF by an editor, is still up to date."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    readme = tmp_path / "README.md"
+    readme.write_text("# Traces\n\nProse kept.\n")
+    assert mmtrace("readme", str(recipe)).returncode == 0
+    readme.write_bytes(readme.read_bytes().replace(b"\n", b"\r\n"))
+    done = mmtrace("readme", str(recipe), "--check")
+    assert done.returncode == 0, done.stderr
+    assert "table up to date" in done.stdout
+
+
 def test_record_refuses_an_unwritable_output_before_running_the_command(tmp_path):
     marker = tmp_path / "ran"
     done = mmtrace("record", "-o", "/nonexistent/r.rep", "--", "touch", str(marker), cwd=tmp_path)
