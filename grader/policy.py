@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import stat
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mmtrace.regular import NotRegular, read_regular
 from mmtrace.trace import HEAP_LIMIT
 
 from .kitconfig import read_kit_config
@@ -194,17 +193,11 @@ def _from_config_h(kit: Path) -> dict[str, dict[str, Any]]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        # O_NONBLOCK: a FIFO must not stall the open; anything but a regular file is refused unread
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        data = read_regular(path, MAX_POLICY_BYTES)     # a FIFO or a device is refused unread
+    except NotRegular:
+        raise PolicyError(f"{path}: not a regular file, so not a TOML policy") from None
     except OSError as err:
         raise PolicyError(f"{path}: cannot read the policy ({link_problem(path) or err.strerror})") from None
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise PolicyError(f"{path}: not a regular file, so not a TOML policy")
-            data = handle.read(MAX_POLICY_BYTES + 1)
-    except OSError as err:
-        raise PolicyError(f"{path}: cannot read the policy ({err.strerror})") from None
     if len(data) > MAX_POLICY_BYTES:
         raise PolicyError(f"{path}: larger than {MAX_POLICY_BYTES} bytes, so not a TOML policy")
     try:
