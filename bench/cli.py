@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mmtrace.oneline import IntRange, OneLineGroup
+from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup
 
 from bench import align, measure, programs, report, sizes, stress, summary, threads
 from bench.allocators import Allocator, discover
@@ -124,10 +124,10 @@ def program(kit: Path, name: str) -> Path:
 
 
 def common(f):
-    f = click.option("--kit", type=click.Path(file_okay=False, resolve_path=True, path_type=Path), default=KIT,
+    f = click.option("--kit", type=NonEmptyPath(file_okay=False, resolve_path=True, path_type=Path), default=KIT,
                      show_default=True,
                      help="the kit's root (build/ and variants/ are read from it)")(f)
-    f = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"),
+    f = click.option("--out", type=NonEmptyPath(file_okay=False, path_type=Path), default=Path("docs"),
                      show_default=True, callback=writable_out,
                      help="where the .md, .png and .json go (tried before any run)")(f)
     f = click.option("--only", help="comma-separated allocators to run (glibc always runs; one named here that cannot run is an error), or `all`")(f)
@@ -196,7 +196,7 @@ def threads_cmd(kit, out, only, reps, quick, counts):
 
 @main.command("stress")
 @common
-@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), help="any trace mdriver accepts, plain or gzip (default: traces/fit-stress.rep); checked before any run")
+@click.option("--trace", type=NonEmptyPath(dir_okay=False, path_type=Path), help="any trace mdriver accepts, plain or gzip (default: traces/fit-stress.rep); checked before any run")
 def stress_cmd(kit, out, only, reps, quick, trace):
     """The fit-stress trace replayed for real: glibc and the four fit policies.
 
@@ -258,7 +258,7 @@ def programs_cmd(kit, out, only, reps, quick):
 
 
 @main.command("summary")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs"), show_default=True,
+@click.option("--out", type=NonEmptyPath(file_okay=False, path_type=Path), default=Path("docs"), show_default=True,
               help="where the studies' .json are and the summary goes")
 def summary_cmd(out):
     """Headline figures and the kit's targets, from the studies' JSON files.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 
@@ -213,6 +214,21 @@ def test_cli_stress_refuses_a_bad_trace_before_any_run(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"python -m bench: {trace}:5: bad token '0x10': size must be a non-negative integer"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["sizes", "--out", ""], "python -m bench sizes: --out: an empty folder name; name one"),
+    (["align", "--kit", ""], "python -m bench align: --kit: an empty folder name; name one"),
+    (["stress", "--trace", ""], "python -m bench stress: --trace: an empty file name; name one"),
+    (["summary", "--out", ""], "python -m bench summary: --out: an empty folder name; name one"),
+])
+def test_cli_refuses_an_empty_path_before_any_run(tmp_path, args, message):
+    """Path('') is the current folder: `sizes --out ''` had measured for minutes and written its
+    page there, `summary --out ''` read and wrote the current folder."""
+    done = subprocess.run([sys.executable, "-m", "bench", *args], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(KIT)}, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [message]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_stress_writes_no_page_when_every_run_fails(tmp_path):
