@@ -9,6 +9,8 @@ Every refusal is a SubmissionError whose message is one line naming the submissi
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import lzma
 import os
@@ -31,6 +33,7 @@ MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
 MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
 MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
+TAR_OVERHEAD = MAX_MEMBERS * 2048   # a tar's headers and padding past its members' bytes (4 blocks each)
 FORMS = "NAME/ holding mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
 ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)  # what zipfile reads
 ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
@@ -224,7 +227,7 @@ def whole_class(path: Path) -> tuple[list[str], PurePosixPath, str] | None:
                 with zipfile.ZipFile(raw) as archive:
                     names = [i.filename for i in archive.infolist()[:MAX_MEMBERS] if not i.is_dir()]
             else:
-                with tarfile.open(fileobj=raw) as archive:
+                with _open_tar(raw, str(path), None) as archive:     # a class may unpack to more than a hand-in
                     names = [m.name for _, m in zip(range(MAX_MEMBERS), archive) if not m.isdir()]
     except (SubmissionError, zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError):
         return None
@@ -366,14 +369,57 @@ def _tar_kind(member: tarfile.TarInfo) -> str:
     return "a FIFO" if member.isfifo() else "a device"
 
 
-def _read_tar(raw, label: str, limit: int) -> bytes:
+class _CappedTar:
+    """A tar's unpacked stream that refuses a read of more than MAX_TOTAL bytes at once and, given
+    CAP, to be read or sought past CAP bytes.  tarfile reads a long name's or pax header's data
+    whole, at the size its header claims: a 2 KB .tar claiming 1 TB was a MemoryError that stopped
+    the class, and a 1 MB .tar.gz held 3 GB of the grader's."""
+
+    def __init__(self, stream, label: str, cap: int | None):
+        self.stream, self.label, self.cap = stream, label, cap
+
+    def _check(self, end: int, size: int = 0) -> None:
+        if self.cap is not None and end > self.cap:
+            raise SubmissionError(f"{self.label}: the archive unpacks to more than {self.cap} bytes "
+                                  "(its headers included); refusing")
+        if size > MAX_TOTAL:
+            raise SubmissionError(f"{self.label}: an entry of the archive claims {size} bytes; refusing")
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            size = MAX_TOTAL + 1 if self.cap is None else self.cap + 1 - self.stream.tell()
+        self._check(self.stream.tell() + size, size)
+        return self.stream.read(size)
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        if whence == os.SEEK_CUR:
+            offset += self.stream.tell()
+        elif whence == os.SEEK_END:     # tarfile never asks; the end is not known without reading
+            raise OSError("cannot seek from the end of a compressed tar")
+        self._check(offset)
+        return self.stream.seek(offset)
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+
+def _open_tar(raw, label: str, cap: int | None) -> tarfile.TarFile:
+    """RAW (a tar, plain or compressed with gzip, bzip2 or xz) open for reading, its unpacked stream
+    capped (_CappedTar)."""
+    magic = raw.read(6)
+    raw.seek(0)
+    stream = (gzip.GzipFile(fileobj=raw, mode="rb") if magic.startswith(b"\x1f\x8b")
+              else bz2.BZ2File(raw) if magic.startswith(b"BZh")
+              else lzma.LZMAFile(raw) if magic.startswith(b"\xfd7zXZ\x00") else raw)
     try:
-        archive = tarfile.open(fileobj=raw)
-    except tarfile.ReadError as err:
-        if "could not be opened successfully" in str(err):     # every method tried: one line, not five
-            raise SubmissionError(f"{label}: not a readable archive (not a tar file, plain or compressed "
-                                  "with gzip, bzip2 or xz)") from None
-        raise
+        return tarfile.open(fileobj=_CappedTar(stream, label, cap), mode="r:")
+    except tarfile.ReadError:       # no tar header at the start, whatever the compression
+        raise SubmissionError(f"{label}: not a readable archive (not a tar file, plain or compressed "
+                              "with gzip, bzip2 or xz)") from None
+
+
+def _read_tar(raw, label: str, limit: int) -> bytes:
+    archive = _open_tar(raw, label, MAX_TOTAL + TAR_OVERHEAD)
     with archive:
         members = []
         total = 0

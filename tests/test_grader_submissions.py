@@ -7,6 +7,7 @@ import shutil
 import tarfile
 import threading
 import zipfile
+from pathlib import PurePosixPath
 
 import pytest
 
@@ -186,6 +187,54 @@ def test_archives_that_unpack_to_too_much_are_refused(tmp_path, monkeypatch):
     for cand in discover(tmp_path):
         with pytest.raises(SubmissionError, match="unpacks to more than"):
             read_source(cand, LIMIT)
+
+
+def _tar_claiming(kind, size, data=b"a" * 512):
+    """A tar whose first header is a GNU long name or a pax header (KIND) claiming SIZE bytes of
+    data, DATA given, then mm.c."""
+    head = tarfile.TarInfo("././@LongLink" if kind == "longname" else "././@PaxHeader")
+    head.type = tarfile.GNUTYPE_LONGNAME if kind == "longname" else tarfile.XHDTYPE
+    head.size = size
+    body = tarfile.TarInfo("mm.c")
+    body.size = len(GOOD)
+    pad = lambda b: b + b"\0" * (-len(b) % 512)
+    return (head.tobuf(format=tarfile.GNU_FORMAT) + pad(data) + body.tobuf(format=tarfile.USTAR_FORMAT)
+            + pad(GOOD.encode()) + b"\0" * 1024)
+
+
+@pytest.mark.parametrize("kind", ["longname", "pax"])
+@pytest.mark.parametrize("name, pack", [("t.tar", lambda b: b), ("t.tar.gz", gzip.compress)], ids=["tar", "tar.gz"])
+def test_a_tar_header_claiming_a_terabyte_is_refused_not_read(tmp_path, kind, name, pack):
+    """tarfile reads a long name's or pax header's data at the size claimed: this 2 KB tar was a
+    MemoryError that stopped the whole class, here and when given as the class itself."""
+    from grader.submissions import whole_class
+    (tmp_path / name).write_bytes(pack(_tar_claiming(kind, 1 << 40)))
+    with pytest.raises(SubmissionError, match=r"^t\.tar(\.gz)?: the archive unpacks to more than \d+ bytes"):
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert whole_class(tmp_path / name) is None
+
+
+def test_a_class_tar_larger_than_a_hand_in_is_still_seen_as_a_class(tmp_path, monkeypatch):
+    """The cap on what a hand-in unpacks to is not the class's: a TA's class.tar.gz is listed whole."""
+    import grader.submissions as subs
+    monkeypatch.setattr(subs, "MAX_TOTAL", 4096)
+    monkeypatch.setattr(subs, "TAR_OVERHEAD", 4096, raising=False)
+    _tar(tmp_path / "class.tar.gz", {"class/alice/mm.c": GOOD.encode(), "class/alice/core": b"\0" * 3000,
+                                     "class/bob/mm.c": GOOD.encode(), "class/bob/core": b"\0" * 3000})
+    assert subs.whole_class(tmp_path / "class.tar.gz") == (["alice/", "bob/"], PurePosixPath("class"),
+                                                          "folders each with an mm.c")
+
+
+def test_a_long_name_past_the_unpacked_limit_is_refused(tmp_path, monkeypatch):
+    """A real long name (1 MB of it, packed to 1 KB) counts against what the tar unpacks to: the
+    grader had held it whole, and named the member by it in the reason."""
+    import grader.submissions as subs
+    monkeypatch.setattr(subs, "MAX_TOTAL", 4096)
+    monkeypatch.setattr(subs, "TAR_OVERHEAD", 4096, raising=False)     # raising: absent before the cap
+    (tmp_path / "t.tar.gz").write_bytes(gzip.compress(_tar_claiming("longname", 1 << 20, b"a" * (1 << 20))))
+    with pytest.raises(SubmissionError, match="unpacks to more than 8192 bytes") as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert len(str(err.value)) < 200
 
 
 def _within(seconds, work):
