@@ -39,6 +39,11 @@ ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipf
 ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
 NAME_BYTES = 200              # a safe name's UTF-8 bytes: 255 less the suffixes and temp affixes around it
 LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})    # what zip tools and file browsers leave
+# What zipfile and tarfile raise on a damaged archive.  Beyond their own errors, zipfile raises
+# NotImplementedError for a version or feature it lacks, UnicodeDecodeError for a name flagged UTF-8
+# that is not, IndexError for an empty name: each had stopped the whole class with a traceback.
+UNREADABLE = (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError,
+              NotImplementedError, UnicodeDecodeError, IndexError)
 
 
 class SubmissionError(ValueError):
@@ -229,7 +234,7 @@ def whole_class(path: Path) -> tuple[list[str], PurePosixPath, str] | None:
             else:
                 with _open_tar(raw, str(path), None) as archive:     # a class may unpack to more than a hand-in
                     names = [m.name for _, m in zip(range(MAX_MEMBERS), archive) if not m.isdir()]
-    except (SubmissionError, zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError):
+    except (SubmissionError, *UNREADABLE):
         return None
     paths = [_member_path(n) for n in names]
     return _exported_class(paths) or _folders_class(paths)
@@ -309,6 +314,8 @@ def _member_path(name: str) -> PurePosixPath:
 
 
 def _check_member_path(name: str, label: str) -> PurePosixPath:
+    if not name:
+        raise SubmissionError(f"{label}: an entry with an empty name in the archive (a damaged archive)")
     path = _member_path(name)
     if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
         raise SubmissionError(f"{label}: unsafe path {name!r} in the archive (absolute or '..')")
@@ -488,7 +495,7 @@ def _read_archive(path: Path, label: str, limit: int) -> str:
             data = reader(raw, label, limit)
     except FileNotFoundError:
         raise SubmissionError(f"{label}: missing (did the submission vanish?)") from None
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as err:
+    except UNREADABLE as err:
         raise SubmissionError(f"{label}: not a readable archive ({_one_line(err)})") from None
     return _check_source(data, f"{label}:mm.c", limit)
 

@@ -318,6 +318,43 @@ def test_zips_the_reader_cannot_open_are_one_line(tmp_path, make, message):
     assert "\n" not in str(err.value)
 
 
+def _damaged_zip(path, name="mm.c", central=None, flags=0):
+    """A zip of NAME (a str or ZipInfo) whose central directory entry has CENTRAL {offset: bytes} written over it (or
+    its name's first byte made 0xff with the UTF-8 flag set, CENTRAL "utf8"), and FLAGS set in both
+    headers: damage zipfile meets with NotImplementedError, UnicodeDecodeError or IndexError."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, GOOD)
+    data = bytearray(buffer.getvalue())
+    local, where = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+    data[local + 6] |= flags & 0xff
+    data[where + 8] |= flags & 0xff
+    if central == "utf8":
+        data[where + 9] |= 0x08
+        data[where + 46] = 0xff
+    for offset, value in (central if isinstance(central, dict) else {}).items():
+        data[where + offset:where + offset + len(value)] = value
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: _damaged_zip(p, central={6: bytes([64, 0])}),          # needs zip version 6.4
+    lambda p: _damaged_zip(p, flags=0x40),                           # strong encryption, no bit 0
+    lambda p: _damaged_zip(p, flags=0x20),                           # compressed patched data
+    lambda p: _damaged_zip(p, central="utf8"),                       # flagged UTF-8, is not
+    lambda p: _damaged_zip(p, name=zipfile.ZipInfo("")),              # a name of no bytes
+], ids=["version-6.4", "strong-encryption", "patched-data", "bad-utf8-name", "empty-name"])
+def test_a_damaged_zip_is_refused_in_one_line_not_a_traceback(tmp_path, make):
+    """zipfile raises more than BadZipFile on a damaged zip: each of these had stopped the whole class,
+    here and when given as the class itself."""
+    from grader.submissions import whole_class
+    make(tmp_path / "zed.zip")
+    with pytest.raises(SubmissionError, match=r"^zed\.zip: (not a readable archive|an entry with an empty name)") as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert "\n" not in str(err.value) and "index out of range" not in str(err.value)
+    assert whole_class(tmp_path / "zed.zip") is None
+
+
 def test_a_corrupt_xz_tar_is_one_line(tmp_path):
     import lzma
     body = "".join(f"/* {i} {i * 7919 % 10007} {i ** 3} */\n" for i in range(5000)).encode()
