@@ -37,6 +37,7 @@ TAR_OVERHEAD = MAX_MEMBERS * 2048   # a tar's headers and padding past its membe
 FORMS = "NAME/ holding mm.c, NAME.c, NAME-mm.c, NAME.zip, NAME.tar, NAME.tar.gz, NAME.tgz, NAME.tar.bz2 or NAME.tar.xz"
 ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)  # what zipfile reads
 ZIP_AES = 99                  # WinZip's AES encryption, written as a compression method
+SHOWN = 120                   # characters of an archive's member name or error a reason shows
 NAME_BYTES = 200              # a safe name's UTF-8 bytes: 255 less the suffixes and temp affixes around it
 LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})    # what zip tools and file browsers leave
 # What zipfile and tarfile raise on a damaged archive.  Beyond their own errors, zipfile raises
@@ -318,7 +319,7 @@ def _check_member_path(name: str, label: str) -> PurePosixPath:
         raise SubmissionError(f"{label}: an entry with an empty name in the archive (a damaged archive)")
     path = _member_path(name)
     if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
-        raise SubmissionError(f"{label}: unsafe path {name!r} in the archive (absolute or '..')")
+        raise SubmissionError(f"{label}: unsafe path {_cut(repr(name))} in the archive (absolute or '..')")
     return path
 
 
@@ -327,7 +328,8 @@ def _pick(names: list[str], label: str, where: str = "the archive") -> str | Non
     depth); several are refused naming them.  None when there is none."""
     wanted = [n for n in names if _member_path(n).name == "mm.c"]
     if len(wanted) > 1:
-        raise SubmissionError(f"{label}: several mm.c files in {where} ({one_line_name(', '.join(wanted[:3]))})")
+        shown = ", ".join(_cut(one_line_name(w)) for w in wanted[:3])
+        raise SubmissionError(f"{label}: several mm.c files in {where} ({shown})")
     return wanted[0] if wanted else None
 
 
@@ -515,7 +517,7 @@ def _contents(folder: Path, shown: int = 5) -> str:
 
 def _listing(names: list[str], shown: int = 5) -> str:
     """NAMES, briefly and on one line: 'it is empty', 'it holds a, b and 3 more'."""
-    names = sorted(one_line_name(n) for n in names)
+    names = sorted(_cut(one_line_name(n)) for n in names)
     if not names:
         return "it is empty"
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
@@ -523,4 +525,13 @@ def _listing(names: list[str], shown: int = 5) -> str:
 
 
 def _one_line(err: Exception) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
+    return _cut(" ".join(str(err).split()) or type(err).__name__)
+
+
+def _cut(text: str) -> str:
+    """TEXT cut to SHOWN characters: a tar's long name may be megabytes, and zipfile's error quotes a
+    header's bytes (up to 256 KB), but a reason is one line in grades.csv and the report."""
+    if len(text) <= SHOWN:
+        return text
+    head, tail = SHOWN * 2 // 3, SHOWN // 3        # the tail too: a path's '/mm.c' or an error's end
+    return f"{text[:head]}[...{len(text) - head - tail:,} characters...]{text[-tail:]}"

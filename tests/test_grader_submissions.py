@@ -237,6 +237,20 @@ def test_a_long_name_past_the_unpacked_limit_is_refused(tmp_path, monkeypatch):
     assert len(str(err.value)) < 200
 
 
+@pytest.mark.parametrize("make", [
+    lambda p: (p.parent / "kim.tar.gz").write_bytes(gzip.compress(_tar_claiming("longname", 1 << 20, b"d" * (1 << 20)))),
+    lambda p: _zip(p.with_suffix(".zip"), {"../" + "d" * 60000 + "/mm.c": GOOD}),
+    lambda p: _zip(p.with_suffix(".zip"), {"a" * 60000 + "/mm.c": GOOD, "b" * 60000 + "/mm.c": GOOD}),
+], ids=["tar-long-name-no-mm.c", "zip-long-unsafe-path", "zip-two-long-mm.c"])
+def test_an_archive_s_long_member_names_are_cut_in_the_reason(tmp_path, make):
+    """A member name of a megabyte (a tar's long name) or 60 KB (a zip's) went whole into the reason,
+    and from there into grades.csv, the report and Gradescope's output."""
+    make(tmp_path / "kim")
+    with pytest.raises(SubmissionError, match=r"\[\.\.\.[\d,]+ characters\.\.\.\]") as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert len(str(err.value)) < 600 and str(err.value).startswith("kim.")
+
+
 def _within(seconds, work):
     """WORK() run in a thread; fails (instead of hanging the suite) if it takes longer than SECONDS."""
     box = {}
