@@ -30,6 +30,7 @@ from .paths import link_problem
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 MAX_MEMBERS = 10_000          # an archive with more entries is refused unread
+MAX_DEPTH = 100               # folders a hand-in may nest: os.walk recurses, and 1000 was a RecursionError
 MAX_RATIO = 200               # compressed-to-uncompressed ratio past which a member is a bomb
 MAX_TOTAL = 64 << 20          # bytes an archive may unpack to in all; more is refused unread
 MAX_ARCHIVE = 16 << 20        # bytes an archive file may have at all
@@ -186,14 +187,17 @@ def one_handin(path: Path) -> Candidate:
     return Candidate(_safe_name(folder.name), folder, "folder", handin=folder.name)
 
 
-def _files(folder: Path) -> list[PurePosixPath]:
+def _files(folder: Path, label: str) -> list[PurePosixPath]:
     """The files under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
     skipped, and links to folders not followed (what they lead to is not the hand-in's).  A link
-    to a file is listed, for the reader to refuse as one."""
+    to a file is listed, for the reader to refuse as one.  Folders nested past MAX_DEPTH are
+    refused, naming FOLDER by LABEL."""
     out: list[PurePosixPath] = []
     for top, dirs, names in os.walk(folder):
         dirs[:] = [d for d in dirs if not _litter(Path(d)) and not os.path.islink(os.path.join(top, d))]
         base = PurePosixPath(Path(top).relative_to(folder).as_posix())
+        if dirs and len(base.parts) >= MAX_DEPTH:
+            raise SubmissionError(f"{label}: the folder nests folders more than {MAX_DEPTH} deep; refusing")
         out.extend(base / n for n in names if not _litter(Path(n)))
         if len(out) > MAX_MEMBERS:
             break
@@ -206,7 +210,7 @@ def find_one(folder: Path) -> Path:
     folder = Path(folder)
     if (folder / "mm.c").exists():
         return folder / "mm.c"
-    files = _files(folder)
+    files = _files(folder, str(folder))
     named = [p for p in files if p.name == "mm.c"]
     if len(named) == 1:
         return folder / named[0]
@@ -472,7 +476,7 @@ def _read_folder(folder: Path, shown: str, limit: int) -> str:
     if _present(folder / "mm.c"):
         label = f"{shown}/mm.c"
         return _check_source(_read_file(folder / "mm.c", label, limit), label, limit)
-    files = _files(folder)
+    files = _files(folder, shown)
     if len(files) > MAX_MEMBERS:
         raise SubmissionError(f"{shown}: the folder holds more than {MAX_MEMBERS} files; refusing")
     chosen = _pick([str(p) for p in files], shown, "the folder")

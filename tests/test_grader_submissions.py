@@ -60,6 +60,27 @@ def test_bad_sources(tmp_path, data, message):
     assert "s/mm.c" in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_folder_nested_a_thousand_deep_is_refused_in_one_line(tmp_path):
+    """os.walk recurses once per folder: a hand-in 1000 folders deep (an archive unpacked as given)
+    was a RecursionError that stopped the whole class, and Gradescope's grader with it."""
+    from grader.submissions import find_one
+    deep = tmp_path / "kim"
+    levels = [deep.joinpath(*["a"] * i) for i in range(1101)]
+    try:
+        for level in levels:        # os.makedirs recurses too
+            level.mkdir()
+        (levels[-1] / "mm.c").write_text(GOOD)
+        with pytest.raises(SubmissionError, match=r"^kim: the folder nests folders more than 100 deep; refusing$"):
+            read_source(discover(tmp_path)[0], LIMIT)
+        with pytest.raises(SubmissionError, match="more than 100 deep"):
+            find_one(deep)
+    finally:                        # bottom up: pytest's rmtree of its old folders recurses as well
+        (levels[-1] / "mm.c").unlink(missing_ok=True)
+        for level in reversed(levels):
+            if level.is_dir():
+                level.rmdir()
+
+
 def test_missing_mm_c_and_vanished_folder(tmp_path):
     (tmp_path / "nomm").mkdir()
     (tmp_path / "gone").mkdir()
