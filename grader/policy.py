@@ -234,8 +234,8 @@ def _number(value: Any, where: str, whole: bool = False) -> float | int:
     if whole:
         if value != int(value):
             raise PolicyError(f"{where}: expected a whole number, not {value}")
-        if abs(int(value)) > INT_MAX:
-            raise PolicyError(f"{where}: {int(value)} is too large")
+        if abs(int(value)) > INT_MAX:         # as written: int(1e300) is 301 digits
+            raise PolicyError(f"{where}: {value} is too large")
         return int(value)
     return float(value)
 
