@@ -273,8 +273,8 @@ def _folders_class(paths: list[PurePosixPath]) -> tuple[list[str], PurePosixPath
 
 
 def _check_source(data: bytes, label: str, limit: int) -> str:
-    if len(data) > limit:
-        raise SubmissionError(f"{label}: {len(data)} bytes, more than the {limit}-byte limit")
+    if len(data) > limit:           # only LIMIT + 1 bytes were read: the file's size is not known
+        raise SubmissionError(f"{label}: larger than the {limit}-byte limit (build.source_max_bytes)")
     if not data.strip():
         raise SubmissionError(f"{label}: the file is empty")
     if b"\0" in data:

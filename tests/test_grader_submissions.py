@@ -50,7 +50,7 @@ def test_every_form_is_found_and_read(tmp_path):
     (b"   \n\n", "empty"),
     (b"int x;\0\0\0", "binary"),
     (b"int caf\xe9;\n", "not UTF-8"),
-    (b"x" * (LIMIT + 10), "limit"),
+    (b"x" * (LIMIT * 3), f"larger than the {LIMIT}-byte limit"),
 ])
 def test_bad_sources(tmp_path, data, message):
     (tmp_path / "s").mkdir()
@@ -58,6 +58,7 @@ def test_bad_sources(tmp_path, data, message):
     with pytest.raises(SubmissionError, match=message) as err:
         read_source(discover(tmp_path)[0], LIMIT)
     assert "s/mm.c" in str(err.value) and "\n" not in str(err.value)
+    assert str(LIMIT + 1) not in str(err.value)     # what was read of a file 3 MB long, not its size
 
 
 def test_a_folder_nested_a_thousand_deep_is_refused_in_one_line(tmp_path):
