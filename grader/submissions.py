@@ -93,12 +93,21 @@ def _distinct_names(labels: dict[str, str]) -> dict[str, str]:
     safe = {raw: _safe_name(label) for raw, label in labels.items()}
     taken = Counter(name.casefold() for name in safe.values())
     unchanged = Counter(label.casefold() for raw, label in labels.items() if label == safe[raw])
-    return {raw: name if taken[name.casefold()] == 1 or (labels[raw] == name and unchanged[name.casefold()] == 1)
-            else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
+    names = {raw: name if taken[name.casefold()] == 1 or (labels[raw] == name and unchanged[name.casefold()] == 1)
+             else f"{name}-{_tag(raw)}" for raw, name in safe.items()}
+    # A name with its tag may be another hand-in's own: 'a_b-c8687a' handed in beside 'a b' and 'a_b'
+    # shared one record, and one of them was lost.  Longer tags for those until every name is one's.
+    for width in range(12, 65, 6):
+        count = Counter(name.casefold() for name in names.values())
+        clash = [raw for raw, name in names.items() if count[name.casefold()] > 1]
+        if not clash:
+            break
+        names.update({raw: f"{safe[raw]}-{_tag(raw, width)}" for raw in clash})
+    return names
 
 
-def _tag(raw: str) -> str:
-    return hashlib.sha256(os.fsencode(raw)).hexdigest()[:6]      # the real bytes: jos\xe9 and jos\xe8 differ
+def _tag(raw: str, width: int = 6) -> str:
+    return hashlib.sha256(os.fsencode(raw)).hexdigest()[:width]      # the real bytes: jos\xe9 and jos\xe8 differ
 
 
 def _archive_stem(path: Path) -> str | None:

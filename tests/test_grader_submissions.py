@@ -165,6 +165,16 @@ def test_names_keep_their_letters_and_never_collide(tmp_path):
     assert discover(tmp_path)[0].name == sorted(names.values())[0]    # the same names, in order, every time
 
 
+def test_a_hand_in_named_as_another_s_tagged_name_keeps_its_own_record(tmp_path):
+    """'a b' beside 'a_b' is named a_b-c8687a: a third hand-in called that had shared its record file,
+    and whichever was graded last stood for both."""
+    for handin in ("a b", "a_b", "a_b-c8687a"):
+        (tmp_path / handin).mkdir()
+        (tmp_path / handin / "mm.c").write_text(GOOD)
+    names = [c.name.casefold() for c in discover(tmp_path)]
+    assert len(set(names)) == 3 and "a_b" in names, names
+
+
 @pytest.mark.parametrize("member", ["../mm.c", "/etc/mm.c", "a/../../mm.c"])
 def test_archives_with_escaping_paths_are_refused(tmp_path, member):
     _zip(tmp_path / "z.zip", {member: GOOD})
