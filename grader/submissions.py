@@ -291,7 +291,10 @@ def _check_source(data: bytes, label: str, limit: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise SubmissionError(f"{label}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})") from None
+        line = data.count(b"\n", 0, err.start) + 1         # the student's editor shows lines, not offsets
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise SubmissionError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset "
+                              f"{err.start}); save it as UTF-8") from None
 
 
 def _open_regular(path: Path, label: str):

@@ -82,6 +82,15 @@ def test_a_folder_nested_a_thousand_deep_is_refused_in_one_line(tmp_path):
                 level.rmdir()
 
 
+def test_a_source_not_in_utf_8_names_the_line_and_column(tmp_path):
+    """A Latin-1 letter in a comment deep in the file was named by its byte offset only."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "mm.c").write_bytes(b"int x;\n" * 411 + b"/* Jos\xe9 */\n")
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value).startswith("s/mm.c:412:7: not UTF-8 text (byte 0xe9 at offset 2883)"), err.value
+
+
 def test_missing_mm_c_and_vanished_folder(tmp_path):
     (tmp_path / "nomm").mkdir()
     (tmp_path / "gone").mkdir()
