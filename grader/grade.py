@@ -82,7 +82,7 @@ def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
         raise BatchError(f"{folder}: the trace folder is {problem}" if problem else f"{folder}: no such trace folder")
     if wanted:
         paths = [folder / name for name in wanted]
-        missing = [p.name for p in paths if not p.is_file()]
+        missing = [name for name, p in zip(wanted, paths) if not p.is_file()]     # as written: a/t.rep, not t.rep
         if missing:
             raise BatchError(f"{folder}: the policy names traces that are not there: {', '.join(missing)}")
     else:

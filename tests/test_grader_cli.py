@@ -424,6 +424,18 @@ def test_two_traces_of_one_name_are_refused_naming_both(tmp_path, files, on_disk
     assert words.format(t=traces) in _one_line_error(done)
 
 
+def test_a_missing_trace_is_named_as_the_policy_wrote_it(tmp_path):
+    """Named by its file's name only, b/t.rep missing beside a/t.rep was 't.rep'."""
+    kit, traces = make_fake_kit(tmp_path / "kit"), tmp_path / "traces"
+    (traces / "a").mkdir(parents=True)
+    (traces / "a" / "t.rep").write_text((TRACES / "tiny.rep").read_text())
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ann.c").write_text(source("good"))
+    done = _cli("grade", tmp_path / "subs", "-o", tmp_path / "out", "--kit", kit, "--traces", traces,
+                "--config", write_policy(tmp_path, '[traces]\nfiles = ["a/t.rep", "b/t.rep", "../etc/passwd"]\n'))
+    assert _one_line_error(done).endswith("the policy names traces that are not there: b/t.rep, ../etc/passwd")
+
+
 def test_a_trace_outside_the_folder_is_named_by_where_it_leads(tmp_path):
     kit, traces, elsewhere = make_fake_kit(tmp_path / "kit"), tmp_path / "traces", tmp_path / "elsewhere"
     traces.mkdir()
