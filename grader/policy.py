@@ -334,7 +334,9 @@ def _validate(policy: Policy, origin: str) -> None:
             raise PolicyError(f"{origin}: gradescope.{name} must be one of {', '.join(VISIBILITIES)}")
     for field in fields(Limits):
         value = getattr(policy.limits, field.name)
-        if value < 0 or (value == 0 and field.name != "wall_clock"):
+        if field.name == "wall_clock" and value < 0:     # 0 is allowed: the default, from the traces
+            raise PolicyError(f"{origin}: limits.wall_clock must be 0 (the traces x trace_seconds + 60) or positive")
+        if value <= 0 and field.name != "wall_clock":
             raise PolicyError(f"{origin}: limits.{field.name} must be positive")
     for name in ("compile_timeout", "source_max_bytes", "file_size_bytes"):
         if getattr(policy.build, name) <= 0:

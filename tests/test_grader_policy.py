@@ -91,6 +91,7 @@ def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tm
     ("[limits]\nmax_heap = 900000000\n", "at most half of limits.memory_bytes"),
     ("[limits]\nprocesses = 1.9\n", "limits.processes: expected a whole number"),
     ("[limits]\nmemory_bytes = 1e300\n", "limits.memory_bytes: 1e+300 is too large"),     # not its 301 digits
+    ("[limits]\nwall_clock = -5\n", "limits.wall_clock must be 0 (the traces x trace_seconds + 60) or positive"),
     ("[points]\ncorrectness = nan\n", "points.correctness: expected a finite number"),
     ("[points]\ncorrectness = -20.0\n", "points.correctness must not be negative"),
     ("[scoring]\nthroughput_cap = -1.0\n", "scoring.throughput_cap must not be negative"),
