@@ -450,7 +450,7 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
         _fail(f"{err}; the grader would refuse it (bad_submission)", 1)
     except (*ERRORS, PrecheckError) as err:
         _fail(str(err))
-    name = submission.name
+    name = one_line_name(submission.name)        # a folder 'new\nline' stays on its line
     if result.built.status != "ok":
         what = "does not compile" if result.built.status == "compile_error" else "does not link with the driver"
         click.echo(f"{name}: {what}: {result.build_problem()}")

@@ -524,6 +524,16 @@ def test_check_on_a_file_the_grader_would_refuse_is_status_1(tmp_path, data, mes
     assert "mm.c" in error and message in error and "would refuse it (bad_submission)" in error
 
 
+def test_check_names_a_folder_with_a_newline_on_one_line(tmp_path):
+    """check printed the folder's name raw: its verdict line was two lines."""
+    folder = tmp_path / "kim\nlee"
+    folder.mkdir()
+    (folder / "mm.c").write_text(source("good"))
+    done = _cli("check", folder, "--kit", make_fake_kit(tmp_path / "kit"), "--config", write_policy(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("kim\\nlee: passes the grader's build and static rules"), done.stdout
+
+
 def test_check_agrees_with_the_grader(classroom, tmp_path):
     """The same build and rules: what check refuses, grade rejects, and the other way round."""
     kit, subs, config = classroom
