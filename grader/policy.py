@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -310,6 +311,18 @@ def _check_references(policy: Policy, origin: str, kit: Path | None = None) -> N
                           f"(variants/{unknown[0]}.c); it has {', '.join(known) or 'none'}")
 
 
+# A compiler flag as make hands it to the shell: "-O2", "-fsanitize=address,undefined", "-I/x",
+# "-Wl,-z,now".  The flags reach a recipe's command line, so a ';', '$' or quote would run there.
+FLAG = re.compile(r"-[A-Za-z0-9_=+,.:/@%-]+")
+
+
+def _check_cflags(cflags: str, origin: str) -> None:
+    bad = next((word for word in cflags.split() if not FLAG.fullmatch(word)), None)
+    if bad is not None:
+        raise PolicyError(f"{origin}: build.cflags: {bad!r} is not a compiler flag (each word starts with '-' "
+                          "and holds letters, digits and _=+,.:/@%- only: make runs it in a shell)")
+
+
 def _validate(policy: Policy, origin: str) -> None:
     _check_runs(policy, origin)
     _check_references(policy, origin)
@@ -338,6 +351,7 @@ def _validate(policy: Policy, origin: str) -> None:
             raise PolicyError(f"{origin}: limits.wall_clock must be 0 (the traces x trace_seconds + 60) or positive")
         if value <= 0 and field.name != "wall_clock":
             raise PolicyError(f"{origin}: limits.{field.name} must be positive")
+    _check_cflags(policy.build.cflags, origin)
     for name in ("compile_timeout", "source_max_bytes", "file_size_bytes"):
         if getattr(policy.build, name) <= 0:
             raise PolicyError(f"{origin}: build.{name} must be positive")

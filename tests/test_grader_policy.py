@@ -110,6 +110,12 @@ def test_runs_change_the_digest_and_one_run_reads_as_before_the_key(kit_copy, tm
     ("[build]\nsource_max_bytes = 9000000000000000000\n", "build.source_max_bytes = 9000000000000000000: at most"),
     ("[points]\ncorrectness = 1e308\nperformance = 1e308\n", "points.correctness = 1e+308: at most 1e+06"),
     ("[points]\nperformance = 1e7\n", "points.performance = 1e+07: at most 1e+06"),
+    # make runs the flags in a recipe's shell: "-O2; rm -rf /" had run rm (stopped by its --preserve-root)
+    ('[build]\ncflags = "-O2; rm -rf /"\n', "build.cflags: '-O2;' is not a compiler flag"),
+    ('[build]\ncflags = "-O2 $(touch x)"\n', "build.cflags: '$(touch' is not a compiler flag"),
+    ('[build]\ncflags = "-O2 `id`"\n', "build.cflags: '`id`' is not a compiler flag"),
+    ("[build]\ncflags = '-DNAME=\"x\"'\n", "build.cflags: '-DNAME=\"x\"' is not a compiler flag"),
+    ('[build]\ncflags = "-O2 mm.c"\n', "build.cflags: 'mm.c' is not a compiler flag"),
 ])
 def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, text, message):
     course = tmp_path / "course.toml"
@@ -118,6 +124,13 @@ def test_bad_policies_are_one_line_errors_naming_the_file(kit_copy, tmp_path, te
         load_policy(kit_copy, course)
     assert message in str(err.value) and str(course) in str(err.value)
     assert "\n" not in str(err.value) and len(str(err.value)) < len(str(course)) + 200
+
+
+def test_compiler_flags_a_course_uses_are_accepted(kit_copy, tmp_path):
+    flags = "-O2 -g -std=gnu11 -DNDEBUG -I/opt/x -fsanitize=address,undefined -Wl,-z,now -march=native"
+    course = tmp_path / "course.toml"
+    course.write_text(f'[build]\ncflags = "{flags}"\n')
+    assert load_policy(kit_copy, course).build.cflags == flags
 
 
 @pytest.mark.parametrize("listed, message", [
