@@ -35,6 +35,12 @@ static struct {
 static void on_fault(int sig, siginfo_t *info, void *context)
 {
     (void)context;
+    /* Sent (raise, kill), not a fault: there is no instruction to re-run, and returning
+     * would let the allocator go on.  Sent again, it meets the default action. */
+    if (info->si_code <= 0) {
+        raise(sig);
+        return;
+    }
     progress->fault_signal = sig;
     progress->fault_addr = (uintptr_t)info->si_addr;
     /* SA_RESETHAND restored the default action: returning re-runs the faulting

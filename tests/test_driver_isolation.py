@@ -65,6 +65,22 @@ def test_death_is_reported_and_the_run_goes_on(tmp_path, name, outcome, fragment
     assert_others_scored(r)
 
 
+
+@pytest.mark.parametrize("extra,signal", [(2, "SIGFPE"), (3, "SIGSEGV")])
+def test_a_fault_signal_the_allocator_sends_itself_crashes(tmp_path, extra, signal):
+    """raises.c raise()s SIGFPE or kill()s itself with SIGSEGV: the driver's fault handler
+    noted the signal and returned, as it does for a fault, so the allocator went on and the
+    audit called the noted fields 'tampered', blaming metadata outside the heap."""
+    bad = write_trace(tmp_path, "bad", ["a 0 16", f"a 1 {TRIGGER + extra}", "f 0", "f 1"], weight=1)
+    r = run(broken("raises"), "-f", bad, "-f", write_trace(tmp_path, "after", CLEAN, weight=1), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"]) == ("crashed", 1), t["message"]
+    assert t["message"].startswith(f"crashed with {signal} "), t["message"]
+    assert f"at op 1 (a 1 {TRIGGER + extra}) of the correctness pass" in t["message"]
+    assert "touched" not in t["message"]   # sent, not a fault: no address to blame
+    assert r.trace("after")["outcome"] == "ok"
+
 def test_hang_times_out(tmp_path):
     r = run(broken("hangs"), "-T", "2", *three_traces(tmp_path), tmp=tmp_path, timeout=60)
     assert r.rc == 1, r.out + r.err

@@ -1,6 +1,8 @@
 /* raises.c - a TRIGGER-byte request raises SIGINT, a TRIGGER+1-byte one sends
  * itself SIGTERM: the allocator's own signals, which end its trace as a crash
- * (they are not the driver's interrupt); otherwise the honest bump allocator. */
+ * (they are not the driver's interrupt).  TRIGGER+2 raises SIGFPE and TRIGGER+3
+ * sends itself SIGSEGV: signals the driver catches as faults, sent instead.
+ * Otherwise the honest bump allocator. */
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,6 +16,10 @@ void *mm_malloc(size_t size)
         raise(SIGINT);
     if (size == TRIGGER + 1)
         kill(getpid(), SIGTERM);
+    if (size == TRIGGER + 2)
+        raise(SIGFPE);
+    if (size == TRIGGER + 3)
+        kill(getpid(), SIGSEGV);
     return bump(size);
 }
 
