@@ -133,11 +133,18 @@ def _first_lines(text: str, limit: int = 25) -> str:
     return "\n".join(head)
 
 
+# The linker's lines that say what is wrong carry no "error"; its summary, which does, says nothing.
+_LINK_PROBLEM = re.compile(r"undefined reference to|multiple definition of")
+_LINK_SUMMARY = re.compile(r"^collect2: error: ld returned")
+
+
 def first_error(text: str) -> str:
-    """The compiler's first error line in a build's output (make's own '***' lines and the
-    echoed commands skipped), else its first line: what a one-line reason should show."""
+    """The compiler's or linker's first error line in a build's output (make's own '***' lines
+    and the echoed commands skipped), else its first line: what a one-line reason should show."""
     lines = _first_lines(text, limit=1 << 20).splitlines()
-    return next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
+    problems = (ln for ln in lines
+                if _LINK_PROBLEM.search(ln) or ("error" in ln and not _LINK_SUMMARY.match(ln)))
+    return next(problems, next((ln for ln in lines if "error" in ln), lines[0] if lines else ""))
 
 
 def _failed_target(text: str) -> str:

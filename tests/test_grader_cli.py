@@ -514,6 +514,16 @@ def test_check_names_the_stage_and_the_line_that_failed(tmp_path, text, expected
     assert done.returncode == 1 and first.startswith("mm.c: does not compile: ") and expected in first, done.stdout
 
 
+def test_a_link_error_names_the_missing_function_not_the_linkers_last_line(tmp_path):
+    """An mm.c without mm_realloc breaks no rule: the one line was the linker's last,
+    'collect2: error: ld returned 1 exit status', which does not say what is missing."""
+    good = source("good")
+    (tmp_path / "mm.c").write_text(good[:good.index("void *mm_realloc")])
+    done = _cli("check", "--kit", KIT, "--config", write_policy(tmp_path), cwd=tmp_path)   # the driver calls it
+    first = done.stdout.splitlines()[0] if done.stdout else ""
+    assert done.returncode == 1 and first.startswith("mm.c: does not link with the driver: "), done.stdout
+    assert "undefined reference to `mm_realloc'" in first and "collect2" not in first, first
+
 @pytest.mark.parametrize("data, message", [(b"\x7fELF\0\0\0", "binary data"), (b"", "the file is empty"),
                                            (b"int caf\xe9;\n", "not UTF-8")])
 def test_check_on_a_file_the_grader_would_refuse_is_status_1(tmp_path, data, message):
