@@ -429,7 +429,7 @@ static bool start_audit(remote_t *c, const trace_t *t, verdict_t *v)
         /* the progress page's unused tail, and the fault fields a living child leaves alone */
         .zero = {(const char *)p + sizeof *p, (const void *)&p->fault_addr, (const void *)&p->fault_signal},
         .zero_len = {(sizeof *p + page - 1) / page * page - sizeof *p, sizeof p->fault_addr,
-                     sizeof p->fault_signal + sizeof p->fault_syscall},
+                     sizeof p->fault_signal + sizeof p->fault_syscall + sizeof p->fault_code},
     };
     channel_gaps(&c->ch, child.zero + 3, child.zero_len + 3);  /* and the channel page's gaps */
     serve_mutable_spans(child.serving, child.serving_len);

@@ -72,7 +72,11 @@ void death_describe(const trace_t *t, const death_t *d, double limit, verdict_t 
         if (progress->fault_signal == SIGSYS && sig == SIGSYS)
             sandbox_describe(progress->fault_syscall, fault, sizeof fault);
         if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
-            if (addr >= lo - 4096 && addr < lo)
+            /* A non-canonical address faults as a general protection fault: the kernel reports 0. */
+            if (sig == SIGSEGV && progress->fault_code == SI_KERNEL)
+                snprintf(fault, sizeof fault, ": it used a garbage pointer, an address no process may hold (the "
+                         "CPU does not say which; e.g. a size or link read from a payload or a broken header)");
+            else if (addr >= lo - 4096 && addr < lo)
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", %" PRIuPTR " bytes below the heap", addr, lo - addr);
             else if (heap_state_contains(addr))
                 snprintf(fault, sizeof fault, ": it touched %#" PRIxPTR ", in memlib's own state (the break and its "

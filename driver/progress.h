@@ -29,6 +29,7 @@ typedef struct {
     volatile uintptr_t fault_addr;
     volatile int fault_signal;
     volatile int fault_syscall;  /* SIGSYS: the system call the sandbox refused */
+    volatile int fault_code;     /* si_code: SI_KERNEL for an address the CPU refused unseen */
     volatile uintptr_t heap_lo;  /* where the child's heap was mapped */
     volatile uint64_t heap_max;
 } progress_t;

@@ -43,6 +43,7 @@ static void on_fault(int sig, siginfo_t *info, void *context)
     }
     progress->fault_signal = sig;
     progress->fault_addr = (uintptr_t)info->si_addr;
+    progress->fault_code = info->si_code;
     /* SA_RESETHAND restored the default action: returning re-runs the faulting
      * instruction, which now ends the process with this signal.  A refused
      * system call is not re-run (it returned ENOSYS): raise it again. */

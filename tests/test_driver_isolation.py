@@ -66,6 +66,20 @@ def test_death_is_reported_and_the_run_goes_on(tmp_path, name, outcome, fragment
 
 
 
+
+def test_a_garbage_pointer_is_not_called_null(tmp_path):
+    """wild.c writes through 0xdeadbeefdeadbeef: the CPU faults on an address no process may
+    hold without saying which, and the kernel reports 0, so the message said 'it touched 0
+    (a NULL pointer dereferenced?)' of a pointer read from a payload or a broken header."""
+    r = run(broken("wild"), *three_traces(tmp_path), tmp=tmp_path)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"]) == ("crashed", 1), t["message"]
+    assert t["message"].startswith(f"crashed with SIGSEGV (Segmentation fault) at op 1 (a 1 {TRIGGER}) of the "
+                                   "correctness pass: it used a garbage pointer"), t["message"]
+    assert "NULL" not in t["message"] and "touched 0," not in t["message"]
+    assert_others_scored(r)
+
 @pytest.mark.parametrize("extra,signal", [(2, "SIGFPE"), (3, "SIGSEGV")])
 def test_a_fault_signal_the_allocator_sends_itself_crashes(tmp_path, extra, signal):
     """raises.c raise()s SIGFPE or kill()s itself with SIGSEGV: the driver's fault handler
