@@ -262,7 +262,7 @@ bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *
                    .checker_ok = true, .v = v, .pl = pl, .at = -1};
     if (!ledger_open(&c.live, t->num_ids))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
-    progress_at(PASS_CHECK, -1);
+    progress_at(PASS_INIT, -1);   /* a death before the first op is mm_init's */
     uintptr_t result;
     bool ok = call(&c, CALL_INIT, 0, 0, &result);
     int status = ok ? (int)(intptr_t)result : 0;

@@ -52,6 +52,8 @@ void death_describe(const trace_t *t, const death_t *d, double limit, verdict_t 
             snprintf(where, sizeof where, "in mm_checkheap after op %" PRId64 " (%s)", at, op);
         else
             snprintf(where, sizeof where, "at op %" PRId64 " (%s) of the %s pass", at, op, pass_name(pass));
+    } else if (pass == PASS_INIT) {
+        snprintf(where, sizeof where, "in mm_init, before the first op of the correctness pass");
     } else if (pass == PASS_STATS) {
         snprintf(where, sizeof where, "in mm_stats (called after the checked runs, before the timed ones)");
     } else {

@@ -302,6 +302,16 @@ def test_init_failed(tmp_path):
     assert msg.strip() == t["message"] == "mm_init returned -1 before the first op"
 
 
+
+def test_a_crash_in_mm_init_names_mm_init(tmp_path):
+    """init-crash.c's mm_init writes through NULL: the message said only 'in the correctness
+    pass', as if one of the ops had crashed, though none had run."""
+    t, row, msg = check("init-crash", ["a 0 16", "f 0"], tmp_path, extra_ok=False)
+    assert (t["outcome"], t["op_index"], t["op"]) == ("crashed", None, None)
+    assert msg.strip() == t["message"] == (
+        "crashed with SIGSEGV (Segmentation fault) in mm_init, before the first op of the correctness pass: "
+        "it touched 0, which is not in the heap (a NULL pointer dereferenced?)")
+
 def test_mm_init_that_works_only_once(tmp_path):
     r = run(broken("init-once"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "f 0"]), tmp=tmp_path)
     assert r.rc == 1

@@ -329,7 +329,8 @@ def test_the_drivers_got_is_read_only(tmp_path):
     assert r.rc == 1, r.out + r.err
     t = r.trace("any")
     assert (t["outcome"], t["utilization"], t["timing"]) == ("crashed", None, None)
-    assert re.match(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, which is not "
+    assert re.match(r"crashed with SIGSEGV \(Segmentation fault\) in mm_init, before the first op of the correctness "
+                    r"pass: it touched 0x[0-9a-f]+, which is not "
                     r"in the heap", t["message"]), t["message"]
 
 

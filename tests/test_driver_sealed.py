@@ -44,7 +44,8 @@ def test_the_trace_is_not_in_the_childs_process(tmp_path):
     assert r.rc == 1, r.out + r.err
     t = r.trace("rewritten")
     assert (t["outcome"], t["utilization"]) == ("crashed", None)
-    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in the correctness pass: it touched 0x[0-9a-f]+, "
+    assert re.fullmatch(r"crashed with SIGSEGV \(Segmentation fault\) in mm_init, before the first op of the "
+                        r"correctness pass: it touched 0x[0-9a-f]+, "
                         r"(which is not in the heap|where the parent keeps the trace's ops: the trace's process has "
                         r"no copy of them)", t["message"]), t["message"]
 
