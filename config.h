@@ -40,6 +40,8 @@ enum {
     MDRIVER_BEST_K = 3,
     /* Bytes of an allocator's stdout/stderr kept per trace for the report. */
     MDRIVER_OUTPUT_KEEP = 4096,
+    /* ... and of its end past those, for -v: the lines printed just before a crash. */
+    MDRIVER_OUTPUT_TAIL = 1024,
 };
 
 /* Score: P = 100 (w U + (1 - w) min(1, T / T_libc)).  w weights utilization. */

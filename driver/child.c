@@ -102,7 +102,8 @@ struct remote {
 static inline uintptr_t stack_lo(const remote_t *c) { return (uintptr_t)c->stack_map + STACK_GUARD_BYTES; }
 static inline uintptr_t stack_hi(const remote_t *c) { return (uintptr_t)c->stack_map + c->stack_map_len; }
 
-static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
+/* The first MDRIVER_OUTPUT_KEEP bytes, then a window on the last MDRIVER_OUTPUT_TAIL past them. */
+static bool drain(int fd, child_result_t *r)
 {
     char chunk[8192];
     ssize_t n = read(fd, chunk, sizeof chunk);
@@ -110,12 +111,25 @@ static bool drain(int fd, char *dst, size_t cap, size_t *len, size_t *total)
         return true;
     if (n <= 0)
         return false;
-    size_t keep = *len < cap ? cap - *len : 0;
+    size_t keep = r->output_len < MDRIVER_OUTPUT_KEEP ? MDRIVER_OUTPUT_KEEP - r->output_len : 0;
     if (keep > (size_t)n)
         keep = (size_t)n;
-    memcpy(dst + *len, chunk, keep);
-    *len += keep;
-    *total += (size_t)n;
+    memcpy(r->output + r->output_len, chunk, keep);
+    r->output_len += keep;
+    r->output_total += (size_t)n;
+    size_t rest = (size_t)n - keep, cap = sizeof r->output_tail;
+    const char *from = chunk + keep;
+    if (rest >= cap) {
+        from += rest - cap;
+        rest = cap;
+        r->output_tail_len = 0;
+    } else if (r->output_tail_len + rest > cap) {
+        size_t drop = r->output_tail_len + rest - cap;
+        memmove(r->output_tail, r->output_tail + drop, r->output_tail_len - drop);
+        r->output_tail_len -= drop;
+    }
+    memcpy(r->output_tail + r->output_tail_len, from, rest);
+    r->output_tail_len += rest;
     return true;
 }
 
@@ -127,7 +141,7 @@ typedef struct {
 static bool drain_output(void *ctx)
 {
     output_sink_t *o = ctx;
-    return drain(o->fd, o->r->output, MDRIVER_OUTPUT_KEEP, &o->r->output_len, &o->r->output_total);
+    return drain(o->fd, o->r);
 }
 
 static double child_cpu(const remote_t *c)

@@ -53,6 +53,8 @@ typedef struct {
     child_report_t report;   /* verdict.outcome says what happened, crash or not */
     char *output;            /* the first MDRIVER_OUTPUT_KEEP bytes the child printed (NUL-terminated) */
     size_t output_len, output_total;
+    char output_tail[MDRIVER_OUTPUT_TAIL];  /* the last bytes past those (-v), output_tail_len of them */
+    size_t output_tail_len;
     bool interrupted;        /* the driver was interrupted (interrupt.h): the trace is not completed, report has no verdict */
 } child_result_t;
 

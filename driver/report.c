@@ -88,13 +88,14 @@ static void print_stats(FILE *out, const trace_run_t *r)
     fputc('\n', out);
 }
 
-static void print_output(FILE *out, const child_result_t *res)
+/* Lines of the allocator's output quoted under its row: the first few, then the last ones,
+ * where a crash's cause is printed. */
+enum { OUTPUT_LINES = 12, OUTPUT_FIRST_LINES = 4 };
+
+/* Quotes at most max lines of [p, end); returns where it stopped. */
+static const char *print_lines(FILE *out, const char *p, const char *end, int max)
 {
-    fprintf(out, "      the allocator printed %zu bytes%s:\n", res->output_total,
-            res->output_total > res->output_len ? " (first ones shown)" : "");
-    const char *p = res->output, *end = p + res->output_len;
-    int lines = 0;
-    while (p < end && lines < 12) {
+    for (int lines = 0; p < end && lines < max; lines++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = (size_t)((nl ? nl : end) - p);
         /* Control bytes (escape sequences, \r, NUL) could redraw or cut the table: shown as '?'. */
@@ -102,9 +103,46 @@ static void print_output(FILE *out, const child_result_t *res)
         for (size_t k = 0; k < len && k < 150; k++)
             fputc((unsigned char)p[k] < 0x20 || p[k] == 0x7f ? '?' : p[k], out);
         fputc('\n', out);
-        p += len + 1;
-        lines++;
+        p += len + (nl != NULL);
     }
+    return p;
+}
+
+/* Where the last max lines of [p, end) begin. */
+static const char *last_lines(const char *p, const char *end, int max)
+{
+    const char *at = end > p && end[-1] == '\n' ? end - 1 : end;
+    for (int lines = 0; at > p; at--)
+        if (at[-1] == '\n' && ++lines == max)
+            break;
+    return at;
+}
+
+static void print_output(FILE *out, const child_result_t *res)
+{
+    const char *head = res->output, *head_end = head + res->output_len;
+    if (!res->output_tail_len && last_lines(head, head_end, OUTPUT_LINES) == head) {
+        fprintf(out, "      the allocator printed %zu bytes:\n", res->output_total);
+        print_lines(out, head, head_end, OUTPUT_LINES);
+        return;
+    }
+    fprintf(out, "      the allocator printed %zu bytes (the first and the last lines shown):\n", res->output_total);
+    const char *shown = print_lines(out, head, head_end, OUTPUT_FIRST_LINES);
+    const char *from = shown, *to = head_end;
+    if (res->output_tail_len) {
+        from = res->output_tail;
+        to = from + res->output_tail_len;
+        /* The window's first line is cut unless it starts right after the head's last. */
+        bool whole = res->output_total == res->output_len + res->output_tail_len && head_end[-1] == '\n';
+        const char *nl = whole ? NULL : memchr(from, '\n', res->output_tail_len);
+        if (nl && nl + 1 < to)
+            from = nl + 1;
+    }
+    const char *last = last_lines(from, to, OUTPUT_LINES - OUTPUT_FIRST_LINES);
+    size_t hidden = res->output_total - (size_t)(shown - head) - (size_t)(to - last);
+    if (hidden)
+        fprintf(out, "        | [... %zu bytes not shown ...]\n", hidden);
+    print_lines(out, last, to, OUTPUT_LINES - OUTPUT_FIRST_LINES);
 }
 
 static void print_row(FILE *out, const options_t *o, const trace_run_t *r, size_t i)

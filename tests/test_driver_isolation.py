@@ -164,6 +164,22 @@ def test_allocator_output_with_json_on_stdout(tmp_path):
     assert not any(c in r.err + r.out for c in "\x1b\r\x00")
 
 
+
+@pytest.mark.parametrize("before", [30, 3000])
+def test_v_shows_the_last_lines_an_allocator_printed_before_it_crashed(tmp_path, before):
+    """debug-crash.c prints a line per mm_malloc and crashes at op BEFORE: -v showed only the
+    first 12 lines of the first 4 KiB, never the ones a student debugging with printf needs."""
+    ops = [f"a {i} 16" for i in range(before)] + [f"a {before} {TRIGGER}"]
+    r = run(broken("debug-crash"), "-v", "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1 and r.trace("bad")["outcome"] == "crashed", r.out
+    quoted = [line for line in r.out.splitlines() if line.startswith("        | ")]
+    assert quoted[0] == "        | mm_malloc #1 (16 bytes)", quoted
+    assert quoted[-2:] == [f"        | mm_malloc #{before + 1} ({TRIGGER} bytes)",
+                           "        | last words before the crash"], quoted
+    assert len(quoted) <= 13 and re.fullmatch(r"        \| \[\.\.\. [\d,]+ bytes not shown \.\.\.\]", quoted[4])
+    assert f"the allocator printed {len(r.trace('bad')['output']) + r.trace('bad')['output_cut']} bytes (the first and " \
+           "the last lines shown):" in r.out
+
 def test_outcome_vocabulary_is_the_schema_vocabulary(driver):
     """Every outcome this file and the checks provoke is one the driver describes."""
     names = [o["name"] for o in describe(driver)["outcomes"]]
