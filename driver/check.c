@@ -223,6 +223,10 @@ static bool check_slack(checker_t *c, size_t limit)
                             "%s: the allocator wrote past the heap's end at some earlier op: the byte at %#" PRIxPTR
                             " changed while it lay past the break, found as the heap grew over it (break now %#" PRIxPTR ")",
                             here(c), bad, brk);
+    if (bad == brk)  /* "0 bytes past the break" read as no write past it */
+        return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
+                            "%s: the allocator wrote past the heap's end: the byte at %#" PRIxPTR " (the break "
+                            "itself, one past mem_heap_hi()) changed", here(c), bad);
     return verdict_fail(c->v, OUTCOME_OUT_OF_HEAP, c->at,
                         "%s: the allocator wrote past the heap's end: the byte at %#" PRIxPTR " (%" PRIuPTR
                         " bytes past the break %#" PRIxPTR ") changed",

@@ -359,6 +359,17 @@ def test_write_past_the_break_within_the_page_hits_the_canary(tmp_path):
                     f"the byte at {brk + 5:#x} (5 bytes past the break {brk:#x}) changed")
 
 
+
+def test_a_write_at_the_break_itself_is_not_called_0_bytes_past_it(tmp_path):
+    """mem_heap_hi()[1] = 0, an end marker one byte too far: the message said '(0 bytes past the
+    break ...)', which reads as no write past it at all."""
+    t, row, msg = check("canary", ["a 0 16", f"a 1 {TRIGGER + 1}", "f 0"], tmp_path)
+    brk = LO + block(16) + block(TRIGGER + 1)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER + 1}", "the allocator wrote past the heap's end",
+                    f"the byte at {brk:#x} (the break itself, one past mem_heap_hi()) changed")
+    assert "0 bytes past" not in msg
+
+
 def test_far_write_in_the_last_page_found_at_the_end(tmp_path):
     """canary-far.c writes 1000 bytes past the break: beyond the per-op look, so the end-of-trace sweep finds it."""
     t, row, msg = check("canary-far", ["a 0 16", f"a 1 {TRIGGER}", "a 2 16"], tmp_path)
