@@ -26,7 +26,9 @@
  *      to write: in the correctness runs its pages are read-only, so a write there
  *      faults.
  *
- * mem_init and mem_deinit are the driver's; an allocator never calls them.
+ * mem_init and mem_deinit are the driver's; an allocator never calls them (a
+ * mem_init of the allocator's is taken as mem_reset_brk, and told as a negative
+ * mem_sbrk is).
  */
 #ifndef MEMLIB_H
 #define MEMLIB_H

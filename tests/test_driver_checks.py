@@ -352,6 +352,21 @@ def test_a_negative_mem_sbrk_is_told_in_the_output(tmp_path):
     assert "| " + said.strip() in r.out
 
 
+
+def test_mem_init_in_mm_init_is_told_not_failed_in_the_timed_runs(tmp_path):
+    """init-meminit.c's mm_init calls mem_init: the checked runs passed, then the first timed
+    run failed 'out_of_heap ... touched the heap past the break' (the call had put the fast
+    heap back into checked mode, whose canary lies past the break), naming nothing the student
+    wrote.  It is taken as mem_reset_brk and told once in the output, as a negative mem_sbrk."""
+    ops = ["a 0 16", "a 1 200", "f 0", "f 1"]
+    r = run(broken("init-meminit"), "-v", "-f", write_trace(tmp_path, "init", ops, weight=1), tmp=tmp_path)
+    t = r.trace("init")
+    assert r.rc == 0 and t["outcome"] == "ok" and t["timing"] is not None, r.out
+    said = ("memlib: mem_init called by the allocator: it is the driver's, called before mm_init (memlib.h); "
+            "taken as mem_reset_brk\n")
+    assert t["output"] == said
+    assert "| " + said.strip() in r.out
+
 def test_write_past_the_break_within_the_page_hits_the_canary(tmp_path):
     t, row, msg = check("canary", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
     brk = LO + block(16) + block(TRIGGER)
