@@ -108,6 +108,11 @@ bool ledger_check_block(const ledger_t *l, heap_span_t h, const trace_t *t, int6
                             "live (too little of it holds live data)", op_where(t, at, where, sizeof where),
                             call_text(l, op, size, called, sizeof called), h.max, live);
     }
+    if (p == (uintptr_t)(void *)-1)  /* "not a multiple of 16" sent the student to the alignment code */
+        return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s returned %#" PRIxPTR ", (void *)-1: mem_sbrk's failure "
+                            "value; %s returns NULL when it cannot serve a request", op_where(t, at, where, sizeof where),
+                            call_text(l, op, size, called, sizeof called), p,
+                            op->kind == OP_ALLOC ? "mm_malloc" : "mm_realloc");
     if (p % MM_ALIGNMENT)
         return verdict_fail(v, OUTCOME_MISALIGNED, at, "%s: %s returned %#" PRIxPTR ", which is not a multiple of %d%s",
                             op_where(t, at, where, sizeof where), call_text(l, op, size, called, sizeof called), p,

@@ -79,6 +79,17 @@ def test_misaligned(tmp_path):
                     "not a multiple of 16", "make ALIGNMENT=8")
 
 
+
+def test_minus_one_is_told_as_mem_sbrks_failure_not_only_misaligned(tmp_path):
+    """minus-one.c passes mem_sbrk's (void *)-1 on as mm_malloc's failure: the message said only
+    'returned 0xffffffffffffffff, which is not a multiple of 16', sending the student to the
+    alignment code."""
+    t, row, msg = check("minus-one", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
+    assert_reported(t, row, msg, "misaligned", 1, f"a 1 {TRIGGER}",
+                    f"mm_malloc({TRIGGER}) returned 0xffffffffffffffff, (void *)-1: mem_sbrk's failure value; "
+                    "mm_malloc returns NULL when it cannot serve a request")
+    assert "ALIGNMENT=8" not in msg
+
 def test_below_the_heap(tmp_path):
     t, row, msg = check("below-heap", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
     brk = LO + block(16) + block(TRIGGER)
