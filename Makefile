@@ -155,7 +155,7 @@ MARK_LAST   := $(BUILD)/driver/mark/last.o
 # The allocator's object is linked into the driver's own process: one with constructors, or
 # defining a C-library function the driver calls (clock_gettime), is refused in one line
 # (tools/alloc_check.sh) unless ALLOC_CHECK=off, or in a sanitizer build, whose objects have
-# the sanitizers' own constructors.
+# the sanitizers' own constructors.  So is one missing one of mm.h's calls, before the link.
 ALLOC_CHECKED := $(if $(and $(filter on,$(ALLOC_CHECK)),$(if $(SANITIZE),,1)),$(BUILD)/alloc.checked)
 
 .PHONY: all mdriver-build driver replay clean help test test-deps venv FORCE config-error

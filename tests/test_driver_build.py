@@ -40,6 +40,21 @@ def test_an_object_that_would_act_inside_the_driver_is_refused(name, says):
     assert line == f"make: tests/c/broken/{name}.c {says}" + line.split(says, 1)[1], line
 
 
+
+@pytest.mark.parametrize("missing", ["mm_realloc", "mm_init"])
+def test_an_allocator_missing_a_call_is_refused_naming_it(tmp_path, missing):
+    """An mm.c without mm_realloc (not written yet, or static) failed at the link with the
+    linker's lines, 'undefined reference to mm_realloc' in the driver's replay and perform
+    and their files, then 'collect2: error: ld returned 1 exit status'."""
+    source = (KIT / "mm.c").read_text()
+    start = source.index("int mm_init" if missing == "mm_init" else "void *mm_realloc")
+    end = source.index("\n}\n", start) + 3
+    mm = tmp_path / f"no-{missing.replace('_', '-')}.c"
+    mm.write_text(source[:start] + source[end:])
+    line = refused(str(mm))
+    assert line == (f"make: {mm} does not define {missing}, which the driver calls (mm.h: mm_init, mm_malloc, "
+                    "mm_free and mm_realloc, not static)"), line
+
 def test_the_grader_can_leave_the_check_to_its_own_rules():
     """mmgrade builds with ALLOC_CHECK=off: its rules refuse the same under the course's policy."""
     done = make("MM=tests/c/broken/constructor.c", "ALLOC_CHECK=off")

@@ -4,7 +4,8 @@
 # constructor runs before main and a definition of a C-library function the driver calls
 # (clock_gettime) replaces it for the whole program.  The functions are the driver objects'
 # own imports, so the list follows the driver's code.  mmgrade's rules (grader/rules.py:
-# constructors, shadowing) check the same and more, under a course's policy.
+# constructors, shadowing) check the same and more, under a course's policy.  An object
+# missing one of mm.h's four calls is refused in one line too, before the link.
 src=$1 obj=$2
 shift 2
 LC_ALL=C
@@ -31,6 +32,14 @@ nm -P --defined-only "$@" | awk 'NF >= 2 && $2 != "a" { sub(/@.*/, "", $1); prin
 nm -P --undefined-only "$@" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u |
     comm -23 - "$tmp/defined" | grep -v -e '^mm_' -e '^team$' >"$tmp/imported"
 nm -P --defined-only -g "$obj" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u >"$tmp/mine"
+# A call missing (not yet written, or static) failed at the link with the linker's lines about
+# the driver's files: said here in one line.
+for call in mm_init mm_malloc mm_free mm_realloc; do
+    if ! grep -qx "$call" "$tmp/mine"; then
+        echo "make: $src does not define $call, which the driver calls (mm.h: mm_init, mm_malloc, mm_free and mm_realloc, not static)" >&2
+        exit 2
+    fi
+done
 clash=$(comm -12 "$tmp/imported" "$tmp/mine" | head -n 6 | paste -sd, - | sed 's/,/, /g')
 if [ -n "$clash" ]; then
     hint=""
