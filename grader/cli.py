@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import signal
 import sys
@@ -18,6 +19,7 @@ from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup
 
 from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
+from .build import INSIDE
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
 from .paths import link_problem
@@ -453,7 +455,10 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
     name = one_line_name(submission.name)        # a folder 'new\nline' stays on its line
     if result.built.status != "ok":
         what = "does not compile" if result.built.status == "compile_error" else "does not link with the driver"
-        click.echo(f"{name}: {what}: {result.build_problem()}")
+        problem = result.build_problem()
+        if submission.is_file() and submission.suffix == ".c":   # the grader builds a copy, INSIDE/mm.c
+            problem = re.sub(rf"^(?:{re.escape(INSIDE)}/)?mm\.c:(?=[\d(])", lambda _: f"{name}:", problem)
+        click.echo(f"{name}: {what}: {problem}")
     for rule in result.rules:
         click.echo(f"  {rule.verdict:7} {rule.rule:18} {rule.detail}")
     if result.would_run:

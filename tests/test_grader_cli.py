@@ -514,6 +514,22 @@ def test_check_names_the_stage_and_the_line_that_failed(tmp_path, text, expected
     assert done.returncode == 1 and first.startswith("mm.c: does not compile: ") and expected in first, done.stdout
 
 
+
+@pytest.mark.parametrize("change, said", [
+    (("return block + MM_ALIGNMENT", "return block +"), r"does not compile: mm-new\.c:\d+:\d+: error: "),
+    (("/*EXTRA*/", "int main(void) { return 0; }"), r"does not link with the driver: mm-new\.c:\S+ multiple "
+                                                     r"definition of `main'"),
+], ids=["compile", "link"])
+def test_a_build_error_names_the_file_checked_not_the_graders_copy(tmp_path, change, said):
+    """`mmgrade check mm-new.c` said 'mm-new.c: does not compile: mm.c:27:...' (or '/sub/mm.c:27' for
+    the linker): the grader's copy is named mm.c, so a student with an mm.c beside it opened the
+    wrong file at that line."""
+    (tmp_path / "mm.c").write_text(source("good"))
+    (tmp_path / "mm-new.c").write_text(source("good").replace(*change))
+    done = _cli("check", "mm-new.c", "--kit", KIT, "--config", write_policy(tmp_path), cwd=tmp_path)
+    first = done.stdout.splitlines()[0] if done.stdout else ""
+    assert done.returncode == 1 and re.match(r"mm-new\.c: " + said, first), first
+
 def test_a_link_error_names_the_missing_function_not_the_linkers_last_line(tmp_path):
     """An mm.c without mm_realloc breaks no rule: the one line was the linker's last,
     'collect2: error: ld returned 1 exit status', which does not say what is missing."""
