@@ -73,6 +73,9 @@ void death_describe(const trace_t *t, const death_t *d, double limit, verdict_t 
         uintptr_t addr = progress->fault_addr, lo = progress->heap_lo;
         if (progress->fault_signal == SIGSYS && sig == SIGSYS)
             sandbox_describe(progress->fault_syscall, fault, sizeof fault);
+        /* "Floating point exception" sent a student whose allocator has no floats looking for them */
+        if (progress->fault_signal == SIGFPE && sig == SIGFPE && progress->fault_code == FPE_INTDIV)
+            snprintf(fault, sizeof fault, ": an integer division by zero (or %% by zero)");
         if (progress->fault_signal == sig && lo && (sig == SIGSEGV || sig == SIGBUS)) {
             /* A non-canonical address faults as a general protection fault: the kernel reports 0. */
             if (sig == SIGSEGV && progress->fault_code == SI_KERNEL)

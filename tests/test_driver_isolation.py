@@ -50,6 +50,9 @@ def assert_others_scored(r) -> None:
     # 'crashed with SIGSYS ...: it made the system call mmap'; the driver's own assert aborts
     ("asserts", "crashed", ["crashed with SIGABRT", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
                             "fail an assert"]),
+    # the signal is named for floating point, which a student whose allocator has none looked for
+    ("divides", "crashed", ["crashed with SIGFPE", f"at op 1 (a 1 {TRIGGER}) of the correctness pass",
+                            ": an integer division by zero"]),
 ])
 def test_death_is_reported_and_the_run_goes_on(tmp_path, name, outcome, fragments):
     r = run(broken(name), *three_traces(tmp_path), tmp=tmp_path)
