@@ -129,10 +129,14 @@ def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
               help="driver runs per submission, the median one counting (default: the policy's timing.runs)")
 @kit_option
 @click.option("--force", is_flag=True, help="regrade submissions whose stored result is still valid")
+@click.option("--regrade", multiple=True, metavar="NAME",
+              help="regrade this submission (its name in grades.csv, or its hand-in's) even when its stored "
+                   "result is still valid, the others' reused; repeatable")
 @click.option("--unsafe", is_flag=True, help="run even where no sandbox can isolate the code")
 @click.option("--no-report", is_flag=True, help="skip the HTML report")
 def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: Path | None,
-          runs: int | None, kit: Path | None, force: bool, unsafe: bool, no_report: bool) -> None:
+          runs: int | None, kit: Path | None, force: bool, regrade: tuple[str, ...], unsafe: bool,
+          no_report: bool) -> None:
     """Grade every submission in SUBMISSIONS into OUTDIR.
 
     SUBMISSIONS is a folder of per-student folders (one mm.c at any depth, or one
@@ -144,10 +148,13 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
     Example:
       mmgrade grade handins/ -o graded -j 2 --config course.toml
       mmgrade grade handins/ -o graded --runs 3      # the median of 3 timed runs
+      mmgrade grade handins/ -o graded --regrade alice   # alice again, the class's other records reused
     """
     kit = kit or default_kit()
     if not out.strip():      # Path("") would be the current folder
         _fail("-o: an empty output folder name; name one, e.g. -o graded")
+    if force and regrade:
+        _fail("--force regrades every submission already; give --regrade NAME without it")
     outdir = Path(out)
     with ExitStack() as held:
         try:
@@ -163,6 +170,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
                 candidates = _class(submissions, outdir)
                 candidates += references(kit, policy)
                 store.check_layout(outdir, [c.name for c in candidates])
+                again = _regrade_names(regrade, candidates, submissions)
                 ctx = prepare(kit, policy, sandbox, traces)
                 held.callback(workdir.release, ctx.workdir)
                 claim.begin()
@@ -175,18 +183,32 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
         if claim.earlier:
             click.echo(f"mmgrade: note: {outdir}: an earlier run ({claim.earlier}) was killed before it finished; "
                        "its finished records are reused", err=True)
-        batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, no_report)
+        batch, index = _grade_locked(ctx, candidates, outdir, jobs, force, again, no_report)
     console = Console()
     console.print(_summary_table(batch))
     click.echo(f"results: {outdir / 'results.json'}\ngrades:  {outdir / 'grades.csv'}"
                + (f"\nreport:  {index}" if index else ""))
 
 
+def _regrade_names(names: tuple[str, ...], candidates: list[Candidate], submissions: Path) -> frozenset[str]:
+    """The candidates --regrade names, by the name grades.csv shows or the hand-in's own; a name
+    that is neither is refused before anything is graded (a typo would regrade nobody)."""
+    students = [c for c in candidates if not c.reference]
+    chosen = set()
+    for name in names:
+        found = [c.name for c in students if name in (c.name, c.handin, c.origin.name)]
+        if not found:
+            raise SubmissionError(f"--regrade {name}: no submission of that name in {submissions} "
+                              "(give its name in grades.csv or its hand-in's)")
+        chosen.update(found)
+    return frozenset(chosen)
+
+
 def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool,
-                  no_report: bool) -> tuple[Batch, Path | None]:
+                  regrade: frozenset[str], no_report: bool) -> tuple[Batch, Path | None]:
     try:
         with _terminate_as_interrupt():
-            batch = _run_with_progress(ctx, candidates, outdir, jobs, force)
+            batch = _run_with_progress(ctx, candidates, outdir, jobs, force, regrade)
     except KeyboardInterrupt as stop:
         how, code = _stopped(stop)
         _fail(f"{how}: {_kept(outdir, candidates, not no_report)}; rerun to resume", code)
@@ -295,7 +317,8 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool) -> Batch:
+def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool,
+                       regrade: frozenset[str] = frozenset()) -> Batch:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=False) as bar:
         task = bar.add_task("grading", total=len(candidates))
@@ -313,7 +336,8 @@ def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, 
                     click.echo(line, err=True)      # a log keeps one line per submission
             bar.update(task, description="grading " + (", ".join(sorted(running)[:3]) or "..."))
 
-        return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick, notice=_notice)
+        return grade_batch(ctx, candidates, outdir, jobs=jobs, force=force, progress=tick, notice=_notice,
+                           regrade=regrade)
 
 
 @main.command()

@@ -439,9 +439,11 @@ def references(kit: Path, policy: Policy) -> list[Candidate]:
 
 
 def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int = 1,
-                force: bool = False, progress: Progress | None = None, notice: Notice | None = None) -> Batch:
-    """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE; returns the batch.
-    NOTICE gets each line the user should see while it grades (the timing lock's)."""
+                force: bool = False, progress: Progress | None = None, notice: Notice | None = None,
+                regrade: frozenset[str] = frozenset()) -> Batch:
+    """Grade CANDIDATES into OUTDIR, reusing unchanged records unless FORCE (every one) or REGRADE
+    names them (candidate names); returns the batch.  NOTICE gets each line the user should see
+    while it grades (the timing lock's)."""
     grader = _Grader(ctx, jobs, notice)
     report = progress or (lambda event, name, sub: None)
     digest = ctx.policy.digest()
@@ -459,7 +461,7 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
                 continue
             sha = hashlib.sha256(source.encode()).hexdigest()
             old = store.load(outdir, cand.name)
-            if not force and store.reusable(old, sha, digest, ctx.kit_digest, ctx.protections) \
+            if not (force or cand.name in regrade) and store.reusable(old, sha, digest, ctx.kit_digest, ctx.protections) \
                     and old.reference == cand.reference:
                 now = _handed_in(cand)
                 if any(getattr(old, key) != value for key, value in now.items()):

@@ -72,6 +72,33 @@ def test_changes_are_regraded_and_force_redoes_all(setup):
     assert all(e[0] in ("start", "done") for e in _events(kit, subs, out, force=True))
 
 
+def test_regrade_redoes_the_named_submissions_only(setup):
+    kit, subs, out = setup
+    _events(kit, subs, out)
+    events = [e for e in _events(kit, subs, out, regrade=frozenset({"ben"})) if e[0] != "start"]
+    assert sorted(events) == [("done", "ben"), ("reused", "ann"), ("reused", "cat")]
+
+
+def test_the_cli_regrades_one_student_into_the_class_results(setup):
+    """A TA regrading one student had graded a class of one into the class's folder (`mmgrade grade
+    handins/ben -o graded`), its results.json and grades.csv then listing ben alone."""
+    kit, subs, out = setup
+    from grader_fixtures.helpers import TRACES
+    common = ("-o", out, "--kit", kit, "--config", write_policy(out.parent), "--traces", TRACES, "--no-report")
+    assert run_grader("grade", subs, *common, capture_output=True).returncode == 0
+    done = run_grader("grade", subs, *common, "--regrade", "ben", "--regrade", "ben", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith(("ann:", "ben:", "cat:"))]
+    assert sorted(lines) == ["ann: ok (unchanged)", "ben: ok", "cat: ok (unchanged)"]
+    assert [s["name"] for s in json.loads((out / "results.json").read_text())["submissions"]] == ["ann", "ben", "cat"]
+    for args, message in ((("--regrade", "bne"), f"mmgrade: --regrade bne: no submission of that name in {subs} "
+                                                  "(give its name in grades.csv or its hand-in's)"),
+                          (("--regrade", "ben", "--force"), "mmgrade: --force regrades every submission already; "
+                                                           "give --regrade NAME without it")):
+        done = run_grader("grade", subs, *common, *args, capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.strip().splitlines() == [message]
+
+
 @pytest.mark.parametrize("policy_text", ["", "[timing]\nruns = 2\n"], ids=["one run", "two runs"])
 def test_records_are_atomic_and_valid(setup, kit, policy_text):
     kit_, subs, out = setup
