@@ -195,19 +195,24 @@ def test_size_limit_follows_M(tmp_path, driver):
     assert run(driver, "-f", bad, tmp=tmp_path).rc == 0
 
 
+def refused_alike(tmp_path, driver, bad, said, *args):
+    """mdriver --parse-only refuses BAD in the one line SAID, and mmtrace check in the same words."""
+    from mmtrace.linter import lint
+    r = run(driver, "--parse-only", *args, "-f", bad, tmp=tmp_path, json_out=False)
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert [str(p) for p in lint(bad).errors] == [said]
+
+
 @pytest.mark.parametrize("size", ["4294967297", "5000000000", "99999999999999999999"])
 @pytest.mark.parametrize("heap", [None, "4G"])
 def test_a_size_past_Ms_maximum_names_it(tmp_path, driver, size, heap):
     """A size past 2^64 was 'out of range (at most 18446744073709551615)', and one past 4G said
     'the trace needs a larger -M', though -M goes no higher than 4G (driver/heap.h HEAP_LIMIT):
     past it, whatever -M says, no heap holds it, in the same words as mmtrace check."""
-    from mmtrace.linter import lint
     bad = write_trace(tmp_path, "huge", [f"a 0 {size}"])
     said = (f"{bad}:5: size {size} cannot fit in the heap: no heap the driver can make holds it "
             "(-M is at most 4294967296 bytes)")
-    r = run(driver, "--parse-only", *(["-M", heap] if heap else []), "-f", bad, tmp=tmp_path, json_out=False)
-    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
-    assert [str(p) for p in lint(bad).errors] == [said]
+    refused_alike(tmp_path, driver, bad, said, *(["-M", heap] if heap else []))
 
 
 def test_a_size_of_Ms_maximum_needs_a_larger_M(tmp_path, driver):
@@ -254,13 +259,10 @@ def test_too_many_ids_names_the_real_limit(tmp_path, driver, ids):
     """A header's id count past 2^64 was refused 'at most 18446744073709551615', though no header
     may declare more than 2^26 ids (driver/trace.c MAX_IDS): each side of 2^64 names the real
     limit, on the number's own line, in the same words as mmtrace check."""
-    from mmtrace.linter import lint
     bad = tmp_path / "many.rep"
     bad.write_text(f"20000\n{ids}\n1\n1\na 0 8\n")
     said = f"{bad}:2: the number of ids {ids} out of range (at most 67108864)"
-    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
-    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
-    assert [str(p) for p in lint(bad).errors] == [said]
+    refused_alike(tmp_path, driver, bad, said)
 
 
 @pytest.mark.parametrize("weight, shown", [("9", "9"), ("0009", "9"), ("99999999999999999999", "99999999999999999999"),
@@ -269,25 +271,19 @@ def test_a_classic_weight_names_the_weights_range(tmp_path, driver, weight, show
     """A classic header's 4th number, its weight, past 2^64 was 'header field 4 N out of range (at
     most 18446744073709551615)', though a weight's limit is 3: it is refused as a weight of 9 is,
     and mmtrace check says the same (it said '(0..3)')."""
-    from mmtrace.linter import lint
     bad = tmp_path / "heavy.rep"
     bad.write_text(f"20000\n1\n2\n{weight}\na 0 8\nf 0\n")
     said = f"{bad}:4: weight {shown} out of range (0 check only, 1 both, 2 utilization, 3 throughput)"
-    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
-    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
-    assert [str(p) for p in lint(bad).errors] == [said]
+    refused_alike(tmp_path, driver, bad, said)
 
 
 def test_a_lab64_fourth_number_is_no_weight(tmp_path, driver):
     """In the 64-bit lab's order the weight comes first and the 4th number is the peak bytes, read
     as any number: past 2^64 it is not called a weight, in the driver nor in mmtrace check."""
-    from mmtrace.linter import lint
     bad = tmp_path / "peak.rep"
     bad.write_text("1\n1\n2\n99999999999999999999\na 0 8\nf 0\n")
     said = f"{bad}:4: header field 4 99999999999999999999 out of range (at most 18446744073709551615)"
-    r = run(driver, "--parse-only", "-f", bad, tmp=tmp_path, json_out=False)
-    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
-    assert [str(p) for p in lint(bad).errors] == [said]
+    refused_alike(tmp_path, driver, bad, said)
 
 
 # ------------------------------------------------------------ the format's features

@@ -1,8 +1,13 @@
-/* segv.c - a TRIGGER-byte request writes through a wild pointer (address 0x10). */
+/* segv.c - a TRIGGER-byte request writes through a wild pointer (address 0x10, or
+ * WILD_ADDRESS when a file including this one defines it). */
 #include "bump.h"
 
+#ifndef WILD_ADDRESS
+#define WILD_ADDRESS 0x10
+#endif
+
 /* volatile, so the compiler neither sees nor warns about the constant address */
-static char *volatile wild = (char *)0x10;
+static char *volatile wild = (char *)WILD_ADDRESS;
 
 int mm_init(void) { return 0; }
 
