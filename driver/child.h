@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "driver/check.h"
 #include "driver/measure.h"
@@ -53,10 +54,21 @@ typedef struct {
     child_report_t report;   /* verdict.outcome says what happened, crash or not */
     char *output;            /* the first MDRIVER_OUTPUT_KEEP bytes the child printed (NUL-terminated) */
     size_t output_len, output_total;
-    char output_tail[MDRIVER_OUTPUT_TAIL];  /* the last bytes past those (-v), output_tail_len of them */
+    char output_tail[MDRIVER_OUTPUT_TAIL];  /* the last bytes past those, output_tail_len of them */
     size_t output_tail_len;
     bool interrupted;        /* the driver was interrupted (interrupt.h): the trace is not completed, report has no verdict */
 } child_result_t;
+
+/* Where output_tail's first whole line begins: a window with bytes left out before it starts in
+ * mid-line (one that holds a single line is kept whole, as cut). */
+static inline size_t child_output_tail_start(const child_result_t *r)
+{
+    if (r->output_total == r->output_len + r->output_tail_len)
+        return 0;
+    const char *nl = memchr(r->output_tail, '\n', r->output_tail_len);
+    size_t at = nl ? (size_t)(nl + 1 - r->output_tail) : 0;
+    return at < r->output_tail_len ? at : 0;
+}
 
 /* Run the plan for trace t in a child; never fails to fill *r.  An interrupt
  * received meanwhile kills the child and sets r->interrupted. */

@@ -130,13 +130,8 @@ static void print_output(FILE *out, const child_result_t *res)
     const char *shown = print_lines(out, head, head_end, OUTPUT_FIRST_LINES);
     const char *from = shown, *to = head_end;
     if (res->output_tail_len) {
-        from = res->output_tail;
-        to = from + res->output_tail_len;
-        /* The window's first line is cut unless it starts right after the head's last. */
-        bool whole = res->output_total == res->output_len + res->output_tail_len && head_end[-1] == '\n';
-        const char *nl = whole ? NULL : memchr(from, '\n', res->output_tail_len);
-        if (nl && nl + 1 < to)
-            from = nl + 1;
+        from = res->output_tail + child_output_tail_start(res);
+        to = res->output_tail + res->output_tail_len;
     }
     const char *last = last_lines(from, to, OUTPUT_LINES - OUTPUT_FIRST_LINES);
     size_t hidden = res->output_total - (size_t)(shown - head) - (size_t)(to - last);

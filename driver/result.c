@@ -89,9 +89,13 @@ static void write_trace(json_t *j, const trace_run_t *r)
         write_stats(j, &rep->stats);
     else
         json_null(j, "stats");
-    json_string_n(j, "output", r->result.output ? r->result.output : "", r->result.output_len);
-    /* past MDRIVER_OUTPUT_KEEP the output is cut: a reader must be able to say so, and by how much */
-    json_integer(j, "output_cut", (long long)(r->result.output_total - r->result.output_len));
+    const child_result_t *res = &r->result;
+    size_t from = child_output_tail_start(res), tail = res->output_tail_len - from;
+    json_string_n(j, "output", res->output ? res->output : "", res->output_len);
+    /* what was left out between the first bytes and the last: a reader must be able to say so */
+    json_integer(j, "output_cut", (long long)(res->output_total - res->output_len - tail));
+    /* the last lines, printed just before a crash: what a student debugging with printf looks for */
+    json_string_n(j, "output_tail", res->output_tail + from, tail);
     json_close(j, '}');
 }
 

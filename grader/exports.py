@@ -12,10 +12,11 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
-from .model import Batch, Submission
+from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
 from .scoring import shown
@@ -29,7 +30,10 @@ SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection):
 # a hand-in named =HYPERLINK("...").c would run as one when grades.csv is opened.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-GRADESCOPE_OUTPUT = 2000      # characters of a trace's output in its Gradescope test
+GRADESCOPE_OUTPUT = 2000      # characters of a trace's first output in its Gradescope test
+# Control characters an allocator may print, but newline and tab: an escape sequence redraws a
+# terminal, and a NUL is refused by Gradescope's database. Shown as '?', as mdriver -v does.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -71,12 +75,17 @@ def _cell(value: Any) -> Any:
     return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
-def cut_mark(cut: int, chars: int = 0) -> str:
-    """The mark after an output of which CUT bytes were cut by the driver and CHARS characters
-    of what it kept are left out here ('' when nothing was)."""
-    what = [f"{chars:,} more characters"] if chars > 0 else []
-    what += [f"{cut:,} more bytes"] if cut > 0 else []
-    return f"\n[... {' and '.join(what)} cut ...]" if what else ""
+def shown_output(trace: TraceResult, chars: int | None = None) -> str:
+    """What TRACE's allocator printed, as the page and Gradescope show it: the first bytes the
+    driver kept (CHARS characters of them at most), a mark for what is left out, the last lines."""
+    head = trace.output[:chars]
+    left = [f"{len(trace.output) - len(head):,} characters"] if len(head) < len(trace.output) else []
+    left += [f"{trace.output_cut:,} bytes"] if trace.output_cut > 0 else []
+    text = head
+    if left:
+        text += ("\n" if head and not head.endswith("\n") else "") + f"[... {' and '.join(left)} not shown ...]"
+        text += "\n" if trace.output_tail else ""
+    return _CONTROL.sub("?", text + trace.output_tail)
 
 
 def _status(passed: bool) -> str:
@@ -91,9 +100,8 @@ def _trace_output(trace) -> str:
         lines.append(f"utilization {100 * trace.utilization:.1f}%")
     if _round(trace.ops_per_sec) and _round(trace.libc_ops_per_sec):
         lines.append(f"throughput {trace.ops_per_sec / 1e3:,.0f} Kops/s (libc {trace.libc_ops_per_sec / 1e3:,.0f})")
-    if trace.output:
-        lines.append("your allocator printed:\n" + trace.output[:GRADESCOPE_OUTPUT]
-                     + cut_mark(trace.output_cut, len(trace.output) - GRADESCOPE_OUTPUT))
+    if trace.output or trace.output_tail:
+        lines.append("your allocator printed:\n" + shown_output(trace, GRADESCOPE_OUTPUT))
     return "\n".join(lines)
 
 

@@ -416,7 +416,8 @@ def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k:
         op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization") if trusted else None,
         ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),
         spread=scoring.spread(timing.get("samples") or [], best_k), output=raw.get("output", ""),
-        points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0, output_cut=max(0, raw.get("output_cut") or 0))
+        points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0, output_cut=max(0, raw.get("output_cut") or 0),
+        output_tail=raw.get("output_tail") or "")
 
 
 # A reference's name starts with '_', which no student's can (submissions._safe_name strips it):

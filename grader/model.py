@@ -66,7 +66,8 @@ class TraceResult:
     spread: float | None   # (slowest - fastest) / fastest of the timing samples
     output: str
     points: float
-    output_cut: int = 0    # bytes printed past `output`, cut by the driver (0 in records from before)
+    output_cut: int = 0    # bytes printed between `output` and `output_tail`, left out by the driver
+    output_tail: str = ""  # the last lines it printed, before a crash ("" in records from before)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -180,8 +180,40 @@ def test_v_shows_the_last_lines_an_allocator_printed_before_it_crashed(tmp_path,
     assert quoted[-2:] == [f"        | mm_malloc #{before + 1} ({TRIGGER} bytes)",
                            "        | last words before the crash"], quoted
     assert len(quoted) <= 13 and re.fullmatch(r"        \| \[\.\.\. [\d,]+ bytes not shown \.\.\.\]", quoted[4])
-    assert f"the allocator printed {len(r.trace('bad')['output']) + r.trace('bad')['output_cut']} bytes (the first and " \
+    t = r.trace("bad")
+    assert f"the allocator printed {len(t['output']) + t['output_cut'] + len(t['output_tail'])} bytes (the first and " \
            "the last lines shown):" in r.out
+
+
+@pytest.mark.parametrize("before", [30, 3000])
+def test_json_carries_the_last_lines_an_allocator_printed_before_it_crashed(tmp_path, before):
+    """The JSON kept only the first 4 KiB of debug-crash.c's lines (output), so the grader's page
+    and Gradescope never showed the last ones, printed just before the crash."""
+    ops = [f"a {i} 16" for i in range(before)] + [f"a {before} {TRIGGER}"]
+    r = run(broken("debug-crash"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    t = r.trace("bad")
+    assert r.rc == 1 and t["outcome"] == "crashed", r.out
+    printed = "".join(f"mm_malloc #{i + 1} (16 bytes)\n" for i in range(before)) + \
+        f"mm_malloc #{before + 1} ({TRIGGER} bytes)\nlast words before the crash\n"
+    head, cut, tail = t["output"], t["output_cut"], t["output_tail"]
+    assert head == printed[:4096] and len(head) + cut + len(tail) == len(printed)
+    if len(printed) <= 4096:
+        assert cut == 0 and tail == ""
+        return
+    # the last whole lines of the last KiB, those past the bytes left out
+    assert printed.endswith(tail) and printed[-len(tail) - 1] == "\n" and 1024 - 40 < len(tail) <= 1024
+    assert tail.startswith("mm_malloc #") and tail.endswith(f"({TRIGGER} bytes)\nlast words before the crash\n")
+
+
+def test_the_schema_bounds_the_output_as_config_h_does():
+    """output and output_tail are the allocator's bytes: the grader refuses them longer than the
+    driver keeps (a character is a byte or more)."""
+    config = (KIT / "config.h").read_text()
+    kept = {name: int(re.search(rf"{name} = (\d+)", config).group(1))
+            for name in ("MDRIVER_OUTPUT_KEEP", "MDRIVER_OUTPUT_TAIL")}
+    fields = json.loads((KIT / "schema" / "mdriver-result.schema.json").read_text())["$defs"]["trace"]["properties"]
+    assert fields["output"]["maxLength"] == kept["MDRIVER_OUTPUT_KEEP"]
+    assert fields["output_tail"]["maxLength"] == kept["MDRIVER_OUTPUT_TAIL"]
 
 def test_outcome_vocabulary_is_the_schema_vocabulary(driver):
     """Every outcome this file and the checks provoke is one the driver describes."""

@@ -42,6 +42,19 @@ def test_check_result_accepts_only_valid_json_with_the_secret():
             check_result(raw, SECRET, schema)
 
 
+def test_the_allocators_output_in_a_result_is_bounded():
+    """output and output_tail are the allocator's bytes: longer than the driver keeps them, the
+    result is refused, not carried into the page and Gradescope."""
+    schema = load_schema(KIT)
+    good = _valid(KIT)
+    row = good["traces"][0]
+    kept = {**good, "traces": [{**row, "output": "x" * 4096, "output_cut": 9, "output_tail": "y" * 1024}]}
+    assert check_result(json.dumps(kept).encode(), SECRET, schema)["traces"][0]["output_tail"] == "y" * 1024
+    for field, size in (("output", 4097), ("output_tail", 1025)):
+        with pytest.raises(ChannelError, match="schema"):
+            check_result(json.dumps({**good, "traces": [{**row, field: "z" * size}]}).encode(), SECRET, schema)
+
+
 def test_an_interrupted_result_is_not_graded():
     """A driver stopped by a signal writes the traces it completed, marked interrupted, with no
     index: that is never a complete run, with the kit's schema or without one."""

@@ -286,3 +286,26 @@ def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(graded):
     good_board = {e["name"]: e["value"] for e in exports.gradescope_results(good, policy)["leaderboard"]}
     assert good_board["Utilization %"] == round(100 * good.summary.utilization, 2)
     assert good_board["Throughput / libc"] == round(good.summary.throughput_ratio, 3)
+
+
+def test_the_last_lines_an_allocator_printed_are_shown_defused(graded, tmp_path):
+    """output_tail is the allocator's bytes, as output is: escaped in the page, and its control
+    characters (a NUL, which Gradescope's database refuses; an escape sequence) shown as '?'."""
+    import dataclasses
+    from grader import report, store
+    batch, policy, *_ = graded
+    crasher = by_name(batch)["crasher"]
+    hostile = "</pre><script>alert(1)</script>\x00\x1b[2J\r\x9b\tlast words\n"
+    traces = tuple(dataclasses.replace(t, output="first\n", output_cut=70000, output_tail=hostile)
+                   if t.name == "tiny" else t for t in crasher.traces)
+    sub = dataclasses.replace(crasher, traces=traces)
+    store.write_json(tmp_path / "results.json", exports.gradescope_results(sub, policy))
+    raw = (tmp_path / "results.json").read_text()
+    tests = {t["name"]: t["output"] for t in json.loads(raw)["tests"]}
+    assert tests["Trace: tiny"].endswith("first\n[... 70,000 bytes not shown ...]\n"
+                                         "</pre><script>alert(1)</script>??[2J??\tlast words\n")
+    assert "\\u0000" not in raw and "\\u001b" not in raw and "\\u009b" not in raw
+    page = report._environment().get_template("submission.html.j2").render(sub=sub, figure=None)
+    assert "<script>alert" not in page and "\x00" not in page and "\x1b" not in page
+    assert "first\n[... 70,000 bytes not shown ...]\n&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;??[2J??\t" \
+           "last words\n</pre>" in page

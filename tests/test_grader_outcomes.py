@@ -4,6 +4,7 @@ One batch grades them all (in the real sandbox, with the tiny fixture traces and
 short limits); each test then checks one submission's verdict and reason.
 """
 import os
+import re
 import socket
 
 import pytest
@@ -228,25 +229,50 @@ def test_fork_and_system_stay_inside_the_grader(unfiltered):
     assert not os.path.exists(MARKER)
 
 
-def test_a_trace_output_cut_by_the_driver_says_how_much_was_cut(batch):
-    """A trace's output is kept to the driver's first MDRIVER_OUTPUT_KEEP (4096) bytes: it was cut
-    with no mark, so the record, the page and Gradescope showed 4096 bytes as all it printed."""
-    from grader import exports, report
-    from grader.policy import load_policy
+def _crashed_chatty(batch):
     sub = batch["chatty_crash"]
     crashed = [t for t in sub.traces if t.outcome == "crashed"]
     assert sub.verdict == "failed" and crashed, sub.reason
+    return sub, crashed
+
+
+def _shown(sub, trace):
+    """TRACE's part of SUB's page, and its Gradescope test's output."""
+    from grader import exports, report
+    from grader.policy import load_policy
+    page = report._environment().get_template("submission.html.j2").render(sub=sub, figure=None)
+    tests = {t["name"]: t["output"] for t in exports.gradescope_results(sub, load_policy(KIT, None))["tests"]}
+    return page.split(f"<b>{trace.name}</b>", 1)[1].split("</li>", 1)[0], tests[f"Trace: {trace.name}"]
+
+
+def test_a_trace_output_cut_by_the_driver_says_how_much_was_cut(batch):
+    """A trace's output is kept to the driver's first MDRIVER_OUTPUT_KEEP (4096) bytes: it was cut
+    with no mark, so the record, the page and Gradescope showed 4096 bytes as all it printed."""
+    sub, crashed = _crashed_chatty(batch)
     for trace in crashed:
         kept = len(trace.output.encode())
         assert kept == 4096 and trace.output_cut > 0
-        assert (kept + trace.output_cut) % 10000 == 0, (kept, trace.output_cut)     # 10000 bytes per mm_init
+        # 10000 bytes per mm_init, then 28 before the crash
+        assert (kept + trace.output_cut + len(trace.output_tail)) % 10000 == 28, (kept, trace.output_cut)
     first = crashed[0]
     assert sub.to_json()["traces"][sub.traces.index(first)]["output_cut"] == first.output_cut     # the record
-    page = report._environment().get_template("submission.html.j2").render(sub=sub, figure=None)
-    assert f"[... {first.output_cut:,} more bytes cut ...]</pre>" in page
-    tests = {t["name"]: t["output"] for t in exports.gradescope_results(sub, load_policy(KIT, None))["tests"]}
-    assert tests[f"Trace: {first.name}"].endswith(
-        f"[... {len(first.output) - 2000:,} more characters and {first.output_cut:,} more bytes cut ...]")
+    page, gradescope = _shown(sub, first)
+    assert f"[... {first.output_cut:,} bytes not shown ...]\n" in page
+    assert f"[... {len(first.output) - 2000:,} characters and {first.output_cut:,} bytes not shown ...]\n" \
+        in gradescope
+
+
+def test_the_page_and_gradescope_show_the_last_lines_printed_before_a_crash(batch):
+    """They showed the first 4096 bytes only, never the line printed just before the crash: what a
+    student debugging with printf looks for."""
+    sub, crashed = _crashed_chatty(batch)
+    first = crashed[0]
+    assert first.output_tail.endswith("0249\nlast words before the crash\n")
+    assert sub.to_json()["traces"][sub.traces.index(first)]["output_tail"] == first.output_tail     # the record
+    page, gradescope = _shown(sub, first)
+    for shown in (page, gradescope):        # the mark, then the last whole lines, to the end
+        assert re.search(r"\n\[\.\.\. [\d,]+ (characters and [\d,]+ )?bytes not shown \.\.\.\]\n"
+                         r"(0{36}\d{3}\n)+last words before the crash\n(</pre>)?\Z", shown), shown
 
 
 def test_a_run_stopped_at_its_limit_keeps_the_traces_it_finished(tmp_path):

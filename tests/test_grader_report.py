@@ -142,6 +142,31 @@ def test_a_results_file_with_nan_points_still_renders(outdir, tmp_path):
     assert (tmp_path / "report" / "img" / "histograms.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_a_results_file_and_a_record_from_before_output_tail_still_load_and_render(outdir, tmp_path):
+    """The grader reuses stored records across runs: one written before the driver kept the last
+    lines (no output_tail; output_cut all past output) shows its output and what was left out."""
+    from grader import exports, store
+    from grader.policy import load_policy
+    data = json.loads((outdir / "results.json").read_text())
+    fay = next(s for s in data["submissions"] if s["name"] == "fay")
+    tiny = next(t for t in fay["traces"] if t["name"] == "tiny")
+    tiny.update(output="mm_malloc #1\n", output_cut=500)
+    for sub in data["submissions"]:
+        for trace in sub["traces"]:
+            trace.pop("output_tail", None)
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    shown = "<pre>mm_malloc #1\n[... 500 bytes not shown ...]</pre>"
+    assert shown in (tmp_path / "report" / "sub" / "fay.html").read_text()
+    store.write_json(store.record_path(tmp_path, "fay"), fay)
+    record = store.load(tmp_path, "fay")
+    assert record is not None and {t.output_tail for t in record.traces} == {""}
+    tests = exports.gradescope_results(record, load_policy(outdir.parent / "kit", None))["tests"]
+    assert {t["name"]: t["output"] for t in tests}["Trace: tiny"].endswith(
+        "your allocator printed:\nmm_malloc #1\n[... 500 bytes not shown ...]")
+
+
 def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
     import dataclasses
     batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))

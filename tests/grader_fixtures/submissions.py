@@ -82,8 +82,9 @@ CHANGES: dict[str, dict[str, str]] = {
     # loops only on grow.rep's realloc to 100 bytes: the traces before it finish
     "loop_at_100": {"/*MALLOC*/": "if (size == 100) for (volatile int spin = 1; spin;) ;"},
     "crash": {"/*FREE*/": "*(volatile int *)0 = 1;"},
+    # 10000 bytes per mm_init, then a last line (28 bytes) and a crash
     "chatty_crash": {"/*INIT*/": 'for (int i = 0; i < 250; i++) printf("%039d\\n", i);\n    fflush(stdout);',
-                     "/*FREE*/": "*(volatile int *)0 = 1;"},      # 10000 bytes per mm_init, then a crash
+                     "/*FREE*/": 'puts("last words before the crash"); fflush(stdout); *(volatile int *)0 = 1;'},
     "misaligned": {"/*OFFSET*/": " + 1"},
     "overlap": {"/*EXTRA*/": "static char *last;",
                 "/*MALLOC*/": "if (last && size < 64) return last; if (size < 64) { last = mem_sbrk(256); return last; }"},
