@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,12 +147,6 @@ static bool run_trace(const options_t *o, const baseline_t *cached, const char *
     return true;
 }
 
-static bool is_regular(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* The baseline, read whole and matched with every trace that scores throughput
  * before any of them runs: a problem with it is reported first, not after the run.
  * early[i] keeps the trace of an input that is not a regular file (see early_trace_t). */
@@ -167,7 +160,7 @@ static bool baseline_ready(const options_t *o, baseline_t *b, early_trace_t *ear
     }
     for (size_t i = 0; i < o->num_files && !interrupt_signal(); i++) {  /* interrupted: no trace runs */
         early_trace_t *e = &early[i];
-        bool keep = !is_regular(o->files[i]);
+        bool keep = !trace_is_regular(o->files[i]);
         trace_t t;
         e->ok = trace_load(o->files[i], o->max_heap, &t, e->err, sizeof e->err);
         if (keep) {

@@ -183,6 +183,41 @@ static const char *file_kind(mode_t mode)
                                                                                           : "a device";
 }
 
+static inline bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+bool trace_is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The file a missing path was likely meant for, in buf: the trace's name given for x.rep or
+ * x.rep.gz, .rep for a .rep.gz, or .rep.gz for a .rep; false when there is none. */
+static bool meant_file(const char *path, char *buf, size_t len)
+{
+    size_t n = strlen(path);
+    const char *more[] = {".rep", ".rep.gz", ends_with(path, n, ".rep") ? ".gz" : NULL};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        if (more[i] && (size_t)snprintf(buf, len, "%s%s", path, more[i]) < len && trace_is_regular(buf))
+            return true;
+    return ends_with(path, n, ".gz") && (size_t)snprintf(buf, len, "%.*s", (int)(n - 3), path) < len &&
+           trace_is_regular(buf);
+}
+
+/* "cannot open" and why, in err; for a missing path, the file it was likely meant for. */
+static void cannot_open(const char *path, const char *where, int error, char *err, size_t errlen)
+{
+    char meant[4200], meant_shown[TRACE_PATH_SHOWN];
+    int used = snprintf(err, errlen, "%s:0: cannot open: %s", where, strerror(error));
+    if (error == ENOENT && used >= 0 && (size_t)used < errlen && meant_file(path, meant, sizeof meant))
+        snprintf(err + used, errlen - (size_t)used, "; did you mean %s?",
+                 shown(meant, meant_shown, sizeof meant_shown));
+}
+
 /* `where` is the path as messages show it. */
 static bool load_bytes(const char *path, const char *where, char **buf, size_t *len, bool *piped, char *err,
                        size_t errlen)
@@ -190,7 +225,7 @@ static bool load_bytes(const char *path, const char *where, char **buf, size_t *
     /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, maybe forever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", where, strerror(errno));
+        cannot_open(path, where, errno, err, errlen);
         return false;
     }
     struct stat st = {0};

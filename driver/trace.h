@@ -33,9 +33,10 @@ typedef struct {
 static const size_t TRACE_MAX_BYTES = (size_t)256 << 20;
 
 /* A message of trace_load names the file by its path as shown (shown.h), at most
- * TRACE_PATH_SHOWN bytes of it, then the line and what is wrong: TRACE_ERROR_MAX bytes
- * hold all of it, so that a long path never cuts off the line or the reason. */
-enum { TRACE_PATH_SHOWN = 1024, TRACE_ERROR_MAX = TRACE_PATH_SHOWN + 256 };
+ * TRACE_PATH_SHOWN bytes of it, then the line and what is wrong, which for a missing
+ * file may name another path ("did you mean x.rep?"): TRACE_ERROR_MAX bytes hold all
+ * of it, so that a long path never cuts off the line or the reason. */
+enum { TRACE_PATH_SHOWN = 1024, TRACE_ERROR_MAX = 2 * TRACE_PATH_SHOWN + 256 };
 
 /* The room for a trace's name (tracename.h): a file's own name, at most NAME_MAX (255)
  * bytes, always fits, so two files of one folder are never cut to one name. */
@@ -60,6 +61,8 @@ typedef struct {
  * the read and the parse, false too. */
 bool trace_load(const char *path, size_t max_size, trace_t *trace, char *err, size_t errlen);
 void trace_free(trace_t *trace);
+/* path names a regular file (a link followed): a trace read whole, not a pipe. */
+bool trace_is_regular(const char *path);
 
 /* A 64-bit digest of the ops (kind, id and size of each, in order): what libc's
  * timing of the trace depends on.  A baseline keeps it beside each timing, so a

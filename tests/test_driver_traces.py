@@ -98,6 +98,23 @@ def test_malformed_trace(tmp_path, driver, case, fname, content, line, fragment)
     assert "Traceback" not in r.err + r.out
 
 
+# (the file there, the path given, the path suggested or None)
+MEANT = [("x.rep", "x", "x.rep"), ("x.rep.gz", "x", "x.rep.gz"), ("x.rep.gz", "x.rep", "x.rep.gz"),
+         ("x.rep", "x.rep.gz", "x.rep"), ("x.rep", "y", None), ("x", "x.rep", None)]
+
+
+@pytest.mark.parametrize("there,given,meant", MEANT, ids=[f"{g}-for-{t}" for t, g, _ in MEANT])
+def test_a_missing_trace_names_the_file_it_was_likely_meant_for(tmp_path, driver, there, given, meant):
+    """`-f traces/classic-binary` said only that no such file exists, when traces/classic-binary.rep does."""
+    ops = HEADER.format(ops=1) + "a 0 16\n"
+    (tmp_path / there).write_bytes(gzip.compress(ops.encode()) if there.endswith(".gz") else ops.encode())
+    r = run(driver, "-f", tmp_path / given, tmp=tmp_path)
+    said = f"{tmp_path}/{given}:0: cannot open: No such file or directory" + \
+        (f"; did you mean {tmp_path}/{meant}?" if meant else "")
+    assert r.rc == 2 and r.err == f"mdriver: {said}\n", r.err
+    assert r.doc["traces"][0]["message"] == said
+
+
 def test_a_run_of_only_bad_traces_gives_no_perf_index(tmp_path, driver):
     """'Perf index = 0.0 ... = 0.0/100' was printed when no trace could be run: a score the
     allocator never earned nor lost; the classic -g lines stay as autograders read them."""

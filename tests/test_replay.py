@@ -149,6 +149,16 @@ def test_a_bad_trace_is_one_line_and_the_rest_still_count(tmp_path):
     assert "good" in done.stdout and "total" in done.stdout
 
 
+def test_a_missing_trace_names_the_file_it_was_likely_meant_for(tmp_path):
+    """mmreplay reads traces with mdriver's reader: `-f x` for x.rep says so as mdriver does."""
+    good = write_trace(tmp_path, "x", CLEAN, weight=1)
+    done, doc = run_replay(replay("best"), "-f", tmp_path / "x", tmp=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mmreplay: {tmp_path}/x:0: cannot open: No such file or directory; "
+                                        f"did you mean {good}?"]
+    assert doc["traces"][0]["outcome"] == "bad_trace"
+
+
 def test_a_trace_of_no_ops_is_replayed_clean_under_the_sanitizers(tmp_path):
     """Its ops array was NULL, which the replay copied with memcpy: UBSan stopped mmreplay (exit 1)."""
     binary = build_driver(sanitize=True, target="replay")
