@@ -252,3 +252,18 @@ def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(outdir, tm
     assert seen["asc"].split(",")[:len(passing)] == by_util
     assert seen["desc"].split(",")[:len(passing)] == by_util[::-1]
     assert set(seen["desc"].split(",")[len(passing):]) == {"eve", "fay"}     # after them, both ways
+
+
+def test_report_rebuilds_a_class_graded_with_a_throughput_cap_above_one(tmp_path):
+    """A course may set scoring.throughput_cap = 2, and then P goes past 100 (0.6 * 50 + 0.4 * 200 =
+    110 here); the schema's maximum of 100 made `mmgrade report` refuse the results.json that
+    `mmgrade grade` had just written."""
+    kit = make_fake_kit(tmp_path / "kit")
+    (tmp_path / "subs" / "fast").mkdir(parents=True)
+    (tmp_path / "subs" / "fast" / "mm.c").write_text(source("good") + "/* FAKE:mmsec=4e-7 */\n")
+    out = tmp_path / "out"
+    batch = run_batch(kit, tmp_path / "subs", out, "[scoring]\nthroughput_cap = 2.0\n")
+    assert batch.submissions[0].verdict == "ok" and batch.submissions[0].summary.perf_index > 100
+    done = run_grader("report", out, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"P = {batch.submissions[0].summary.perf_index:.1f}" in (out / "report" / "sub" / "fast.html").read_text()
