@@ -32,7 +32,8 @@ def graded(tmp_path_factory):
     shutil.copytree(TRACES, kit / "traces")
     subs = root / "subs"
     sources = {"good": source("good"), "crasher": source("good") + "/* FAKE:fail=tiny */\n",
-               "broken": source("compile_error"), "cheat": source("clock")}
+               "broken": source("compile_error"), "cheat": source("clock"),
+               "unread": source("good") + "/* FAKE:bad=tiny */\n"}
     for name, text in sources.items():
         (subs / name).mkdir(parents=True)
         (subs / name / "mm.c").write_text(text)
@@ -46,14 +47,16 @@ def test_grades_csv_has_a_row_per_student(graded):
     rows = list(csv.DictReader(io.StringIO(exports.grades_csv(batch))))
     assert tuple(rows[0]) == exports.CSV_COLUMNS
     by = {r["name"]: r for r in rows}
-    assert set(by) == {"good", "crasher", "broken", "cheat"}
+    assert set(by) == {"good", "crasher", "broken", "cheat", "unread"}
     assert all(row["handin"] == name for name, row in by.items())        # the real name of the hand-in
     subs = by_name(batch)
     for name, row in by.items():
         assert row["verdict"] == subs[name].verdict and float(row["points"]) == subs[name].summary.points
 
 
-@pytest.mark.parametrize("name", ["good", "crasher", "broken", "cheat"])
+# unread: a grader_error for a trace reported as bad_trace, whose test was left out while the
+# correctness points were still divided over every trace (max_score 45 of 55)
+@pytest.mark.parametrize("name", ["good", "crasher", "broken", "cheat", "unread"])
 def test_gradescope_results_follow_the_spec(graded, name):
     batch, policy, *_ = graded
     sub = by_name(batch)[name]
@@ -75,6 +78,9 @@ def test_gradescope_marks_failures(graded):
     assert tests["Trace: grow"]["status"] == "passed"
     cheat = {t["name"]: t for t in exports.gradescope_results(by_name(batch)["cheat"], policy)["tests"]}
     assert cheat["Rule: shadowing"]["status"] == "failed" and "clock_gettime" in cheat["Rule: shadowing"]["output"]
+    assert by_name(batch)["unread"].verdict == "grader_error"
+    unread = {t["name"]: t for t in exports.gradescope_results(by_name(batch)["unread"], policy)["tests"]}
+    assert unread["Trace: tiny"]["status"] == "failed" and "bad_trace" in unread["Trace: tiny"]["output"]
 
 
 def test_gradescope_states_the_median_of_several_runs(graded):
