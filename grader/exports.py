@@ -130,10 +130,12 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
     s = shown(sub.summary)
-    perf = (f"utilization {100 * _num(s.utilization, 4):.1f}%, throughput {_num(s.throughput_ratio):.2f}x libc"
-            + ("" if sub.verdict == "ok" or s.utilization is None else
-               f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)")
-            + f", performance index {_num(s.perf_index):.1f}/100")
+    # the figures the record has: one that never ran has no utilization, which is not 0%
+    measured = ", ".join(([f"utilization {100 * _num(s.utilization, 4):.1f}%"] if s.utilization is not None else [])
+                         + ([f"throughput {_num(s.throughput_ratio):.2f}x libc"] if s.throughput_ratio is not None else []))
+    if measured and sub.verdict != "ok":
+        measured += f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)"
+    perf = ", ".join(filter(None, [measured, f"performance index {_num(s.perf_index):.1f}/100"]))
     if sub.runs and sub.verdict == "ok":
         perf += f"\n{median_note(sub.runs)}"
     tests.append({"name": "Performance", "score": _num(s.performance_points), "max_score": policy.points.performance,

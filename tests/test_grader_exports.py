@@ -83,6 +83,21 @@ def test_gradescope_marks_failures(graded):
     assert unread["Trace: tiny"]["status"] == "failed" and "bad_trace" in unread["Trace: tiny"]["output"]
 
 
+def test_gradescope_states_only_the_figures_a_submission_has(graded):
+    """A submission that never ran (broken does not compile; cheat is rejected) read 'utilization
+    0.0%, throughput 0.00x libc', figures its record does not hold (null)."""
+    batch, policy, *_ = graded
+    for name in ("broken", "cheat"):
+        sub = by_name(batch)[name]
+        assert sub.summary.utilization is None and sub.summary.throughput_ratio is None
+        perf = exports.gradescope_results(sub, policy)["tests"][-1]
+        assert perf["name"] == "Performance" and perf["output"] == "performance index 0.0/100", perf["output"]
+    good = by_name(batch)["good"]
+    perf = exports.gradescope_results(good, policy)["tests"][-1]["output"]
+    assert perf.startswith(f"utilization {100 * good.summary.utilization:.1f}%, "
+                           f"throughput {good.summary.throughput_ratio:.2f}x libc, performance index "), perf
+
+
 def test_gradescope_states_the_median_of_several_runs(graded):
     import dataclasses
     from grader.model import RunFigure
