@@ -131,8 +131,9 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
     s = shown(sub.summary)
     # the figures the record has: one that never ran has no utilization, which is not 0%
-    measured = ", ".join(([f"utilization {100 * _num(s.utilization, 4):.1f}%"] if s.utilization is not None else [])
-                         + ([f"throughput {_num(s.throughput_ratio):.2f}x libc"] if s.throughput_ratio is not None else []))
+    # rounded once, as the report shows them: 0.8049 rounded to 0.805 first read 0.81x
+    measured = ", ".join(([f"utilization {100 * s.utilization:.1f}%"] if s.utilization is not None else [])
+                         + ([f"throughput {s.throughput_ratio:.2f}x libc"] if s.throughput_ratio is not None else []))
     if measured and sub.verdict != "ok":
         measured += f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)"
     perf = ", ".join(filter(None, [measured, f"performance index {_num(s.perf_index):.1f}/100"]))

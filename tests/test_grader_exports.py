@@ -98,6 +98,19 @@ def test_gradescope_states_only_the_figures_a_submission_has(graded):
                            f"throughput {good.summary.throughput_ratio:.2f}x libc, performance index "), perf
 
 
+def test_gradescope_rounds_the_figures_once_as_the_report_does(graded):
+    """Rounded to 4 or 3 places and then again, U = 0.99949 read 100.0% and T = 0.8049x libc read
+    0.81x on Gradescope, 99.9% and 0.80 in the report."""
+    import dataclasses
+    from grader import report
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    sub = dataclasses.replace(good, summary=dataclasses.replace(good.summary, utilization=0.99949, throughput_ratio=0.8049))
+    perf = exports.gradescope_results(sub, policy)["tests"][-1]["output"]
+    assert perf.startswith(f"utilization {report._pct(0.99949)}%, throughput {report._num(0.8049)}x libc, "), perf
+    assert perf.startswith("utilization 99.9%, throughput 0.80x libc, ")
+
+
 def test_gradescope_states_the_median_of_several_runs(graded):
     import dataclasses
     from grader.model import RunFigure
