@@ -75,6 +75,15 @@ def _cell(value: Any) -> Any:
     return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
+def percent(fraction: float | None) -> str:
+    """FRACTION as a percentage to one place ('' for none).  Short of 1 it never reads 100.0, which
+    a reader takes for a perfect figure: U = 0.9996 reads 99.9 (coverage.py rounds its 100% so)."""
+    if fraction is None:
+        return ""
+    text = f"{100 * fraction:.1f}"
+    return "99.9" if text == "100.0" and fraction < 1 else text
+
+
 def shown_output(trace: TraceResult, chars: int | None = None) -> str:
     """What TRACE's allocator printed, as the page and Gradescope show it: the first bytes the
     driver kept (CHARS characters of them at most), a mark for what is left out, the last lines."""
@@ -97,7 +106,7 @@ def _trace_output(trace) -> str:
     if trace.message:
         lines.append(trace.message)
     if _round(trace.utilization) is not None:
-        lines.append(f"utilization {100 * trace.utilization:.1f}%")
+        lines.append(f"utilization {percent(trace.utilization)}%")
     if _round(trace.ops_per_sec) and _round(trace.libc_ops_per_sec):
         lines.append(f"throughput {trace.ops_per_sec / 1e3:,.0f} Kops/s (libc {trace.libc_ops_per_sec / 1e3:,.0f})")
     if trace.output or trace.output_tail:
@@ -132,7 +141,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     s = shown(sub.summary)
     # the figures the record has: one that never ran has no utilization, which is not 0%
     # rounded once, as the report shows them: 0.8049 rounded to 0.805 first read 0.81x
-    measured = ", ".join(([f"utilization {100 * s.utilization:.1f}%"] if s.utilization is not None else [])
+    measured = ", ".join(([f"utilization {percent(s.utilization)}%"] if s.utilization is not None else [])
                          + ([f"throughput {s.throughput_ratio:.2f}x libc"] if s.throughput_ratio is not None else []))
     if measured and sub.verdict != "ok":
         measured += f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)"

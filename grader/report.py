@@ -12,16 +12,12 @@ from pathlib import Path
 import jinja2
 
 from . import plots
-from .exports import shown_output
+from .exports import percent, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
-
-
-def _pct(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.1f}"
 
 
 def _num(value: float | None) -> str:
@@ -42,7 +38,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined)
-    env.globals.update(pct=_pct, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
+    env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
                        shown_output=shown_output)
     return env
 

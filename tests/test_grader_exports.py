@@ -107,7 +107,7 @@ def test_gradescope_rounds_the_figures_once_as_the_report_does(graded):
     good = by_name(batch)["good"]
     sub = dataclasses.replace(good, summary=dataclasses.replace(good.summary, utilization=0.99949, throughput_ratio=0.8049))
     perf = exports.gradescope_results(sub, policy)["tests"][-1]["output"]
-    assert perf.startswith(f"utilization {report._pct(0.99949)}%, throughput {report._num(0.8049)}x libc, "), perf
+    assert perf.startswith(f"utilization {exports.percent(0.99949)}%, throughput {report._num(0.8049)}x libc, "), perf
     assert perf.startswith("utilization 99.9%, throughput 0.80x libc, ")
 
 

@@ -71,6 +71,27 @@ def test_a_page_shows_only_the_figures_a_submission_has(outdir):
                                 f"throughput {sub['throughput_ratio']:.2f} &times; libc)."), said("ann")
 
 
+def test_a_utilization_short_of_one_never_reads_100_percent(outdir, tmp_path):
+    """U = 0.9996 (a trace of large blocks: one 16-byte header on 40000 bytes) read 100.0%, which
+    a student takes for a perfect figure, on the page, in the class's table and on Gradescope."""
+    import dataclasses
+    from grader import exports
+    from grader.policy import load_policy
+    from grader_fixtures.helpers import KIT
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    ann = next(s for s in batch.submissions if s.name == "ann")
+    traces = (dataclasses.replace(ann.traces[0], utilization=0.9996), dataclasses.replace(ann.traces[1], utilization=1.0))
+    ann = dataclasses.replace(ann, traces=traces, summary=dataclasses.replace(ann.summary, utilization=0.9998))
+    render(dataclasses.replace(batch, submissions=(ann,)), tmp_path)
+    page = (tmp_path / "report" / "sub" / "ann.html").read_text()
+    assert "; utilization 99.9%;" in page and ">99.9</td>" in page and ">100.0</td>" in page
+    assert "100.0%" not in page
+    assert ">99.9</td>" in (tmp_path / "report" / "index.html").read_text()
+    tests = {t["name"]: t["output"] for t in exports.gradescope_results(ann, load_policy(KIT, None))["tests"]}
+    assert "utilization 99.9%" in tests[f"Trace: {traces[0].name}"] and "utilization 100.0%" in tests[f"Trace: {traces[1].name}"]
+    assert tests["Performance"].startswith("utilization 99.9%, ")
+
+
 def test_report_of_nothing_is_a_clear_error(tmp_path):
     done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "results.json" in done.stderr and "Traceback" not in done.stderr
