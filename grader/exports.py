@@ -59,8 +59,13 @@ def grades_csv(batch: Batch) -> str:
             sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
             _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
             _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
-            Path(sub.origin).name, sub.label, *_versions(sub))])
+            handin(sub), sub.label, *_versions(sub))])
     return out.getvalue()
+
+
+def handin(sub: Submission) -> str:
+    """The hand-in's own file or folder name: its origin's folders are the grader's machine's."""
+    return Path(sub.origin).name
 
 
 def _versions(sub: Submission) -> tuple[Any, str]:

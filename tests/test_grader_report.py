@@ -92,6 +92,17 @@ def test_a_utilization_short_of_one_never_reads_100_percent(outdir, tmp_path):
     assert tests["Performance"].startswith("utilization 99.9%, ")
 
 
+def test_a_students_page_names_the_hand_in_not_the_graders_folders(outdir):
+    """A student's page said 'Source /home/ta/s26/handins/ann': the grader's folders, on a page
+    the student is given."""
+    render(Batch.from_json(json.loads((outdir / "results.json").read_text())), outdir)
+    for page in (outdir / "report" / "sub").glob("*.html"):
+        text = page.read_text()
+        assert str(outdir.parent) not in text, page.name
+        assert f"Hand-in {page.stem}," in text
+    assert str(outdir.parent / "subs") in json.loads((outdir / "results.json").read_text())["submissions"][0]["origin"]
+
+
 def test_report_of_nothing_is_a_clear_error(tmp_path):
     done = run_grader("report", tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "results.json" in done.stderr and "Traceback" not in done.stderr
