@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import jinja2
@@ -15,6 +16,7 @@ from . import plots
 from .exports import handin, percent, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
+from .scoring import shown
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -48,7 +50,8 @@ def render(batch: Batch, outdir: Path) -> Path:
     root = Path(outdir) / "report"
     img = root / "img"
     env = _environment()
-    subs = sorted(batch.submissions, key=lambda s: (s.reference, s.name))
+    # each figure as grades.csv and the exports show it: a record from an older grader may hold inf or NaN
+    subs = sorted((replace(s, summary=shown(s.summary)) for s in batch.submissions), key=lambda s: (s.reference, s.name))
     policy = batch.policy
     hist = plots.histograms(subs, img / "histograms.png")
     scat = plots.scatter(subs, img / "scatter.png")

@@ -199,6 +199,29 @@ def test_a_results_file_and_a_record_from_before_output_tail_still_load_and_rend
         "your allocator printed:\nmm_malloc #1\n[... 500 bytes not shown ...]")
 
 
+def _cells(index, name):
+    """The text of each cell of NAME's row in the class's table."""
+    row = re.search(rf'<tr[^>]*>\s*<td><a href="sub/{name}.html">.*?</tr>', index, re.S).group(0)
+    return [re.sub(r"<[^>]+>|\s+", " ", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+
+
+def test_a_record_with_nan_figures_reads_as_grades_csv_does(outdir, tmp_path):
+    """grades.csv and the exports show such a record's correctness points only (scoring.shown); the
+    report showed 'nan' for its P and points."""
+    import csv
+    data = json.loads((outdir / "results.json").read_text())
+    ann = next(s for s in data["submissions"] if s["name"] == "ann")
+    ann["summary"].update(perf_index=float("nan"), points=float("nan"))
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    row = next(r for r in csv.DictReader((tmp_path / "grades.csv").open()) if r["name"] == "ann")
+    cells = _cells((tmp_path / "report" / "index.html").read_text(), "ann")
+    assert (float(cells[5]), float(cells[6])) == (float(row["perf_index"]), float(row["points"])) == (0, 20), cells
+    page = (tmp_path / "report" / "sub" / "ann.html").read_text()
+    assert not re.search(r"\bnan\b", page, re.I) and "(P = 0.0" in page
+
+
 def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
     import dataclasses
     batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
