@@ -41,6 +41,12 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
+def points_text(value: float | None) -> str:
+    """Points as grades.csv writes them (to 3 places), for the report to show the same figure."""
+    rounded = _round(value, 3)
+    return "" if rounded is None else str(rounded)
+
+
 def _num(value: float | None, digits: int = 3) -> float:
     """A score for Gradescope or Autolab: 0 where the record has no finite figure."""
     return _round(value, digits) or 0.0

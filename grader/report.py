@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from . import plots
-from .exports import handin, percent, shown_output
+from .exports import handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
 from .scoring import shown
@@ -41,7 +41,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined)
     env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
-                       shown_output=shown_output, handin=handin)
+                       shown_output=shown_output, handin=handin, points=points_text)
     return env
 
 

@@ -1,4 +1,5 @@
 """The HTML report, rendered and then checked in a real headless browser (Debian's chromium)."""
+import io
 import json
 import re
 import shutil
@@ -7,6 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from grader import exports
 from grader.model import Batch, RunFigure
 from grader.report import render
 from grader_fixtures.helpers import make_fake_kit, run_batch, run_grader
@@ -75,7 +77,6 @@ def test_a_utilization_short_of_one_never_reads_100_percent(outdir, tmp_path):
     """U = 0.9996 (a trace of large blocks: one 16-byte header on 40000 bytes) read 100.0%, which
     a student takes for a perfect figure, on the page, in the class's table and on Gradescope."""
     import dataclasses
-    from grader import exports
     from grader.policy import load_policy
     from grader_fixtures.helpers import KIT
     batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
@@ -220,6 +221,22 @@ def test_a_record_with_nan_figures_reads_as_grades_csv_does(outdir, tmp_path):
     assert (float(cells[5]), float(cells[6])) == (float(row["perf_index"]), float(row["points"])) == (0, 20), cells
     page = (tmp_path / "report" / "sub" / "ann.html").read_text()
     assert not re.search(r"\bnan\b", page, re.I) and "(P = 0.0" in page
+
+
+def test_points_read_as_grades_csv_and_gradescope_have_them(outdir):
+    """The report showed points to 2 places: '37.72 of 55.0 points: correctness 20.0, performance
+    17.721', whose parts do not add up to it, beside 37.721 in grades.csv and on Gradescope."""
+    import csv
+    index = render(Batch.from_json(json.loads((outdir / "results.json").read_text())), outdir).read_text()
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(Batch.from_json(
+        json.loads((outdir / "results.json").read_text())))))}
+    assert any(len(r["points"].split(".")[1]) == 3 for r in rows.values())     # 2 places would differ
+    for name, row in rows.items():
+        assert _cells(index, name)[6] == row["points"], name
+        page = (outdir / "report" / "sub" / f"{name}.html").read_text()
+        assert (f"<b>{row['points']}</b> of {row['max_points']} points:\n correctness {row['correctness_points']} "
+                in page), name
+        assert f"performance {row['performance_points']} (P" in page, name
 
 
 def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
