@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .model import Submission  # noqa: E402
 from .scoring import shown  # noqa: E402
@@ -46,7 +47,14 @@ def histograms(subs: list[Submission], path: Path) -> str:
     fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
     for ax, (title, values) in zip(axes, series):
         values = [v for v in values if math.isfinite(v)]   # a results.json written under a nan policy
-        ax.hist(values or [0], bins=min(20, max(5, len(values))), color="#3465a4", edgecolor="white")
+        if values:
+            ax.hist(values, bins=min(20, max(5, len(values))), color="#3465a4", edgecolor="white")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))    # counts: no 0.2 of a submission
+        else:       # no bar: one drawn at 0 read as a submission there, in a class with none
+            ax.text(0.5, 0.5, "no submission has this figure", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=8, color="#777")
+            ax.set_xticks([])
+            ax.set_yticks([])
         ax.set_title(title, fontsize=10)
         ax.set_ylabel("submissions", fontsize=8)
     return _save(fig, path)

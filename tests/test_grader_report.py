@@ -239,6 +239,24 @@ def test_points_read_as_grades_csv_and_gradescope_have_them(outdir):
         assert f"performance {row['performance_points']} (P" in page, name
 
 
+@pytest.mark.parametrize("names", [(), ("eve",), ("eve", "fay"), tuple(UTILS) + ("eve", "fay")])
+def test_histograms_count_only_the_submissions_that_have_each_figure(outdir, tmp_path, monkeypatch, names):
+    """A figure no student had (a class of none, or of compile errors only) was drawn as one
+    submission at 0, on a count axis ticked 0.2, 0.4, ..."""
+    from grader import plots
+    from grader.scoring import shown
+    subs = [s for s in Batch.from_json(json.loads((outdir / "results.json").read_text())).submissions if s.name in names]
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path.name)
+    plots.histograms(subs, tmp_path / "h.png")
+    has = [[shown(s.summary).points, shown(s.summary).perf_index, shown(s.summary).utilization,
+            shown(s.summary).throughput_ratio] for s in subs]
+    for i, ax in enumerate(drawn[0].axes):
+        assert sum(bar.get_height() for bar in ax.patches) == sum(row[i] is not None for row in has), ax.get_title()
+        assert all(tick == int(tick) for tick in ax.get_yticks()), ax.get_title()
+    plots.plt.close(drawn[0])
+
+
 def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
     import dataclasses
     batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
