@@ -61,17 +61,20 @@ def histograms(subs: list[Submission], path: Path) -> str:
 
 
 def scatter(subs: list[Submission], path: Path) -> str:
-    """Utilization against throughput ratio; reference variants marked and named."""
+    """Utilization against throughput ratio; reference variants marked and named.  A submission
+    without both figures is left out: drawn at throughput 0 it read as measured there."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for verdict, color in _COLORS.items():
         pts = [shown(s.summary) for s in subs if not s.reference and s.verdict == verdict]
-        pts = [s for s in pts if s.utilization is not None]
+        pts = [s for s in pts if s.utilization is not None and s.throughput_ratio is not None]
         if pts:
-            ax.scatter([s.throughput_ratio or 0 for s in pts], [100 * s.utilization for s in pts],
+            ax.scatter([s.throughput_ratio for s in pts], [100 * s.utilization for s in pts],
                        s=22, color=color, alpha=0.75, label=verdict)
-    refs = [s for s in subs if s.reference and shown(s.summary).utilization is not None]
-    for ref in refs:
-        x, y = ref.summary.throughput_ratio or 0, 100 * ref.summary.utilization
+    for ref in (s for s in subs if s.reference):
+        figures = shown(ref.summary)
+        if figures.utilization is None or figures.throughput_ratio is None:
+            continue
+        x, y = figures.throughput_ratio, 100 * figures.utilization
         ax.scatter([x], [y], marker="*", s=160, color="black", zorder=3)
         ax.annotate(ref.name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.set_xlabel("throughput relative to libc (same machine, same run)")

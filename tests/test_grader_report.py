@@ -257,6 +257,23 @@ def test_histograms_count_only_the_submissions_that_have_each_figure(outdir, tmp
     plots.plt.close(drawn[0])
 
 
+def test_scatter_draws_only_submissions_with_both_figures(outdir, tmp_path, monkeypatch):
+    """A submission with a utilization but no throughput figure (every trace failed: the driver's
+    U is 0.0, its T none) was drawn at throughput 0, as if measured there."""
+    import dataclasses
+    from grader import plots
+    subs = {s.name: s for s in Batch.from_json(json.loads((outdir / "results.json").read_text())).submissions}
+    fay = subs["fay"]
+    none = dataclasses.replace(fay, name="gus", summary=dataclasses.replace(fay.summary, utilization=0.0, throughput_ratio=None))
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path.name)
+    plots.scatter([subs["ann"], fay, none, subs["eve"]], tmp_path / "s.png")
+    points = sorted(tuple(xy) for c in drawn[0].axes[0].collections for xy in c.get_offsets())
+    assert points == sorted([(subs["ann"].summary.throughput_ratio, 100 * subs["ann"].summary.utilization),
+                             (fay.summary.throughput_ratio, 100 * fay.summary.utilization)])
+    plots.plt.close(drawn[0])
+
+
 def test_several_runs_show_the_median_and_the_range(outdir, tmp_path):
     import dataclasses
     batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
