@@ -130,6 +130,8 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     vis = policy.gradescope.visibility
     tests: list[dict[str, Any]] = []
     built = sub.verdict not in ("compile_error", "link_error", "bad_submission")
+    # Build and rule tests stay visible under any gradescope.visibility: they carry no points, and a
+    # student told only after the deadline that the file did not compile could not have mended it.
     tests.append({"name": "Build", "score": 0.0, "max_score": 0.0, "status": _status(built),
                   "output": sub.reason if not built else "mm.c compiled and linked with the driver",
                   "visibility": "visible"})
