@@ -83,6 +83,23 @@ def test_gradescope_marks_failures(graded):
     assert unread["Trace: tiny"]["status"] == "failed" and "bad_trace" in unread["Trace: tiny"]["output"]
 
 
+@pytest.mark.parametrize("visibility", ["hidden", "after_due_date", "after_published", "visible"])
+def test_gradescope_hides_the_points_but_never_the_build_or_the_rules(graded, visibility):
+    """A course may hide the traces and the Performance test until a date; the build's and the
+    rules' tests carry no points and say what the student must mend, so they are always visible."""
+    from dataclasses import replace
+    batch, policy, *_ = graded
+    policy = replace(policy, gradescope=replace(policy.gradescope, visibility=visibility))
+    for name in ("cheat", "crasher"):
+        results = exports.gradescope_results(by_name(batch)[name], policy)
+        shown = {t["name"]: t["visibility"] for t in results["tests"]}
+        assert results["visibility"] == visibility
+        for test, seen in shown.items():
+            always = test == "Build" or test.startswith("Rule: ")
+            assert seen == ("visible" if always else visibility), (test, seen)
+        assert any(t.startswith("Rule: ") for t in shown) or name == "crasher"
+
+
 def test_gradescope_states_only_the_figures_a_submission_has(graded):
     """A submission that never ran (broken does not compile; cheat is rejected) read 'utilization
     0.0%, throughput 0.00x libc', figures its record does not hold (null)."""
