@@ -111,6 +111,15 @@ def test_realloc_many_uses_null_and_zero_reallocs_both_ways():
     assert grew > 100 and shrank > 100
 
 
+
+def test_realloc_many_with_more_buffers_than_it_draws_is_made_in_little_memory():
+    """A slot for each of `buffers` came first: buffers=10**12 was a MemoryError traceback, and
+    10**9 took 8 GB.  Only the buffers drawn are kept now, and the trace is the same."""
+    t = generate("realloc-many", 1, {"buffers": 10**12, "steps": 300})
+    assert len(t) > 300 and Counter(chr(k) for k in t.kinds)["n"] > 100
+    assert (KIT / "traces" / "realloc-many.rep").read_text().endswith(
+        format_trace(generate("realloc-many", 3001)))
+
 def test_ngram_table_doubles_and_its_old_copy_is_freed():
     t = generate("ngram", 1, {"tokens": 3000, "table_start": 16})
     ops = list(t.ops())

@@ -14,11 +14,11 @@ def realloc_many(rng: random.Random, steps: int = 20000, buffers: int = 300,
     """Many buffers that grow and shrink by realloc, born by realloc(NULL, n) and often
     killed by realloc(p, 0), with short-lived small blocks in between."""
     b = TraceBuilder(rng)
-    slots: list[int | None] = [None] * buffers
+    slots: dict[int, int | None] = {}   # the buffers drawn so far: a list of all (10**12) did not fit
     small: int | None = None
     for _ in range(steps):
         k = rng.randrange(buffers)
-        i = slots[k]
+        i = slots.get(k)
         if i is None:
             slots[k] = b.realloc_null(rng.randint(1, 512))
         else:
