@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 from collections import Counter
 
 import pytest
 
 from conftest import KIT
-from mmtrace.gen import PATTERNS, PatternError, generate
+from mmtrace.gen import PATTERNS, PatternError, coerce_params, generate
 from mmtrace.stats import measure
 from mmtrace.trace import MAX_HEAP, format_trace
 
@@ -209,6 +210,31 @@ def test_a_palette_with_too_few_sizes_to_draw_is_refused_not_drawn_forever(max_s
         generate("program", 1, {"max_size": max_size})
     assert len(set(generate("program", 1, {"max_size": 29}).sizes)) >= 26
 
+
+
+# A count a pattern works through before (or without) writing ops: the ops limit never stopped it.
+MOSTS = [
+    # the palette drawn until enough sizes differ: for ever, in a set 1 GB large after 30 s
+    ("program", {"sizes": 10**12, "max_size": 10**13}, "'sizes' of 'program' is at most 10,000"),
+]
+
+
+@pytest.mark.parametrize("pattern, params, words", MOSTS)
+def test_a_count_worked_through_before_any_op_has_a_most(pattern, params, words):
+    """Refused when the parameters are read (gen, and a recipe when it is loaded), not after a
+    run that did not end."""
+    with pytest.raises(PatternError, match=re.escape(words)):
+        coerce_params(PATTERNS[pattern], params)
+    at_most = {k: int(re.search(r"at most ([0-9,]+)", words)[1].replace(",", "")) for k in params
+               if f"'{k}'" in words}
+    assert coerce_params(PATTERNS[pattern], {**params, **at_most})
+
+
+def test_the_largest_palette_is_drawn_in_moments():
+    """Every size from 7 to max_size wanted, the rarest drawn with odds of 1 in 90,000."""
+    from mmtrace.gen.classic import _palette
+    sizes, _ = _palette(random.Random(1), [(4072, 0.74), (72, 0.1), (160, 0.06)], 10_000, 10_006)
+    assert len(set(sizes)) == 10_000
 
 def test_a_live_budget_below_the_sizes_draws_only_sizes_that_fit(monkeypatch):
     """random drew sizes up to max_size and, with nothing live and the size over max_live, drew

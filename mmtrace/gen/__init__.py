@@ -24,6 +24,9 @@ class Pattern:
     func: Callable[..., TraceBuilder]
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the values a str parameter takes
     shares: tuple[str, ...] = ()       # float parameters that are a share or a probability: 0 to 1
+    # int parameters with a most of their own, and why: a count the pattern works through
+    # before (or without) writing ops, which the ops limit does not stop
+    most: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def doc(self) -> str:
@@ -35,7 +38,8 @@ class Pattern:
 
 
 PATTERNS: dict[str, Pattern] = {p.name: p for p in [
-    Pattern("program", classic.program, shares=("hot_share", "lifo")),
+    Pattern("program", classic.program, shares=("hot_share", "lifo"),
+            most={"sizes": (10_000, "each drawn until it differs from the others")}),
     Pattern("coalescing", classic.coalescing),
     Pattern("random", classic.uniform_random, shares=("alloc_bias",)),
     Pattern("binary", classic.binary),
@@ -82,6 +86,9 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
             raise PatternError(f"{where} wants a whole number, got '{v}'")
         if number < 1:
             raise PatternError(f"{where} must be at least 1, got '{v}'")
+        most, why = pattern.most.get(k.replace("-", "_"), (None, ""))
+        if most is not None and number > most:
+            raise PatternError(f"{where} is at most {most:,} ({why}), got '{v}'")
         return int(number)
     if number < 0:
         raise PatternError(f"{where} must not be negative, got '{v}'")
