@@ -216,6 +216,9 @@ def test_a_palette_with_too_few_sizes_to_draw_is_refused_not_drawn_forever(max_s
 MOSTS = [
     # the palette drawn until enough sizes differ: for ever, in a set 1 GB large after 30 s
     ("program", {"sizes": 10**12, "max_size": 10**13}, "'sizes' of 'program' is at most 10,000"),
+    # the text and the vocabulary drawn whole first: memory without end
+    ("ngram", {"tokens": 10**12}, "'tokens' of 'ngram' is at most 12,000,000"),
+    ("ngram", {"vocab": 10**12}, "'vocab' of 'ngram' is at most 1,000,000"),
 ]
 
 

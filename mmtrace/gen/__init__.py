@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..trace import CLASSIC, Trace
+from ..trace import CLASSIC, MAX_OPS, Trace
 from . import classic, kit, lab64
 from .builder import PatternError, TraceBuilder
 
@@ -46,7 +46,9 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("growing-buffer", classic.growing_buffer),
     Pattern("bdd", lab64.bdd, shares=("gc_keep", "death")),
     Pattern("cbit", lab64.cbit, shares=("long_share",)),
-    Pattern("ngram", lab64.ngram),
+    Pattern("ngram", lab64.ngram,
+            most={"tokens": (MAX_OPS, "the text is drawn whole first, and each token is an op"),
+                  "vocab": (1_000_000, "each word's length and weight are drawn first")}),
     Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}),
     Pattern("realloc-many", kit.realloc_many),
     Pattern("realloc-strings", kit.realloc_strings, shares=("finish",)),
