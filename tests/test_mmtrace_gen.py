@@ -219,6 +219,8 @@ MOSTS = [
     # the text and the vocabulary drawn whole first: memory without end
     ("ngram", {"tokens": 10**12}, "'tokens' of 'ngram' is at most 12,000,000"),
     ("ngram", {"vocab": 10**12}, "'vocab' of 'ngram' is at most 1,000,000"),
+    # a peak below every size: each phase allocates nothing, and phases ran for ever
+    ("peak-drain", {"phases": 10**12, "peak": 1}, "'phases' of 'peak-drain' is at most 12,000,000"),
 ]
 
 

@@ -58,7 +58,8 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("tiny-flood", kit.tiny_flood),
     Pattern("large-churn", kit.large_churn),
     Pattern("long-short", kit.long_short, shares=("long_share",)),
-    Pattern("peak-drain", kit.peak_drain, shares=("keep",)),
+    Pattern("peak-drain", kit.peak_drain, shares=("keep",),
+            most={"phases": (MAX_OPS, "a phase under a small peak writes no op")}),
 ]}
 
 
