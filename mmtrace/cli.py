@@ -501,8 +501,7 @@ def _record_entry(e, sources: Path, folder: Path) -> None:
     if not rec.ok or rec.report.log_cut or rec.unrecorded:
         why = (f"{cmd[0]} {rec.status}" if not rec.ok
                else f"the recorder's log in {rec.log_folder} could not grow" if rec.report.log_cut
-               else f"{rec.unrecorded[0].program} ran unrecorded (its environment dropped the "
-               "recorder)")
+               else f"{rec.unrecorded[0].program} ran unrecorded ({rec.unrecorded[0].cause})")
         _fail(f"record {e.name}: {why}; {e.file} left as it was", 1)
     out = folder / e.file
     _write(str(out), rec.trace, [f"{e.name}: {e.stresses}",

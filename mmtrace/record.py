@@ -81,18 +81,27 @@ class Recording:
 
 @dataclass(frozen=True)
 class Unrecorded:
-    """A program a recorded process started with an environment that no longer preloads the
-    recorder (`env -i prog`): the recorder's note, $MMTRACE_OUT-unrecorded.<pid>."""
+    """A program a recorded process started out of the recorder's reach: with an environment that
+    no longer preloads it (`env -i prog`), or one whose loader will not (statically linked,
+    setuid): the recorder's note, $MMTRACE_OUT-unrecorded.<pid>."""
     pid: int
     program: str
     by: str            # the program that started it
+    why: str = ""      # "static" or "setuid" (launch.c's words); "": its environment
+
+    @property
+    def cause(self) -> str:
+        return {"static": "it is statically linked: no loader preloads anything",
+                "setuid": "it is setuid or setgid: the loader ignores LD_PRELOAD for it"}.get(
+            self.why, "its environment dropped the recorder")
 
 
 def _unrecorded(folder: Path) -> tuple[Unrecorded, ...]:
     notes = []
     for p in sorted(folder.glob("raw-unrecorded.*"), key=lambda p: p.stat().st_mtime_ns):
-        lines = p.read_text(errors="backslashreplace").splitlines() + ["?", "?"]
-        notes.append(Unrecorded(int(p.suffix[1:]), lines[0] or "?", lines[1] or "?"))
+        program, by, why = (p.read_text(errors="backslashreplace").splitlines() + ["", "", ""])[:3]
+        notes.append(Unrecorded(int(p.suffix[1:]), program or "?", by or "?",
+                                why if why in ("static", "setuid") else ""))
     return tuple(notes)
 
 
@@ -110,6 +119,12 @@ def unrecorded_message(notes: tuple[Unrecorded, ...], recorded: str, also: str =
     (and ALSO can be done)."""
     u = notes[0]
     more = f" (and {len(notes) - 1} more program(s) likewise)" if len(notes) > 1 else ""
+    if u.why:
+        fix = ("a dynamically linked build of it" if u.why == "static"
+               else "a copy of it without the setuid and setgid bits")
+        return (f"{u.by} (pid {u.pid}) started {u.program}, which the recorder cannot reach "
+                f"({u.cause}), so {u.program} ran unrecorded{more}; {recorded}; record {fix}"
+                f"{also}")
     return (f"{u.by} (pid {u.pid}) started {u.program} without the recorder in its environment "
             f"(LD_PRELOAD or MMTRACE_OUT dropped, as env -i does), so {u.program} ran "
             f"unrecorded{more}; {recorded}; pass the environment through or record {u.program} "

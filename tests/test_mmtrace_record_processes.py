@@ -149,6 +149,65 @@ def test_env_i_is_reported_and_an_env_that_keeps_the_recorder_is_not(tmp_path):
     assert "running 2 programs (exec)" in done.stdout and "unrecorded" not in done.stdout
 
 
+
+SPAWNS = r"""
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(int argc, char **argv)
+{
+    pid_t kid;
+    char *args[] = {argv[1], 0};
+    for (int i = 0; i < 3; i++) free(malloc(40));
+    if (posix_spawnp(&kid, argv[1], 0, 0, args, environ) != 0) return 2;
+    return waitpid(kid, 0, 0) == kid ? 0 : 2;
+}
+"""
+
+
+def _out_of_reach(tmp_path, how: str):
+    """A program the loader will not preload into: statically linked, or setuid to another user."""
+    src = tmp_path / "prog.c"
+    src.write_text("#include <stdlib.h>\nint main(void) { for (int i = 0; i < 50; i++) "
+                   "free(malloc(100)); return 0; }\n")
+    exe = tmp_path / "prog"
+    if subprocess.run(["cc", *(["-static"] if how == "static" else []), "-o", str(exe), str(src)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no static C library here")
+    if how == "setuid":
+        if os.geteuid() != 0 or os.statvfs(tmp_path).f_flag & os.ST_NOSUID:
+            pytest.skip("a setuid program to another user needs root and a folder without nosuid")
+        os.chown(exe, 65534, -1)
+        os.chmod(exe, 0o4755)
+    return exe
+
+
+@pytest.mark.parametrize("how, cause", [
+    ("static", "it is statically linked: no loader preloads anything"),
+    ("setuid", "it is setuid or setgid: the loader ignores LD_PRELOAD for it"),
+])
+@pytest.mark.parametrize("launcher", ["nice", "env-path", "spawn"])
+def test_a_program_the_loader_will_not_preload_into_is_reported(tmp_path, how, cause, launcher):
+    """`mmtrace record -- nice ./prog` with ./prog statically linked or setuid: the recorder never
+    loaded into it, and nice's own few mallocs were written as the trace, exit 0, with nothing
+    said.  Its environment still named the recorder, so no note was left either."""
+    exe = _out_of_reach(tmp_path, how)
+    command = {"nice": ["nice", str(exe)],                       # execvp of a path
+               "env-path": ["env", f"PATH={tmp_path}", exe.name],  # execvp searching $PATH
+               "spawn": [str(compile_program(tmp_path, "spawns", SPAWNS)), str(exe)],
+               }[launcher]
+    out = tmp_path / "x.rep"
+    done = mmtrace("record", "-o", str(out), "--", *command)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    named = exe if launcher != "env-path" else exe.name
+    assert len(lines) == 1 and f"started {named}, which the recorder cannot reach ({cause}), so " \
+        f"{named} ran unrecorded; {out} holds pid " in lines[0], lines
+    assert not any(s == 100 for _, _, s in read_trace(out).ops())     # not prog's mallocs
+    done = mmtrace("record", "-o", str(out), "--", "nice", "env", "X=1", "true")
+    assert done.returncode in (0, 2) and "unrecorded" not in done.stderr + done.stdout
+
 def test_suite_record_does_not_write_a_recording_of_the_wrong_program(tmp_path):
     launch, exe = compile_program(tmp_path, "launch", LAUNCHES), compile_program(tmp_path, "known", KNOWN)
     recipe = recipe_for(tmp_path, [str(launch), str(exe), "exec"])
