@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import threading
@@ -162,6 +163,30 @@ def statically_linked(program: str) -> bool:
     kinds = [struct.unpack_from(end + "I", table, i * phentsize)[0] for i in range(phnum)
              if (i + 1) * phentsize <= len(table)]
     return bool(kinds) and 3 not in kinds                # PT_INTERP
+
+
+def setuid_to_others(program: str) -> bool:
+    """True if PROGRAM (a path, or a name on PATH) is an ELF executable whose setuid or setgid bit
+    changes the ids it runs with: a secure exec, where the loader ignores LD_PRELOAD's paths
+    (launch.c's secure_exec, for the programs a recorded one starts)."""
+    path = program if "/" in program else shutil.which(program)
+    try:
+        with open(path or program, "rb") as f:
+            st, elf = os.fstat(f.fileno()), f.read(4) == b"\x7fELF"
+            nosuid = bool(os.fstatvfs(f.fileno()).f_flag & os.ST_NOSUID)
+    except (OSError, TypeError):
+        return False
+    setgid = st.st_mode & stat.S_ISGID and st.st_mode & stat.S_IXGRP   # without x: not setgid
+    return elf and not nosuid and not _no_new_privs() and bool(
+        st.st_mode & stat.S_ISUID and st.st_uid != os.getuid() or setgid and st.st_gid != os.getgid())
+
+
+def _no_new_privs() -> bool:
+    """Whether this process (and so the command) runs with no_new_privs: setuid bits are ignored."""
+    try:
+        return "NoNewPrivs:\t1" in Path("/proc/self/status").read_text()
+    except OSError:
+        return False
 
 
 def _first_line(path: str) -> str:
@@ -321,6 +346,10 @@ def _from_logs(folder: Path, command: list[str], process: str, status: str, log_
         if statically_linked(command[0]):
             raise RecordError(f"{command[0]} is statically linked: the recorder (LD_PRELOAD) "
                               f"cannot see its calls; nothing was recorded ({status})")
+        if setuid_to_others(command[0]):
+            raise RecordError(f"{command[0]} is setuid or setgid: the loader ignores the recorder "
+                              f"(LD_PRELOAD) for it; nothing was recorded ({status}); record a "
+                              "copy of it without those bits")
         raise RecordError(f"{command[0]} made no allocation calls the recorder saw ({status}; "
                           "a setuid program, or one run by a statically linked one, is out of "
                           "LD_PRELOAD's reach too)")

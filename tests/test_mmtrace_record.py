@@ -330,6 +330,23 @@ def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
         "cannot see its calls; nothing was recorded (ok)"]
 
 
+
+def test_no_recording_of_a_setuid_program_says_it_is_setuid(tmp_path):
+    """A setuid program's loader ignores LD_PRELOAD: 'made no allocation calls the recorder saw'
+    was said of one that allocated, with setuid among the guesses."""
+    if os.geteuid() != 0 or os.statvfs(tmp_path).f_flag & os.ST_NOSUID:
+        pytest.skip("a setuid program to another user needs root and a folder without nosuid")
+    exe = compile_program(tmp_path, "known", KNOWN)
+    os.chown(exe, 65534, -1)
+    os.chmod(exe, 0o4755)
+    done = mmtrace("record", "-o", str(tmp_path / "s.rep"), "--", str(exe))
+    assert done.returncode == 2 and not (tmp_path / "s.rep").exists()
+    assert done.stderr.strip().splitlines() == [
+        f"mmtrace: record: {exe} is setuid or setgid: the loader ignores the recorder (LD_PRELOAD) "
+        "for it; nothing was recorded (ok); record a copy of it without those bits"]
+    os.chmod(exe, 0o755)                 # the same program without the bit is recorded
+    assert mmtrace("record", "-o", str(tmp_path / "s.rep"), "--", str(exe)).returncode == 0
+
 @pytest.mark.parametrize("options, said", [
     # --skip past the end, and --max-ops 1 (room for no alloc and its free), each wrote a trace
     # of 0 ops, exit 0, which the driver then scored
