@@ -240,13 +240,14 @@ LOG_PREFIX = "mmtrace-rec-"    # the logs' folder in $TMPDIR, one a recording
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run(command: list[str], env: dict[str, str], timeout: float | None) -> tuple[str, list[int]]:
-    """Run COMMAND in a process group of its own and return its status, and the pids of its
-    processes still running. A Ctrl-C, SIGTERM or SIGHUP to mmtrace is passed on to the whole
-    group, as the timeout's SIGKILL is, and the processes of the command that left the group (a
-    daemon's setsid) are killed then too (stragglers.py), so no process of the command outlives
-    the recording, and what it logged is still converted. After a command that ends by itself,
-    what it left running is left running, and its pids returned."""
+def _run(command: list[str], env: dict[str, str],
+         timeout: float | None) -> tuple[str, list[int], int]:
+    """Run COMMAND in a process group of its own and return its status, the pids of its
+    processes still running, and its own pid. A Ctrl-C, SIGTERM or SIGHUP to mmtrace is passed
+    on to the whole group, as the timeout's SIGKILL is, and the processes of the command that
+    left the group (a daemon's setsid) are killed then too (stragglers.py), so no process of the
+    command outlives the recording, and what it logged is still converted. After a command that
+    ends by itself, what it left running is left running, and its pids returned."""
     got: list[int] = []
     proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
     since = stragglers.start_time(proc.pid)
@@ -276,12 +277,12 @@ def _run(command: list[str], env: dict[str, str], timeout: float | None) -> tupl
         except subprocess.TimeoutExpired:
             left = stop_all()
             proc.wait()
-            return f"timed out after {timeout:g} s", left
+            return f"timed out after {timeout:g} s", left, proc.pid
         if got:
             left = stop_all()                        # what is left of the command after the signal
             name = signal.Signals(got[0]).name
-            return f"stopped by {name} ({_status(code)})", left
-        return _status(code), stragglers.find(marker, notes, since)
+            return f"stopped by {name} ({_status(code)})", left, proc.pid
+        return _status(code), stragglers.find(marker, notes, since), proc.pid
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
@@ -301,7 +302,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         pre = run_env.get("LD_PRELOAD", "")
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
         try:
-            status, left = _run(command, run_env, timeout)
+            status, left, pid = _run(command, run_env, timeout)
         except FileNotFoundError:
             program = command[0] if "/" in command[0] else shutil.which(command[0])
             if program and os.path.isfile(program):      # there, but its #! interpreter is not
@@ -315,16 +316,16 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
             raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
         # converted while the logs exist: only the chosen one is mapped, when it is converted
         try:
-            rec = _from_logs(Path(tmp), command, process, status, log_folder, convert_args)
+            rec = _from_logs(Path(tmp), command, process, status, log_folder, convert_args, pid)
         except RecordError as e:
             raise RecordError(f"{e}{running_note(left)}") from None
         return replace(rec, left_running=tuple(left))
 
 
 def _from_logs(folder: Path, command: list[str], process: str, status: str, log_folder: str,
-               convert_args: dict) -> Recording:
+               convert_args: dict, pid: int = 0) -> Recording:
     """The recording of FOLDER's logs: the chosen one converted, or a RecordError saying why
-    there is nothing to convert."""
+    there is nothing to convert.  PID is the command's."""
     logs, unstarted = [], 0
     for p in sorted(folder.glob("raw.*")):
         try:
@@ -353,6 +354,10 @@ def _from_logs(folder: Path, command: list[str], process: str, status: str, log_
         raise RecordError(f"{command[0]} made no allocation calls the recorder saw ({status}; "
                           "a setuid program, or one run by a statically linked one, is out of "
                           "LD_PRELOAD's reach too)")
+    why = ("static" if statically_linked(command[0])
+           else "setuid" if setuid_to_others(command[0]) else "")
+    if why:                              # the logs are of programs it started, never its own
+        unrecorded = (Unrecorded(pid, command[0], "mmtrace record", why), *unrecorded)
     chosen = _pick(logs, process)
     skip = convert_args.get("skip", 0)
     if skip and skip >= chosen.count:

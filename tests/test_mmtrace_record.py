@@ -331,6 +331,25 @@ def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
 
 
 
+def test_a_static_command_whose_child_is_recorded_is_said_to_be_unrecorded(tmp_path):
+    """A statically linked command that execs a dynamic program: the program's log was written as
+    the command's trace, exit 0, with nothing said of the command itself."""
+    src = tmp_path / "wrap.c"
+    src.write_text("#include <unistd.h>\nint main(int c, char **v) { execv(v[1], v + 1); return 127; }\n")
+    if subprocess.run(["cc", "-static", "-o", str(tmp_path / "wrap"), str(src)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no static C library here")
+    wrap, exe, out = tmp_path / "wrap", compile_program(tmp_path, "known", KNOWN), tmp_path / "x.rep"
+    done = mmtrace("record", "-o", str(out), "--", str(wrap), str(exe))
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmtrace: record: mmtrace record (pid ") and (
+        f"started {wrap}, which the recorder cannot reach (it is statically linked: no loader "
+        f"preloads anything), so {wrap} ran unrecorded; {out} holds pid ") in lines[0], lines
+    assert list(read_trace(out).ops()) == KNOWN_OPS              # what there is is the child's
+    done = mmtrace("record", "--allow-unrecorded", "-o", str(out), "--", str(wrap), str(exe))
+    assert done.returncode == 0 and not done.stderr
+
 def test_no_recording_of_a_setuid_program_says_it_is_setuid(tmp_path):
     """A setuid program's loader ignores LD_PRELOAD: 'made no allocation calls the recorder saw'
     was said of one that allocated, with setuid among the guesses."""
