@@ -32,6 +32,7 @@ RECORD = np.dtype([("kind", "<u4"), ("tid", "<u4"), ("result", "<u8"), ("size", 
 EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE = 1, 2, 3, 4
 EV_ALIGNED = (5, 6, 7, 8, 9)   # memalign, posix_memalign, aligned_alloc, valloc, pvalloc
 LOG_CUT = 1                    # a header flag: the log could not grow (recorder.c)
+LOG_FULL = 2                   # a header flag: the log reached its most events (MMTRACE_MAX_EVENTS)
 # Default budget: a fifth of the heap is left for the allocator's overhead.
 DEFAULT_MAX_LIVE = MAX_HEAP * 4 // 5
 DEFAULT_MAX_SIZE = 4 << 20
@@ -49,6 +50,7 @@ class RawLog:
     count: int                 # events logged
     cut: bool = False          # the recorder stopped: the log could not grow (a full disk)
     image: int = 0             # 0, or n for the n-th program the process exec'd (raw.<pid>.<n>)
+    full: bool = False         # the recorder stopped: the log reached its most events
 
     @cached_property
     def events(self) -> np.ndarray:
@@ -94,7 +96,7 @@ def read_raw(path: Path) -> RawLog:
     suffix = Path(path).name.split(".")[2:]
     image = int(suffix[0]) if suffix and suffix[0].isdigit() else 0
     return RawLog(str(path), int(head["result"]), int(head["size"]), count,
-                  bool(int(head["arg"]) & LOG_CUT), image)
+                  bool(int(head["arg"]) & LOG_CUT), image, bool(int(head["arg"]) & LOG_FULL))
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class ConvertReport:
     freed_at_end: int = 0
     truncated: bool = False    # stopped at max_ops
     log_cut: bool = False      # the recorder's log could not grow: later events are missing
+    log_full: int = 0          # the events the log stopped at, its most (0: it did not)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -132,6 +135,9 @@ class ConvertReport:
                 parts.append(f"{label} {n:,}")
         if self.truncated:
             parts.append("truncated at max ops")
+        elif self.log_full:
+            parts.append(f"the recorder stopped at its most, {self.log_full:,} events: later "
+                         "calls missing")
         if self.log_cut:
             parts.append("the recorder's log could not grow: later calls missing")
         return "; ".join(parts)
@@ -263,5 +269,6 @@ def convert(log: RawLog, max_size: int = DEFAULT_MAX_SIZE, max_live: int = DEFAU
     extra = c.peak if order == LAB64 else SUGGESTED_HEAP
     trace = Trace(Header(order, weight, n_ids, len(c.kinds), extra), c.kinds, c.ids, c.sizes)
     report = ConvertReport(events=len(ev), skipped=min(skip, log.count), threads=log.threads, ops=len(c.kinds),
-                           freed_at_end=len(freed), truncated=truncated, log_cut=log.cut, **c.n)
+                           freed_at_end=len(freed), truncated=truncated, log_cut=log.cut,
+                           log_full=log.count if log.full else 0, **c.n)
     return trace, report

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import lockdir, stragglers
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
-from .trace import Trace
+from .trace import MAX_OPS, Trace
 
 SOURCE = Path(__file__).resolve().parent / "recorder"     # recorder.c, launch.c, recorder.h
 KIT = SOURCE.parent.parent
@@ -236,6 +236,15 @@ def _pick(logs: list[RawLog], process: str) -> RawLog:
 
 LOG_PREFIX = "mmtrace-rec-"    # the logs' folder in $TMPDIR, one a recording
 
+
+def max_events(convert_args: dict) -> int:
+    """The most events a process's log holds: the skipped ones, then twice the ops the trace can
+    have (most calls are one op; some none: failed, over budget, an unknown pointer), so a
+    program that runs for hours stops filling $TMPDIR at 32 bytes a call soon after its trace
+    is full."""
+    ops = convert_args.get("max_ops") or MAX_OPS
+    return convert_args.get("skip", 0) + 2 * min(ops, MAX_OPS)
+
 # Signals that stop a recording: passed on to the command, whose logs are then converted.
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -301,6 +310,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         run_env["MMTRACE_OUT"] = os.path.abspath(Path(tmp) / "raw")
         pre = run_env.get("LD_PRELOAD", "")
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
+        run_env["MMTRACE_MAX_EVENTS"] = str(max_events(convert_args))
         try:
             status, left, pid = _run(command, run_env, timeout)
         except FileNotFoundError:

@@ -311,6 +311,20 @@ def test_a_recording_stops_where_a_trace_the_driver_reads_must(tmp_path, monkeyp
     assert many.report.truncated and len(many.trace) <= 1000
 
 
+def test_the_recorder_stops_logging_soon_after_the_trace_is_full(tmp_path):
+    """The log grew by 32 bytes a call for as long as the program ran (60 M calls: 1.8 GB in
+    $TMPDIR, and 2.3 GB of memory to convert it), when a trace uses at most --skip plus --max-ops
+    (12 M) of them.  It now stops at the skipped calls and twice the ops; the program runs on."""
+    exe = compile_program(tmp_path, "churn", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
+                          "i < 20000; i++) free(malloc(16 + i % 5000)); return 0; }\n")
+    rec = record([str(exe)], max_ops=1000, skip=100)
+    assert rec.ok and rec.report.truncated and rec.report.events == 2000     # the log held 2,100
+    leaks = compile_program(tmp_path, "leaks", "#include <stdlib.h>\nint main(void) { for (int i = 0; "
+                            "i < 20000; i++) malloc(1000); return 0; }\n")
+    rec = record([str(leaks)], max_ops=1000, max_live=10_000)       # most calls make no op
+    assert rec.ok and not rec.report.truncated and rec.report.log_full == 2000
+    assert "the recorder stopped at its most, 2,000 events: later calls missing" in rec.report.summary()
+
 def test_no_recording_says_whether_the_program_is_statically_linked(tmp_path):
     """Every program that allocated nothing was told 'a static binary cannot be recorded',
     /bin/true as much as a static one; a static one is now named as such, the others not."""

@@ -39,6 +39,9 @@
  *     one would then grow and write into.
  *   - The programs a process starts are watched by launch.c: one started out of
  *     the recorder's reach is reported, not lost unseen.
+ *   - A log stops at MMTRACE_MAX_EVENTS events (the header says so: LOG_FULL), which
+ *     `record` sets past what a trace can use, so a program that runs for hours does
+ *     not fill the disk under the logs at 32 bytes a call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,7 +97,10 @@ static const char MAGIC[8] = {'M', 'M', 'T', 'R', 'A', 'W', '0', '1'};
 enum { REC_UNINIT = 0, REC_READY = 1, REC_OFF = -1 };
 
 /* The header's flags (its arg field); mmtrace/rawlog.py keeps the same numbers. */
-enum { LOG_CUT = 1 }; /* the log could not grow: events after the last one are missing */
+enum {
+    LOG_CUT = 1,  /* the log could not grow: events after the last one are missing */
+    LOG_FULL = 2, /* the log reached MMTRACE_MAX_EVENTS: the later events were not logged */
+};
 
 /* All mutable state of the recorder, guarded by lock. */
 static struct {
@@ -106,8 +112,10 @@ static struct {
     size_t used;         /* records used in the current window */
     size_t reserved;     /* records of the current window whose disk space is reserved */
     size_t step;         /* bytes the next reservation asks for */
+    size_t logged;       /* events in the log */
+    size_t most;         /* events the log may hold (MMTRACE_MAX_EVENTS; 0: no limit) */
     char path[4096];     /* the log's file */
-} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, NULL, 0, 0, 0, 0, ""};
+} rec = {PTHREAD_MUTEX_INITIALIZER, REC_UNINIT, NULL, NULL, 0, 0, 0, 0, 0, 0, ""};
 
 static __thread int busy __attribute__((tls_model("initial-exec")));
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
@@ -206,14 +214,13 @@ static int reserve_more(void)
     return 0;
 }
 
-/* Log no more; cut says that events are being lost (the log could not grow). */
-static void turn_off(int cut)
+/* Log no more; FLAG (LOG_CUT, LOG_FULL) says why events are lost from here. */
+static void turn_off(uint64_t flag)
 {
     if (rec.window != NULL)
         munmap(rec.window, WINDOW_BYTES);
     if (rec.head != NULL) {
-        if (cut)
-            rec.head->arg |= LOG_CUT;
+        rec.head->arg |= flag;
         munmap(rec.head, sizeof(event_t));
     }
     rec.window = NULL;
@@ -224,10 +231,12 @@ static void turn_off(int cut)
 /* First use in this process: open the log named by MMTRACE_OUT.  Lock held. */
 static void start_log(void)
 {
-    const char *prefix = getenv("MMTRACE_OUT");
+    const char *prefix = getenv("MMTRACE_OUT"), *most = getenv("MMTRACE_MAX_EVENTS");
     rec.state = REC_OFF;
     if (prefix == NULL || *prefix == '\0')
         return;
+    rec.logged = 0;
+    rec.most = most != NULL ? (size_t)strtoull(most, NULL, 10) : 0;
     int fd = create_log(prefix);
     if (fd < 0)
         return;
@@ -243,7 +252,7 @@ static void start_log(void)
     rec.head->size = (uint64_t)getppid();
     rec.head->arg = 0;
     if (map_window(0) != 0) {
-        turn_off(1);
+        turn_off(LOG_CUT);
         return;
     }
     rec.used = 1; /* record 0 is the header */
@@ -258,14 +267,19 @@ static void append(uint32_t kind, const void *result, uint64_t size, uint64_t ar
         start_log();
     if (rec.state != REC_READY)
         return;
+    if (rec.most != 0 && rec.logged == rec.most) {
+        turn_off(LOG_FULL);
+        return;
+    }
     if (rec.used == records_per_window() && map_window(rec.window_no + 1) != 0) {
-        turn_off(1);
+        turn_off(LOG_CUT);
         return;
     }
     if (rec.used >= rec.reserved && reserve_more() != 0) {
-        turn_off(1);
+        turn_off(LOG_CUT);
         return;
     }
+    rec.logged++;
     event_t *e = &rec.window[rec.used++];
     e->tid = current_tid();
     e->result = (uint64_t)(uintptr_t)result;
