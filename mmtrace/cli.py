@@ -403,6 +403,10 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
     except RecordError as e:
         _fail(f"record: {e}")
     notes = [f"recorded from: {' '.join(command)}", rec.report.summary()]
+    if rec.status.startswith("exited"):        # the file outlives the run's stderr that said so
+        notes.append(f"failed run: {command[0]} {rec.status}")
+    elif not rec.ok:
+        notes.append(f"partial: {command[0]} {rec.status}; these are the ops before that")
     try:
         write_trace(Path(output), rec.trace, notes)
     except OSError as e:               # the recording is not lost: it goes to a temporary file

@@ -151,6 +151,24 @@ def test_a_crash_is_reported_and_what_came_before_is_kept(tmp_path):
                                            ("f", 1, 0)]
 
 
+@pytest.mark.parametrize("args, status", [([], "killed by SIGSEGV"),
+                                          (["--timeout", "1"], "timed out after 1 s")])
+def test_a_partial_recording_says_so_in_the_trace(tmp_path, args, status):
+    """Only stderr said that the program had not finished: the trace file, kept and used later,
+    read as a whole run's."""
+    exe = compile_program(tmp_path, "crash", CRASH)
+    command = [str(exe)] if not args else ["sh", "-c", f"{exe}; sleep 60"]
+    out = tmp_path / "crash.rep"
+    done = mmtrace("record", *args, "-o", str(out), "--", *command)
+    assert done.returncode == 1 and status in done.stderr
+    assert f"# partial: {command[0]} {status}; these are the ops before that\n" in out.read_text()
+    assert len(read_trace(out)) >= 4                   # still a trace the driver reads
+    done = mmtrace("record", "-o", str(out), "--", "sh", "-c", f"{exe}; exit 3")
+    assert done.returncode == 1 and "# failed run: sh exited 3\n" in out.read_text()
+    done = mmtrace("record", "-o", str(out), "--", str(compile_program(tmp_path, "known", KNOWN)))
+    assert done.returncode == 0 and "# partial:" not in out.read_text()
+
+
 CLOSES_FDS = r"""
 #include <fcntl.h>
 #include <stdlib.h>
