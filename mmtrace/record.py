@@ -258,15 +258,14 @@ def _run(command: list[str], env: dict[str, str],
     command outlives the recording, and what it logged is still converted. After a command that
     ends by itself, what it left running is left running, and its pids returned."""
     got: list[int] = []
-    proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
-    since = stragglers.start_time(proc.pid)
+    group: list[int] = []                            # the command's pid, once it has one
     out = env["MMTRACE_OUT"]
     marker, notes = f"MMTRACE_OUT={out}", Path(f"{out}-unrecorded")
 
     def stop(sig: int) -> None:
-        for s in (sig, signal.SIGCONT):              # SIGCONT: a stopped member takes it too
+        for s in (sig, signal.SIGCONT) if group else ():   # SIGCONT: a stopped member takes it too
             try:
-                os.killpg(proc.pid, s)
+                os.killpg(group[0], s)
             except ProcessLookupError:
                 pass
 
@@ -279,8 +278,14 @@ def _run(command: list[str], env: dict[str, str],
         stop(sig)
 
     main = threading.current_thread() is threading.main_thread()   # where handlers can be set
+    # set before the command starts: a signal between the two had ended mmtrace and left it running
     old = {s: signal.signal(s, pass_on) for s in STOPS} if main else {}
     try:
+        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
+        group.append(proc.pid)
+        if got:                                      # it came while the command was starting
+            stop(got[0])
+        since = stragglers.start_time(proc.pid)
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

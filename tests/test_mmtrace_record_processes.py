@@ -67,6 +67,32 @@ def test_an_interrupted_recording_keeps_what_it_recorded(tmp_path, how):
     assert 4000 in [s for k, _, s in ops if k == "a"] and not lint(out).problems
 
 
+# mmtrace record with a parent slow to look at its new command (as under load): a signal then came
+# before its handlers were set
+SLOW_START = ("import sys, time\nfrom mmtrace import stragglers\nfrom mmtrace.cli import main\n"
+              "real = stragglers.start_time\n"
+              "stragglers.start_time = lambda pid: (time.sleep(3), real(pid))[1]\n"
+              "main(sys.argv[1:], prog_name='mmtrace')\n")
+
+
+def test_a_signal_while_the_command_starts_is_passed_on(tmp_path):
+    """The handlers that pass a SIGTERM on were set only after the command had started: one that
+    came in between ended mmtrace with no trace and left the program running."""
+    exe = compile_program(tmp_path, "waits", WAITS)
+    started, out = tmp_path / "started", tmp_path / "waits.rep"
+    proc = run_python("-c", SLOW_START, "record", "-o", out, "--", exe, started,
+                      runner=subprocess.Popen, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True, start_new_session=True)
+    pid = int(wait_for(started))
+    try:
+        os.kill(proc.pid, signal.SIGTERM)           # while mmtrace is still in start_time
+        _, err = proc.communicate(timeout=30)
+        assert gone(pid)
+    finally:
+        kill_started(started)
+    assert proc.returncode == 1 and "stopped by SIGTERM" in err, err
+    assert [s for k, _, s in read_trace(out).ops() if k == "a"][:300] == list(range(100, 400))
+
 def test_a_timeout_stops_every_process_of_the_command(tmp_path):
     """--timeout killed only the command (here a shell): the program it ran went on, logging
     into a deleted file, after mmtrace had exited."""
