@@ -441,7 +441,9 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     const char *run_only = num_dirs ? "-t" : o->num_files ? "-f" : o->json ? "--json" : given_secret ? "--secret-fd"
                          : given_run ? "--run-limit"
                          : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline"
-                         : o->parse_only ? "--parse-only" : NULL;
+                         : o->parse_only ? "--parse-only" : given_T ? "-T" : given_M ? "-M" : given_r ? "-r"
+                         : o->check_heap ? "-c" : o->libc_rows ? "-l" : o->grade_lines ? "-g"
+                         : o->verbosity == 2 ? "-V" : o->verbosity ? "-v" : NULL;
     if (o->describe && run_only)
         return complain("--describe and %s exclude each other (--describe runs no trace)", run_only);
     if (o->describe)

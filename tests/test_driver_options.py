@@ -92,6 +92,15 @@ BAD_ARGS = [
     (["--describe", "--baseline", "a"], "--describe and --baseline exclude each other"),
     (["--describe", "--save-baseline", "a"], "--describe and --save-baseline exclude each other"),
     (["--describe", "--parse-only"], "--describe and --parse-only exclude each other"),
+    # These too were dropped without a word: -V gave no statistics, -M 64M no larger heap.
+    (["--describe", "-V"], "--describe and -V exclude each other"),
+    (["-v", "--describe"], "--describe and -v exclude each other"),
+    (["--describe", "-c"], "--describe and -c exclude each other"),
+    (["--describe", "-l"], "--describe and -l exclude each other"),
+    (["--describe", "-g"], "--describe and -g exclude each other"),
+    (["--describe", "-T", "5"], "--describe and -T exclude each other"),
+    (["--describe", "-M", "64M"], "--describe and -M exclude each other"),
+    (["--describe", "-r", "3"], "--describe and -r exclude each other"),
 ]
 
 
