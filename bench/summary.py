@@ -155,8 +155,11 @@ def render(results: dict) -> str:
              "medians, with [min–max] over the study's runs where this page gives them; ratios (×) are of "
              "medians, and each study's page gives the range of every figure behind them.", "",
              "How to run: `make bench` (all five, then this page), or one of `make bench-sizes`, "
-             "`bench-threads`, `bench-stress`, `bench-align`, `bench-programs`; `BENCH_ARGS=--quick` "
-             "for short runs, `BENCH_ARGS='--only best,ts-lock'` to choose allocators. The targets "
+             "`bench-threads`, `bench-stress`, `bench-align`, `bench-programs`; `BENCH_ARGS` holds options for "
+             "every study: `--quick` for short runs, `--only best,ts-lock` to choose allocators, "
+             "`--reps N` repetitions. A study's own options (`sizes --max-log2 N`, `threads --threads "
+             "1,2`, `stress --trace FILE`) and `--out DIR`, to write elsewhere than `docs/`, are for "
+             "`.venv/bin/python -m bench STUDY` (`--help` lists them). The targets "
              "install jemalloc, tcmalloc and mimalloc from Debian packages when they can (a missing one "
              "is reported and skipped) and build one shim per variant (`make shims`; see "
              "[bench-shim.md](bench-shim.md) for how a variant becomes the process's malloc). Ctrl-C, "

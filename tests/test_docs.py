@@ -44,3 +44,40 @@ def test_every_link_resolves(doc, target):
     if fragment:
         headings = re.findall(r"^#+\s+(.*)$", dest.read_text(), re.M)
         assert fragment in {anchor(h) for h in headings}, f"{doc.relative_to(KIT)}: no heading #{fragment} in {path}"
+
+
+def click_options(group, prefix=()):
+    """(command path, the option's spellings) of every option of GROUP's commands but --help."""
+    import click
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from click_options(command, (*prefix, name))
+            continue
+        for param in command.params:
+            if isinstance(param, click.Option) and "--help" not in param.opts:
+                yield " ".join((*prefix, name)), param.opts + param.secondary_opts
+
+
+def cli_options() -> list[tuple[str, str, tuple[str, ...]]]:
+    from bench.cli import main as bench
+    from grader.cli import main as mmgrade
+    from mmtrace.cli import main as mmtrace
+    return [pytest.param(tool, command, tuple(opts), id=f"{tool} {command} {opts[0]}")
+            for tool, group in (("mmtrace", mmtrace), ("mmgrade", mmgrade), ("python -m bench", bench))
+            for command, opts in click_options(group)]
+
+
+@pytest.mark.parametrize("tool,command,opts", cli_options())
+def test_every_cli_option_is_documented(tool, command, opts):
+    text = "\n".join(doc.read_text() for doc in DOCS)
+    assert any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in opts), \
+        f"{tool} {command} {opts[0]} is named in no README or docs page"
+
+
+def test_every_mdriver_flag_is_in_the_readme(driver):
+    import subprocess
+    usage = subprocess.run([str(driver), "-h"], capture_output=True, text=True, check=True).stdout
+    flags = sorted(set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", usage)))
+    readme = (KIT / "README.md").read_text()
+    missing = [f for f in flags if not re.search(rf"`{re.escape(f)}[ `=]", readme)]
+    assert not missing, f"mdriver -h names flags the README's table does not: {missing}"
