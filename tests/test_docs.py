@@ -81,3 +81,23 @@ def test_every_mdriver_flag_is_in_the_readme(driver):
     readme = (KIT / "README.md").read_text()
     missing = [f for f in flags if not re.search(rf"`{re.escape(f)}[ `=]", readme)]
     assert not missing, f"mdriver -h names flags the README's table does not: {missing}"
+
+
+
+def layout() -> str:
+    """README's Layout section."""
+    return (KIT / "README.md").read_text().split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("folder", ["driver", "tools"])
+def test_every_module_is_in_the_layout(folder):
+    text = layout()
+    # A C module (its .c and .h) is named by its stem or a file's path; a script by its file name.
+    modules: dict[str, set[str]] = {}
+    for p in (KIT / folder).iterdir():
+        if p.suffix in (".c", ".h"):
+            modules.setdefault(p.stem, {f"`{p.stem}`"}).add(f"`{folder}/{p.name}`")
+        elif p.suffix in (".py", ".sh"):
+            modules[p.name] = {f"`{p.name}`", f"`{folder}/{p.name}`"}
+    missing = sorted(name for name, spellings in modules.items() if not any(s in text for s in spellings))
+    assert not missing, f"README's Layout does not say what {folder}/ {', '.join(missing)} hold"
