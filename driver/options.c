@@ -433,8 +433,12 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
         return complain("unexpected argument '%s' (traces go after -f, directories after -t)", argv[optind]);
     if (o->baseline_in && o->baseline_out)
         return complain("%s", "--baseline and --save-baseline exclude each other");
-    /* --parse-only replays nothing: it has no result, libc timing or baseline to write or use. */
-    const char *unused = o->json ? "--json" : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline" : NULL;
+    /* --parse-only replays nothing: it has no result, libc timing, baseline, run or table to write, use
+     * or shape (-M stays: a trace's sizes are judged against the heap it would get). */
+    const char *unused = o->json ? "--json" : o->baseline_in ? "--baseline" : o->baseline_out ? "--save-baseline"
+                       : given_run ? "--run-limit" : given_T ? "-T" : given_r ? "-r" : o->check_heap ? "-c"
+                       : o->libc_rows ? "-l" : o->grade_lines ? "-g" : o->verbosity == 2 ? "-V" : o->verbosity ? "-v"
+                       : NULL;
     if (o->parse_only && unused)
         return complain("--parse-only and %s exclude each other (--parse-only replays nothing)", unused);
     /* --describe runs nothing: an option for a run would be dropped without a word. */

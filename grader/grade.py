@@ -42,7 +42,7 @@ from .model import IMPOSSIBLE, Batch, RuleResult, Submission, TraceResult, empty
 from .paths import link_problem
 from .policy import DRIVER_HEAP_LIMIT, Policy
 from .rules import ToolError, check_object
-from .runner import DriverRun, driver_limits, load_schema, run_driver, trace_paths
+from .runner import DriverRun, load_schema, run_driver, trace_paths
 from .sandbox import Sandbox, allow_runs, kill_all, sandbox_failed, stopping
 from .timinglock import MachineLock, Notice, lock_path
 from .workdir import claim as claim_workdir, release as release_workdir
@@ -178,7 +178,7 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
     submission's run is then never the trace's fault (_Grader._score).  The driver's
     own message says what is wrong; the heap limit is blamed only when the largest heap the
     driver allows would have read the trace."""
-    problem = _parse_problem(driver, folder, traces, driver_limits(policy))
+    problem = _parse_problem(driver, folder, traces, ["-M", str(policy.limits.max_heap)])
     if not problem:
         return
     for trace in traces:        # the course's trace, not our private copy

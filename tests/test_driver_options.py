@@ -84,6 +84,9 @@ BAD_ARGS = [
     (["--parse-only", "--json", "a.json"], "--parse-only and --json exclude each other"),
     (["--parse-only", "--baseline", "a"], "--parse-only and --baseline exclude each other"),
     (["--save-baseline", "a", "--parse-only"], "--parse-only and --save-baseline exclude each other"),
+    # ... and took the options of a run, which change nothing it prints, without a word.
+    *[(["--parse-only", *flag], f"--parse-only and {flag[0]} exclude each other")
+      for flag in (["-r", "2"], ["-T", "5"], ["--run-limit", "9"], ["-c"], ["-l"], ["-g"], ["-v"], ["-V"])],
     # --describe printed its JSON and dropped these without a word.
     (["--describe", "--json", "a.json"], "--describe and --json exclude each other"),
     (["--describe", "-t", "traces"], "--describe and -t exclude each other"),
