@@ -225,7 +225,7 @@ def load_recipe(path: Path) -> Recipe:
 
 def make_trace(entry: Entry) -> Trace:
     """ENTRY's trace; RecipeError naming the trace if its parameters, each valid alone, make none
-    (a request or a live set larger than the heap, too many ops)."""
+    (a request or a live set larger than the heap, too many ops, no op at all)."""
     assert not entry.recorded
     try:
         return generate(entry.pattern, entry.seed, entry.params, entry.header, entry.weight)

@@ -188,6 +188,23 @@ def test_suite_names_a_trace_its_parameters_cannot_make(tmp_path, verify):
     assert not (tmp_path / "x.rep").exists()
 
 
+def test_gen_and_suite_refuse_parameters_that_make_no_op(tmp_path):
+    """peak-drain under a peak of 1 byte wrote a trace of 0 ops, exit 0 (the driver lists such a
+    trace as ok, with no figures). Refused in one line naming the recipe and the trace; the
+    traces before it are written."""
+    out = tmp_path / "zero.rep"
+    _one_line_error(mmtrace("gen", "peak-drain", "-p", "peak=1", "-o", str(out)), 2,
+                    "pattern 'peak-drain' with peak=1 makes no ops")
+    assert not out.exists()
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "first"\nparams = { pairs = 10 }\n'
+                      '[[trace]]\nname = "empty"\ngroup = "g"\nstresses = "s"\npattern = "peak-drain"\n'
+                      'seed = 1\nparams = { peak = 1 }\n')
+    _one_line_error(mmtrace("suite", str(recipe)), 2,
+                    f"{recipe}: trace 'empty': pattern 'peak-drain' with peak=1 makes no ops")
+    assert (tmp_path / "first.rep").exists() and not (tmp_path / "empty.rep").exists()
+
+
 def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')

@@ -296,3 +296,16 @@ def test_a_negative_or_non_integer_seed_is_refused(seed):
     """random.Random(-5) is random.Random(5): --seed -5 had given --seed 5's trace."""
     with pytest.raises(PatternError, match="the seed must be a whole number from 0"):
         generate("binary", seed, {"pairs": 10})
+
+
+@pytest.mark.parametrize("pattern, params", [
+    ("peak-drain", {"peak": 1}),          # every size of its first phase is above the peak
+    ("size-sweep", {"max_heap": 2}),      # no power of two fits 80% of the heap
+])
+def test_parameters_that_make_no_op_are_refused_not_an_empty_trace(pattern, params):
+    """A trace of 0 ops was written, exit 0: `check` passed it and the driver listed it as ok
+    with no figures (alone, a Perf index of 0.0), as `record` already refuses to write one."""
+    given = " ".join(f"{k}={v}" for k, v in params.items())
+    with pytest.raises(PatternError, match=re.escape(f"pattern '{pattern}' with {given} makes no ops")):
+        generate(pattern, 1, params)
+    assert len(generate(pattern, 1))          # the defaults make ops

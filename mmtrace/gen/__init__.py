@@ -149,6 +149,9 @@ def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
                            f"({type(err).__name__}{': ' + str(err) if str(err) else ''})") from None
     if builder.live:
         raise PatternError(f"pattern '{pattern}' left {len(builder.live)} blocks live")
+    if not len(builder):     # the driver would list a trace of nothing as ok, with no figures
+        raise PatternError(f"pattern '{pattern}' with {given} makes no ops (a request or a live "
+                           "budget smaller than every size it draws?); use other parameters")
     return builder.trace(order, weight)
 
 
