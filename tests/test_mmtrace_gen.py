@@ -217,7 +217,7 @@ MOSTS = [
     # the palette drawn until enough sizes differ: for ever, in a set 1 GB large after 30 s
     ("program", {"sizes": 10**12, "max_size": 10**13}, "'sizes' of 'program' is at most 10,000"),
     # the text and the vocabulary drawn whole first: memory without end
-    ("ngram", {"tokens": 10**12}, "'tokens' of 'ngram' is at most 12,000,000"),
+    ("ngram", {"tokens": 10**12}, "'tokens' of 'ngram' is at most 6,000,000"),
     ("ngram", {"vocab": 10**12}, "'vocab' of 'ngram' is at most 1,000,000"),
     # a peak below every size: each phase allocates nothing, and phases ran for ever
     ("peak-drain", {"phases": 10**12, "peak": 1}, "'phases' of 'peak-drain' is at most 12,000,000"),
@@ -309,3 +309,37 @@ def test_parameters_that_make_no_op_are_refused_not_an_empty_trace(pattern, para
     with pytest.raises(PatternError, match=re.escape(f"pattern '{pattern}' with {given} makes no ops")):
         generate(pattern, 1, params)
     assert len(generate(pattern, 1))          # the defaults make ops
+
+
+# Counts whose ops are past the limit: each had drawn 12,000,000 ops before it was refused.
+PAST_THE_LIMIT = [
+    ("binary", {"pairs": 3_000_001, "small": 1, "large": 1, "new": 2}, 12_000_004),
+    ("program", {"allocs": 6_000_001}, 12_000_002),
+    ("syn", {"allocs": 6_000_001}, 12_000_002),
+    ("tiny-flood", {"allocs": 6_000_001}, 12_000_002),
+    ("coalescing", {"rounds": 2_400_001, "size": 1}, 12_000_005),
+    ("realloc-vectors", {"vectors": 2_000, "rounds": 2_001}, 12_006_000),
+]
+
+
+@pytest.mark.parametrize("pattern, params, least", PAST_THE_LIMIT)
+def test_counts_past_the_ops_limit_are_refused_before_any_op(monkeypatch, pattern, params, least):
+    import mmtrace.gen.builder as builder
+    drawn = []
+    monkeypatch.setattr(builder.TraceBuilder, "_emit", lambda self, *op: drawn.append(op))
+    words = f"the trace would have more than 12,000,000 ops (at least {least:,})"
+    with pytest.raises(PatternError, match=re.escape(words)):
+        coerce_params(PATTERNS[pattern], params)       # as a recipe is loaded
+    with pytest.raises(PatternError, match=re.escape(words)):
+        generate(pattern, 1, params)
+    assert drawn == []
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PATTERNS.items() if getattr(p, "least_ops", None)))
+def test_the_fewest_ops_a_pattern_promises_are_never_more_than_it_makes(name):
+    """least_ops is a floor: a trace under the limit is never refused by it."""
+    least = PATTERNS[name].least_ops
+    defaults = PATTERNS[name].defaults()
+    for seed in (1, 2):
+        assert least({**defaults, **SMALL[name]}) <= len(generate(name, seed, SMALL[name]))
+    assert least(defaults) <= len(generate(name, 1))

@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..trace import CLASSIC, MAX_OPS, Trace
 from . import classic, kit, lab64
-from .builder import PatternError, TraceBuilder
+from .builder import PatternError, TraceBuilder, too_many_ops
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,9 @@ class Pattern:
     # int parameters with a most of their own, and why: a count the pattern works through
     # before (or without) writing ops, which the ops limit does not stop
     most: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # the fewest ops the parameters (all of them, defaults filled in) make: a count past the ops
+    # limit is refused when read, not after millions of ops drawn (14 s and more)
+    least_ops: Callable[[dict], int] | None = None
 
     @property
     def doc(self) -> str:
@@ -37,27 +40,36 @@ class Pattern:
         return {k: p.default for k, p in sig.parameters.items() if k != "rng"}
 
 
+def _each_freed(*counts: str) -> Callable[[dict], int]:
+    """The fewest ops of a pattern whose COUNTS are blocks allocated, each freed by the end."""
+    return lambda v: 2 * sum(v[c] for c in counts)
+
+
 PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("program", classic.program, shares=("hot_share", "lifo"),
-            most={"sizes": (10_000, "each drawn until it differs from the others")}),
-    Pattern("coalescing", classic.coalescing),
-    Pattern("random", classic.uniform_random, shares=("alloc_bias",)),
-    Pattern("binary", classic.binary),
-    Pattern("growing-buffer", classic.growing_buffer),
-    Pattern("bdd", lab64.bdd, shares=("gc_keep", "death")),
-    Pattern("cbit", lab64.cbit, shares=("long_share",)),
+            most={"sizes": (10_000, "each drawn until it differs from the others")},
+            least_ops=_each_freed("allocs")),
+    Pattern("coalescing", classic.coalescing, least_ops=lambda v: 5 * v["rounds"]),
+    Pattern("random", classic.uniform_random, shares=("alloc_bias",), least_ops=_each_freed("allocs")),
+    Pattern("binary", classic.binary, least_ops=lambda v: 4 * v["pairs"]),
+    Pattern("growing-buffer", classic.growing_buffer, least_ops=lambda v: 3 * v["steps"] + 4),
+    Pattern("bdd", lab64.bdd, shares=("gc_keep", "death"), least_ops=_each_freed("allocs")),
+    Pattern("cbit", lab64.cbit, shares=("long_share",), least_ops=_each_freed("allocs", "vectors")),
     Pattern("ngram", lab64.ngram,
-            most={"tokens": (MAX_OPS, "the text is drawn whole first, and each token is an op"),
-                  "vocab": (1_000_000, "each word's length and weight are drawn first")}),
-    Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}),
-    Pattern("realloc-many", kit.realloc_many),
-    Pattern("realloc-strings", kit.realloc_strings, shares=("finish",)),
-    Pattern("realloc-vectors", kit.realloc_vectors, shares=("small_per_push",)),
-    Pattern("fit-stress", kit.fit_stress),
+            most={"tokens": (MAX_OPS // 2, "the text is drawn whole first, and each token is two ops"),
+                  "vocab": (1_000_000, "each word's length and weight are drawn first")},
+            least_ops=_each_freed("tokens")),      # a token's string, then its free or its node
+    Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}, least_ops=_each_freed("allocs")),
+    Pattern("realloc-many", kit.realloc_many, least_ops=lambda v: v["steps"]),
+    Pattern("realloc-strings", kit.realloc_strings, shares=("finish",),
+            least_ops=lambda v: v["appends"] + 2 * v["builders"]),
+    Pattern("realloc-vectors", kit.realloc_vectors, shares=("small_per_push",),
+            least_ops=lambda v: 3 * v["vectors"] * v["rounds"]),     # born, shrunk to fit, freed
+    Pattern("fit-stress", kit.fit_stress, least_ops=_each_freed("blocks")),
     Pattern("size-sweep", kit.size_sweep),
-    Pattern("tiny-flood", kit.tiny_flood),
-    Pattern("large-churn", kit.large_churn),
-    Pattern("long-short", kit.long_short, shares=("long_share",)),
+    Pattern("tiny-flood", kit.tiny_flood, least_ops=_each_freed("allocs")),
+    Pattern("large-churn", kit.large_churn, least_ops=_each_freed("allocs")),
+    Pattern("long-short", kit.long_short, shares=("long_share",), least_ops=_each_freed("allocs")),
     Pattern("peak-drain", kit.peak_drain, shares=("keep",),
             most={"phases": (MAX_OPS, "a phase under a small peak writes no op")}),
 ]}
@@ -126,7 +138,16 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
             high = out.get(top, defaults[top])
             if low > high:
                 raise PatternError(f"parameter '{key}' of '{pattern.name}' ({low}) is above '{top}' ({high})")
+    if pattern.least_ops:
+        err = too_many_ops(pattern.least_ops({**defaults, **out}))
+        if err:
+            raise PatternError(f"pattern '{pattern.name}' with {_given(params)}: {err}")
     return out
+
+
+def _given(params: dict[str, object] | None) -> str:
+    """The parameters as an error names them."""
+    return " ".join(f"{k}={v}" for k, v in (params or {}).items()) or "the defaults"
 
 
 def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
@@ -138,7 +159,7 @@ def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
         # random.Random(-5) is random.Random(5): a negative seed would repeat another's trace
         raise PatternError(f"the seed must be a whole number from 0, got '{seed}'")
     values = coerce_params(p, params or {})
-    given = " ".join(f"{k}={v}" for k, v in (params or {}).items()) or "the defaults"
+    given = _given(params)
     try:
         builder = p.func(random.Random(seed), **values)
     except PatternError as err:              # the builder's limits: too many ops, too large a request

@@ -19,6 +19,16 @@ class PatternError(ValueError):
     message says which and what is allowed."""
 
 
+def too_many_ops(least: int = 0) -> PatternError | None:
+    """The error for a trace of LEAST ops, or of one op past the limit (0); None when it fits.
+    MAX_OPS is looked up here at each call, so the limit has one home."""
+    if least and least <= MAX_OPS:
+        return None
+    at_least = f" (at least {least:,})" if least else ""
+    return PatternError(f"the trace would have more than {MAX_OPS:,} ops{at_least}, the most mmtrace "
+                        "gen makes; use smaller counts")
+
+
 class TraceBuilder:
     def __init__(self, rng: random.Random, reuse_ids: bool = True):
         self.rng = rng
@@ -44,8 +54,7 @@ class TraceBuilder:
 
     def _emit(self, kind: str, i: int, size: int) -> None:
         if len(self.kinds) >= MAX_OPS:
-            raise PatternError(f"the trace would have more than {MAX_OPS:,} ops, the most mmtrace gen "
-                               "makes; use smaller counts")
+            raise too_many_ops()
         if size > MAX_HEAP:
             raise PatternError(f"a request of {size:,} bytes is larger than the driver's heap "
                                f"({MAX_HEAP:,} bytes); use smaller sizes")
