@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import lockdir, stragglers
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
+from .runnable import cannot_run
 from .trace import MAX_OPS, Trace
 
 SOURCE = Path(__file__).resolve().parent / "recorder"     # recorder.c, launch.c, recorder.h
@@ -189,14 +190,6 @@ def _no_new_privs() -> bool:
         return False
 
 
-def _first_line(path: str) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.readline(200).strip().decode("utf-8", "backslashreplace")
-    except OSError:
-        return "#!?"
-
-
 PID_MAX = Path("/proc/sys/kernel/pid_max")
 PID_LIMIT = 1 << 22            # Linux's largest pid_max, where /proc does not say
 
@@ -318,17 +311,8 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         run_env["MMTRACE_MAX_EVENTS"] = str(max_events(convert_args))
         try:
             status, left, pid = _run(command, run_env, timeout)
-        except FileNotFoundError:
-            program = command[0] if "/" in command[0] else shutil.which(command[0])
-            if program and os.path.isfile(program):      # there, but its #! interpreter is not
-                line = _first_line(program)
-                raise RecordError(f"cannot run {command[0]}: its interpreter ({line}) is not "
-                                  "there") from None
-            raise RecordError(f"command not found: {command[0]}") from None
-        except PermissionError:
-            raise RecordError(f"cannot run {command[0]}: permission denied") from None
-        except OSError as e:             # not a program: Exec format error, a bad interpreter
-            raise RecordError(f"cannot run {command[0]}: {e.strerror or e}") from None
+        except OSError as e:             # not there, a folder, not executable, not a program
+            raise RecordError(cannot_run(command[0], e)) from None
         # converted while the logs exist: only the chosen one is mapped, when it is converted
         try:
             rec = _from_logs(Path(tmp), command, process, status, log_folder, convert_args, pid)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -480,6 +481,54 @@ def test_a_file_that_is_not_a_program_is_one_line(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"mmtrace: record: cannot run {junk}: Exec format error"]
     assert not (tmp_path / "x.rep").exists()
+
+
+def _odd_command(tmp: Path, kind: str) -> str:
+    """A command that cannot be started, of KIND; the path given to record."""
+    target = tmp / kind
+    if kind == "folder":
+        target.mkdir()
+    elif kind == "not-executable":
+        target.write_text("echo hi\n")
+    elif kind == "dangling-link":
+        target.symlink_to(tmp / "gone")
+    elif kind.startswith("interpreter-"):
+        interpreter = tmp / "interp"
+        if kind == "interpreter-folder":
+            interpreter.mkdir()
+        else:
+            interpreter.write_text("echo hi\n")         # there, without x
+        target.write_text(f"#!{interpreter}\necho hi\n")
+        target.chmod(0o755)
+    elif kind == "missing-loader":          # a program whose PT_INTERP names no file
+        exe = compile_program(tmp, "prog", "int main(void) { return 0; }\n")
+        data = exe.read_bytes()
+        loader = re.search(rb"/[^\0]*/ld-[^\0]+", data)[0]
+        target.write_bytes(data.replace(loader, loader[:-1] + b"Z", 1))
+        target.chmod(0o755)
+    return str(target) if kind != "empty" else ""
+
+
+@pytest.mark.parametrize("kind, said", [
+    # each had been "permission denied" (the kernel's EACCES), the dangling link "command not found"
+    ("folder", "cannot run {cmd}: it is a folder, not a program"),
+    ("not-executable", "cannot run {cmd}: it is not executable (no x permission); chmod +x it"),
+    ("dangling-link", "cannot run {cmd}: it is a symbolic link to {tmp}/gone, which is not there"),
+    ("interpreter-folder", "cannot run {cmd}: its interpreter (#!{tmp}/interp) is a folder"),
+    ("interpreter-not-executable", "cannot run {cmd}: its interpreter (#!{tmp}/interp) is not executable"),
+    ("empty", "an empty command name: name the program to run"),
+    # the kernel's ENOENT had been read as a missing #! interpreter: "its interpreter (\x7fELF...)"
+    ("missing-loader", "cannot run {cmd}: the program loader it names is not there"),
+])
+def test_a_command_that_cannot_start_is_named_for_what_it_is(tmp_path, kind, said):
+    cmd = _odd_command(tmp_path, kind)
+    out = tmp_path / "x.rep"
+    done = mmtrace("record", "-o", str(out), "--", cmd)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "mmtrace: record: " + said.format(cmd=cmd, tmp=tmp_path)), done.stderr
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("process", ["bogus", "0", "99999999"])
