@@ -16,8 +16,8 @@ import numpy as np
 
 from .fastread import fast_trace
 from .stats import live_series
-from .trace import (CLASSIC, HEADER_MAX, HEAP_LIMIT, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, new_ops,
-                    read_bytes)
+from .trace import (CLASSIC, HEADER_MAX, HEAP_LIMIT, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, meant_file,
+                    new_ops, read_bytes)
 
 ERROR, WARNING = "error", "warning"
 _OK_BYTES = bytes(range(32, 127)) + b"\t\n\r"
@@ -95,7 +95,9 @@ class _Lint:
             # gzip's BadGzipFile is an OSError, but the file was read: its content is bad
             self.unreadable = isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile)
             what = "cannot read" if self.unreadable else "damaged gzip data"
-            self.say(0, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}")
+            meant = meant_file(path) if isinstance(e, FileNotFoundError) else None
+            hint = f"; did you mean {meant}?" if meant else ""
+            self.say(0, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}{hint}")
             return None
 
     def text(self, data: bytes) -> str | None:

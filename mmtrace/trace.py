@@ -143,6 +143,19 @@ def _raw_bytes(path: Path) -> bytes:
         return (first or b"") + handle.read(TRACE_MAX_BYTES + 1 - len(first or b""))
 
 
+def meant_file(path: Path | str) -> str | None:
+    """The trace a missing PATH was likely meant for, as the driver guesses it (driver/trace.c,
+    meant_file): PATH.rep or PATH.rep.gz for a name given without its suffix, x.rep.gz for x.rep,
+    x.rep for x.rep.gz; None when no such regular file is there."""
+    text = str(path)
+    tries = [text + ".rep", text + ".rep.gz"]
+    if text.endswith(".rep"):
+        tries.append(text + ".gz")
+    if text.endswith(".gz") and len(text) > 3:
+        tries.append(text[:-3])
+    return next((t for t in tries if os.path.isfile(t)), None)
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when it is gzip (by its magic, not its name); TooBig past
     TRACE_MAX_BYTES, found without reading or unpacking more than that."""

@@ -212,6 +212,28 @@ def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
                     "/proc/mmtrace-x: cannot make the folder")
 
 
+@pytest.mark.parametrize("given, meant", [
+    ("t", "t.rep"), ("g", "g.rep.gz"), ("g.rep", "g.rep.gz"), ("t.rep.gz", "t.rep")])
+@pytest.mark.parametrize("command", [["check"], ["stats"], ["convert", "--to", "lab64", "-o", "OUT"]])
+def test_a_trace_named_without_its_suffix_gets_a_hint(tmp_path, command, given, meant):
+    """`mdriver -f traces/classic-binary` suggests classic-binary.rep; mmtrace's commands said only
+    'No such file or directory'."""
+    (tmp_path / "t.rep").write_bytes((KIT / "traces" / "classic-binary.rep").read_bytes())
+    (tmp_path / "g.rep.gz").write_bytes((KIT / "traces" / "rec-perl.rep.gz").read_bytes())
+    args = [str(tmp_path / "out.rep") if a == "OUT" else a for a in command]
+    done = mmtrace(*args, str(tmp_path / given))
+    _one_line_error(done, 2, f"mmtrace: {tmp_path / given}:0: cannot read: No such file or directory; "
+                    f"did you mean {tmp_path / meant}?")
+    assert not (tmp_path / "out.rep").exists()
+
+
+def test_a_missing_trace_with_nothing_like_it_gets_no_hint(tmp_path):
+    (tmp_path / "t.rep").mkdir()                 # a folder is no trace to suggest
+    done = mmtrace("check", str(tmp_path / "t"))
+    _one_line_error(done, 2)
+    assert done.stderr.strip().endswith("cannot read: No such file or directory")
+
+
 def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
     ok = tmp_path / "ok.rep"
     ok.write_text("20000\n2\n4\n1\na 0 16\na 1 32\nf 0\nf 1\n")
