@@ -18,7 +18,7 @@ import click
 
 from .gen import PATTERNS, PatternError, generate
 from .linter import ERROR, TraceError, fixed, lint, read_trace
-from .oneline import NonEmptyPath, OneLineGroup
+from .oneline import NonEmptyPath, OneLineGroup, one_line
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .regular import NotRegular, read_regular
@@ -37,8 +37,13 @@ def _given(name: str) -> bool:
     return source is click.core.ParameterSource.COMMANDLINE
 
 
+def _warn(message: str) -> None:
+    """A one-line message on stderr; a name in it that holds a newline is shown escaped."""
+    click.echo(f"mmtrace: {one_line(message)}", err=True)
+
+
 def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"mmtrace: {message}", err=True)
+    _warn(message)
     sys.exit(code)
 
 
@@ -78,7 +83,7 @@ def _is_stdout(output) -> bool:
 def _done(output, message: str) -> None:
     """A command's summary line; on stderr when the trace went to standard output, where the
     next reader would take it for one more line of the trace."""
-    click.echo(message, err=_is_stdout(output))
+    click.echo(one_line(message), err=_is_stdout(output))
 
 
 def _folder(folder: Path, why: str = "cannot make the folder") -> Path:
@@ -250,7 +255,7 @@ def stats(files, as_json, plot, plot_dir):
             s = measure(trace)
             out[f] = s.to_json()
             if not as_json:
-                click.echo("\n".join(render(f, s)))
+                click.echo("\n".join(render(one_line(f), s)))
             if plot:
                 failed |= not _plot(f, trace, Path(plot_dir), as_json, plotted)
         except KeyboardInterrupt:         # Ctrl-C: the files measured before it are still given
@@ -278,7 +283,7 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
     try:
         png = plot_trace(name, trace, folder / f"{name}.png")
     except OSError as e:
-        click.echo(f"mmtrace: {folder}: cannot write the plot there ({e.strerror or e})", err=True)
+        _warn(f"{folder}: cannot write the plot there ({e.strerror or e})")
         return False
     if not quiet:
         click.echo(f"  plot: {png}")
@@ -326,7 +331,7 @@ def check(files, fix, output, max_heap, quiet):
             t = fixed(r)
             if t is None:
                 why = next((p.message for p in r.problems if p.severity == ERROR), "no trace in it")
-                click.echo(f"{f}: cannot fix: {why}; nothing written", err=True)
+                click.echo(one_line(f"{f}: cannot fix: {why}; nothing written"), err=True)
                 unfixed = True
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
@@ -423,22 +428,21 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
                f"pid {rec.kept_pid}{image}{unrecorded}")
     running = running_note(rec.left_running)
     if rec.unrecorded and not allow_unrecorded:
-        click.echo("mmtrace: record: " + unrecorded_message(
+        _warn("record: " + unrecorded_message(
             rec.unrecorded, f"{output} holds pid {rec.kept_pid}'s {rec.report.ops:,} ops "
-            f"({rec.status})", " (--allow-unrecorded: keep such a trace, exit 0)") + running,
-            err=True)
+            f"({rec.status})", " (--allow-unrecorded: keep such a trace, exit 0)") + running)
         sys.exit(1)
     if rec.report.log_cut:
-        click.echo(f"mmtrace: record: the recorder's log in {rec.log_folder} could not grow (no "
-                   f"space left there?) and {command[0]} ran on unrecorded ({rec.status}); kept "
-                   f"the {rec.report.ops:,} ops recorded before that{running}", err=True)
+        _warn(f"record: the recorder's log in {rec.log_folder} could not grow (no space left "
+              f"there?) and {command[0]} ran on unrecorded ({rec.status}); kept the "
+              f"{rec.report.ops:,} ops recorded before that{running}")
         sys.exit(1)
     if not rec.ok:
-        click.echo(f"mmtrace: record: {command[0]} {rec.status}; kept the "
-                   f"{rec.report.ops:,} ops recorded before that{running}", err=True)
+        _warn(f"record: {command[0]} {rec.status}; kept the {rec.report.ops:,} ops recorded "
+              f"before that{running}")
         sys.exit(1)
     if running:                        # a daemon it started: left running, but not silently
-        click.echo(f"mmtrace: record: {command[0]} {rec.status}{running}", err=True)
+        _warn(f"record: {command[0]} {rec.status}{running}")
 
 
 # ------------------------------------------------------------------ the suite

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .fastread import fast_trace
+from .oneline import one_line
 from .stats import live_series
 from .trace import (CLASSIC, HEADER_MAX, HEAP_LIMIT, LAB64, MAX_HEAP, Header, TooBig, Trace, bounded_int, meant_file,
                     new_ops, read_bytes)
@@ -38,7 +39,7 @@ class Problem:
 
     def __str__(self) -> str:
         tag = "" if self.severity == ERROR else "warning: "
-        return f"{self.path}:{self.line}: {tag}{self.message}"
+        return f"{one_line(self.path)}:{self.line}: {tag}{self.message}"
 
     def to_json(self) -> dict:
         return {"path": self.path, "line": self.line, "severity": self.severity,

@@ -17,6 +17,14 @@ import click
 _HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def one_line(text: str) -> str:
+    """TEXT with each control character escaped as the driver shows a path (driver/shown.c: \\n,
+    \\t, \\r, \\xNN), so that a file named 'a\\nb' leaves a one-line message on one line."""
+    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return "".join(named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
+                   for c in text)
+
+
 class StdoutWriteError(OSError):
     """A write to standard output failed (errno as the system gave it)."""
 

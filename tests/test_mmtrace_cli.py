@@ -234,6 +234,30 @@ def test_a_missing_trace_with_nothing_like_it_gets_no_hint(tmp_path):
     assert done.stderr.strip().endswith("cannot read: No such file or directory")
 
 
+@pytest.mark.parametrize("command", [["check"], ["stats"], ["convert", "--to", "lab64", "-o", "OUT"],
+                                     ["check", "--fix", "-o", "OUT"]])
+def test_a_path_with_a_newline_is_named_on_one_line(tmp_path, command):
+    """'a<newline>b.rep' split the one-line error in two: escaped as the driver shows it."""
+    bad = tmp_path / "a\nb.rep"
+    bad.write_text("20000\n1\n1\n1\nx 0 1\n")
+    args = [str(tmp_path / "out.rep") if a == "OUT" else a for a in command]
+    for given in (bad, tmp_path / "gone\tx.rep"):
+        done = mmtrace(*args, str(given))
+        assert done.returncode in ((0, 2) if "--fix" in command else (1, 2)), done.stderr
+        said = (done.stdout + done.stderr).strip().splitlines()
+        assert said and all(line.startswith(("mmtrace: ", str(tmp_path))) for line in said), said
+        assert str(given).replace("\n", "\\n").replace("\t", "\\t") in said[0]
+
+
+def test_a_file_or_command_with_a_newline_is_named_on_one_line(tmp_path):
+    out = tmp_path / "new\nfile.rep"
+    done = mmtrace("gen", "binary", "-p", "pairs=10", "-o", str(out))
+    assert done.returncode == 0 and out.exists()
+    assert done.stdout.count("\n") == 1 and done.stdout.startswith(f"{tmp_path}/new\\nfile.rep: ")
+    done = mmtrace("record", "-o", str(tmp_path / "x.rep"), "--", "no\nsuch-program")
+    assert done.returncode == 2 and done.stderr == "mmtrace: record: command not found: no\\nsuch-program\n"
+
+
 def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
     ok = tmp_path / "ok.rep"
     ok.write_text("20000\n2\n4\n1\na 0 16\na 1 32\nf 0\nf 1\n")
