@@ -313,7 +313,7 @@ def test_parameters_that_make_no_op_are_refused_not_an_empty_trace(pattern, para
 
 # Counts whose ops are past the limit: each had drawn 12,000,000 ops before it was refused.
 PAST_THE_LIMIT = [
-    ("binary", {"pairs": 3_000_001, "small": 1, "large": 1, "new": 2}, 12_000_004),
+    ("binary", {"pairs": 2_000_001, "small": 1, "large": 1, "new": 2}, 12_000_006),
     ("program", {"allocs": 6_000_001}, 12_000_002),
     ("syn", {"allocs": 6_000_001}, 12_000_002),
     ("tiny-flood", {"allocs": 6_000_001}, 12_000_002),

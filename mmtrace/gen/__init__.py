@@ -51,7 +51,7 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
             least_ops=_each_freed("allocs")),
     Pattern("coalescing", classic.coalescing, least_ops=lambda v: 5 * v["rounds"]),
     Pattern("random", classic.uniform_random, shares=("alloc_bias",), least_ops=_each_freed("allocs")),
-    Pattern("binary", classic.binary, least_ops=lambda v: 4 * v["pairs"]),
+    Pattern("binary", classic.binary, least_ops=lambda v: 6 * v["pairs"]),
     Pattern("growing-buffer", classic.growing_buffer, least_ops=lambda v: 3 * v["steps"] + 4),
     Pattern("bdd", lab64.bdd, shares=("gc_keep", "death"), least_ops=_each_freed("allocs")),
     Pattern("cbit", lab64.cbit, shares=("long_share",), least_ops=_each_freed("allocs", "vectors")),
