@@ -343,3 +343,15 @@ def test_the_fewest_ops_a_pattern_promises_are_never_more_than_it_makes(name):
     for seed in (1, 2):
         assert least({**defaults, **SMALL[name]}) <= len(generate(name, seed, SMALL[name]))
     assert least(defaults) <= len(generate(name, 1))
+
+
+@pytest.mark.parametrize("key, value, words", [
+    # int() refuses more than 4,300 digits: a whole number had been called no whole number
+    ("pairs", "9" * 5000, "parameter 'pairs' of 'binary' is far too large, got '999999999999999999999999...'"),
+    ("small", "1e" + "9" * 5000, "parameter 'small' of 'binary' wants a whole number, got '1e9999999999999999999999...'"),
+])
+def test_a_value_thousands_of_digits_long_is_quoted_short(key, value, words):
+    """The error quoted the value whole: a line of 5,000 characters."""
+    with pytest.raises(PatternError) as caught:
+        generate("binary", 1, {key: value})
+    assert str(caught.value) == words

@@ -75,6 +75,12 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
 ]}
 
 
+def _quoted(v: object) -> str:
+    """V as an error quotes it: TOML's true, not Python's True, and a long value cut short."""
+    text = str(v).lower() if isinstance(v, bool) else str(v)
+    return text if len(text) <= 24 else text[:24] + "..."
+
+
 def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
     """V (a number, or a string from the command line) as WANT: ints whole and at least 1
     (every int parameter is a count or a size), floats finite and not negative, shares at most 1."""
@@ -84,31 +90,32 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
         try:
             number = int(v)
         except ValueError:
+            if want is int and v.strip().isdigit():    # past int()'s 4,300 digits
+                raise PatternError(f"{where} is far too large, got '{_quoted(v)}'") from None
             if want is int:      # written as a whole number, not 1e3 or 2.0
-                raise PatternError(f"{where} wants a whole number, got '{v}'") from None
+                raise PatternError(f"{where} wants a whole number, got '{_quoted(v)}'") from None
             try:
                 number = float(v)
             except ValueError:
                 number = None
     if isinstance(number, bool) or not isinstance(number, (int, float)):
         what = "a whole number" if want is int else "a number"
-        shown = str(v).lower() if isinstance(v, bool) else v        # TOML's true, not Python's True
-        raise PatternError(f"{where} wants {what}, got '{shown}'")
+        raise PatternError(f"{where} wants {what}, got '{_quoted(v)}'")
     if not math.isfinite(number):
-        raise PatternError(f"{where} wants a finite number, got '{v}'")
+        raise PatternError(f"{where} wants a finite number, got '{_quoted(v)}'")
     if want is int:
         if number != int(number):
-            raise PatternError(f"{where} wants a whole number, got '{v}'")
+            raise PatternError(f"{where} wants a whole number, got '{_quoted(v)}'")
         if number < 1:
-            raise PatternError(f"{where} must be at least 1, got '{v}'")
+            raise PatternError(f"{where} must be at least 1, got '{_quoted(v)}'")
         most, why = pattern.most.get(k.replace("-", "_"), (None, ""))
         if most is not None and number > most:
-            raise PatternError(f"{where} is at most {most:,} ({why}), got '{v}'")
+            raise PatternError(f"{where} is at most {most:,} ({why}), got '{_quoted(v)}'")
         return int(number)
     if number < 0:
-        raise PatternError(f"{where} must not be negative, got '{v}'")
+        raise PatternError(f"{where} must not be negative, got '{_quoted(v)}'")
     if k.replace("-", "_") in pattern.shares and number > 1:   # 1.5 had been taken as 1, or worse
-        raise PatternError(f"{where} is a share, from 0 to 1, got '{v}'")
+        raise PatternError(f"{where} is a share, from 0 to 1, got '{_quoted(v)}'")
     return float(number)
 
 
@@ -127,7 +134,7 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
             allowed = pattern.choices.get(key)
             if allowed and str(v) not in allowed:
                 raise PatternError(f"parameter '{k}' of '{pattern.name}' is one of {', '.join(allowed)}, "
-                                   f"got '{v}'")
+                                   f"got '{_quoted(v)}'")
             out[key] = str(v)
         else:
             out[key] = _number(pattern, k, v, want)
@@ -147,7 +154,7 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
 
 def _given(params: dict[str, object] | None) -> str:
     """The parameters as an error names them."""
-    return " ".join(f"{k}={v}" for k, v in (params or {}).items()) or "the defaults"
+    return " ".join(f"{k}={_quoted(v)}" for k, v in (params or {}).items()) or "the defaults"
 
 
 def generate(pattern: str, seed: int, params: dict[str, object] | None = None,
