@@ -69,6 +69,10 @@ def _writable(path: str) -> Path:
         _fail(f"{path}: cannot write: no folder {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
         _fail(f"{path}: cannot write: {folder} is not writable")
+    real = Path(os.path.realpath(out))      # a link's target is what replace_file writes
+    if real != out.absolute() and not real.parent.is_dir():
+        _fail(f"{path}: cannot write: it is a symbolic link to {os.readlink(out)}, and there is no "
+              f"folder {real.parent}")
     return out
 
 

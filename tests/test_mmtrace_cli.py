@@ -258,6 +258,20 @@ def test_a_file_or_command_with_a_newline_is_named_on_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr == "mmtrace: record: command not found: no\\nsuch-program\n"
 
 
+@pytest.mark.parametrize("command", [["gen", "binary", "-p", "pairs=10"], ["record", "--", "true"],
+                                     ["convert", str(KIT / "traces" / "classic-binary.rep"), "--to", "lab64"]])
+def test_an_output_that_links_to_no_folder_is_refused_first(tmp_path, command):
+    """-o a symbolic link into a missing folder was found only when the trace was written, after
+    the work, as 'cannot write (No such file or directory)' of a folder that is there."""
+    link = tmp_path / "out.rep"
+    link.symlink_to(tmp_path / "gone" / "x.rep")
+    at = command.index("--") if "--" in command else len(command)
+    done = mmtrace(*command[:at], "-o", str(link), *command[at:])
+    _one_line_error(done, 2, f"{link}: cannot write: it is a symbolic link to {tmp_path}/gone/x.rep, "
+                    f"and there is no folder {tmp_path}/gone")
+    assert not (tmp_path / "gone").exists()
+
+
 def test_stats_measures_every_file_and_names_each_bad_one(tmp_path):
     ok = tmp_path / "ok.rep"
     ok.write_text("20000\n2\n4\n1\na 0 16\na 1 32\nf 0\nf 1\n")
