@@ -153,8 +153,21 @@ def _failed_target(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) -> BuildResult:
-    """Compile and link FOLDER/mm.c in the sandbox; classify a failure as compile or link error."""
+def own_names(text: str, *folders: Path | str) -> str:
+    """TEXT with each of FOLDERS (the grader's temporary copies, and where the sandbox mounts them)
+    left out of the paths it names: a student is shown mm.c:12, which is their file, never the
+    grader's /tmp/mmgrade-x/subs/ann-0/mm.c:12."""
+    for folder in folders:
+        for prefix in dict.fromkeys((str(folder), os.path.realpath(folder))):
+            # only where a path starts: /usr/include/sub/x.h is not the sandbox's /sub
+            text = re.sub(rf"(?<![\w./-]){re.escape(prefix.rstrip('/'))}/", "", text)
+    return text
+
+
+def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int,
+                     template: Path | None = None) -> BuildResult:
+    """Compile and link FOLDER/mm.c (a copy of TEMPLATE) in the sandbox; classify a failure as
+    compile or link error.  The log names files as the student knows them, relative to the folder."""
     sandbox.prepare(folder, slot, writable=True)
     mount = Mount(folder, INSIDE, writable=True)
     limits = replace(policy.limits, file_size_bytes=policy.build.file_size_bytes)   # the build's own
@@ -167,13 +180,14 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int) 
     alloc = out_dir / "alloc.o"
     driver = out_dir / "mdriver"
     objs = linked_with(out_dir)
+    log = own_names(result.stderr + result.stdout, folder, INSIDE, *([template] if template else []))
     if result.timed_out:
         return BuildResult("compile_error", f"the build took longer than {policy.build.compile_timeout:g} s "
                            "(an #include of a device or an endless template?)", None, None, objs)
-    if not alloc.exists() or _failed_target(result.stderr + result.stdout).endswith("alloc.o"):
+    if not alloc.exists() or _failed_target(log).endswith("alloc.o"):
         # make names the target whose recipe failed: alloc.o is compiling (and assembling) mm.c, even
         # when the assembler, stopped by the file-size limit, left a partial alloc.o behind
-        return BuildResult("compile_error", _first_lines(result.stderr + result.stdout), None, None, objs)
+        return BuildResult("compile_error", _first_lines(log), None, None, objs)
     if result.returncode != 0 or not driver.exists():
-        return BuildResult("link_error", _first_lines(result.stderr + result.stdout), None, alloc, objs)
+        return BuildResult("link_error", _first_lines(log), None, alloc, objs)
     return BuildResult("ok", "", driver, alloc, objs)

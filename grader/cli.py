@@ -19,7 +19,6 @@ from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup
 
 from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
-from .build import INSIDE
 from .kitconfig import KitConfigError
 from .model import Batch, Submission
 from .paths import link_problem
@@ -480,8 +479,8 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
     if result.built.status != "ok":
         what = "does not compile" if result.built.status == "compile_error" else "does not link with the driver"
         problem = result.build_problem()
-        if submission.is_file() and submission.suffix == ".c":   # the grader builds a copy, INSIDE/mm.c
-            problem = re.sub(rf"^(?:{re.escape(INSIDE)}/)?mm\.c:(?=[\d(])", lambda _: f"{name}:", problem)
+        if submission.is_file() and submission.suffix == ".c":   # the grader builds a copy named mm.c
+            problem = re.sub(r"^mm\.c:(?=[\d(])", lambda _: f"{name}:", problem)
         click.echo(f"{name}: {what}: {problem}")
     for rule in result.rules:
         click.echo(f"  {rule.verdict:7} {rule.rule:18} {rule.detail}")

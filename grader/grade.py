@@ -220,7 +220,7 @@ def _self_check(work: Path, policy: Policy, sandbox: Sandbox) -> None:
     folder = work / "selfcheck"
     shutil.rmtree(folder, ignore_errors=True)
     prepare_folder(work / "template", folder, (work / "template" / "mm.c").read_text())
-    built = build_submission(folder, policy, sandbox, 0)
+    built = build_submission(folder, policy, sandbox, 0, work / "template")
     shutil.rmtree(folder, ignore_errors=True)
     if built.status != "ok":
         first = (built.log.splitlines() or ["no output"])[0]
@@ -298,7 +298,7 @@ class _Grader:
 
     def _pipeline(self, cand: Candidate, sha: str, folder: Path, slot: int) -> Submission:
         ctx = self.ctx
-        built: BuildResult = build_submission(folder, ctx.policy, ctx.sandbox, slot)
+        built: BuildResult = build_submission(folder, ctx.policy, ctx.sandbox, slot, ctx.template)
         if built.status != "ok":
             what = "does not compile" if built.status == "compile_error" else "does not link with the driver"
             first = first_error(built.log)

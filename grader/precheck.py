@@ -61,7 +61,7 @@ def precheck(kit: Path, policy: Policy, sandbox: Sandbox, cand: Candidate) -> Pr
         folder = work / "sub"
         prepare_folder(work / "template", folder, source)
         try:
-            built = build_submission(folder, policy, sandbox, 0)
+            built = build_submission(folder, policy, sandbox, 0, work / "template")
         except KitError as err:
             raise PrecheckError(str(err)) from None
         if built.alloc_obj is None:

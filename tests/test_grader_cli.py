@@ -540,6 +540,36 @@ def test_a_link_error_names_the_missing_function_not_the_linkers_last_line(tmp_p
     assert done.returncode == 1 and first.startswith("mm.c: does not link with the driver: "), done.stdout
     assert "undefined reference to `mm_realloc'" in first and "collect2" not in first, first
 
+GRADERS_FOLDER = re.compile(r"/mmgrade-[^/\s]*/|(?<![\w.-])/sub/")   # its temporary folders, the sandbox's mount
+
+
+@pytest.mark.parametrize("bubblewrap", [True, False], ids=["bwrap", "no-bwrap"])
+def test_build_errors_name_the_students_file_never_the_graders_folders(tmp_path, bubblewrap):
+    """Without bubblewrap (setpriv as root) the link error read '/tmp/mmgrade-check-x/sub/mm.c:12:
+    undefined reference to ...', in check's line and in a grade's reason and build log; in every
+    mode a clash with the driver said '...mdriver.r.o:/tmp/mmgrade-x/template/mdriver.c:282'."""
+    env = None if bubblewrap else _bare_path(tmp_path, without=("bwrap",))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.c").write_text(source("link_error"))
+    (subs / "bob.c").write_text(source("good").replace("/*EXTRA*/", "int main(void) { return 0; }"))
+    checked = _cli("check", subs / "ann.c", "--kit", KIT, "--config", write_policy(tmp_path), env=env)
+    first = checked.stdout.splitlines()[0] if checked.stdout else ""
+    assert re.match(r"ann\.c: does not link with the driver: ann\.c:\d+: undefined reference to "
+                    r"`helper_nobody_defines'$", first), checked.stdout + checked.stderr
+    clash = _cli("check", subs / "bob.c", "--kit", KIT, "--config", write_policy(tmp_path), env=env)
+    assert "main" in clash.stdout and not GRADERS_FOLDER.search(clash.stdout), clash.stdout
+    out = tmp_path / "out"
+    graded = _cli("grade", subs, "-o", out, "--kit", KIT, "--config", write_policy(tmp_path), "--traces", TRACES,
+                  "--no-report", env=env)
+    assert graded.returncode == 0, graded.stderr
+    for name in ("ann", "bob"):
+        record = json.loads((out / "submissions" / f"{name}.json").read_text())
+        assert record["verdict"] == "link_error" and "mm.c" in record["reason"], record["reason"]
+        assert not GRADERS_FOLDER.search(record["reason"] + record["build_log"]), record["build_log"]
+    assert not GRADERS_FOLDER.search((out / "grades.csv").read_text())
+
+
 @pytest.mark.parametrize("data, message", [(b"\x7fELF\0\0\0", "binary data"), (b"", "the file is empty"),
                                            (b"int caf\xe9;\n", "not UTF-8")])
 def test_check_on_a_file_the_grader_would_refuse_is_status_1(tmp_path, data, message):
