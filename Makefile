@@ -155,7 +155,8 @@ MARK_LAST   := $(BUILD)/driver/mark/last.o
 # The allocator's object is linked into the driver's own process: one with constructors, or
 # defining a C-library function the driver calls (clock_gettime), is refused in one line
 # (tools/alloc_check.sh) unless ALLOC_CHECK=off, or in a sanitizer build, whose objects have
-# the sanitizers' own constructors.  So is one missing one of mm.h's calls, before the link.
+# the sanitizers' own constructors.  So is one missing one of mm.h's calls, or defining one of
+# the driver's global names (main, mem_sbrk), before the link.
 ALLOC_CHECKED := $(if $(and $(filter on,$(ALLOC_CHECK)),$(if $(SANITIZE),,1)),$(BUILD)/alloc.checked)
 
 .PHONY: all mdriver-build driver replay clean help test test-deps venv FORCE config-error
@@ -200,7 +201,7 @@ $(BUILD)/mmreplay: $(BUILD)/mmreplay.r.o $(ALLOC_OBJ) | $(ALLOC_CHECKED)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 $(BUILD)/mmreplay.r.o: $(REPLAY_OBJS)
 
-$(ALLOC_CHECKED): $(ALLOC_OBJ) $(DRIVER_OBJS) $(MARK_FIRST) $(MARK_LAST) tools/alloc_check.sh
+$(ALLOC_CHECKED): $(ALLOC_OBJ) $(BUILD)/mdriver.r.o $(MARK_FIRST) $(MARK_LAST) tools/alloc_check.sh
 	@sh tools/alloc_check.sh $(ALLOC_SRC) $(filter %.o,$^)
 	@touch $@
 

@@ -138,10 +138,22 @@ _LINK_PROBLEM = re.compile(r"undefined reference to|multiple definition of")
 _LINK_SUMMARY = re.compile(r"^collect2: error: ld returned")
 
 
+# ld's line for a name two objects define ('mm.c:(.text+0x0): multiple definition of `main'; ...');
+# the compiler's quoted source lines start with blanks, so a string in mm.c never matches.
+_CLASH = re.compile(r"^[^\s|]*: multiple definition of `([^']+)'")
+
+
 def first_error(text: str) -> str:
     """The compiler's or linker's first error line in a build's output (make's own '***' lines
-    and the echoed commands skipped), else its first line: what a one-line reason should show."""
+    and the echoed commands skipped), else its first line: what a one-line reason should show.
+    Names mm.c defines that the driver does too are said in words, all of them, as `make` says them
+    (tools/alloc_check.sh): ld's lines name the driver's object and source."""
     lines = _first_lines(text, limit=1 << 20).splitlines()
+    clash = list(dict.fromkeys(m.group(1) for ln in lines if (m := _CLASH.match(ln))))
+    if clash:
+        more = f" and {len(clash) - 6} more" if len(clash) > 6 else ""
+        return (f"it defines names the driver itself defines ({', '.join(clash[:6])}{more}): remove them, "
+                "make them static or rename them")
     problems = (ln for ln in lines
                 if _LINK_PROBLEM.search(ln) or ("error" in ln and not _LINK_SUMMARY.match(ln)))
     return next(problems, next((ln for ln in lines if "error" in ln), lines[0] if lines else ""))

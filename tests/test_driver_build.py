@@ -55,6 +55,22 @@ def test_an_allocator_missing_a_call_is_refused_naming_it(tmp_path, missing):
     assert line == (f"make: {mm} does not define {missing}, which the driver calls (mm.h: mm_init, mm_malloc, "
                     "mm_free and mm_realloc, not static)"), line
 
+@pytest.mark.parametrize("extra, names", [
+    ("int main(void) { return 0; }", "main"),
+    ("int main(void) { return 0; }\nvoid *mem_sbrk(intptr_t n) { (void)n; return 0; }", "main, mem_sbrk"),
+], ids=["main", "main-and-mem_sbrk"])
+def test_an_allocator_defining_the_drivers_own_names_is_refused_naming_them(tmp_path, extra, names):
+    """An mm.c with a main of its own (a student's test harness) failed at the link with ld's lines,
+    'in function main', 'multiple definition of main; ...mdriver.c:282: first defined here',
+    'collect2: error: ld returned 1 exit status'."""
+    source = (KIT / "mm.c").read_text()
+    mm = tmp_path / "with-main.c"
+    mm.write_text(source.replace('#include "memlib.h"', '#include "memlib.h"\n' + extra, 1))
+    line = refused(str(mm))
+    assert line == (f"make: {mm} defines names the driver itself defines ({names}): remove them, "
+                    "make them static or rename them"), line
+
+
 def test_the_grader_can_leave_the_check_to_its_own_rules():
     """mmgrade builds with ALLOC_CHECK=off: its rules refuse the same under the course's policy."""
     done = make("MM=tests/c/broken/constructor.c", "ALLOC_CHECK=off")

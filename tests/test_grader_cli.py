@@ -517,8 +517,8 @@ def test_check_names_the_stage_and_the_line_that_failed(tmp_path, text, expected
 
 @pytest.mark.parametrize("change, said", [
     (("return block + MM_ALIGNMENT", "return block +"), r"does not compile: mm-new\.c:\d+:\d+: error: "),
-    (("/*EXTRA*/", "int main(void) { return 0; }"), r"does not link with the driver: mm-new\.c:\S+ multiple "
-                                                     r"definition of `main'"),
+    (("/*INIT*/", "void helper_nobody_defines(void); helper_nobody_defines();"),
+     r"does not link with the driver: mm-new\.c:\d+: undefined reference to `helper_nobody_defines'"),
 ], ids=["compile", "link"])
 def test_a_build_error_names_the_file_checked_not_the_graders_copy(tmp_path, change, said):
     """`mmgrade check mm-new.c` said 'mm-new.c: does not compile: mm.c:27:...' (or '/sub/mm.c:27' for
@@ -568,6 +568,25 @@ def test_build_errors_name_the_students_file_never_the_graders_folders(tmp_path,
         assert record["verdict"] == "link_error" and "mm.c" in record["reason"], record["reason"]
         assert not GRADERS_FOLDER.search(record["reason"] + record["build_log"]), record["build_log"]
     assert not GRADERS_FOLDER.search((out / "grades.csv").read_text())
+
+
+def test_a_clash_with_the_drivers_names_is_said_in_one_line(tmp_path):
+    """An mm.c with a main of its own (a test harness) was 'does not link with the driver:
+    mm.c:(.text.startup+0x0): multiple definition of `main'; build/mm-a16/mdriver.r.o:/tmp/mmgrade-x/
+    template/mdriver.c:282: first defined here': ld's words, and the grader's folder."""
+    said = "it defines names the driver itself defines (main, mem_sbrk): remove them, make them static or rename them"
+    extra = "int main(void) { return 0; }\nvoid *mem_sbrk(intptr_t n) { (void)n; return 0; }"
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "bob.c").write_text(source("good").replace("/*EXTRA*/", extra))
+    checked = _cli("check", subs / "bob.c", "--kit", KIT, "--config", write_policy(tmp_path))
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[0] == f"bob.c: does not link with the driver: {said}", checked.stdout
+    out = tmp_path / "out"
+    graded = _cli("grade", subs, "-o", out, "--kit", KIT, "--config", write_policy(tmp_path), "--traces", TRACES,
+                  "--no-report")
+    record = json.loads((out / "submissions" / "bob.json").read_text())
+    assert (record["verdict"], record["reason"]) == ("link_error", f"mm.c does not link with the driver: {said}")
 
 
 @pytest.mark.parametrize("data, message", [(b"\x7fELF\0\0\0", "binary data"), (b"", "the file is empty"),

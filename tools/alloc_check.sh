@@ -5,7 +5,8 @@
 # (clock_gettime) replaces it for the whole program.  The functions are the driver objects'
 # own imports, so the list follows the driver's code.  mmgrade's rules (grader/rules.py:
 # constructors, shadowing) check the same and more, under a course's policy.  An object
-# missing one of mm.h's four calls is refused in one line too, before the link.
+# missing one of mm.h's four calls, or defining a name the driver keeps global (main, mem_sbrk;
+# DRIVER_OBJ is mdriver.r.o, where the rest are local), is refused in one line too, before the link.
 src=$1 obj=$2
 shift 2
 LC_ALL=C
@@ -40,6 +41,14 @@ for call in mm_init mm_malloc mm_free mm_realloc; do
         exit 2
     fi
 done
+# The driver's own globals (main, memlib's mem_*: the rest are made local in mdriver.r.o) failed
+# at the link with ld's lines about "multiple definition": said here in one line.
+own=$(nm -P --defined-only -g "$@" | awk 'NF >= 2 { sub(/@.*/, "", $1); print $1 }' | sort -u |
+    comm -12 - "$tmp/mine" | head -n 6 | paste -sd, - | sed 's/,/, /g')
+if [ -n "$own" ]; then
+    echo "make: $src defines names the driver itself defines ($own): remove them, make them static or rename them" >&2
+    exit 2
+fi
 clash=$(comm -12 "$tmp/imported" "$tmp/mine" | head -n 6 | paste -sd, - | sed 's/,/, /g')
 if [ -n "$clash" ]; then
     hint=""
