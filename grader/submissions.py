@@ -208,24 +208,29 @@ def _files(folder: Path, label: str) -> list[PurePosixPath]:
         if dirs and len(base.parts) >= MAX_DEPTH:
             raise SubmissionError(f"{label}: the folder nests folders more than {MAX_DEPTH} deep; refusing")
         out.extend(base / n for n in names if not _litter(Path(n)))
-        if len(out) > MAX_MEMBERS:
-            break
+        if len(out) > MAX_MEMBERS:      # as an archive of so many is: a second mm.c may lie past them
+            raise SubmissionError(f"{label}: the folder holds more than {MAX_MEMBERS} files; refusing")
     return sorted(out)
 
 
+def _folder_mm_c(folder: Path, label: str, files: list[PurePosixPath]) -> str | None:
+    """The one mm.c among FILES (FOLDER's, from _files), as _pick finds it in an archive: mm.c beside
+    old/mm.c is refused, as it is in the folder's archive.  A top-level mm.c that is no file (a
+    folder, a link to one) counts, for the reader to refuse as what it is."""
+    names = [str(p) for p in files]
+    if _present(folder / "mm.c") and "mm.c" not in names:
+        names.insert(0, "mm.c")
+    return _pick(names, label, "the folder")
+
+
 def find_one(folder: Path) -> Path:
-    """The one hand-in in FOLDER (Gradescope's submission folder, at any depth): FOLDER/mm.c,
-    else the only mm.c, else the only .c file or archive of the forms the class reader knows."""
+    """The one hand-in in FOLDER (Gradescope's submission folder, at any depth): the only mm.c
+    (several refused), else the only .c file or archive of the forms the class reader knows."""
     folder = Path(folder)
-    if (folder / "mm.c").exists():
-        return folder / "mm.c"
     files = _files(folder, str(folder))
-    named = [p for p in files if p.name == "mm.c"]
-    if len(named) == 1:
-        return folder / named[0]
-    if named:
-        shown = ", ".join(str(p) for p in named[:3])
-        raise SubmissionError(f"{folder}: several mm.c files ({shown}); hand in one")
+    chosen = _folder_mm_c(folder, str(folder), files)
+    if chosen is not None:
+        return folder / chosen
     found = [p for p in files if p.suffix == ".c" or _archive_stem(Path(p.name)) is not None]
     if len(found) != 1:
         shown = f": {', '.join(str(p) for p in found[:3])}" if found else ""
@@ -343,8 +348,10 @@ def _pick(names: list[str], label: str, where: str = "the archive") -> str | Non
     """The one member called mm.c among the file members NAMES (of an archive, or of a folder at any
     depth); several are refused naming them.  None when there is none."""
     wanted = [n for n in names if _member_path(n).name == "mm.c"]
-    if len(wanted) > 1:
-        shown = ", ".join(_cut(one_line_name(w)) for w in wanted[:3])
+    if len(wanted) > 1:             # a tar may hold one path twice (tar -r): neither is the hand-in
+        times = Counter(wanted)
+        shown = ", ".join(_cut(one_line_name(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")
+                          for w, n in list(times.items())[:3])
         raise SubmissionError(f"{label}: several mm.c files in {where} ({shown})")
     return wanted[0] if wanted else None
 
@@ -455,8 +462,9 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
                                       f"or {MAX_TOTAL} bytes; refusing")
             _check_member_path(member.name, label)
             members.append(member)
-        entries = {m.name: m for m in members if not m.isdir()}
-        chosen = entries[_pick_member(list(entries), label)]
+        files = [m for m in members if not m.isdir()]
+        name = _pick_member([m.name for m in files], label)
+        chosen = next(m for m in files if m.name == name)
         if not chosen.isfile():
             raise SubmissionError(f"{label}: mm.c in the archive is {_tar_kind(chosen)}, not a regular file")
         if chosen.size > limit:
@@ -480,18 +488,13 @@ def read_source(cand: Candidate, limit: int) -> str:
 
 
 def _read_folder(folder: Path, shown: str, limit: int) -> str:
-    """A folder read as an archive is: FOLDER/mm.c, else the one mm.c at any depth (kate/handin/mm.c,
-    an archive unpacked), else the one archive it holds when it holds no .c file (kate/kate.zip, as
+    """A folder read as an archive is: the one mm.c at any depth (kate/mm.c, kate/handin/mm.c, an
+    archive unpacked), else the one archive it holds when it holds no .c file (kate/kate.zip, as
     an LMS download gives it).  Several mm.c, or none, are refused naming what it holds."""
     if not folder.is_dir():
         raise SubmissionError(f"{shown}: the folder is gone (did it vanish mid-run?)")
-    if _present(folder / "mm.c"):
-        label = f"{shown}/mm.c"
-        return _check_source(_read_file(folder / "mm.c", label, limit), label, limit)
     files = _files(folder, shown)
-    if len(files) > MAX_MEMBERS:
-        raise SubmissionError(f"{shown}: the folder holds more than {MAX_MEMBERS} files; refusing")
-    chosen = _pick([str(p) for p in files], shown, "the folder")
+    chosen = _folder_mm_c(folder, shown, files)
     if chosen is not None:
         label = f"{shown}/{one_line_name(chosen)}"
         return _check_source(_read_file(folder / chosen, label, limit), label, limit)

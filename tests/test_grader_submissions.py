@@ -6,6 +6,7 @@ import re
 import shutil
 import tarfile
 import threading
+import warnings
 import zipfile
 from pathlib import PurePosixPath
 
@@ -149,6 +150,31 @@ def test_same_name_twice_flags_both(tmp_path):
     for cand in found:
         with pytest.raises(SubmissionError, match="named alice"):
             read_source(cand, LIMIT)
+
+
+@pytest.mark.parametrize("form", ["tar", "tar.gz", "zip"])
+@pytest.mark.parametrize("names, shown", [
+    (["mm.c", "mm.c"], "mm.c twice"),               # a tar appended to (tar -r): the last one was graded
+    (["h/mm.c", "h/mm.c", "old/mm.c"], "h/mm.c twice, old/mm.c"),
+    (["mm.c", "old/mm.c"], "mm.c, old/mm.c"),
+])
+def test_two_mm_c_in_an_archive_are_refused_naming_both(tmp_path, form, names, shown):
+    """A tar holding one path twice graded whichever came last, without a word."""
+    path = tmp_path / f"ann.{form}"
+    if form == "zip":
+        with warnings.catch_warnings(), zipfile.ZipFile(path, "w") as z:
+            warnings.simplefilter("ignore")      # zipfile warns of a name twice
+            for index, name in enumerate(names):
+                z.writestr(name, f"int v{index};\n")
+    else:
+        with tarfile.open(path, "w:gz" if form == "tar.gz" else "w") as t:
+            for index, name in enumerate(names):
+                info = tarfile.TarInfo(name)
+                info.size = len(f"int v{index};\n")
+                t.addfile(info, io.BytesIO(f"int v{index};\n".encode()))
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(path)[0], LIMIT)
+    assert str(err.value) == f"ann.{form}: several mm.c files in the archive ({shown})"
 
 
 def test_entries_of_no_known_form_are_listed_and_litter_is_not(tmp_path):
@@ -455,7 +481,8 @@ def test_gradescope_finds_the_one_handin(tmp_path, files, chosen):
 @pytest.mark.parametrize("files, message", [
     ({}, "expected mm.c (found 0 candidate files)"),
     ({"a.c": GOOD, "b.zip": b"x"}, "expected mm.c (found 2 candidate files: a.c, b.zip)"),
-    ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "several mm.c files (a/mm.c, b/mm.c)"),
+    ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "several mm.c files in the folder (a/mm.c, b/mm.c)"),
+    ({"mm.c": GOOD, "old/mm.c": GOOD}, "several mm.c files in the folder (mm.c, old/mm.c)"),     # was mm.c
 ])
 def test_gradescope_refuses_an_ambiguous_handin_in_one_line(tmp_path, files, message):
     from grader.submissions import find_one
@@ -533,9 +560,11 @@ def _reading(cand):
     ({"handin/mm.c": GOOD, "handin/README": "hi"}, GOOD),
     ({"kate-malloclab/src/mm.c": GOOD, "kate-malloclab/src/mm.h": "/* */"}, GOOD),
     ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "refused: several mm.c files in the folder (a/mm.c, b/mm.c)"),
+    # the folder graded its top mm.c, the archive refused both: unpacking changed the verdict
+    ({"mm.c": GOOD, "old/mm.c": GOOD}, "refused: several mm.c files in the folder (mm.c, old/mm.c)"),
     ({"handin/malloc.c": GOOD}, "refused: missing: the folder kate has no mm.c (it holds handin)"),
     ({}, "refused: missing: the folder kate has no mm.c (it is empty)"),
-], ids=["nested", "deeper", "two-mm-c", "no-mm-c", "empty"])
+], ids=["nested", "deeper", "two-mm-c", "top-and-nested-mm-c", "no-mm-c", "empty"])
 def test_a_folder_reads_as_the_archive_it_was_unpacked_from(tmp_path, members, folder_reads):
     """kate/handin/mm.c was refused ('the folder kate has no mm.c (it holds handin)') though kate.zip
     holding handin/mm.c is graded: a TA who unpacked the archives got refusals the archives did not."""
