@@ -344,10 +344,17 @@ def _check_member_path(name: str, label: str) -> PurePosixPath:
     return path
 
 
+def _litter_in(name: str) -> bool:
+    """NAME (an archive's member) lies in or is a hidden entry or OS litter, which a folder skips
+    (_files): an archive's .old/mm.c or __MACOSX/h/mm.c unpacked is no part of the folder's hand-in."""
+    return any(_litter(Path(part)) for part in _member_path(name).parts)
+
+
 def _pick(names: list[str], label: str, where: str = "the archive") -> str | None:
     """The one member called mm.c among the file members NAMES (of an archive, or of a folder at any
-    depth); several are refused naming them.  None when there is none."""
-    wanted = [n for n in names if _member_path(n).name == "mm.c"]
+    depth), hidden ones and litter aside, as a folder skips them; several are refused naming them.
+    None when there is none."""
+    wanted = [n for n in names if _member_path(n).name == "mm.c" and not _litter_in(n)]
     if len(wanted) > 1:             # a tar may hold one path twice (tar -r): neither is the hand-in
         times = Counter(wanted)
         shown = ", ".join(_cut(one_line_name(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")

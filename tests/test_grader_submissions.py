@@ -562,9 +562,11 @@ def _reading(cand):
     ({"a/mm.c": GOOD, "b/mm.c": GOOD}, "refused: several mm.c files in the folder (a/mm.c, b/mm.c)"),
     # the folder graded its top mm.c, the archive refused both: unpacking changed the verdict
     ({"mm.c": GOOD, "old/mm.c": GOOD}, "refused: several mm.c files in the folder (mm.c, old/mm.c)"),
+    # hidden files and OS litter are no part of a folder, nor now of an archive: the archive was refused
+    ({"h/mm.c": GOOD, "h/.old/mm.c": "x", "__MACOSX/h/mm.c": "x"}, GOOD),
     ({"handin/malloc.c": GOOD}, "refused: missing: the folder kate has no mm.c (it holds handin)"),
     ({}, "refused: missing: the folder kate has no mm.c (it is empty)"),
-], ids=["nested", "deeper", "two-mm-c", "top-and-nested-mm-c", "no-mm-c", "empty"])
+], ids=["nested", "deeper", "two-mm-c", "top-and-nested-mm-c", "hidden-mm-c", "no-mm-c", "empty"])
 def test_a_folder_reads_as_the_archive_it_was_unpacked_from(tmp_path, members, folder_reads):
     """kate/handin/mm.c was refused ('the folder kate has no mm.c (it holds handin)') though kate.zip
     holding handin/mm.c is graded: a TA who unpacked the archives got refusals the archives did not."""
