@@ -23,6 +23,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import NoReturn
 
 from . import downloads
 from .model import Versions
@@ -307,15 +308,21 @@ def _open_regular(path: Path, label: str):
     without blocking (opening a FIFO waits for a writer that never comes)."""
     if path.is_symlink():
         raise SubmissionError(f"{label}: a symbolic link, not a file")
+    if stat.S_ISSOCK(os.lstat(path).st_mode):     # no open() of a socket succeeds (ENXIO)
+        _refuse_special(stat.S_IFSOCK, label)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-        raise SubmissionError(f"{label}: {kind}, not a regular file")
+        _refuse_special(mode, label)
     return os.fdopen(fd, "rb")
+
+
+def _refuse_special(mode: int, label: str) -> NoReturn:
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    raise SubmissionError(f"{label}: {kind}, not a regular file")
 
 
 def _read_file(path: Path, label: str, limit: int) -> bytes:

@@ -353,6 +353,23 @@ def test_fifos_are_refused_without_blocking(tmp_path):
         _within(5, lambda: read_source(discover(tmp_path / "cid.c")[0], LIMIT))
 
 
+def test_a_socket_is_refused_as_one(tmp_path, monkeypatch):
+    """A socket cannot be opened at all: it was 'cannot read it (No such device or address)'."""
+    import socket
+    monkeypatch.chdir(tmp_path)                 # a socket's path must be short: bound by a relative one
+    (tmp_path / "bob").mkdir()
+    sockets = [socket.socket(socket.AF_UNIX) for _ in range(3)]
+    for sock, name in zip(sockets, ("bob/mm.c", "cid.c", "dan.zip")):
+        sock.bind(name)
+    found = {c.name: c for c in discover(tmp_path)}
+    for name, label in (("bob", "bob/mm.c"), ("cid", "cid.c"), ("dan", "dan.zip")):
+        with pytest.raises(SubmissionError) as err:
+            read_source(found[name], LIMIT)
+        assert str(err.value) == f"{label}: a socket, not a regular file"
+    for sock in sockets:
+        sock.close()
+
+
 @pytest.mark.parametrize("name, data, message", [
     ("empty.tgz", b"", "the archive is empty"),
     ("junk.tar.xz", b"\x00junk" * 20, "not a tar file"),
