@@ -370,10 +370,12 @@ def _pick(names: list[str], label: str, where: str = "the archive") -> str | Non
     return wanted[0] if wanted else None
 
 
-def _pick_member(names: list[str], label: str) -> str:
+def _pick_member(names: list[str], label: str, folders: list[str]) -> str:
     """_pick in an archive: none is refused naming what it holds (empty, or a zip inside the zip),
-    as a folder without mm.c is."""
+    as a folder without mm.c is, or as a folder when one of FOLDERS is called mm.c."""
     chosen = _pick(names, label)
+    if chosen is None and (named := _pick([n.rstrip("/\\") for n in folders], label)):
+        raise SubmissionError(f"{label}: {_cut(one_line_name(named))} in the archive is a folder, not a file")
     if chosen is None:
         raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     return chosen
@@ -387,7 +389,8 @@ def _read_zip(raw, label: str, limit: int) -> bytes:
                                   f"or {MAX_TOTAL} bytes; refusing")
         for info in infos:
             _check_member_path(info.filename, label)
-        chosen = archive.getinfo(_pick_member([i.filename for i in infos if not i.is_dir()], label))
+        chosen = archive.getinfo(_pick_member([i.filename for i in infos if not i.is_dir()], label,
+                                              [i.filename for i in infos if i.is_dir()]))
         if stat.S_ISLNK(chosen.external_attr >> 16):      # unzip would make it a link, not a file
             raise SubmissionError(f"{label}: mm.c in the archive is a symbolic link, not a regular file")
         _check_zip_method(chosen, label)
@@ -477,7 +480,7 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
             _check_member_path(member.name, label)
             members.append(member)
         files = [m for m in members if not m.isdir()]
-        name = _pick_member([m.name for m in files], label)
+        name = _pick_member([m.name for m in files], label, [m.name for m in members if m.isdir()])
         chosen = next(m for m in files if m.name == name)
         if not chosen.isfile():
             raise SubmissionError(f"{label}: mm.c in the archive is {_tar_kind(chosen)}, not a regular file")

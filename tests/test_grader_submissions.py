@@ -540,6 +540,22 @@ def test_an_archive_without_mm_c_says_what_it_holds(tmp_path, form, members, hol
     assert str(err.value) == f"tina.{form}: no mm.c in the archive ({holds})"
 
 
+@pytest.mark.parametrize("form", ["zip", "tar"])
+def test_an_archived_mm_c_that_is_a_folder_is_named_so(tmp_path, form):
+    """A folder mm.c/ in the archive was 'no mm.c in the archive (it is empty)', as a folder's is not."""
+    path = tmp_path / f"tina.{form}"
+    if form == "zip":
+        _zip(path, {"h/mm.c/": "", "h/mm.c/notes.txt": "x"})
+    else:
+        with tarfile.open(path, "w") as t:
+            info = tarfile.TarInfo("h/mm.c")
+            info.type = tarfile.DIRTYPE
+            t.addfile(info)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == f"tina.{form}: h/mm.c in the archive is a folder, not a file"
+
+
 def test_a_name_with_a_newline_leaves_the_reason_on_one_line(tmp_path):
     """A hand-in's name and what a folder or an archive holds are in the reason: a file named 'a\\nb'
     split it in two."""
