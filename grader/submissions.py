@@ -256,7 +256,7 @@ def whole_class(path: Path) -> tuple[list[str], PurePosixPath, str] | None:
                     names = [m.name for _, m in zip(range(MAX_MEMBERS), archive) if not m.isdir()]
     except (SubmissionError, *UNREADABLE):
         return None
-    paths = [_member_path(n) for n in names]
+    paths = [_member_path(n) for n in names if not _litter_in(n)]     # as reading it skips them
     return _exported_class(paths) or _folders_class(paths)
 
 

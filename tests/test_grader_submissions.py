@@ -556,6 +556,15 @@ def test_an_archived_mm_c_that_is_a_folder_is_named_so(tmp_path, form):
     assert str(err.value) == f"tina.{form}: h/mm.c in the archive is a folder, not a file"
 
 
+def test_one_students_archive_with_a_hidden_copy_is_no_class(tmp_path):
+    """nina.zip holding h/mm.c and .old/mm.c, given alone, 'looks like a whole class' (h/ and .old/),
+    though read as a hand-in it is nina's h/mm.c: hidden entries are no student's folder."""
+    from grader.submissions import whole_class
+    _zip(tmp_path / "nina.zip", {"h/mm.c": GOOD, ".old/mm.c": GOOD, "__MACOSX/x/mm.c": GOOD})
+    assert whole_class(tmp_path / "nina.zip") is None
+    assert read_source(discover(tmp_path / "nina.zip")[0], LIMIT) == GOOD
+
+
 def test_a_name_with_a_newline_leaves_the_reason_on_one_line(tmp_path):
     """A hand-in's name and what a folder or an archive holds are in the reason: a file named 'a\\nb'
     split it in two."""
