@@ -24,7 +24,7 @@ from .model import Batch, Submission
 from .paths import link_problem
 from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
-from .report import render
+from .report import remove as remove_report, render
 from .sandbox import SandboxError, probe
 from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin, one_line_name,
                           unrecognised, whole_class)
@@ -111,8 +111,18 @@ def _summary_table(batch: Batch) -> Table:
 
 
 def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
+    if not report:
+        _drop_report(outdir)
     store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
     return render(batch, outdir) if report else None
+
+
+def _drop_report(outdir: Path) -> None:
+    """Remove an earlier run's report, which results.json no longer matches (--no-report), saying so."""
+    removed = remove_report(outdir)
+    if removed:
+        click.echo(f"mmgrade: note: removed the earlier report in {outdir / 'report'} ({removed} file{'s' if removed > 1 else ''}), which "
+                   f"showed an earlier run's grades; `mmgrade report {outdir}` draws this run's", err=True)
 
 
 @main.command()
@@ -216,6 +226,8 @@ def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs:
     written = "results.json is"
     try:
         with _terminate_as_interrupt():
+            if no_report:
+                _drop_report(outdir)
             store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
             written = "results.json and grades.csv are"
             return batch, None if no_report else render(batch, outdir)

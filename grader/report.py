@@ -20,6 +20,8 @@ from .scoring import shown
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
+# The class-wide files render writes under OUTDIR/report (the per-submission ones: _per_submission).
+INDEX, HISTOGRAMS, SCATTER = "index.html", "img/histograms.png", "img/scatter.png"
 
 
 def _num(value: float | None) -> str:
@@ -53,31 +55,48 @@ def render(batch: Batch, outdir: Path) -> Path:
     # each figure as grades.csv and the exports show it: a record from an older grader may hold inf or NaN
     subs = sorted((replace(s, summary=shown(s.summary)) for s in batch.submissions), key=lambda s: (s.reference, s.name))
     policy = batch.policy
-    hist = plots.histograms(subs, img / "histograms.png")
-    scat = plots.scatter(subs, img / "scatter.png")
+    hist = plots.histograms(subs, root / HISTOGRAMS)
+    scat = plots.scatter(subs, root / SCATTER)
     verdicts = sorted(Counter(s.verdict for s in subs if not s.reference).items())
     index = env.get_template("index.html.j2").render(
         batch=batch, policy=policy, subs=subs, students=[s for s in subs if not s.reference],
         verdicts=verdicts, histograms=hist, scatter=scat,
         spreads={s.name: timing_spread(s) for s in subs},
         policy_text=json.dumps(policy, indent=1))
-    write_atomic(root / "index.html", index)
+    write_atomic(root / INDEX, index)
     page = env.get_template("submission.html.j2")
     for sub in subs:
         figure = plots.traces_figure(sub, img / f"traces-{sub.name}.png") if sub.traces else None
         write_atomic(root / "sub" / f"{sub.name}.html", page.render(sub=sub, figure=figure))
     _drop_stale(root, subs)
-    return root / "index.html"
+    return root / INDEX
+
+
+def _per_submission(root: Path) -> list[Path]:
+    """The pages and trace figures an earlier render wrote under ROOT, of any submission."""
+    return [p for p in (*(root / "sub").glob("*.html"), *(root / "img").glob("traces-*.png")) if not p.is_dir()]
+
+
+def remove(outdir: Path) -> int:
+    """Remove the report an earlier render wrote in OUTDIR/report, so that it cannot be read beside
+    grades it no longer matches; only the files render writes (any other file stays, and so does a
+    folder holding one).  Returns how many files were removed."""
+    root = Path(outdir) / "report"
+    found = [p for p in (root / INDEX, root / HISTOGRAMS, root / SCATTER) if p.is_file()] + _per_submission(root)
+    for path in found:
+        path.unlink(missing_ok=True)
+    for folder in (root / "img", root / "sub", root):
+        try:
+            folder.rmdir()
+        except OSError:         # not there, or holds a file of someone else's
+            pass
+    return len(found)
 
 
 def _drop_stale(root: Path, subs: list[Submission]) -> None:
     """Remove an earlier run's page and figure of a submission not in this batch (withdrawn, or left
     ungraded by a stopped run): it would show an old grade, maybe under another policy, at its URL."""
-    pages = {f"{s.name}.html" for s in subs}
-    figures = {f"traces-{s.name}.png" for s in subs if s.traces}
-    for path in (root / "sub").glob("*.html"):
-        if path.name not in pages:
-            path.unlink(missing_ok=True)
-    for path in (root / "img").glob("traces-*.png"):
-        if path.name not in figures:
+    keep = {f"{s.name}.html" for s in subs} | {f"traces-{s.name}.png" for s in subs if s.traces}
+    for path in _per_submission(root):
+        if path.name not in keep:
             path.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,32 @@ def test_grade_end_to_end(classroom, tmp_path):
                   "--no-report")
     names = {s["name"] for s in json.loads((subs / "graded" / "results.json").read_text())["submissions"]}
     assert inside.returncode == 0 and names == {"ann", "bob", "cid"}      # the output folder is no hand-in
+
+
+def test_no_report_removes_an_earlier_report_that_would_disagree_with_the_new_grades(classroom, tmp_path):
+    """`grade --no-report` wrote new grades but left the earlier run's report beside them: its table
+    and pages still showed ann passing after she failed a trace."""
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    args = ("--kit", kit, "--config", config, "--traces", TRACES)
+    assert _cli("grade", subs, "-o", out, *args).returncode == 0
+    report = out / "report"
+    written = sorted(p.relative_to(report) for p in report.rglob("*") if p.is_file())
+    assert {"index.html", "sub/ann.html", "img/histograms.png", "img/traces-ann.png"} <= set(map(str, written))
+    (report / "notes.txt").write_text("a TA's own file")             # never the grader's to remove
+    (subs / "ann.c").write_text(source("good") + "/* FAKE:fail=tiny */\n")
+    done = _cli("grade", subs, "-o", out, *args, "--no-report")
+    assert done.returncode == 0, done.stderr
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert rows["ann"]["verdict"] == "failed"
+    assert sorted(p.relative_to(report) for p in report.rglob("*")) == [Path("notes.txt")]
+    said = [line for line in done.stderr.splitlines() if "report" in line]
+    assert said == [f"mmgrade: note: removed the earlier report in {report} ({len(written)} files), which showed "
+                    f"an earlier run's grades; `mmgrade report {out}` draws this run's"], done.stderr
+    again = _cli("grade", subs, "-o", out, *args, "--no-report")      # nothing left to remove: nothing said
+    assert again.returncode == 0 and "removed" not in again.stderr, again.stderr
+    assert _cli("report", out).returncode == 0
+    assert ">failed<" in (report / "sub" / "ann.html").read_text()
 
 
 def _one_line_error(done, status=2):
