@@ -19,7 +19,7 @@ from typing import Any
 from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
-from .scoring import shown
+from .scoring import shares, shown
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
@@ -142,10 +142,9 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                       "status": _status(rule.verdict != "reject"),
                       "output": f"{rule.verdict}: {rule.detail}", "visibility": "visible"})
     # Every trace is a test, bad_trace too (a grader_error keeps it in its table), so that the
-    # traces' max_score add up to the correctness points.
-    per_trace = policy.points.correctness / max(1, len(sub.traces))
-    for trace in sub.traces:
-        tests.append({"name": f"Trace: {trace.name}", "score": _num(trace.points), "max_score": round(per_trace, 3),
+    # traces' max_score add up to the correctness points; each is the trace's share, as it earns it.
+    for trace, share in zip(sub.traces, shares(policy.points.correctness, len(sub.traces))):
+        tests.append({"name": f"Trace: {trace.name}", "score": _num(trace.points), "max_score": share,
                       "status": _status(trace.outcome == "ok"), "output": _trace_output(trace),
                       "visibility": vis})
     if not sub.traces:

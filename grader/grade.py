@@ -378,8 +378,8 @@ class _Grader:
         if not problem and not scoring.plausible(summary, policy):
             problem = f"performance index {summary.perf_index:g} is outside [0, {scoring.perf_ceiling(policy):g}]"
             summary = scoring.summarize([t["outcome"] for t in raw], None, None, policy, weights)
-        per_trace = scoring.trace_points(summary.traces, policy)
-        traces = tuple(_trace(t, ctx.outcomes, per_trace, ctx.best_k) for t in raw)
+        earned = scoring.trace_points([t["outcome"] for t in raw], policy)
+        traces = tuple(_trace(t, ctx.outcomes, points, ctx.best_k) for t, points in zip(raw, earned))
         if impossible or problem:
             where = "; ".join(f"{raw[i]['name']}: {p}" for i, p in list(impossible.items())[:2])
             more = f" and {len(impossible) - 2} more traces" if len(impossible) > 2 else ""
@@ -406,7 +406,7 @@ def _listed(traces: list[TraceResult]) -> str:
     return shown + (f" and {len(traces) - 3} more" if len(traces) > 3 else "")
 
 
-def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k: int) -> TraceResult:
+def _trace(raw: dict[str, Any], texts: dict[str, str], points: float, best_k: int) -> TraceResult:
     trusted = raw["outcome"] != IMPOSSIBLE      # an impossible trace's figures are kept out of every output
     timing = (raw.get("timing") or {}) if trusted else {}
     libc = (raw.get("libc") or {}) if trusted else {}
@@ -416,7 +416,7 @@ def _trace(raw: dict[str, Any], texts: dict[str, str], per_trace: float, best_k:
         op_index=raw.get("op_index"), op=raw.get("op"), utilization=raw.get("utilization") if trusted else None,
         ops_per_sec=timing.get("ops_per_sec"), libc_ops_per_sec=libc.get("ops_per_sec"),
         spread=scoring.spread(timing.get("samples") or [], best_k), output=raw.get("output", ""),
-        points=round(per_trace, 3) if raw["outcome"] == "ok" else 0.0, output_cut=max(0, raw.get("output_cut") or 0),
+        points=points, output_cut=max(0, raw.get("output_cut") or 0),
         output_tail=raw.get("output_tail") or "")
 
 

@@ -59,9 +59,23 @@ def max_points(policy: Policy) -> float:
     return policy.points.correctness + policy.points.performance
 
 
-def trace_points(scored_traces: int, policy: Policy) -> float:
-    """Correctness points one valid trace earns."""
-    return policy.points.correctness / scored_traces if scored_traces else 0.0
+def shares(total: float, count: int) -> list[float]:
+    """TOTAL split into COUNT parts to 3 places (as every output shows points) that add up to it:
+    part i is round(TOTAL i / COUNT) - round(TOTAL (i - 1) / COUNT), so parts differ by 0.001 at most
+    (40 over 3: 13.333, 13.334, 13.333; each 13.333 added up to 39.999)."""
+    marks = [round(total * i / count, 3) for i in range(count)] + [total]
+    return [round(high - low, 3) for low, high in zip(marks, marks[1:])]
+
+
+def trace_points(outcomes: list[str], policy: Policy) -> list[float]:
+    """The correctness points each trace earns: its share of points.correctness when ok, else none.
+    A bad_trace has no share, as summarize leaves it out."""
+    each = iter(shares(policy.points.correctness, sum(1 for o in outcomes if o != "bad_trace")))
+    points = []
+    for outcome in outcomes:
+        share = next(each) if outcome != "bad_trace" else 0.0
+        points.append(share if outcome == "ok" else 0.0)
+    return points
 
 
 def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: float | None,
@@ -81,11 +95,14 @@ def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: 
                        has_throughput=any(w in SCORES_THROUGHPUT for w in scored_weights))
     if failed and policy.scoring.all_or_nothing:
         index = 0.0
-    correctness = trace_points(len(scored), policy) * valid
-    performance = policy.points.performance * index / 100.0
+    # Each part from the figures shown beside it, and the whole from the parts, so that they add up
+    # in every output (grades.csv, Gradescope's tests, Autolab's scores).
+    index = round(index, 3)
+    correctness = round(sum(trace_points(outcomes, policy)), 3)
+    performance = round(policy.points.performance * index / 100.0, 3)
     return Summary(traces=len(scored), valid=valid, utilization=utilization,
-                   throughput_ratio=throughput_ratio, perf_index=round(index, 3),
-                   correctness_points=round(correctness, 3), performance_points=round(performance, 3),
+                   throughput_ratio=throughput_ratio, perf_index=index,
+                   correctness_points=correctness, performance_points=performance,
                    points=round(correctness + performance, 3), max_points=max_points(policy))
 
 

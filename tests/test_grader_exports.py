@@ -71,6 +71,43 @@ def test_gradescope_results_follow_the_spec(graded, name):
     assert [e["name"] for e in results["leaderboard"]][0] == "Performance index"
 
 
+def test_every_output_adds_up_to_the_grade_when_the_points_do_not_divide(tmp_path):
+    """40 correctness points over 3 traces: each trace's test had max_score and score 13.333, so
+    Gradescope's tests added up to 54.999 of the policy's 55 points, and to 39.999 of correctness 40.
+    Every trace now has its share to 3 places, the shares adding up to the whole, and grades.csv,
+    Gradescope, Autolab and the record's trace table all state the same parts and totals."""
+    from grader.policy import Policy
+    kit = make_fake_kit(tmp_path / "kit")
+    traces = tmp_path / "traces"
+    shutil.copytree(TRACES, traces)
+    (traces / "third.rep").write_text((TRACES / "tiny.rep").read_text())
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "all.c").write_text(source("good"))
+    (subs / "two.c").write_text(source("good") + "/* FAKE:fail=tiny */\n")
+    batch = run_batch(kit, subs, tmp_path / "out", "[points]\ncorrectness = 40.0\nperformance = 15.0\n"
+                      "[scoring]\nall_or_nothing = false\n", traces=traces)
+    policy = Policy.from_json(batch.policy)
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(batch)))}
+    for sub in batch.submissions:
+        assert len(sub.traces) == 3 and sub.summary.perf_index > 0
+        s, row = sub.summary, rows[sub.name]
+        results = exports.gradescope_results(sub, policy)
+        tests = results["tests"]
+        assert round(sum(t["max_score"] for t in tests), 6) == s.max_points == 55.0
+        assert round(sum(t["max_score"] for t in tests if t["name"].startswith("Trace: ")), 6) == 40.0
+        assert round(sum(t["score"] for t in tests), 6) == results["score"] == s.points
+        assert round(sum(t.points for t in sub.traces), 6) == s.correctness_points
+        assert all(t["score"] in (0.0, t["max_score"]) for t in tests if t["name"].startswith("Trace: "))
+        autolab = json.loads(exports.autolab_line(sub))["scores"]
+        assert (autolab["Correctness"], autolab["Performance"]) == (s.correctness_points, s.performance_points)
+        assert round(autolab["Correctness"] + autolab["Performance"], 6) == s.points
+        assert (float(row["correctness_points"]), float(row["performance_points"]), float(row["points"])) == \
+            (s.correctness_points, s.performance_points, s.points)
+    assert by_name(batch)["all"].summary.correctness_points == 40.0
+    assert by_name(batch)["two"].summary.valid == 2
+
+
 def test_gradescope_marks_failures(graded):
     batch, policy, *_ = graded
     tests = {t["name"]: t for t in exports.gradescope_results(by_name(batch)["crasher"], policy)["tests"]}

@@ -40,6 +40,22 @@ def test_points_and_all_or_nothing(policy):
     assert summarize(["ok", "crashed"], 0.7, 0.9, lenient).perf_index > 0
 
 
+def test_points_are_the_sum_of_the_parts_shown(policy):
+    """Points were rounded apart from their parts: correctness 26.667 (40 points, 2 of 3 traces) and
+    performance 7.672 made 34.338 points in grades.csv, on Gradescope and in Autolab; and the
+    performance points came from P before it was rounded to the P shown beside them."""
+    course = dataclasses.replace(policy, points=dataclasses.replace(policy.points, correctness=40.0, performance=15.0),
+                                 scoring=dataclasses.replace(policy.scoring, all_or_nothing=False))
+    w = course.scoring.util_weight
+    for outcomes in (["ok", "ok", "crashed"], ["ok"] * 3, ["ok"] * 6 + ["timeout"]):
+        for step in range(200):
+            util = 0.5 + step / 997
+            summary = summarize(outcomes, util, 0.5, course)
+            assert summary.perf_index == pytest.approx(100 * (w * util + (1 - w) * 0.5), abs=1e-3)
+            assert summary.points == round(summary.correctness_points + summary.performance_points, 3), (outcomes, util)
+            assert summary.performance_points == round(15.0 * summary.perf_index / 100, 3), (outcomes, util)
+
+
 def test_bad_trace_is_left_out_as_the_drivers_score_c_leaves_it_out(policy):
     summary = summarize(["ok", "ok", "bad_trace"], 0.7, 0.9, policy)
     assert summary.traces == 2 and summary.valid == 2
