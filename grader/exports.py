@@ -19,7 +19,7 @@ from typing import Any
 from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
-from .scoring import shares, shown
+from .scoring import shares, shown, shown_record
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
@@ -127,6 +127,7 @@ def _trace_output(trace) -> str:
 
 def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     """Gradescope's results.json for one submission: a test per build step, rule and trace."""
+    sub = shown_record(sub)     # no inf or NaN from a record of an older grader, in any test
     vis = policy.gradescope.visibility
     tests: list[dict[str, Any]] = []
     built = sub.verdict not in ("compile_error", "link_error", "bad_submission")
@@ -150,7 +151,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     if not sub.traces:
         tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
-    s = shown(sub.summary)
+    s = sub.summary
     # the figures the record has: one that never ran has no utilization, which is not 0%
     # rounded once, as the report shows them: 0.8049 rounded to 0.805 first read 0.81x
     measured = ", ".join(([f"utilization {percent(s.utilization)}%"] if s.utilization is not None else [])

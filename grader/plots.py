@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .model import Submission  # noqa: E402
-from .scoring import shown  # noqa: E402
+from .scoring import shown, shown_trace  # noqa: E402
 from .store import writing  # noqa: E402
 
 _COLORS = {"ok": "#2a7f3f", "failed": "#c0392b", "rejected": "#8e44ad", "compile_error": "#7f8c8d",
@@ -87,13 +87,14 @@ def scatter(subs: list[Submission], path: Path) -> str:
 
 def traces_figure(sub: Submission, path: Path) -> str:
     """One submission: utilization and throughput ratio per trace."""
-    names = [t.name for t in sub.traces]
-    util = [100 * t.utilization if _known(t.utilization) and 0 <= t.utilization <= 1 else 0 for t in sub.traces]
-    ratio = [(t.ops_per_sec / t.libc_ops_per_sec) if _known(t.ops_per_sec) and _known(t.libc_ops_per_sec)
-             and t.ops_per_sec and t.libc_ops_per_sec else 0 for t in sub.traces]
-    ratio = [r if 0 <= r < 1e6 else 0 for r in ratio]
+    traces = [shown_trace(t) for t in sub.traces]     # no figure (an older grader's inf or NaN): no bar
+    names = [t.name for t in traces]
+    util = [100 * t.utilization if t.utilization is not None else 0 for t in traces]
+    ratio = [t.ops_per_sec / t.libc_ops_per_sec if t.ops_per_sec is not None and t.libc_ops_per_sec else 0
+             for t in traces]
+    ratio = [r if r < 1e6 else 0 for r in ratio]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 + 0.3 * max(4, len(names))))
-    colors = ["#2a7f3f" if t.outcome == "ok" else "#c0392b" for t in sub.traces]
+    colors = ["#2a7f3f" if t.outcome == "ok" else "#c0392b" for t in traces]
     axes[0].barh(names, util, color=colors)
     axes[0].set_xlabel("utilization %")
     axes[1].barh(names, ratio, color=colors)

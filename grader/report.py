@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import jinja2
@@ -16,7 +15,7 @@ from . import plots
 from .exports import handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
-from .scoring import shown
+from .scoring import shown_record
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -53,7 +52,7 @@ def render(batch: Batch, outdir: Path) -> Path:
     img = root / "img"
     env = _environment()
     # each figure as grades.csv and the exports show it: a record from an older grader may hold inf or NaN
-    subs = sorted((replace(s, summary=shown(s.summary)) for s in batch.submissions), key=lambda s: (s.reference, s.name))
+    subs = sorted(map(shown_record, batch.submissions), key=lambda s: (s.reference, s.name))
     policy = batch.policy
     hist = plots.histograms(subs, root / HISTOGRAMS)
     scat = plots.scatter(subs, root / SCATTER)

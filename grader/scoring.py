@@ -13,7 +13,7 @@ from typing import Any
 
 from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION, WEIGHT_BOTH
 
-from .model import Summary
+from .model import RunFigure, Submission, Summary, TraceResult
 from .policy import Policy
 
 # Relative slack for figures the driver printed with 9 significant digits.
@@ -333,3 +333,29 @@ def sane(summary: Summary) -> bool:
 def plausible(summary: Summary, policy: Policy) -> bool:
     """sane, and P no more than the policy's formula can give."""
     return sane(summary) and summary.perf_index <= perf_ceiling(policy) + 1e-9
+
+
+def _figure(value: float | None, high: float = math.inf) -> float | None:
+    """VALUE when it is finite and in [0, HIGH], else no figure."""
+    return value if _finite(value) and 0 <= value <= high else None
+
+
+def shown_trace(trace: TraceResult) -> TraceResult:
+    """TRACE as outputs may show it: a figure no correct run produces (inf, NaN, a utilization past
+    1), which a record from an older grader may hold, is no figure."""
+    return replace(trace, utilization=_figure(trace.utilization, 1.0), ops_per_sec=_figure(trace.ops_per_sec),
+                   libc_ops_per_sec=_figure(trace.libc_ops_per_sec), spread=_figure(trace.spread),
+                   points=_figure(trace.points) or 0.0)
+
+
+def shown_run(run: RunFigure) -> RunFigure:
+    """RUN as outputs may show it, as shown_trace shows a trace."""
+    return replace(run, perf_index=_figure(run.perf_index, MAX_SANE_INDEX) or 0.0,
+                   utilization=_figure(run.utilization, 1.0), throughput_ratio=_figure(run.throughput_ratio))
+
+
+def shown_record(sub: Submission) -> Submission:
+    """SUB as every output (the report, grades.csv, Gradescope, Autolab) shows it: the summary, each
+    trace and each run through shown, shown_trace and shown_run."""
+    return replace(sub, summary=shown(sub.summary), traces=tuple(map(shown_trace, sub.traces)),
+                   runs=tuple(map(shown_run, sub.runs)))

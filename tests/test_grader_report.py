@@ -223,6 +223,37 @@ def test_a_record_with_nan_figures_reads_as_grades_csv_does(outdir, tmp_path):
     assert not re.search(r"\bnan\b", page, re.I) and "(P = 0.0" in page
 
 
+def test_a_trace_figure_no_run_produces_is_shown_nowhere(outdir, tmp_path):
+    """A record from an older grader with a per-trace NaN, inf or utilization past 100%: the
+    student's page showed 'nan' and 'inf' (and 170000...0.0%) in its trace table, sortable values
+    and runs table, and the class's table its timing spread; grades.csv and the summary already
+    showed no such figure (scoring.shown).  Every output now shows it as no figure at all."""
+    from grader import store
+    from grader.policy import Policy
+    data = json.loads((outdir / "results.json").read_text())
+    ann = next(s for s in data["submissions"] if s["name"] == "ann")
+    for trace, util in zip(ann["traces"], (float("nan"), 1.7e306)):
+        trace.update(utilization=util, ops_per_sec=float("inf"), libc_ops_per_sec=float("nan"), spread=float("inf"),
+                     points=float("nan"))
+    ann["runs"] = [{"verdict": "ok", "perf_index": p, "utilization": u, "throughput_ratio": r}
+                   for p, u, r in ((float("nan"), 0.5, 0.8), (60.0, float("inf"), float("nan")), (61.0, 0.5, 0.8))]
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    done = run_grader("report", tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    raw = re.compile(r"\b(nan|inf|infinity)\b|1700000000", re.I)
+    for page in (tmp_path / "report" / "index.html", tmp_path / "report" / "sub" / "ann.html"):
+        text = page.read_text().split("<script>")[0]
+        assert not raw.search(text), (page.name, raw.search(text).group(0))
+    table = (tmp_path / "report" / "sub" / "ann.html").read_text().split("Traces</h2>")[1].split("</table>")[0]
+    rows = re.findall(r"<tr>\s*<td>(\w+)</td>", table)
+    assert rows == [t["name"] for t in ann["traces"]]              # the table is there, its cells empty
+    assert "(P 0.0 to 61.0)" in (tmp_path / "report" / "sub" / "ann.html").read_text()
+    batch = store.read_results(tmp_path)
+    sub = next(s for s in batch.submissions if s.name == "ann")
+    results = json.dumps(exports.gradescope_results(sub, Policy.from_json(batch.policy)), allow_nan=False)
+    assert not raw.search(results), raw.search(results).group(0)
+
+
 def test_points_read_as_grades_csv_and_gradescope_have_them(outdir):
     """The report showed points to 2 places: '37.72 of 55.0 points: correctness 20.0, performance
     17.721', whose parts do not add up to it, beside 37.721 in grades.csv and on Gradescope."""
