@@ -175,13 +175,19 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     return results
 
 
+def earned(sub: Submission) -> bool:
+    """Whether SUB's utilization and throughput are figures it earned: a submission that did not
+    pass has them over the traces it passed only."""
+    return sub.verdict == "ok"
+
+
 def ranked(sub: Submission) -> tuple[float, float, float]:
     """What a leaderboard ranks SUB by: P, utilization % and throughput / libc.  A submission that
     did not pass has utilization and throughput over the traces it passed only (0.99x libc beside
     passing ones' 0.02x): figures it did not earn, so 0 here, ranking it after every passing one.
     P is the grade's, as the policy scores it."""
     s = shown(sub.summary)
-    if sub.verdict != "ok":
+    if not earned(sub):
         return _num(s.perf_index), 0.0, 0.0
     return _num(s.perf_index), round(100 * _num(s.utilization, 6), 2), _num(s.throughput_ratio)
 

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from .exports import earned  # noqa: E402
 from .model import Submission  # noqa: E402
 from .scoring import shown, shown_trace  # noqa: E402
 from .store import writing  # noqa: E402
@@ -38,12 +39,15 @@ def _known(value: float | None) -> bool:
 
 
 def histograms(subs: list[Submission], path: Path) -> str:
-    """Distributions of points, performance index, utilization and throughput ratio."""
+    """Distributions of points, performance index, utilization and throughput ratio.  Utilization
+    and throughput only of the submissions that earned them (exports.earned; the caption says how
+    many others had them)."""
     students = [shown(s.summary) for s in subs if not s.reference]
+    passed = [shown(s.summary) for s in subs if not s.reference and earned(s)]
     series = [("points", _finite(s.points for s in students)),
               ("performance index", _finite(s.perf_index for s in students)),
-              ("utilization %", _finite(100 * s.utilization for s in students if _known(s.utilization))),
-              ("throughput / libc", _finite(s.throughput_ratio for s in students))]
+              ("utilization %", _finite(100 * s.utilization for s in passed if _known(s.utilization))),
+              ("throughput / libc", _finite(s.throughput_ratio for s in passed))]
     fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
     for ax, (title, values) in zip(axes, series):
         values = [v for v in values if math.isfinite(v)]   # a results.json written under a nan policy

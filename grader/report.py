@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from . import plots
-from .exports import handin, percent, points_text, shown_output
+from .exports import earned, handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
 from .scoring import shown_record
@@ -31,6 +31,11 @@ def _kops(value: float | None) -> str:
     return "" if not value else f"{value / 1e3:,.0f}"
 
 
+def _measured(sub: Submission) -> bool:
+    """SUB has a utilization or throughput figure, earned or not."""
+    return sub.summary.utilization is not None or sub.summary.throughput_ratio is not None
+
+
 def timing_spread(sub: Submission) -> float | None:
     """The worst per-trace timing spread of a submission (how noisy its measurement was)."""
     spreads = [t.spread for t in sub.traces if t.spread is not None]
@@ -42,7 +47,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined)
     env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
-                       shown_output=shown_output, handin=handin, points=points_text)
+                       shown_output=shown_output, handin=handin, points=points_text, earned=earned)
     return env
 
 
@@ -56,10 +61,11 @@ def render(batch: Batch, outdir: Path) -> Path:
     policy = batch.policy
     hist = plots.histograms(subs, root / HISTOGRAMS)
     scat = plots.scatter(subs, root / SCATTER)
-    verdicts = sorted(Counter(s.verdict for s in subs if not s.reference).items())
+    students = [s for s in subs if not s.reference]
+    verdicts = sorted(Counter(s.verdict for s in students).items())
     index = env.get_template("index.html.j2").render(
-        batch=batch, policy=policy, subs=subs, students=[s for s in subs if not s.reference],
-        verdicts=verdicts, histograms=hist, scatter=scat,
+        batch=batch, policy=policy, subs=subs, students=students, verdicts=verdicts, histograms=hist, scatter=scat,
+        earners=[s for s in students if earned(s)], unearned=[s for s in students if not earned(s) and _measured(s)],
         spreads={s.name: timing_spread(s) for s in subs},
         policy_text=json.dumps(policy, indent=1))
     write_atomic(root / INDEX, index)

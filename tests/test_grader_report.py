@@ -280,12 +280,39 @@ def test_histograms_count_only_the_submissions_that_have_each_figure(outdir, tmp
     drawn = []
     monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path.name)
     plots.histograms(subs, tmp_path / "h.png")
-    has = [[shown(s.summary).points, shown(s.summary).perf_index, shown(s.summary).utilization,
-            shown(s.summary).throughput_ratio] for s in subs]
+    # utilization and throughput: only a submission that passed has them as earned (fay's are over grow only)
+    has = [[shown(s.summary).points, shown(s.summary).perf_index] +
+           [figure if s.verdict == "ok" else None for figure in (shown(s.summary).utilization, shown(s.summary).throughput_ratio)]
+           for s in subs]
     for i, ax in enumerate(drawn[0].axes):
         assert sum(bar.get_height() for bar in ax.patches) == sum(row[i] is not None for row in has), ax.get_title()
         assert all(tick == int(tick) for tick in ax.get_yticks()), ax.get_title()
     plots.plt.close(drawn[0])
+
+
+def test_the_histograms_of_utilization_and_throughput_leave_out_figures_not_earned(outdir, tmp_path, monkeypatch):
+    """fay failed a trace (no performance points), yet her utilization and throughput over the trace
+    she passed were counted in the class's histograms as though earned, with nothing to say so.
+    They are left out now, and the caption says how many were and why."""
+    from grader import plots
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    subs = {s.name: s for s in batch.submissions}
+    assert subs["fay"].verdict == "failed" and subs["fay"].summary.utilization is not None
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path.name)
+    render(batch, tmp_path)
+    util = next(ax for ax in drawn[0].axes if ax.get_title() == "utilization %")
+    assert sum(bar.get_height() for bar in util.patches) == len(UTILS)           # ann, ben, cat, dan
+    low = min(bar.get_x() for bar in util.patches)
+    high = max(bar.get_x() + bar.get_width() for bar in util.patches)
+    passed = [100 * subs[name].summary.utilization for name in UTILS]
+    assert (low, high) == pytest.approx((min(passed), max(passed)))
+    for fig in drawn:
+        plots.plt.close(fig)
+    text = re.sub(r"\s+", " ", (tmp_path / "report" / "index.html").read_text())
+    assert ("The utilization and throughput histograms count the 4 submissions that passed every trace; "
+            "1 that did not is left out: its figures are over the traces it passed only (marked * in the "
+            "table).") in text
 
 
 def test_scatter_draws_only_submissions_with_both_figures(outdir, tmp_path, monkeypatch):
