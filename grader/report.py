@@ -15,7 +15,7 @@ from . import plots
 from .exports import earned, handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
-from .scoring import shown_record
+from .scoring import shown_record, weight_of_traces
 from .store import write_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -66,6 +66,8 @@ def render(batch: Batch, outdir: Path) -> Path:
     index = env.get_template("index.html.j2").render(
         batch=batch, policy=policy, subs=subs, students=students, verdicts=verdicts, histograms=hist, scatter=scat,
         earners=[s for s in students if earned(s)], unearned=[s for s in students if not earned(s) and _measured(s)],
+        util_weight=weight_of_traces(policy["scoring"]["util_weight"],
+                                     sorted({t.weight for s in subs for t in s.traces if t.outcome != "bad_trace"})),
         spreads={s.name: timing_spread(s) for s in subs},
         policy_text=json.dumps(policy, indent=1))
     write_atomic(root / INDEX, index)

@@ -30,11 +30,24 @@ def scale(value: float, low: float, high: float) -> float:
 def util_weight(policy: Policy, has_util: bool = True, has_throughput: bool = True) -> float:
     """The weight of U in P, as the driver's score_runs picks it: all of P is utilization
     when no trace counts for throughput, all throughput when none counts for utilization."""
+    return weight_for(policy.scoring.util_weight, has_util, has_throughput)
+
+
+def weight_for(configured: float, has_util: bool, has_throughput: bool) -> float:
+    """util_weight from the policy's CONFIGURED weight (the report has the policy as results.json holds it)."""
     if not has_throughput:
         return 1.0
     if not has_util:
         return 0.0
-    return policy.scoring.util_weight
+    return configured
+
+
+def weight_of_traces(configured: float, weights: list[int]) -> float:
+    """The weight of U in P over traces of these header WEIGHTS (CONFIGURED when none is known)."""
+    if not weights:
+        return configured
+    return weight_for(configured, any(w in SCORES_UTILIZATION for w in weights),
+                      any(w in SCORES_THROUGHPUT for w in weights))
 
 
 def perf_index(utilization: float | None, throughput_ratio: float | None, policy: Policy,

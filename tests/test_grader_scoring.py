@@ -102,6 +102,27 @@ def test_grader_p_equals_the_drivers_on_util_only_and_throughput_only_traces(tmp
         assert sub.summary.perf_index == pytest.approx(want, abs=1e-3)
 
 
+@pytest.mark.parametrize("weight", [1, 2, 3])
+def test_the_report_states_the_weight_p_was_computed_with(tmp_path, weight):
+    """On traces that count for utilization only, P is 100 U, but the report said 'utilization weight
+    0.6' (the policy's), a formula that gives other figures than the grades."""
+    import re
+    from grader.report import render
+    subs = write_all(tmp_path / "subs", ["good"])
+    batch = run_batch(KIT, subs, tmp_path / "out", traces=_weighted_traces(tmp_path / f"traces{weight}", weight))
+    sub = by_name(batch)["good"]
+    assert sub.verdict == "ok", sub.reason
+    text = re.sub(r"\s+", " ", render(batch, tmp_path / "out").read_text())
+    shown = re.search(r"utilization weight ([0-9.]+)", text).group(1)
+    w = float(shown)
+    cap = load_policy(KIT).scoring.throughput_cap
+    assert sub.summary.perf_index == pytest.approx(
+        100 * (w * sub.summary.utilization + (1 - w) * min(cap, sub.summary.throughput_ratio or 0)), abs=1e-3)
+    why = {1: "", 2: ", not the policy's 0.6: no trace counts for throughput",
+           3: ", not the policy's 0.6: no trace counts for utilization"}[weight]
+    assert f"(utilization weight {shown}{why})" in text
+
+
 def test_spread_of_the_k_best():
     assert spread([1.0, 1.01, 1.02, 5.0], 3) == pytest.approx(0.02)
     assert spread([2.0], 3) is None
