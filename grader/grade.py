@@ -193,7 +193,7 @@ def read_facts(path: Path, origin: Path, policy: Policy, folder: Path) -> scorin
     """The figures the driver reports of the trace at PATH (the private copy of ORIGIN), read by the
     grader itself, so that no report the allocator can touch decides them (docs/grader.md)."""
     try:
-        read = read_measured(path, policy.limits.max_heap)
+        read = read_measured(path, policy.limits.max_heap, "limits.max_heap")
     except TraceError as err:       # the driver read it (_check_traces): the kit's readers disagree
         raise BatchError(f"{_shown(origin, folder)}:{err.problem.line}: the grader's own reading of this trace "
                          f"fails where the driver's does not, so nothing was graded: {err.problem.message}") from None

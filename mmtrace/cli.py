@@ -322,7 +322,7 @@ def check(files, fix, output, max_heap, quiet):
     bad = unfixed = unreadable = False
     report_to_stderr = bool(fix and output and _is_stdout(output))    # stdout is the fixed trace
     for f in files:
-        r = lint(Path(f), max_heap)
+        r = lint(Path(f), max_heap, "--max-heap")
         if r.unreadable:             # bad input, not a trace with problems: stderr, exit 2
             click.echo(f"mmtrace: {r.problems[0]}", err=True)
             unreadable = True

@@ -73,9 +73,10 @@ class LintResult:
 
 
 class _Lint:
-    def __init__(self, path: Path, max_heap: int, stop_at_error: bool):
+    def __init__(self, path: Path, max_heap: int, stop_at_error: bool, heap_option: str = ""):
         self.name = str(path)
         self.max_heap = max_heap
+        self.heap_option = heap_option      # the caller's name for max_heap, as the driver names -M
         self.stop = stop_at_error
         self.problems: list[Problem] = []
         self.unreadable = False
@@ -85,6 +86,11 @@ class _Lint:
         self.problems.append(p)
         if severity == ERROR and self.stop:
             raise TraceError(p)
+
+    def larger(self) -> str:
+        """The driver's advice after a size past the heap, naming the caller's option for it."""
+        o = self.heap_option
+        return f" ({o}); the trace needs a larger {o}" if o else ""
 
     def data(self, path: Path) -> bytes | None:
         try:
@@ -158,8 +164,8 @@ def _fast(data: bytes, max_heap: int, stop: bool) -> LintResult | None:
     return LintResult((), t, (), used, peak) if clean or stop else None
 
 
-def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
-    L = _Lint(path, max_heap, stop)
+def _run(path: Path, max_heap: int, stop: bool, heap_option: str) -> LintResult:
+    L = _Lint(path, max_heap, stop, heap_option)
     data = L.data(path)
     if data is None:
         return LintResult(tuple(L.problems), None, (), unreadable=L.unreadable)
@@ -216,7 +222,7 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
                       f"holds it (-M is at most {HEAP_LIMIT} bytes)")
             else:
                 L.say(lineno, ERROR, f"size {w[2][:24]} cannot fit in the heap: this run's maximum heap "
-                      f"is {max_heap} bytes")
+                      f"is {max_heap} bytes{L.larger()}")
             continue
         now = live.get(i)
         if k in ("a", "n"):
@@ -262,22 +268,23 @@ def _run(path: Path, max_heap: int, stop: bool) -> LintResult:
                       used_ids, peak)
 
 
-def lint(path: Path, max_heap: int = MAX_HEAP) -> LintResult:
-    """Every problem in the file, errors and warnings, in line order."""
-    return _run(Path(path), max_heap, stop=False)
+def lint(path: Path, max_heap: int = MAX_HEAP, heap_option: str = "") -> LintResult:
+    """Every problem in the file, errors and warnings, in line order.  HEAP_OPTION is what the
+    caller calls MAX_HEAP (`--max-heap`): a size past it is worded as the driver words -M."""
+    return _run(Path(path), max_heap, False, heap_option)
 
 
-def read_measured(path: Path, max_heap: int = MAX_HEAP) -> LintResult:
+def read_measured(path: Path, max_heap: int = MAX_HEAP, heap_option: str = "") -> LintResult:
     """read_trace's reading with what it measured on the way (peak_bytes: the peak live payload,
     as the driver's utilization counts it); TraceError at the first error."""
-    r = _run(Path(path), max_heap, stop=True)
+    r = _run(Path(path), max_heap, True, heap_option)
     assert r.trace is not None
     return r
 
 
-def read_trace(path: Path, max_heap: int = MAX_HEAP) -> Trace:
+def read_trace(path: Path, max_heap: int = MAX_HEAP, heap_option: str = "") -> Trace:
     """The trace as the driver would replay it; TraceError at the first error."""
-    trace = read_measured(path, max_heap).trace
+    trace = read_measured(path, max_heap, heap_option).trace
     assert trace is not None
     return trace
 

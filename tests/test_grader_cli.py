@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.grade import BatchError, read_facts
+from grader.policy import load_policy
 from grader.submissions import FORMS
 from grader_fixtures.helpers import KIT, TRACES, make_fake_kit, run_grader, run_python, write_policy
 from grader_fixtures.submissions import source
@@ -417,6 +419,16 @@ def test_a_max_heap_too_small_for_the_traces_stops_the_batch_up_front(tmp_path):
     assert error.startswith("mmgrade: ") and "limits.max_heap = 16" in error
     assert f"{TRACES}/tiny.rep:6: size 24 cannot fit in the heap: this run's maximum heap is 16 bytes" in error
     assert not (tmp_path / "out").exists()
+
+
+def test_the_graders_own_reader_names_limits_max_heap(tmp_path):
+    """read_facts' reading said 'this run's maximum heap is 16 bytes' without naming the policy's
+    setting; it now says '(limits.max_heap); the trace needs a larger limits.max_heap'."""
+    policy = load_policy(KIT, write_policy(tmp_path, limits={"max_heap": 16}))     # tiny.rep asks for 24
+    with pytest.raises(BatchError) as caught:
+        read_facts(TRACES / "tiny.rep", TRACES / "tiny.rep", policy, TRACES)
+    assert str(caught.value).endswith("size 24 cannot fit in the heap: this run's maximum heap is 16 bytes "
+                                      "(limits.max_heap); the trace needs a larger limits.max_heap")
 
 
 def test_a_malformed_trace_is_named_with_the_drivers_own_words(tmp_path):

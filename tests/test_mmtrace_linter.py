@@ -110,6 +110,19 @@ def test_a_request_past_the_heap_is_worded_as_the_driver_words_it(tmp_path, driv
     assert done.stderr.splitlines() == [f"mdriver: {ours} (-M); the trace needs a larger -M"]
 
 
+def test_check_names_its_max_heap_option_as_the_driver_names_M(tmp_path, driver):
+    """check said 'this run's maximum heap is 1000000 bytes' and stopped there, where the driver
+    adds '(-M); the trace needs a larger -M': check now says the same of its --max-heap."""
+    path = _write(tmp_path, "big", HEAD.format(ids=1, ops=2) + "a 0 2000000\nf 0\n")
+    done = run_python("-m", "mmtrace", "check", "--max-heap", "1000000", path, capture_output=True, text=True)
+    said = (f"{path}:5: size 2000000 cannot fit in the heap: this run's maximum heap is 1000000 bytes "
+            "({}); the trace needs a larger {}")
+    assert done.returncode == 1 and done.stdout.splitlines()[0] == said.format("--max-heap", "--max-heap")
+    driven = subprocess.run([str(driver), "--parse-only", "-M", "1000000", "-f", str(path)],
+                            capture_output=True, text=True)
+    assert driven.stderr.splitlines() == ["mdriver: " + said.format("-M", "-M")]
+
+
 @pytest.mark.parametrize("size", [HEAP_LIMIT + 1, 1 << 64, "9" * 5000])
 @pytest.mark.parametrize("heap", [None, HEAP_LIMIT])
 def test_a_request_past_every_heap_names_Ms_maximum(tmp_path, driver, size, heap):
