@@ -189,6 +189,21 @@ def test_warnings_for_unbalanced_and_counts(tmp_path):
     assert any("header says 9 ids, the ops use 2" in m for m in msgs)
 
 
+@pytest.mark.parametrize("header, line", [("20000\n0\n0\n1\n", 4), ("1 0 0 0\n# nothing\n", 1)])
+def test_a_trace_of_no_ops_is_a_warning(tmp_path, driver, header, line):
+    """A trace of 0 ops passed check in silence, while the driver lists it as ok with no figures and
+    scores nothing from it (alone, Perf index 0.0): check now warns, in those terms."""
+    path = _write(tmp_path, "empty", header)
+    r = lint(path)
+    assert [(p.line, p.severity, p.message) for p in r.problems] == [
+        (line, WARNING, "no ops: the driver lists this trace as ok with no figures and leaves it out of the "
+                     "score (run alone: Perf index 0.0)")]
+    done = subprocess.run([str(driver), "-f", str(path)], capture_output=True, text=True)
+    row = next(line.split() for line in done.stdout.splitlines() if line.split()[1:2] == ["empty"])
+    assert done.returncode == 0 and row[2:] == ["ok", "-", "-", "0", "-", "-"], done.stdout
+    assert "Perf index = 0.0 (util) + 0.0 (thru) = 0.0/100" in done.stdout
+
+
 def test_a_live_set_past_the_heap_is_a_warning(tmp_path):
     """Each request fit, so check passed it silently; every allocator fails it (alloc_failed)."""
     path = _write(tmp_path, "l", HEAD.format(ids=3, ops=6) + "a 0 8000000\na 1 8000000\nf 0\n"
@@ -252,7 +267,10 @@ def test_check_fix_writes_a_copy_the_driver_accepts(tmp_path, driver, name):
     done = subprocess.run([sys.executable, "-m", "mmtrace", "check", "--fix", "-o", str(out), str(path)],
                           capture_output=True, text=True)
     assert done.returncode == 0 and f"fixed copy written to {out}" in done.stdout, done.stdout + done.stderr
-    assert not lint(out).problems, lint(out).problems
+    # a copy whose every op was dropped is still accepted, and warned of as a trace of no ops
+    got = lint(out)
+    expected = ["no ops"] if not len(got.trace) else []
+    assert [p.message[:6] for p in got.problems] == expected, got.problems
     parsed = subprocess.run([str(driver), "--parse-only", "-f", str(out)], capture_output=True, text=True)
     assert parsed.returncode == 0, parsed.stderr
 
