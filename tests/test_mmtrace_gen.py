@@ -319,6 +319,10 @@ PAST_THE_LIMIT = [
     ("tiny-flood", {"allocs": 6_000_001}, 12_000_002),
     ("coalescing", {"rounds": 2_400_001, "size": 1}, 12_000_005),
     ("realloc-vectors", {"vectors": 2_000, "rounds": 2_001}, 12_006_000),
+    # neither had a floor: 2^k - 1, 2^k, 2^k + 1 for k to 22 (of 80% of 20 MiB), each freed, per round
+    ("size-sweep", {"rounds": 2_000_000}, 276_000_126),
+    # and a phase of 12,000,000 bytes, drained to 10%, is at least 10,800,000 / its largest size allocs
+    ("peak-drain", {"phases": 12_000_000, "peak": 12_000_000}, 50_388_000_000),
 ]
 
 

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..trace import CLASSIC, MAX_OPS, Trace
+from ..trace import CLASSIC, MAX_HEAP, MAX_OPS, Trace
 from . import classic, kit, lab64
 from .builder import PatternError, TraceBuilder, too_many_ops
 
@@ -38,6 +38,25 @@ class Pattern:
     def defaults(self) -> dict[str, object]:
         sig = inspect.signature(self.func)
         return {k: p.default for k, p in sig.parameters.items() if k != "rng"}
+
+
+def _size_sweep_ops(v: dict) -> int:
+    """Each round allocs and frees 2^k - 1, 2^k and 2^k + 1 for k up to log2 of 80% of max_heap,
+    then holds two blocks per k below top - 2 and sweeps 2^k again.  One k fewer than
+    kit.size_sweep's float arithmetic may reach; a max_heap past the heap's is refused at its
+    first request too large, so only the heap's counts here."""
+    top = max(0, (min(v["max_heap"], MAX_HEAP) * 4 // 5).bit_length() - 2)
+    return 6 * top * v["rounds"] + 4 * max(0, top - 3) + 2 * top
+
+
+def _peak_drain_ops(v: dict) -> int:
+    """Each phase starts at most keep * peak live (after the drain) and allocs requests of at most
+    its range's top until the next would pass the peak; each is freed.  A peak past the heap is
+    refused when the live payload passes it, so only the heap's share counts here."""
+    room = int((1 - v["keep"]) * min(v["peak"], MAX_HEAP))
+    per_range = [max(0, room // hi - 1) for _, hi in kit.PEAK_DRAIN_RANGES]
+    cycles, rest = divmod(v["phases"], len(per_range))
+    return 2 * (cycles * sum(per_range) + sum(per_range[:rest]))
 
 
 def _each_freed(*counts: str) -> Callable[[dict], int]:
@@ -66,12 +85,12 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("realloc-vectors", kit.realloc_vectors, shares=("small_per_push",),
             least_ops=lambda v: 3 * v["vectors"] * v["rounds"]),     # born, shrunk to fit, freed
     Pattern("fit-stress", kit.fit_stress, least_ops=_each_freed("blocks")),
-    Pattern("size-sweep", kit.size_sweep),
+    Pattern("size-sweep", kit.size_sweep, least_ops=_size_sweep_ops),
     Pattern("tiny-flood", kit.tiny_flood, least_ops=_each_freed("allocs")),
     Pattern("large-churn", kit.large_churn, least_ops=_each_freed("allocs")),
     Pattern("long-short", kit.long_short, shares=("long_share",), least_ops=_each_freed("allocs")),
     Pattern("peak-drain", kit.peak_drain, shares=("keep",),
-            most={"phases": (MAX_OPS, "a phase under a small peak writes no op")}),
+            most={"phases": (MAX_OPS, "a phase under a small peak writes no op")}, least_ops=_peak_drain_ops),
 ]}
 
 
@@ -146,7 +165,7 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
             if low > high:
                 raise PatternError(f"parameter '{key}' of '{pattern.name}' ({low}) is above '{top}' ({high})")
     if pattern.least_ops:
-        err = too_many_ops(pattern.least_ops({**defaults, **out}))
+        err = too_many_ops(max(1, pattern.least_ops({**defaults, **out})))     # 0 would mean one past
         if err:
             raise PatternError(f"pattern '{pattern.name}' with {_given(params)}: {err}")
     return out

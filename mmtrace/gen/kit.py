@@ -213,15 +213,17 @@ def long_short(rng: random.Random, allocs: int = 25000, long_share: float = 0.08
     return b
 
 
+PEAK_DRAIN_RANGES = [(256, 4096), (2048, 32768), (128, 2048), (4096, 65536)]    # each phase's sizes, in turn
+
+
 def peak_drain(rng: random.Random, phases: int = 3, peak: int = 12_000_000,
                keep: float = 0.1) -> TraceBuilder:
     """Build up to a peak, drain to a tenth, build again with other sizes, and so on:
     later phases must reuse the holes the earlier ones left."""
     b = TraceBuilder(rng)
     ids = LiveSet(rng)
-    ranges = [(256, 4096), (2048, 32768), (128, 2048), (4096, 65536)]
     for p in range(phases):
-        lo, hi = ranges[p % len(ranges)]
+        lo, hi = PEAK_DRAIN_RANGES[p % len(PEAK_DRAIN_RANGES)]
         while True:
             size = int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
             if b.live_bytes + size > peak:
