@@ -140,6 +140,16 @@ def test_unknown_pattern_or_parameter_is_reported():
         generate("binary", 1, {"pairs": "many"})
 
 
+@pytest.mark.parametrize("pattern, key, words", [
+    ("binary", "pairs", "the trace would have more than 12,000,000 ops"),
+    ("size-sweep", "max_heap", "makes no valid trace"),
+])
+def test_a_whole_number_of_hundreds_of_digits_is_refused_in_one_line(pattern, key, words):
+    """'9' * 400 is an int int() reads, but math.isfinite raised OverflowError on it: a traceback."""
+    with pytest.raises(PatternError, match=words):
+        generate(pattern, 1, {key: "9" * 400})
+
+
 @pytest.mark.parametrize("params, words", [
     ({"pairs": "-5"}, "'pairs' of 'binary' must be at least 1"),
     ({"pairs": 0}, "'pairs' of 'binary' must be at least 1"),

@@ -120,7 +120,7 @@ def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
     if isinstance(number, bool) or not isinstance(number, (int, float)):
         what = "a whole number" if want is int else "a number"
         raise PatternError(f"{where} wants {what}, got '{_quoted(v)}'")
-    if not math.isfinite(number):
+    if isinstance(number, float) and not math.isfinite(number):     # an int is finite; isfinite overflows on 400 digits
         raise PatternError(f"{where} wants a finite number, got '{_quoted(v)}'")
     if want is int:
         if number != int(number):
