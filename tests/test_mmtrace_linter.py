@@ -144,6 +144,35 @@ def test_a_request_past_every_heap_names_Ms_maximum(tmp_path, driver, size, heap
     assert done.stderr.splitlines() == [f"mdriver: {ours}"]
 
 
+# Tokens either side of the line reader's short cut (int() below 19 digits, bounded_int past it):
+# id, size, and the message of the first error, or None where the driver reads the trace.
+PAST_HEAP = f"cannot fit in the heap: this run's maximum heap is {MAX_HEAP} bytes"
+NO_HEAP = f"cannot fit in the heap: no heap the driver can make holds it (-M is at most {HEAP_LIMIT} bytes)"
+SHORT_AND_LONG = [
+    ("0" * 30 + "1", "8", None),
+    ("1", "0" * 30 + "8", None),
+    ("1", "0" * 11 + str(MAX_HEAP), None),
+    ("1", "0" * 11 + str(MAX_HEAP + 1), f"size {'0' * 11 + str(MAX_HEAP + 1)} {PAST_HEAP}"),
+    ("1", "0" * 8 + str(HEAP_LIMIT), f"size {'0' * 8 + str(HEAP_LIMIT)} {PAST_HEAP}"),
+    ("1", "9" * 18, f"size {'9' * 18} {NO_HEAP}"),
+    ("1", "9" * 19, f"size {'9' * 19} {NO_HEAP}"),
+    ("0" * 20 + "67108864", "8", "id 67108864 out of range: the header says 2 ids (0..1)"),
+    ("9" * 18, "8", "id 999999999999999999 out of range: the header says 2 ids (0..1)"),
+]
+
+
+@pytest.mark.parametrize("ident, size, message", SHORT_AND_LONG)
+def test_short_and_long_tokens_are_judged_as_the_driver_judges_them(tmp_path, driver, ident, size, message):
+    """The line reader reads a token under 19 digits with int() alone (speed); one longer, or past
+    the limit, is still judged by bounded_int, so every message is the one it always was."""
+    path = _write(tmp_path, "t", HEAD.format(ids=2, ops=2) + f"a {ident} {size}\nf {ident}\n")
+    got = [(p.line, p.message) for p in lint(path).errors][:1]
+    if message is None:
+        assert got == [] and subprocess.run([str(driver), "--parse-only", "-f", str(path)]).returncode == 0
+    else:
+        assert got == [(5, message)] and _driver_line(driver, path) == 5
+
+
 def test_damaged_gzip_is_an_error(tmp_path, driver):
     good = gzip.compress((HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode())
     path = tmp_path / "cut.rep.gz"
