@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup
+from mmtrace.oneline import IntRange, NonEmptyPath, OneLineGroup, one_line
 
 from . import exports, package, store, workdir
 from .grade import BatchError, Context, grade_batch, prepare, references
@@ -26,7 +26,7 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import remove as remove_report, render
 from .sandbox import SandboxError, probe
-from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin, one_line_name,
+from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin,
                           unrecognised, whole_class)
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
@@ -245,7 +245,7 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
     if not submissions.is_dir() and (found := whole_class(submissions)) is not None:
         raise SubmissionError(_a_class_in_one_archive(submissions, outdir, *found))
     for path in unrecognised(submissions):
-        click.echo(f"mmgrade: warning: {one_line_name(str(path))}: not a hand-in the grader reads ({FORMS}); skipped",
+        click.echo(f"mmgrade: warning: {one_line(str(path))}: not a hand-in the grader reads ({FORMS}); skipped",
                    err=True)
     found = []
     notes: list[str] = []
@@ -256,7 +256,7 @@ def _class(submissions: Path, outdir: Path) -> list[Candidate]:
         if not _is_output(cand, outdir):
             found.append(cand)
         elif cand.origin.resolve() != outdir.resolve():
-            click.echo(f"mmgrade: note: {one_line_name(str(cand.origin))}: an earlier output of the grader, "
+            click.echo(f"mmgrade: note: {one_line(str(cand.origin))}: an earlier output of the grader, "
                        "not a hand-in; skipped", err=True)
     if not found:
         raise SubmissionError(f"{submissions}: no hand-ins in the folder ({FORMS})")
@@ -267,14 +267,14 @@ def _a_class_in_one_archive(archive: Path, outdir: Path, students: list[str], in
     """Refusal of a class handed over as one archive, which would grade as one student with
     several mm.c: how to grade it instead."""
     folder = Path(discover(archive)[0].name)        # the archive's name less its suffix, safe in a shell
-    shell = shlex.quote(one_line_name(str(archive)))
+    shell = shlex.quote(one_line(str(archive)))
     unpack = f"unzip {shell} -d {folder}" if archive.name.lower().endswith(".zip") else f"tar -xf {shell} -C {folder}"
-    shown = ", ".join(one_line_name(s) for s in students[:3]) + (
+    shown = ", ".join(one_line(s) for s in students[:3]) + (
         f" and {len(students) - 3} more" if len(students) > 3 else "")
     target = folder / inner
-    return (f"{one_line_name(str(archive))}: holds {len(students)} {what} ({shown}): it looks like "
+    return (f"{one_line(str(archive))}: holds {len(students)} {what} ({shown}): it looks like "
             f"a whole class, not one hand-in; unpack it and grade the folder: mkdir {folder} && {unpack} && "
-            f"mmgrade grade {shlex.quote(one_line_name(str(target)))} -o {shlex.quote(one_line_name(str(outdir)))}")
+            f"mmgrade grade {shlex.quote(one_line(str(target)))} -o {shlex.quote(one_line(str(outdir)))}")
 
 
 def _is_output(cand: Candidate, outdir: Path) -> bool:
@@ -487,7 +487,7 @@ def check(submission: Path, kit: Path | None, config: Path | None, unsafe: bool)
         _fail(f"{err}; the grader would refuse it (bad_submission)", 1)
     except (*ERRORS, PrecheckError) as err:
         _fail(str(err))
-    name = one_line_name(submission.name)        # a folder 'new\nline' stays on its line
+    name = one_line(submission.name)        # a folder 'new\nline' stays on its line
     if result.built.status != "ok":
         what = "does not compile" if result.built.status == "compile_error" else "does not link with the driver"
         problem = result.build_problem()

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mmtrace.oneline import one_line
+
 from .model import Versions
 
 METADATA = "submission_metadata.yml"
@@ -153,10 +155,5 @@ def _scalar(value) -> bool:
 
 
 def _line(text) -> str:
-    """TEXT on one line as the grader shows names (a name read from YAML may hold a newline)."""
-    from .submissions import one_line_name      # here: submissions imports this module
-    text = str(text)
-    try:
-        return one_line_name(text)
-    except UnicodeEncodeError:              # a lone surrogate written as "\ud800" in the YAML
-        return one_line_name(text.encode("utf-8", "backslashreplace").decode())
+    """TEXT on one line as the grader shows names (a name read from YAML may hold a newline, or be a number)."""
+    return one_line(str(text))

@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
+from mmtrace.oneline import one_line
+
 from . import downloads
 from .model import Versions
 from .paths import link_problem
@@ -77,12 +79,6 @@ def readable(name: str) -> str:
     """NAME as text that can be written anywhere: bytes of a file name that are not UTF-8 (a Latin-1
     name from an LMS download, held as surrogates by Python) shown escaped, as 'jos\\xe9.c'."""
     return os.fsencode(name).decode("utf-8", "backslashreplace")
-
-
-def one_line_name(name: str) -> str:
-    """NAME as a message shows it: readable(), and each control character escaped as repr writes
-    it, so that a file named 'a\\nb' leaves a one-line reason or warning on one line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in readable(name))
 
 
 def _distinct_names(labels: dict[str, str]) -> dict[str, str]:
@@ -176,9 +172,9 @@ def discover(root: Path, notes: list[str] | None = None) -> list[Candidate]:
         if len(group) == 1:
             out.append(replace(group[0], name=name))
             continue
-        where = ", ".join(one_line_name(c.origin.name) for c in group)
+        where = ", ".join(one_line(c.origin.name) for c in group)
         for index, cand in enumerate(group, 1):
-            problem = f"two or more submissions are named {one_line_name(handin)} ({where}); rename all but one"
+            problem = f"two or more submissions are named {one_line(handin)} ({where}); rename all but one"
             out.append(replace(cand, name=f"{name}~{index}", problem=problem))
     return sorted(out, key=lambda c: c.name)
 
@@ -364,7 +360,7 @@ def _pick(names: list[str], label: str, where: str = "the archive") -> str | Non
     wanted = [n for n in names if _member_path(n).name == "mm.c" and not _litter_in(n)]
     if len(wanted) > 1:             # a tar may hold one path twice (tar -r): neither is the hand-in
         times = Counter(wanted)
-        shown = ", ".join(_cut(one_line_name(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")
+        shown = ", ".join(_cut(one_line(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")
                           for w, n in list(times.items())[:3])
         raise SubmissionError(f"{label}: several mm.c files in {where} ({shown})")
     return wanted[0] if wanted else None
@@ -375,7 +371,7 @@ def _pick_member(names: list[str], label: str, folders: list[str]) -> str:
     as a folder without mm.c is, or as a folder when one of FOLDERS is called mm.c."""
     chosen = _pick(names, label)
     if chosen is None and (named := _pick([n.rstrip("/\\") for n in folders], label)):
-        raise SubmissionError(f"{label}: {_cut(one_line_name(named))} in the archive is a folder, not a file")
+        raise SubmissionError(f"{label}: {_cut(one_line(named))} in the archive is a folder, not a file")
     if chosen is None:
         raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     return chosen
@@ -494,7 +490,7 @@ def _read_tar(raw, label: str, limit: int) -> bytes:
 
 def read_source(cand: Candidate, limit: int) -> str:
     """The submission's mm.c as text, or SubmissionError saying why not."""
-    shown = one_line_name(cand.origin.name)
+    shown = one_line(cand.origin.name)
     if cand.problem:
         raise SubmissionError(f"{shown}: {cand.problem}")
     if cand.kind == "folder":
@@ -513,11 +509,11 @@ def _read_folder(folder: Path, shown: str, limit: int) -> str:
     files = _files(folder, shown)
     chosen = _folder_mm_c(folder, shown, files)
     if chosen is not None:
-        label = f"{shown}/{one_line_name(chosen)}"
+        label = f"{shown}/{one_line(chosen)}"
         return _check_source(_read_file(folder / chosen, label, limit), label, limit)
     archives = [p for p in files if _archive_stem(Path(p.name)) is not None]
     if len(archives) == 1 and not any(p.suffix == ".c" for p in files):
-        return _read_archive(folder / archives[0], f"{shown}/{one_line_name(str(archives[0]))}", limit)
+        return _read_archive(folder / archives[0], f"{shown}/{one_line(str(archives[0]))}", limit)
     raise SubmissionError(f"{shown}/mm.c: missing: the folder {shown} has no mm.c ({_contents(folder)})")
 
 
@@ -553,7 +549,7 @@ def _contents(folder: Path, shown: int = 5) -> str:
 
 def _listing(names: list[str], shown: int = 5) -> str:
     """NAMES, briefly and on one line: 'it is empty', 'it holds a, b and 3 more'."""
-    names = sorted(_cut(one_line_name(n)) for n in names)
+    names = sorted(_cut(one_line(n)) for n in names)
     if not names:
         return "it is empty"
     more = f" and {len(names) - shown} more" if len(names) > shown else ""

@@ -17,12 +17,19 @@ import click
 _HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def _shown(c: str) -> str:
+    """One character of a message as one_line shows it."""
+    if "\udc80" <= c <= "\udcff":          # a byte that was not UTF-8, held by Python as a surrogate
+        return f"\\x{ord(c) - 0xdc00:02x}"
+    return c if c.isprintable() else repr(c)[1:-1]          # as repr writes it: a newline as backslash n
+
+
 def one_line(text: str) -> str:
-    """TEXT with each control character escaped as the driver shows a path (driver/shown.c: \\n,
-    \\t, \\r, \\xNN), so that a file named 'a\\nb' leaves a one-line message on one line."""
-    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-    return "".join(named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
-                   for c in text)
+    """TEXT as a one-line message shows it: a byte of a name that is not UTF-8 (a Latin-1 name, held
+    by Python as a surrogate) as the driver shows it (driver/shown.c), 'jos\\xe9.c'; a control or
+    other non-printable character escaped (\\n, \\t, \\r, \\xNN, \\uNNNN), so that a file named
+    'a\\nb' leaves a one-line message on one line."""
+    return "".join(map(_shown, text))
 
 
 class StdoutWriteError(OSError):

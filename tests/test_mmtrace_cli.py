@@ -709,3 +709,13 @@ def test_check_takes_a_max_heap_up_to_the_drivers(tmp_path):
     for value in ("100000000", str(4 << 30)):
         done = mmtrace("check", "--max-heap", value, str(trace))
         assert done.returncode == 0 and done.stdout == done.stderr == "", done.stdout + done.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_as_its_bytes(tmp_path):
+    """A byte of a file name that is not UTF-8 went out raw (or as '\\udcff', Python's surrogate) in
+    mmtrace's message; it is shown as the driver and the grader show it, '\\xff'."""
+    name = os.fsdecode(b"bad\xff\n.rep")
+    (tmp_path / name).write_bytes(b"\x00junk\n")
+    done = run_python("-m", "mmtrace", "check", name, capture_output=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 1 and done.stdout.decode().splitlines() == \
+        ["bad\\xff\\n.rep:1: binary data (byte 0x00): not a trace file"], done.stdout
