@@ -34,6 +34,8 @@ GRADESCOPE_OUTPUT = 2000      # characters of a trace's first output in its Grad
 # Control characters an allocator may print, but newline and tab: an escape sequence redraws a
 # terminal, and a NUL is refused by Gradescope's database. Shown as '?', as mdriver -v does.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The first line of a grader_error's trace and Performance tests: their 0 is no result of the student's.
+NOT_GRADED = "not graded: the grader failed, not your submission; these points come with a regrade"
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -144,10 +146,11 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                       "output": f"{rule.verdict}: {rule.detail}", "visibility": "visible"})
     # Every trace is a test, bad_trace too (a grader_error keeps it in its table), so that the
     # traces' max_score add up to the correctness points; each is the trace's share, as it earns it.
+    # A grader_error's traces are not passed, though some ran ok: they were not graded.
     for trace, share in zip(sub.traces, shares(policy.points.correctness, len(sub.traces))):
         tests.append({"name": f"Trace: {trace.name}", "score": _num(trace.points), "max_score": share,
-                      "status": _status(trace.outcome == "ok"), "output": _trace_output(trace),
-                      "visibility": vis})
+                      "status": _status(counted(sub) and trace.outcome == "ok"),
+                      "output": _not_graded(sub, _trace_output(trace)), "visibility": vis})
     if not sub.traces:
         tests.append({"name": "Correctness", "score": 0.0, "max_score": policy.points.correctness,
                       "status": "failed", "output": f"no trace ran: {sub.reason}", "visibility": vis})
@@ -162,7 +165,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     if sub.runs and sub.verdict == "ok":
         perf += f"\n{median_note(sub.runs)}"
     tests.append({"name": "Performance", "score": _num(s.performance_points), "max_score": policy.points.performance,
-                  "status": _status(sub.verdict == "ok"), "output": perf, "visibility": vis})
+                  "status": _status(sub.verdict == "ok"), "output": _not_graded(sub, perf), "visibility": vis})
     results: dict[str, Any] = {
         "score": _num(s.points), "execution_time": round(sub.seconds),
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
@@ -173,6 +176,16 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                                   {"name": "Utilization %", "value": util},
                                   {"name": "Throughput / libc", "value": ratio}]
     return results
+
+
+def _not_graded(sub: Submission, output: str) -> str:
+    return output if counted(sub) else f"{NOT_GRADED}\n{output}"
+
+
+def counted(sub: Submission) -> bool:
+    """Whether SUB's points are a result of its own: a grader_error's 0 is the grader's failure,
+    which a rerun regrades, so no histogram counts it."""
+    return sub.verdict != "grader_error"
 
 
 def earned(sub: Submission) -> bool:

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from .exports import earned  # noqa: E402
+from .exports import counted, earned  # noqa: E402
 from .model import Submission  # noqa: E402
 from .scoring import shown, shown_trace  # noqa: E402
 from .store import writing  # noqa: E402
@@ -41,8 +41,8 @@ def _known(value: float | None) -> bool:
 def histograms(subs: list[Submission], path: Path) -> str:
     """Distributions of points, performance index, utilization and throughput ratio.  Utilization
     and throughput only of the submissions that earned them (exports.earned; the caption says how
-    many others had them)."""
-    students = [shown(s.summary) for s in subs if not s.reference]
+    many others had them); a grader_error in none (exports.counted)."""
+    students = [shown(s.summary) for s in subs if not s.reference and counted(s)]
     passed = [shown(s.summary) for s in subs if not s.reference and earned(s)]
     series = [("points", _finite(s.points for s in students)),
               ("performance index", _finite(s.perf_index for s in students)),

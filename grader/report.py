@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from . import plots
-from .exports import earned, handin, percent, points_text, shown_output
+from .exports import counted, earned, handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
 from .scoring import shown_record, weight_of_traces
@@ -66,6 +66,7 @@ def render(batch: Batch, outdir: Path) -> Path:
     index = env.get_template("index.html.j2").render(
         batch=batch, policy=policy, subs=subs, students=students, verdicts=verdicts, histograms=hist, scatter=scat,
         earners=[s for s in students if earned(s)], unearned=[s for s in students if not earned(s) and _measured(s)],
+        uncounted=[s for s in students if not counted(s)],
         util_weight=weight_of_traces(policy["scoring"]["util_weight"],
                                      sorted({t.weight for s in subs for t in s.traces if t.outcome != "bad_trace"})),
         spreads={s.name: timing_spread(s) for s in subs},

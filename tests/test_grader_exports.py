@@ -397,3 +397,21 @@ def test_the_last_lines_an_allocator_printed_are_shown_defused(graded, tmp_path)
     assert "<script>alert" not in page and "\x00" not in page and "\x1b" not in page
     assert "first\n[... 70,000 bytes not shown ...]\n&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;??[2J??\t" \
            "last words\n</pre>" in page
+
+
+def test_a_grader_error_marks_no_trace_passed_and_says_it_was_not_graded(graded):
+    """unread is a grader_error (the driver reported a trace it had read as unreadable): its trace
+    that ran ok showed in Gradescope as passed with 0 points, as if the student had earned nothing
+    for it.  No trace of it is passed now, and each test and Performance says the grader failed."""
+    batch, policy, *_ = graded
+    sub = by_name(batch)["unread"]
+    assert sub.verdict == "grader_error" and any(t.outcome == "ok" for t in sub.traces)
+    tests = {t["name"]: t for t in exports.gradescope_results(sub, policy)["tests"]}
+    scored = [t for name, t in tests.items() if name.startswith("Trace: ")] + [tests["Performance"]]
+    assert len(scored) == len(sub.traces) + 1
+    for test in scored:
+        assert test["status"] == "failed" and test["score"] == 0.0
+        assert test["output"].startswith(exports.NOT_GRADED + "\n"), test["output"]
+    good = exports.gradescope_results(by_name(batch)["good"], policy)["tests"]
+    assert not any(exports.NOT_GRADED in t["output"] for t in good)
+

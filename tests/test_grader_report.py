@@ -315,6 +315,31 @@ def test_the_histograms_of_utilization_and_throughput_leave_out_figures_not_earn
             "table).") in text
 
 
+def test_the_histograms_leave_out_a_grader_error_and_say_so(outdir, tmp_path, monkeypatch):
+    """A grader_error's 0 points and P 0 went into the class's points and P histograms as though they
+    were a student's result; the grader failed, not the student.  It is left out of every histogram,
+    and the caption says how many were and why."""
+    import dataclasses
+    from grader import plots
+    batch = Batch.from_json(json.loads((outdir / "results.json").read_text()))
+    ann = next(s for s in batch.submissions if s.name == "ann")
+    gil = dataclasses.replace(ann, name="gil", verdict="grader_error", reason="the grader failed, not the submission",
+                              summary=dataclasses.replace(ann.summary, utilization=None, throughput_ratio=None,
+                                                          perf_index=0.0, performance_points=0.0, points=0.0))
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path.name)
+    render(dataclasses.replace(batch, submissions=batch.submissions + (gil,)), tmp_path)
+    axes = {ax.get_title(): ax for ax in drawn[0].axes}
+    students = [s for s in batch.submissions if not s.reference]
+    for title in ("points", "performance index"):
+        assert sum(bar.get_height() for bar in axes[title].patches) == len(students), title
+    for fig in drawn:
+        plots.plt.close(fig)
+    text = re.sub(r"\s+", " ", (tmp_path / "report" / "index.html").read_text())
+    assert ("1 grader_error submission is left out of every histogram: the grader failed on it, not the "
+            "student, and its 0 points are no result; a rerun regrades it.") in text
+
+
 def test_scatter_draws_only_submissions_with_both_figures(outdir, tmp_path, monkeypatch):
     """A submission with a utilization but no throughput figure (every trace failed: the driver's
     U is 0.0, its T none) was drawn at throughput 0, as if measured there."""
