@@ -19,7 +19,7 @@ from typing import Any
 from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
-from .scoring import shares, shown, shown_record
+from .scoring import perf_ceiling, shares, shown, shown_record
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
@@ -161,7 +161,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                          + ([f"throughput {s.throughput_ratio:.2f}x libc"] if s.throughput_ratio is not None else []))
     if measured and sub.verdict != "ok":
         measured += f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)"
-    perf = ", ".join(filter(None, [measured, f"performance index {_num(s.perf_index):.1f}/100"]))
+    perf = ", ".join(filter(None, [measured, f"performance index {_num(s.perf_index):.1f}{_out_of(policy)}"]))
     if sub.runs and sub.verdict == "ok":
         perf += f"\n{median_note(sub.runs)}"
     tests.append({"name": "Performance", "score": _num(s.performance_points), "max_score": policy.points.performance,
@@ -176,6 +176,12 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                                   {"name": "Utilization %", "value": util},
                                   {"name": "Throughput / libc", "value": ratio}]
     return results
+
+
+def _out_of(policy: Policy) -> str:
+    """What P is out of: '/100', or the policy's own ceiling (110 under throughput_cap 1.25)."""
+    ceiling = perf_ceiling(policy)
+    return "/100" if round(ceiling, 6) == 100 else f" (at most {ceiling:g} under this policy)"
 
 
 def _not_graded(sub: Submission, output: str) -> str:

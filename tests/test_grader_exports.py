@@ -15,6 +15,7 @@ import pytest
 
 from grader import exports
 from grader.policy import load_policy
+from grader.scoring import perf_ceiling
 from grader_fixtures.helpers import KIT, TRACES, by_name, make_fake_kit, run_batch, run_grader, write_policy
 from grader_fixtures.submissions import source
 
@@ -415,3 +416,19 @@ def test_a_grader_error_marks_no_trace_passed_and_says_it_was_not_graded(graded)
     good = exports.gradescope_results(by_name(batch)["good"], policy)["tests"]
     assert not any(exports.NOT_GRADED in t["output"] for t in good)
 
+
+@pytest.mark.parametrize("cap, ceiling", [(1.25, "110"), (0.5, "80")])
+def test_gradescope_states_the_ceiling_of_p_that_the_policy_has(graded, cap, ceiling):
+    """With scoring.throughput_cap = 1.25, P reaches 110, and Gradescope read 'performance index
+    110.0/100'; under a cap below 1 P never reaches 100.  Either now states the policy's ceiling."""
+    import dataclasses
+    batch, policy, *_ = graded
+    policy = dataclasses.replace(policy, scoring=dataclasses.replace(policy.scoring, throughput_cap=cap))
+    top = perf_ceiling(policy)
+    good = by_name(batch)["good"]
+    sub = dataclasses.replace(good, summary=dataclasses.replace(good.summary, perf_index=top))
+    perf = exports.gradescope_results(sub, policy)["tests"][-1]["output"]
+    assert perf.endswith(f"performance index {top:.1f} (at most {ceiling} under this policy)"), perf
+    assert "/100" not in perf
+    usual = exports.gradescope_results(good, load_policy(KIT))["tests"][-1]["output"]
+    assert usual.endswith(f"performance index {good.summary.perf_index:.1f}/100"), usual
