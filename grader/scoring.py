@@ -103,9 +103,12 @@ def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: 
         else [WEIGHT_BOTH] * len(scored)
     valid = sum(1 for o in scored if o == "ok")
     failed = len(scored) - valid
-    index = perf_index(utilization, throughput_ratio, policy,
-                       has_util=any(w in SCORES_UTILIZATION for w in scored_weights),
-                       has_throughput=any(w in SCORES_THROUGHPUT for w in scored_weights))
+    has_util = any(w in SCORES_UTILIZATION for w in scored_weights)
+    has_throughput = any(w in SCORES_THROUGHPUT for w in scored_weights)
+    # A part no trace counts for has no figure: the driver's U is 0.0 then, which read as measured.
+    utilization = utilization if has_util else None
+    throughput_ratio = throughput_ratio if has_throughput else None
+    index = perf_index(utilization, throughput_ratio, policy, has_util=has_util, has_throughput=has_throughput)
     if failed and policy.scoring.all_or_nothing:
         index = 0.0
     # Each part from the figures shown beside it, and the whole from the parts, so that they add up

@@ -117,10 +117,37 @@ def test_the_report_states_the_weight_p_was_computed_with(tmp_path, weight):
     w = float(shown)
     cap = load_policy(KIT).scoring.throughput_cap
     assert sub.summary.perf_index == pytest.approx(
-        100 * (w * sub.summary.utilization + (1 - w) * min(cap, sub.summary.throughput_ratio or 0)), abs=1e-3)
+        100 * (w * (sub.summary.utilization or 0) + (1 - w) * min(cap, sub.summary.throughput_ratio or 0)), abs=1e-3)
     why = {1: "", 2: ", not the policy's 0.6: no trace counts for throughput",
            3: ", not the policy's 0.6: no trace counts for utilization"}[weight]
     assert f"(utilization weight {shown}{why})" in text
+
+
+@pytest.mark.parametrize("weight, absent", [(3, "utilization"), (2, "throughput_ratio")])
+def test_a_figure_no_trace_counts_for_is_shown_nowhere(tmp_path, weight, absent):
+    """On traces that all count for throughput only, the driver's utilization 0.0 was stored and shown
+    in the report's table, grades.csv and Gradescope as if measured.  A part no trace counts for now
+    has no figure in any output, as the throughput of utilization-only traces already had none."""
+    import csv
+    import io
+    import re
+    from grader import exports
+    from grader.report import render
+    subs = write_all(tmp_path / "subs", ["good"])
+    batch = run_batch(KIT, subs, tmp_path / "out", traces=_weighted_traces(tmp_path / f"traces{weight}", weight))
+    sub = by_name(batch)["good"]
+    assert sub.verdict == "ok" and getattr(sub.summary, absent) is None, sub.summary
+    kept = "throughput_ratio" if absent == "utilization" else "utilization"
+    assert getattr(sub.summary, kept) is not None and getattr(sub.summary, kept) > 0
+    row = next(csv.DictReader(io.StringIO(exports.grades_csv(batch))))
+    assert row[absent] == "" and row[kept] != ""
+    perf = exports.gradescope_results(sub, load_policy(KIT))["tests"][-1]["output"]
+    assert ("utilization" not in perf) == (absent == "utilization") and ("libc" not in perf) == (absent != "utilization")
+    index = render(batch, tmp_path / "out").read_text()
+    cells = [re.sub(r"<[^>]+>|\s+", " ", c).strip() for c in re.findall(
+        r"<td[^>]*>(.*?)</td>", re.search(r'<tr[^>]*>\s*<td><a href="sub/good.html">.*?</tr>', index, re.S).group(0), re.S)]
+    util, ratio = cells[3], cells[4]
+    assert (util == "") == (absent == "utilization") and (ratio == "") == (absent != "utilization"), cells
 
 
 def test_spread_of_the_k_best():
