@@ -88,13 +88,13 @@ def _cell(value: Any) -> Any:
     return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
-def percent(fraction: float | None) -> str:
-    """FRACTION as a percentage to one place ('' for none).  Short of 1 it never reads 100.0, which
+def percent(fraction: float | None, places: int = 1) -> str:
+    """FRACTION as a percentage to PLACES places ('' for none).  Short of 1 it never reads 100.0, which
     a reader takes for a perfect figure: U = 0.9996 reads 99.9 (coverage.py rounds its 100% so)."""
     if fraction is None:
         return ""
-    text = f"{100 * fraction:.1f}"
-    return "99.9" if text == "100.0" and fraction < 1 else text
+    text = f"{100 * fraction:.{places}f}"
+    return f"{100 - 10 ** -places:.{places}f}" if fraction < 1 and float(text) >= 100 else text
 
 
 def shown_output(trace: TraceResult, chars: int | None = None) -> str:
@@ -208,7 +208,7 @@ def ranked(sub: Submission) -> tuple[float, float, float]:
     s = shown(sub.summary)
     if not earned(sub):
         return _num(s.perf_index), 0.0, 0.0
-    return _num(s.perf_index), round(100 * _num(s.utilization, 6), 2), _num(s.throughput_ratio)
+    return _num(s.perf_index), float(percent(s.utilization or 0.0, 2)), _num(s.throughput_ratio)
 
 
 def autolab_line(sub: Submission) -> str:

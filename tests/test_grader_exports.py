@@ -432,3 +432,16 @@ def test_gradescope_states_the_ceiling_of_p_that_the_policy_has(graded, cap, cei
     assert "/100" not in perf
     usual = exports.gradescope_results(good, load_policy(KIT))["tests"][-1]["output"]
     assert usual.endswith(f"performance index {good.summary.perf_index:.1f}/100"), usual
+
+
+@pytest.mark.parametrize("utilization, shown", [(0.99996, 99.99), (0.9999996, 99.99), (1.0, 100.0), (0.5, 50.0)])
+def test_the_leaderboard_never_ranks_a_utilization_short_of_one_at_100(graded, utilization, shown):
+    """The leaderboard and Autolab's scoreboard rounded U = 0.99996 to 100.0, a perfect figure,
+    which the report (exports.percent) never shows below 1."""
+    import dataclasses
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    sub = dataclasses.replace(good, summary=dataclasses.replace(good.summary, utilization=utilization))
+    board = {e["name"]: e["value"] for e in exports.gradescope_results(sub, policy)["leaderboard"]}
+    assert board["Utilization %"] == shown
+    assert json.loads(exports.autolab_line(sub))["scoreboard"][1] == shown
