@@ -197,9 +197,15 @@ def _files(folder: Path, label: str) -> list[PurePosixPath]:
     """The files under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
     skipped, and links to folders not followed (what they lead to is not the hand-in's).  A link
     to a file is listed, for the reader to refuse as one.  Folders nested past MAX_DEPTH are
-    refused, naming FOLDER by LABEL."""
+    refused, naming FOLDER by LABEL, and so is a folder in it that cannot be read (os.walk would
+    skip it, and a second mm.c in it with it)."""
+    def unreadable(err: OSError) -> NoReturn:
+        where = PurePosixPath(Path(err.filename).relative_to(folder).as_posix())
+        shown = label if where == PurePosixPath(".") else f"{label}/{_cut(one_line(str(where)))}"
+        raise SubmissionError(f"{shown}: cannot read the folder ({err.strerror}); refusing: a file in it "
+                              "would not be seen")
     out: list[PurePosixPath] = []
-    for top, dirs, names in os.walk(folder):
+    for top, dirs, names in os.walk(folder, onerror=unreadable):
         dirs[:] = [d for d in dirs if not _litter(Path(d)) and not os.path.islink(os.path.join(top, d))]
         base = PurePosixPath(Path(top).relative_to(folder).as_posix())
         if dirs and len(base.parts) >= MAX_DEPTH:

@@ -556,6 +556,38 @@ def test_an_archived_mm_c_that_is_a_folder_is_named_so(tmp_path, form):
     assert str(err.value) == f"tina.{form}: h/mm.c in the archive is a folder, not a file"
 
 
+def _nest_past_path_max(top):
+    """Folders under TOP whose path is longer than the system takes (PATH_MAX, 4096 bytes), made
+    through folder descriptors, with an mm.c at the bottom: os.walk cannot open the deepest, as it
+    cannot open a folder of mode 000 (which root, who runs these tests, may read anyway)."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(18):
+            os.mkdir("d" * 250, dir_fd=fd)
+            fd, up = os.open("d" * 250, os.O_RDONLY, dir_fd=fd), fd
+            os.close(up)
+        os.close(os.open("mm.c", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def test_a_folder_the_walk_cannot_read_refuses_the_hand_in(tmp_path):
+    """os.walk skipped a subfolder it could not open, so kim/mm.c was graded though a second mm.c,
+    which would have had the hand-in refused, lay in it.  It is refused in one line naming the folder."""
+    from grader.submissions import find_one
+    kim = tmp_path / "kim"
+    kim.mkdir()
+    (kim / "mm.c").write_text(GOOD)
+    _nest_past_path_max(kim)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    said = str(err.value)
+    assert re.fullmatch(r"kim/d{80,}\[\.\.\.[0-9,]+ characters\.\.\.\]d+: cannot read the folder \(File name too long\); "
+                        r"refusing: a file in it would not be seen", said), said
+    with pytest.raises(SubmissionError, match="cannot read the folder"):
+        find_one(kim)
+
+
 def test_one_students_archive_with_a_hidden_copy_is_no_class(tmp_path):
     """nina.zip holding h/mm.c and .old/mm.c, given alone, 'looks like a whole class' (h/ and .old/),
     though read as a hand-in it is nina's h/mm.c: hidden entries are no student's folder."""
