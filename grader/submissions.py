@@ -363,21 +363,32 @@ def _pick(names: list[str], label: str, where: str = "the archive") -> str | Non
     """The one member called mm.c among the file members NAMES (of an archive, or of a folder at any
     depth), hidden ones and litter aside, as a folder skips them; several are refused naming them.
     None when there is none."""
-    wanted = [n for n in names if _member_path(n).name == "mm.c" and not _litter_in(n)]
+    wanted = _named_mm_c(names)
     if len(wanted) > 1:             # a tar may hold one path twice (tar -r): neither is the hand-in
-        times = Counter(wanted)
-        shown = ", ".join(_cut(one_line(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")
-                          for w, n in list(times.items())[:3])
-        raise SubmissionError(f"{label}: several mm.c files in {where} ({shown})")
+        raise SubmissionError(f"{label}: several mm.c files in {where} ({_several(wanted)})")
     return wanted[0] if wanted else None
+
+
+def _named_mm_c(names: list[str]) -> list[str]:
+    """The NAMES called mm.c, hidden ones and litter aside."""
+    return [n for n in names if _member_path(n).name == "mm.c" and not _litter_in(n)]
+
+
+def _several(names: list[str]) -> str:
+    """The first three of NAMES as a reason lists them, each named once with how often it occurs."""
+    return ", ".join(_cut(one_line(w)) + {1: "", 2: " twice"}.get(n, f" {n} times")
+                     for w, n in list(Counter(names).items())[:3])
 
 
 def _pick_member(names: list[str], label: str, folders: list[str]) -> str:
     """_pick in an archive: none is refused naming what it holds (empty, or a zip inside the zip),
-    as a folder without mm.c is, or as a folder when one of FOLDERS is called mm.c."""
+    as a folder without mm.c is, or as a folder when FOLDERS has one (or more) called mm.c."""
     chosen = _pick(names, label)
-    if chosen is None and (named := _pick([n.rstrip("/\\") for n in folders], label)):
-        raise SubmissionError(f"{label}: {_cut(one_line(named))} in the archive is a folder, not a file")
+    named = _named_mm_c([n.rstrip("/\\") for n in folders]) if chosen is None else []
+    if len(named) == 1:
+        raise SubmissionError(f"{label}: {_cut(one_line(named[0]))} in the archive is a folder, not a file")
+    if named:
+        raise SubmissionError(f"{label}: no file mm.c in the archive, but folders named mm.c ({_several(named)})")
     if chosen is None:
         raise SubmissionError(f"{label}: no mm.c in the archive ({_listing([readable(n) for n in names])})")
     return chosen

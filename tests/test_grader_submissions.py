@@ -556,6 +556,24 @@ def test_an_archived_mm_c_that_is_a_folder_is_named_so(tmp_path, form):
     assert str(err.value) == f"tina.{form}: h/mm.c in the archive is a folder, not a file"
 
 
+@pytest.mark.parametrize("form", ["zip", "tar"])
+def test_two_archived_folders_named_mm_c_are_not_called_files(tmp_path, form):
+    """An archive holding the folders a/mm.c/ and b/mm.c/ and no file mm.c was refused as 'several mm.c
+    files in the archive': there is no mm.c file in it at all."""
+    path = tmp_path / f"tina.{form}"
+    if form == "zip":
+        _zip(path, {"a/mm.c/": "", "b/mm.c/": "", "a/mm.c/notes.txt": "x"})
+    else:
+        with tarfile.open(path, "w") as t:
+            for name in ("a/mm.c", "b/mm.c"):
+                info = tarfile.TarInfo(name)
+                info.type = tarfile.DIRTYPE
+                t.addfile(info)
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == f"tina.{form}: no file mm.c in the archive, but folders named mm.c (a/mm.c, b/mm.c)"
+
+
 def _nest_past_path_max(top):
     """Folders under TOP whose path is longer than the system takes (PATH_MAX, 4096 bytes), made
     through folder descriptors, with an mm.c at the bottom: os.walk cannot open the deepest, as it
