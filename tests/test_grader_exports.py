@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -445,3 +446,11 @@ def test_the_leaderboard_never_ranks_a_utilization_short_of_one_at_100(graded, u
     board = {e["name"]: e["value"] for e in exports.gradescope_results(sub, policy)["leaderboard"]}
     assert board["Utilization %"] == shown
     assert json.loads(exports.autolab_line(sub))["scoreboard"][1] == shown
+
+
+def test_the_documented_grades_csv_columns_are_the_columns_written():
+    """docs/grader.md listed grades.csv's columns without traces, performance_points and max_points."""
+    doc = (KIT / "docs" / "grader.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `grades.csv` |"))
+    listed = row.split(" | ", 1)[1].split("; a text cell")[0]
+    assert tuple(re.findall(r"`(\w+)`", listed)) == exports.CSV_COLUMNS
