@@ -52,10 +52,10 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     parser = _OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=100, help="submissions in the class (at least 1)")
-    parser.add_argument("-j", "--jobs", type=int, default=2, help="as mmgrade grade -j (1 to 64)")
+    parser.add_argument("--count", type=int, default=100, help="submissions in the class (at least 1; default: %(default)s)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="as mmgrade grade -j (1 to 64; default: %(default)s)")
     parser.add_argument("--traces", type=Path, default=None, help="trace folder (default: the kit's)")
-    parser.add_argument("--only", default="classic-", help="use the traces whose names start with this")
+    parser.add_argument("--only", default="classic-", help="use the traces whose names start with this (default: %(default)s)")
     parser.add_argument("--pin", action="store_true", help="time in parallel, one run pinned per CPU")
     args = parser.parse_args(argv)
     kit = default_kit()

@@ -711,6 +711,16 @@ def test_bench_grader_refuses_a_bad_argument_in_one_line(args, words):
     assert words in done.stderr and done.stdout == ""
 
 
+def test_bench_grader_help_shows_its_defaults():
+    """python -m grader.bench --help did not say that --count is 100, -j 2 and --only classic-."""
+    done = run_python("-m", "grader.bench", "--help", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    options = {" ".join(block.split()) for block in re.split(r"\n  (?=-)", done.stdout)}     # one per option
+    for option, default in (("--count COUNT", "100"), ("-j JOBS, --jobs JOBS", "2"), ("--only ONLY", "classic-")):
+        assert any(o.startswith(f"{option} ") and o.endswith(f"default: {default})") for o in options), \
+            (option, done.stdout)
+
+
 @pytest.mark.parametrize("form", ["zip", "tar.gz"])
 def test_a_whole_class_as_one_archive_is_refused_before_any_build(classroom, tmp_path, form):
     """`mmgrade grade class.zip` (alice/mm.c, bob/mm.c, ...: the class zipped by a TA) graded one
