@@ -7,12 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grader import workdir
 from grader.grade import Context, grade_batch, prepare, references
 from grader.model import Batch
 from grader.policy import load_policy
 from grader.sandbox import probe
 from grader.submissions import discover
+from grader_fixtures.submissions import source
 
 KIT = Path(__file__).resolve().parent.parent.parent
 HERE = Path(__file__).resolve().parent
@@ -66,3 +69,38 @@ def run_python(*argv, env: dict | None = None, runner=subprocess.run, **kwargs):
 def run_grader(*args, **kwargs):
     """`python -m grader ARGS` through run_python."""
     return run_python("-m", "grader", *args, **kwargs)
+
+
+def cli(*args, env=None, cwd=None):
+    """`mmgrade ARGS` as a user types it, its output captured as text."""
+    return run_grader(*args, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+def one_line_error(done, status=2) -> str:
+    """The one line mmgrade's run DONE wrote on stderr, which exited STATUS, with no traceback."""
+    assert done.returncode == status and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mmgrade: "), done.stderr
+    return lines[0]
+
+
+def bare_path(tmp_path, without=("bwrap", "setpriv", "prlimit", "taskset")) -> dict:
+    """An environment whose PATH has the build tools but not the sandbox tools named in WITHOUT."""
+    bin_dir = tmp_path / f"bin-{len(without)}"
+    bin_dir.mkdir()
+    for tool in os.listdir("/usr/bin"):
+        if tool not in without:
+            (bin_dir / tool).symlink_to(f"/usr/bin/{tool}")
+    return {**os.environ, "PATH": str(bin_dir)}
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """A fake kit, a policy and three hand-ins: ann passes, bob does not compile, cid is no C."""
+    kit = make_fake_kit(tmp_path / "kit")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.c").write_text(source("good"))
+    (subs / "bob-mm.c").write_text(source("compile_error"))
+    (subs / "cid.c").write_bytes(b"\xff\xfe binary junk \0")
+    return kit, subs, write_policy(tmp_path)
