@@ -464,11 +464,12 @@ def grade_batch(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: i
             old = store.load(outdir, cand.name)
             if not (force or cand.name in regrade) and store.reusable(old, sha, digest, ctx.kit_digest, ctx.protections) \
                     and old.reference == cand.reference:
-                now = _handed_in(cand)
-                if any(getattr(old, key) != value for key, value in now.items()):
-                    # the same file under another hand-in ('a b' once, a_b now) or path, or another
-                    # Autolab download (Final once, All now: older versions now left out)
-                    old = replace(old, **now)
+                # the same file under another hand-in ('a b' once, a_b now) or path, or another Autolab
+                # download (Final once, All now: older versions now left out); and its points as this
+                # grader computes them, which an older grader's record may not hold
+                fresh = replace(scoring.rescored(old, ctx.policy), **_handed_in(cand))
+                if fresh != old:
+                    old = fresh
                     store.save(outdir, old)
                 current.append(old.name)
                 report("reused", old.name, old)

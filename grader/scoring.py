@@ -91,6 +91,11 @@ def trace_points(outcomes: list[str], policy: Policy) -> list[float]:
     return points
 
 
+def parts_counted(weights: list[int]) -> tuple[bool, bool]:
+    """Whether any of these trace header WEIGHTS counts for utilization, and whether any for throughput."""
+    return any(w in SCORES_UTILIZATION for w in weights), any(w in SCORES_THROUGHPUT for w in weights)
+
+
 def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: float | None,
               policy: Policy, weights: list[int] | None = None) -> Summary:
     """The submission's points.  bad_trace is left out, as the driver's score.c leaves it out; the
@@ -103,8 +108,7 @@ def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: 
         else [WEIGHT_BOTH] * len(scored)
     valid = sum(1 for o in scored if o == "ok")
     failed = len(scored) - valid
-    has_util = any(w in SCORES_UTILIZATION for w in scored_weights)
-    has_throughput = any(w in SCORES_THROUGHPUT for w in scored_weights)
+    has_util, has_throughput = parts_counted(scored_weights)
     # A part no trace counts for has no figure: the driver's U is 0.0 then, which read as measured.
     utilization = utilization if has_util else None
     throughput_ratio = throughput_ratio if has_throughput else None
@@ -375,3 +379,25 @@ def shown_record(sub: Submission) -> Submission:
     trace and each run through shown, shown_trace and shown_run."""
     return replace(sub, summary=shown(sub.summary), traces=tuple(map(shown_trace, sub.traces)),
                    runs=tuple(map(shown_run, sub.runs)))
+
+
+# Verdicts whose points come from the driver's measurements; the others' are all zero (empty_summary),
+# and a grader_error's traces earn nothing.
+MEASURED = ("ok", "failed")
+
+
+def rescored(sub: Submission, policy: Policy) -> Submission:
+    """SUB's points and figures as this grader computes them from what the record keeps of the driver's
+    report (each trace's outcome and weight, U and T / T_libc), under POLICY, the one it was graded
+    with: a record stored by an older grader (other per-trace shares, no rounded P, a U of 0.0 that no
+    trace counts for) then shows the same figures as one graded now.  An insane summary is left to shown."""
+    if sub.verdict not in MEASURED or not sub.traces or not sane(sub.summary):
+        return sub
+    outcomes, weights = [t.outcome for t in sub.traces], [t.weight for t in sub.traces]
+    summary = summarize(outcomes, sub.summary.utilization, sub.summary.throughput_ratio, policy, weights)
+    points = trace_points(outcomes, policy)
+    has_util, has_throughput = parts_counted([w for o, w in zip(outcomes, weights) if o != "bad_trace"])
+    runs = tuple(replace(r, utilization=r.utilization if has_util else None,
+                         throughput_ratio=r.throughput_ratio if has_throughput else None) for r in sub.runs)
+    return replace(sub, summary=summary, runs=runs,
+                   traces=tuple(replace(t, points=p) for t, p in zip(sub.traces, points)))

@@ -12,6 +12,7 @@ import os
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -21,6 +22,8 @@ from mmtrace.regular import read_regular
 
 from .model import Batch, Submission
 from .paths import link_problem
+from . import scoring
+from .policy import Policy, PolicyError
 from .scoring import sane
 
 SUBMISSIONS = "submissions"
@@ -279,6 +282,20 @@ def read_results(outdir: Path) -> Batch:
         where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
         raise OutputError(f"{path}: {where.lstrip('.') or 'the document'}: {error.message[:200]}")
     try:
-        return Batch.from_json(data)
+        batch = Batch.from_json(data)
     except (ValueError, KeyError, TypeError) as err:
         raise OutputError(f"{path}: not a grader results file ({err})") from None
+    return rescored(batch)
+
+
+def rescored(batch: Batch) -> Batch:
+    """BATCH with every record's points as this grader computes them (scoring.rescored), so that the
+    report and grades.csv rebuilt from an older grader's results.json agree with a regrade's.  Only
+    under the very policy it was graded with: one this grader reads otherwise keeps its stored figures."""
+    try:
+        policy = Policy.from_json(batch.policy)
+    except (PolicyError, TypeError):     # a section that is no table (the schema asks only for its name)
+        return batch
+    if policy.digest() != batch.policy_digest:
+        return batch
+    return replace(batch, submissions=tuple(scoring.rescored(s, policy) for s in batch.submissions))

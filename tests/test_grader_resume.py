@@ -504,3 +504,59 @@ def test_two_runs_started_together_into_one_folder_set_up_once(setup, tmp_path):
     lines = built.read_text().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{winner_tmp}/mmgrade-"), lines
     assert sorted(s.name for s in store_batch(out).submissions) == ["ann", "ben", "cat"]
+
+
+def _throughput_only_traces(folder):
+    """Three traces (40 points over 3 do not split evenly) that count for throughput only (weight 3)."""
+    from grader_fixtures.helpers import TRACES
+    folder.mkdir()
+    for path, name in ((TRACES / "tiny.rep", "tiny.rep"), (TRACES / "grow.rep", "grow.rep"),
+                       (TRACES / "tiny.rep", "tiny2.rep")):
+        lines = path.read_text().splitlines(keepends=True)
+        first = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+        (folder / name).write_text("".join(lines[:first] + ["3\n"] + lines[first + 1:]))
+    return folder
+
+
+def _as_an_older_grader_stored(record):
+    """RECORD (a submission's JSON) as the grader before per-trace shares and absent figures stored
+    it: 40 / 3 = 13.333 for each trace passed, and the driver's utilization 0.0 no trace counts for."""
+    for trace in record["traces"]:
+        trace["points"] = 13.333 if trace["outcome"] == "ok" else 0.0
+    record["summary"]["utilization"] = 0.0
+    return record
+
+
+def _figures(subs):
+    return {s.name: (s.summary, [t.points for t in s.traces]) for s in subs}
+
+
+def test_a_record_of_an_older_grader_is_shown_with_this_graders_points(setup):
+    """A class graded before the scoring changed and graded again kept its old figures (each trace
+    13.333 of 40, a utilization of 0.0 measured on no trace) in results.json and grades.csv, beside
+    new ones for the students regraded; `mmgrade report` on the old results.json showed them too."""
+    import csv
+    kit, subs, out = setup
+    traces = _throughput_only_traces(out.parent / "traces3")
+    course = "[points]\ncorrectness = 40.0\n"
+    now = _figures(run_batch(kit, subs, out, course, traces=traces).submissions)
+    assert {tuple(points) for summary, points in now.values()} == {(13.333, 13.334, 13.333)}
+    assert all(summary.utilization is None for summary, points in now.values())
+    for path in (out / "submissions").glob("*.json"):
+        path.write_text(json.dumps(_as_an_older_grader_stored(json.loads(path.read_text()))))
+    old = json.loads((out / "results.json").read_text())
+    old["submissions"] = [_as_an_older_grader_stored(s) for s in old["submissions"]]
+    (out / "results.json").write_text(json.dumps(old))
+
+    done = run_grader("report", out, capture_output=True, text=True)       # the older grader's results.json
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader((out / "grades.csv").open()))
+    assert [(r["name"], r["utilization"], r["correctness_points"]) for r in rows] == \
+        [(name, "", "40.0") for name in ("ann", "ben", "cat")]
+    page = (out / "report" / "sub" / "ann.html").read_text()
+    assert "13.334" in page and "; utilization " not in page
+
+    events = _events(kit, subs, out, policy_text=course, traces=traces)    # graded again: nothing rerun
+    assert sorted(e for e in events if e[0] != "start") == [("reused", n) for n in ("ann", "ben", "cat")]
+    assert _figures(store_batch(out).submissions) == now
+    assert _figures(store.load_all(out)) == now
