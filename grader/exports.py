@@ -132,12 +132,11 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     sub = shown_record(sub)     # no inf or NaN from a record of an older grader, in any test
     vis = policy.gradescope.visibility
     tests: list[dict[str, Any]] = []
-    built = sub.verdict not in ("compile_error", "link_error", "bad_submission")
+    built, said = _build_said(sub)
     # Build and rule tests stay visible under any gradescope.visibility: they carry no points, and a
     # student told only after the deadline that the file did not compile could not have mended it.
     tests.append({"name": "Build", "score": 0.0, "max_score": 0.0, "status": _status(built),
-                  "output": sub.reason if not built else "mm.c compiled and linked with the driver",
-                  "visibility": "visible"})
+                  "output": said, "visibility": "visible"})
     if sub.build_log:
         tests[-1]["output"] += "\n\n" + sub.build_log
     for rule in sub.rules:
@@ -176,6 +175,17 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
                                   {"name": "Utilization %", "value": util},
                                   {"name": "Throughput / libc", "value": ratio}]
     return results
+
+
+def _build_said(sub: Submission) -> tuple[bool, str]:
+    """Whether SUB's mm.c was built, and what its Build test says.  The rules check every build that
+    succeeds, so a grader_error without their results stopped before its build was known (preparing
+    the folder, building, or reading the object): it says no build result, not that mm.c built."""
+    if sub.verdict in ("compile_error", "link_error", "bad_submission"):
+        return False, sub.reason
+    if sub.verdict == "grader_error" and not sub.rules:
+        return False, f"{NOT_GRADED}\nno build result: {sub.reason}"
+    return True, "mm.c compiled and linked with the driver"
 
 
 def _out_of(policy: Policy) -> str:

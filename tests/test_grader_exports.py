@@ -454,3 +454,20 @@ def test_the_documented_grades_csv_columns_are_the_columns_written():
     row = next(line for line in doc.splitlines() if line.startswith("| `grades.csv` |"))
     listed = row.split(" | ", 1)[1].split("; a text cell")[0]
     assert tuple(re.findall(r"`(\w+)`", listed)) == exports.CSV_COLUMNS
+
+
+def test_a_grader_error_before_the_build_does_not_say_mm_c_built(graded):
+    """The grader failed while preparing the submission's folder, before any build: Gradescope's
+    Build test was passed with 'mm.c compiled and linked with the driver'."""
+    import dataclasses
+    from grader.model import empty_summary
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    reason = "the grader failed, not the submission: [Errno 28] No space left on device"
+    early = dataclasses.replace(good, verdict="grader_error", reason=reason, rules=(), traces=(), stdout="",
+                                stderr="", summary=empty_summary(len(good.traces), good.summary.max_points))
+    build = exports.gradescope_results(early, policy)["tests"][0]
+    assert build["name"] == "Build" and build["status"] == "failed"
+    assert build["output"] == f"{exports.NOT_GRADED}\nno build result: {reason}"
+    after = exports.gradescope_results(by_name(batch)["unread"], policy)["tests"][0]     # built, then failed
+    assert after["status"] == "passed" and after["output"] == "mm.c compiled and linked with the driver"
