@@ -169,7 +169,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         "score": _num(s.points), "execution_time": round(sub.seconds),
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
         "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests}
-    if policy.gradescope.leaderboard:
+    if policy.gradescope.leaderboard and counted(sub):     # a grader_error's 0 would rank it last for our fault
         perf_index, util, ratio = ranked(sub)
         results["leaderboard"] = [{"name": "Performance index", "value": perf_index},
                                   {"name": "Utilization %", "value": util},
@@ -222,7 +222,11 @@ def ranked(sub: Submission) -> tuple[float, float, float]:
 
 
 def autolab_line(sub: Submission) -> str:
-    """The last line Autolab reads: scores by problem and the scoreboard row."""
+    """The last line Autolab reads: scores by problem and the scoreboard row.  A grader_error has no
+    row: Autolab then shows '-' in each of the scoreboard's columns, not a P of 0 ranked last."""
     s = shown(sub.summary)
     scores = {"Correctness": _num(s.correctness_points), "Performance": _num(s.performance_points)}
-    return json.dumps({"scores": scores, "scoreboard": list(ranked(sub))}, separators=(",", ":"), allow_nan=False)
+    line: dict[str, Any] = {"scores": scores}
+    if counted(sub):
+        line["scoreboard"] = list(ranked(sub))
+    return json.dumps(line, separators=(",", ":"), allow_nan=False)

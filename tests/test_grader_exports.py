@@ -70,7 +70,8 @@ def test_gradescope_results_follow_the_spec(graded, name):
     assert names[0] == "Build" and names[-1] == "Performance"
     assert len([n for n in names if n.startswith("Trace: ")]) == len(sub.traces)
     assert len([n for n in names if n.startswith("Rule: ")]) == len(sub.rules)
-    assert [e["name"] for e in results["leaderboard"]][0] == "Performance index"
+    if exports.counted(sub):
+        assert [e["name"] for e in results["leaderboard"]][0] == "Performance index"
 
 
 def test_every_output_adds_up_to_the_grade_when_the_points_do_not_divide(tmp_path):
@@ -187,7 +188,8 @@ def test_autolab_line(graded):
         data = json.loads(exports.autolab_line(sub))
         jsonschema.validate(data, _schema("autolab-line.schema.json"))
         assert sum(data["scores"].values()) == pytest.approx(sub.summary.points, abs=0.01)
-        assert data["scoreboard"][0] == sub.summary.perf_index
+        if exports.counted(sub):
+            assert data["scoreboard"][0] == sub.summary.perf_index
 
 
 def _cli(*args, cwd=None):
@@ -471,3 +473,21 @@ def test_a_grader_error_before_the_build_does_not_say_mm_c_built(graded):
     assert build["output"] == f"{exports.NOT_GRADED}\nno build result: {reason}"
     after = exports.gradescope_results(by_name(batch)["unread"], policy)["tests"][0]     # built, then failed
     assert after["status"] == "passed" and after["output"] == "mm.c compiled and linked with the driver"
+
+
+def test_a_grader_error_is_on_no_leaderboard_or_scoreboard(graded):
+    """unread is a grader_error: Gradescope's leaderboard and Autolab's scoreboard listed it with
+    P 0, ranking the student last for the grader's fault.  It now has no leaderboard entry, and no
+    scoreboard row (Autolab shows '-' in its columns), as exports.counted leaves it out of the
+    histograms; every submission the grader did grade keeps its row."""
+    batch, policy, *_ = graded
+    for sub in batch.submissions:
+        results = exports.gradescope_results(sub, policy)
+        line = json.loads(exports.autolab_line(sub))
+        assert ("leaderboard" in results) == ("scoreboard" in line) == exports.counted(sub) == \
+            (sub.verdict != "grader_error"), sub.name
+        jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+        jsonschema.validate(line, _schema("autolab-line.schema.json"))
+    unread = by_name(batch)["unread"]
+    assert unread.verdict == "grader_error"
+    assert json.loads(exports.autolab_line(unread))["scores"] == {"Correctness": 0.0, "Performance": 0.0}
