@@ -51,7 +51,9 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # named as it is run: argparse's default, the script's file name, is no command that runs it
+    parser = _OneLineParser(prog="python -m grader.bench", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=100, help="submissions in the class (at least 1; default: %(default)s)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="as mmgrade grade -j (1 to 64; default: %(default)s)")
     parser.add_argument("--traces", type=Path, default=None, help="trace folder (default: the kit's)")

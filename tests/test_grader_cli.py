@@ -520,6 +520,14 @@ def test_bench_grader_help_shows_its_defaults():
             (option, done.stdout)
 
 
+def test_bench_grader_usage_names_the_way_it_is_run():
+    """python -m grader.bench --help's usage line named the program bench.py, which runs nothing."""
+    done = run_python("-m", "grader.bench", "--help", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m grader.bench [-h] [--count COUNT]"), done.stdout
+    assert "bench.py" not in done.stdout
+
+
 @pytest.mark.parametrize("form", ["zip", "tar.gz"])
 def test_a_whole_class_as_one_archive_is_refused_before_any_build(classroom, tmp_path, form):
     """`mmgrade grade class.zip` (alice/mm.c, bob/mm.c, ...: the class zipped by a TA) graded one
