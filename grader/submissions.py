@@ -194,7 +194,12 @@ def one_handin(path: Path) -> Candidate:
 
 
 def _files(folder: Path, label: str) -> list[PurePosixPath]:
-    """The files under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
+    """The files under FOLDER at any depth, as _walk lists them."""
+    return _walk(folder, label)[0]
+
+
+def _walk(folder: Path, label: str) -> tuple[list[PurePosixPath], list[PurePosixPath]]:
+    """The files and the folders under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
     skipped, and links to folders not followed (what they lead to is not the hand-in's).  A link
     to a file is listed, for the reader to refuse as one.  Folders nested past MAX_DEPTH are
     refused, naming FOLDER by LABEL, and so is a folder in it that cannot be read (os.walk would
@@ -205,15 +210,17 @@ def _files(folder: Path, label: str) -> list[PurePosixPath]:
         raise SubmissionError(f"{shown}: cannot read the folder ({err.strerror}); refusing: a file in it "
                               "would not be seen")
     out: list[PurePosixPath] = []
+    folders: list[PurePosixPath] = []
     for top, dirs, names in os.walk(folder, onerror=unreadable):
         dirs[:] = [d for d in dirs if not _litter(Path(d)) and not os.path.islink(os.path.join(top, d))]
         base = PurePosixPath(Path(top).relative_to(folder).as_posix())
         if dirs and len(base.parts) >= MAX_DEPTH:
             raise SubmissionError(f"{label}: the folder nests folders more than {MAX_DEPTH} deep; refusing")
         out.extend(base / n for n in names if not _litter(Path(n)))
+        folders.extend(base / d for d in dirs)
         if len(out) > MAX_MEMBERS:      # as an archive of so many is: a second mm.c may lie past them
             raise SubmissionError(f"{label}: the folder holds more than {MAX_MEMBERS} files; refusing")
-    return sorted(out)
+    return sorted(out), sorted(folders)
 
 
 def _folder_mm_c(folder: Path, label: str, files: list[PurePosixPath]) -> str | None:
@@ -523,7 +530,7 @@ def _read_folder(folder: Path, shown: str, limit: int) -> str:
     an LMS download gives it).  Several mm.c, or none, are refused naming what it holds."""
     if not folder.is_dir():
         raise SubmissionError(f"{shown}: the folder is gone (did it vanish mid-run?)")
-    files = _files(folder, shown)
+    files, folders = _walk(folder, shown)
     chosen = _folder_mm_c(folder, shown, files)
     if chosen is not None:
         label = f"{shown}/{one_line(chosen)}"
@@ -531,6 +538,12 @@ def _read_folder(folder: Path, shown: str, limit: int) -> str:
     archives = [p for p in files if _archive_stem(Path(p.name)) is not None]
     if len(archives) == 1 and not any(p.suffix == ".c" for p in files):
         return _read_archive(folder / archives[0], f"{shown}/{one_line(str(archives[0]))}", limit)
+    # as an archive says it: a folder named mm.c is there, so "no mm.c" would read as a wrong walk
+    named = [str(p) for p in folders if p.name == "mm.c"]
+    if len(named) == 1:
+        raise SubmissionError(f"{shown}/{_cut(one_line(named[0]))}: a folder, not a file")
+    if named:
+        raise SubmissionError(f"{shown}: no file mm.c in the folder, but folders named mm.c ({_several(named)})")
     raise SubmissionError(f"{shown}/mm.c: missing: the folder {shown} has no mm.c ({_contents(folder)})")
 
 

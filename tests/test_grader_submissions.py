@@ -574,6 +574,22 @@ def test_two_archived_folders_named_mm_c_are_not_called_files(tmp_path, form):
     assert str(err.value) == f"tina.{form}: no file mm.c in the archive, but folders named mm.c (a/mm.c, b/mm.c)"
 
 
+@pytest.mark.parametrize("folders, said", [
+    (["a/mm.c", "b/mm.c"], "tina: no file mm.c in the folder, but folders named mm.c (a/mm.c, b/mm.c)"),
+    (["h/mm.c"], "tina/h/mm.c: a folder, not a file"),
+])
+def test_a_student_folder_holding_only_folders_named_mm_c_says_so(tmp_path, folders, said):
+    """A student folder holding a/mm.c/ and b/mm.c/ and no file mm.c was refused as 'missing: the
+    folder tina has no mm.c (it holds a, b)', though mm.c is there, as folders; its archive is refused
+    as holding no file mm.c, only folders of that name, and so is the folder now."""
+    for folder in folders:
+        (tmp_path / "tina" / folder).mkdir(parents=True)
+    (tmp_path / "tina" / folders[0] / "notes.txt").write_text("x")
+    with pytest.raises(SubmissionError) as err:
+        read_source(discover(tmp_path)[0], LIMIT)
+    assert str(err.value) == said
+
+
 def _nest_past_path_max(top):
     """Folders under TOP whose path is longer than the system takes (PATH_MAX, 4096 bytes), made
     through folder descriptors, with an mm.c at the bottom: os.walk cannot open the deepest, as it
