@@ -373,6 +373,11 @@ class _Grader:
             limit = run.result["settings"]["run_limit"]
             raw = raw + [scoring.unfinished_row(name, facts, limit, during=i == 0)
                          for i, (name, facts) in enumerate(zip(ctx.traces[len(raw):], ctx.facts[len(raw):]))]
+            # The driver's summary is over the finished traces only; an unfinished trace counts as a
+            # failed one does (0 in U, its share out of T/T_libc), or stalling on a trace until the
+            # limit would score better than failing it (tests/c/broken/stall-at-limit.c).
+            if not (impossible or problem):
+                utilization, ratio = scoring.recompute(raw)
         weights = [t["weight"] for t in raw]
         summary = scoring.summarize([t["outcome"] for t in raw], utilization, ratio, policy, weights)
         if not problem and not scoring.plausible(summary, policy):

@@ -209,7 +209,7 @@ def unfinished_row(trace: str, facts: "TraceFacts", limit: int, during: bool) ->
     finish (DURING: it was in progress then): a timeout, as the driver's own limit would say."""
     when = "during this trace" if during else "before this trace began"
     return {"name": trace_stem(trace), "path": trace, "weight": facts.weight, "ops": facts.ops,
-            "outcome": "timeout", "op_index": None, "op": None, "utilization": None, "timing": None,
+            "peak_payload": facts.peak_payload, "outcome": "timeout", "op_index": None, "op": None, "utilization": None, "timing": None,
             "libc": None, "output": "", "output_cut": 0,
             "message": f"not finished: the whole run's time limit ({limit} s, limits.wall_clock) ran out {when}"}
 

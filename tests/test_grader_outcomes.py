@@ -298,3 +298,44 @@ def test_a_run_stopped_at_its_limit_keeps_the_traces_it_finished(tmp_path):
     assert sub.summary.perf_index == 0                      # classic: any failure, no performance points
     assert "2 of 3 traces failed: b-grow: timeout (not finished" in sub.reason
 
+
+
+def _broken(name: str) -> str:
+    """tests/c/broken/NAME.c as one mm.c, its bump.h inlined."""
+    broken = KIT / "tests" / "c" / "broken"
+    return (broken / f"{name}.c").read_text().replace('#include "bump.h"', (broken / "bump.h").read_text())
+
+
+def test_stalling_until_the_runs_limit_scores_no_better_than_failing(tmp_path):
+    """tests/c/broken/stall-at-limit.c spins on the request segv.c crashes on, until the run's
+    limit stops the run: the trace it stalled in and those after it are not finished.  A failed
+    trace counts 0 in U and T/T_libc; an unfinished one was left out of both, so without
+    all_or_nothing the staller scored 44.1 to the crasher's 33.9.  They now score the same."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name in ("a", "b"):
+        (traces / f"{name}.rep").write_text("1\n3\n6\n1\na 0 100\na 1 200\na 2 50\nf 1\nf 0\nf 2\n")
+    (traces / "c.rep").write_text("1\n2\n4\n1\na 0 100\na 1 777\nf 0\nf 1\n")
+    subs = tmp_path / "subs"
+    for name in ("segv", "stall-at-limit"):
+        (subs / name).mkdir(parents=True)
+        (subs / name / "mm.c").write_text(_broken(name))
+    graded = by_name(run_batch(KIT, subs, tmp_path / "out", "[scoring]\nall_or_nothing = false\n",
+                               limits={"trace_seconds": 60, "wall_clock": 6}, traces=traces))
+    crasher, staller = graded["segv"], graded["stall-at-limit"]
+    assert [t.outcome for t in crasher.traces] == ["ok", "ok", "crashed"], crasher.reason
+    assert [t.outcome for t in staller.traces] == ["ok", "ok", "timeout"], staller.reason
+    assert "not finished" in staller.traces[2].message
+    both = (crasher.summary, staller.summary)
+    assert all(s.valid == 2 and s.traces == 3 and s.perf_index > 0 for s in both)
+    # the same two traces passed, so the same figures: U is theirs over three traces, not two
+    assert staller.summary.utilization == pytest.approx(crasher.summary.utilization, rel=1e-6)
+    assert staller.summary.utilization == pytest.approx(
+        sum(t.utilization for t in staller.traces[:2]) / 3, rel=1e-6)
+    # T/T_libc is timed, so each is checked against its own traces' timings: 2 of 3 traces' worth
+    for sub in (crasher, staller):
+        ok = sub.traces[:2]
+        mm_sec = sum(t.ops / t.ops_per_sec for t in ok)
+        libc_sec = sum(t.ops / t.libc_ops_per_sec for t in ok)
+        assert sub.summary.throughput_ratio == pytest.approx(
+            libc_sec / mm_sec * 2 / 3, rel=1e-3)
