@@ -204,6 +204,25 @@ def listed_traces_problem(rows: list[dict[str, Any]], expected: tuple[str, ...] 
     return ""
 
 
+UNFINISHED = "not finished: the whole run's time limit"
+
+
+def unfinished_left_out(sub: Submission) -> bool:
+    """SUB is a record of a run stopped at its limit whose U leaves the unfinished traces out, as
+    the grader's did before 2026-11-25 (tests/c/broken/stall-at-limit.c): its U is above the mean
+    over every trace that counts for utilization, a failed or unfinished one counting 0.  Such a
+    record is regraded, not reused.  (A trace with no payload counts in that mean here and not in
+    the driver's, so a record with one may be regraded for nothing: never reused wrongly.)"""
+    if sub.summary.utilization is None or not any(
+            t.outcome == "timeout" and t.message.startswith(UNFINISHED) for t in sub.traces):
+        return False
+    counted = [t for t in sub.traces if t.outcome != "bad_trace" and t.ops and t.weight in SCORES_UTILIZATION]
+    if not counted:
+        return False
+    mean = sum(t.utilization or 0.0 for t in counted if t.outcome == "ok") / len(counted)
+    return sub.summary.utilization > mean + _SLACK
+
+
 def unfinished_row(trace: str, facts: "TraceFacts", limit: int, during: bool) -> dict[str, Any]:
     """A driver-shaped row for TRACE, which a run stopped at its time limit of LIMIT seconds did not
     finish (DURING: it was in progress then): a timeout, as the driver's own limit would say."""
@@ -211,7 +230,7 @@ def unfinished_row(trace: str, facts: "TraceFacts", limit: int, during: bool) ->
     return {"name": trace_stem(trace), "path": trace, "weight": facts.weight, "ops": facts.ops,
             "peak_payload": facts.peak_payload, "outcome": "timeout", "op_index": None, "op": None, "utilization": None, "timing": None,
             "libc": None, "output": "", "output_cut": 0,
-            "message": f"not finished: the whole run's time limit ({limit} s, limits.wall_clock) ran out {when}"}
+            "message": f"{UNFINISHED} ({limit} s, limits.wall_clock) ran out {when}"}
 
 
 @dataclass(frozen=True)

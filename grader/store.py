@@ -24,7 +24,7 @@ from .model import Batch, Submission
 from .paths import link_problem
 from . import scoring
 from .policy import Policy, PolicyError
-from .scoring import sane
+from .scoring import sane, unfinished_left_out
 
 SUBMISSIONS = "submissions"
 FOLDERS = ("", SUBMISSIONS, "report", "report/img", "report/sub")     # outermost first
@@ -263,7 +263,8 @@ def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit
     return (old is not None and sha256 is not None and old.sha256 == sha256
             and old.policy_digest == policy_digest and old.kit_digest == kit_digest
             and set(protections) <= set(old.protections)
-            and old.verdict != "grader_error" and sane(old.summary))   # an older grader kept inf
+            and old.verdict != "grader_error" and sane(old.summary)   # an older grader kept inf
+            and not unfinished_left_out(old))       # ... or left a stopped run's unfinished traces out of U
 
 
 def read_results(outdir: Path) -> Batch:

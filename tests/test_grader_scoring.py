@@ -153,3 +153,30 @@ def test_a_figure_no_trace_counts_for_is_shown_nowhere(tmp_path, weight, absent)
 def test_spread_of_the_k_best():
     assert spread([1.0, 1.01, 1.02, 5.0], 3) == pytest.approx(0.02)
     assert spread([2.0], 3) is None
+
+
+def _stopped_record(utilization):
+    """A record of a run stopped at its limit in its third trace, two traces at U 0.81 before it."""
+    from grader.model import Submission, Summary, TraceResult
+    ok = dict(weight=1, ops=6, outcome="ok", message="", explanation="", op_index=None, op=None, utilization=0.81,
+              ops_per_sec=1e6, libc_ops_per_sec=1e6, spread=None, output="", points=6.667)
+    unfinished = {**ok, "outcome": "timeout", "utilization": None, "ops_per_sec": None, "libc_ops_per_sec": None,
+                  "points": 0.0, "message": "not finished: the whole run's time limit (8 s, limits.wall_clock) "
+                                             "ran out during this trace"}
+    traces = (TraceResult(name="a", **ok), TraceResult(name="b", **ok), TraceResult(name="c", **unfinished))
+    summary = Summary(traces=3, valid=2, utilization=utilization, throughput_ratio=0.5, perf_index=50.0,
+                      correctness_points=13.333, performance_points=17.5, points=30.833, max_points=55.0)
+    return Submission(name="s", origin="s", sha256="x", verdict="failed", reason="", build_log="", rules=(),
+                      traces=traces, summary=summary, stdout="", stderr="", protections=(), policy_digest="p",
+                      kit_digest="k")
+
+
+def test_a_stopped_runs_record_that_left_its_unfinished_traces_out_is_regraded():
+    """A record from before stall-at-limit.c's fix has U over the finished traces only (0.81, not
+    0.54): reused, it would keep the figures the stall bought.  It is regraded; a record whose U
+    counts the unfinished trace as 0 is reused."""
+    from grader import store
+    from grader.scoring import unfinished_left_out
+    old, new = _stopped_record(0.81), _stopped_record(0.81 * 2 / 3)
+    assert unfinished_left_out(old) and not unfinished_left_out(new)
+    assert not store.reusable(old, "x", "p", "k") and store.reusable(new, "x", "p", "k")
