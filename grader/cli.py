@@ -431,7 +431,7 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
         try:
             store.write_json(results / "results.json",
                              {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",
-                              "tests": []})
+                              "tests": [], **exports.TEXT_ONLY})
         except store.OutputError as unwritten:      # as above: only the log can say either
             _fail(f"{err}; {unwritten}")
         _fail(str(err), 1)

@@ -31,6 +31,12 @@ SCOREBOARD = ("perf_index", "utilization_percent", "throughput_ratio")
 # a hand-in named =HYPERLINK("...").c would run as one when grades.csv is opened.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 GRADESCOPE_OUTPUT = 2000      # characters of a trace's first output in its Gradescope test
+# Every output Gradescope shows is plain text: a test's output holds what the allocator printed and
+# the compiler's lines (a `#warning` of the student's), which Gradescope would otherwise render in
+# its default format, not plain text (its specification lists "simple_format" as the default, and
+# "html" and "md" as other choices): `<img src=...>` or `[link](...)` printed by an allocator is
+# shown as those characters, never as an image or a link on the page a TA opens.
+TEXT_ONLY = {"output_format": "text", "test_output_format": "text"}
 # Control characters an allocator may print, but newline and tab: an escape sequence redraws a
 # terminal, and a NUL is refused by Gradescope's database. Shown as '?', as mdriver -v does.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -168,7 +174,7 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
     results: dict[str, Any] = {
         "score": _num(s.points), "execution_time": round(sub.seconds),
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
-        "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests}
+        "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests, **TEXT_ONLY}
     if policy.gradescope.leaderboard and counted(sub):     # a grader_error's 0 would rank it last for our fault
         perf_index, util, ratio = ranked(sub)
         results["leaderboard"] = [{"name": "Performance index", "value": perf_index},

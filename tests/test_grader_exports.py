@@ -217,6 +217,7 @@ def test_gradescope_command_without_a_submission_still_writes_results(graded):
     results = json.loads((gs / "results" / "results.json").read_text())
     jsonschema.validate(results, _schema("gradescope-results.schema.json"))
     assert results["score"] == 0
+    assert results["output_format"] == "text"       # the reason may name the hand-in's files
 
 
 def test_package_gradescope_zip(graded, tmp_path):
@@ -491,3 +492,16 @@ def test_a_grader_error_is_on_no_leaderboard_or_scoreboard(graded):
     unread = by_name(batch)["unread"]
     assert unread.verdict == "grader_error"
     assert json.loads(exports.autolab_line(unread))["scores"] == {"Correctness": 0.0, "Performance": 0.0}
+
+
+def test_gradescope_shows_every_output_as_plain_text(graded):
+    """A trace's test shows what the allocator printed, and the Build test the compiler's lines
+    (a student's `#warning`): Gradescope renders an output in its output_format, whose default is
+    not plain text, so `<img src=//evil.example/x.png>` printed by an allocator could show as an
+    image, or a link, on the page a TA opens.  Every output is now declared text."""
+    batch, policy, *_ = graded
+    for sub in batch.submissions:
+        results = exports.gradescope_results(sub, policy)
+        jsonschema.validate(results, _schema("gradescope-results.schema.json"))
+        assert results["output_format"] == results["test_output_format"] == "text"
+        assert all("output_format" not in t for t in results["tests"])      # none overrides it
