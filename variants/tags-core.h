@@ -204,12 +204,17 @@ static void *extend_heap(size_t bytes)
     return coalesce(bp);
 }
 
-/* Extend the heap for a request of asize bytes, counting a free block at the top. */
+/* Extend the heap for a request of asize bytes, counting a free block at the top.
+ * A bounded search (seglist's CLASS_PROBES) can miss a top block that already
+ * fits: then it is the answer, and asize - have would wrap below zero. */
 static void *grow_for(size_t asize)
 {
     void *end = heap_brk();
     size_t have = blk_prev_alloc(end) ? 0 : blk_size(blk_prev(end));
-    return extend_heap(asize - have);
+    if (have < asize)
+        return extend_heap(asize - have);
+    stat_add(&core->stats.reuses, 1);
+    return blk_prev(end);
 }
 
 /* Allocate asize bytes at the start of free block bp, splitting off the rest. */

@@ -553,6 +553,33 @@ static void test_class_neighbours(void)
                 class_pair(r);
 }
 
+/* A free block at the top of the heap that fits, but that the search passed
+ * over (seglist probes only 8 blocks of a class): the heap grows by what the
+ * request lacks, which is nothing.  It had grown by the negative difference,
+ * an sbrk refused, so a request the heap could serve came back NULL. */
+static void top_block_case(bool exact)
+{
+    fresh();
+    enum { SMALL = 12 };
+    unsigned char *small[SMALL], *guard[SMALL];
+    for (int i = 0; i < SMALL; i++)
+        small[i] = get(56, (unsigned)i), guard[i] = get(24, (unsigned)i + 20);
+    unsigned char *top = get(100, 40);
+    put(top);                      /* listed first: behind the small ones in a LIFO list */
+    for (int i = 0; i < SMALL; i++)
+        put(small[i]);
+    size_t heap = mem_heapsize();
+    unsigned char *p = get(exact ? 100 : 72, 41);
+    CHECK(mem_heapsize() <= heap);
+    put(p);
+    for (int i = 0; i < SMALL; i++)
+        put(guard[i]);
+}
+
+static void test_top_block_unprobed(void) { top_block_case(false); }
+/* the top block exactly the request's size: it had grown the heap by a minimum block */
+static void test_top_block_exact(void) { top_block_case(true); }
+
 /* Filling the heap ends in NULL, cleanly, and the heap still works. */
 static void test_out_of_heap(void)
 {
@@ -783,6 +810,8 @@ static const struct {
     {"fit_policy", test_fit_policy},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
+    {"top_block_unprobed", test_top_block_unprobed},
+    {"top_block_exact", test_top_block_exact},
     {"out_of_heap", test_out_of_heap},
     {"heap_past_4g", test_heap_past_4g},
     {"random", test_random},
