@@ -5,8 +5,8 @@
  * Card
  *   arenas       each thread takes an arena at its first malloc; an arena owns
  *                chunks of heap and segregated free lists no other thread reads
- *   free lists   as ts-lock: exact 16-byte classes below 1 KiB, then four
- *                classes per power of two
+ *   free lists   per arena, LIFO: exact 16-byte classes below 1 KiB, then
+ *                four classes per power of two (not ts-lock's seglist.h)
  *   fit          an exact class's head; above, best fit within the class
  *   coalescing   immediate, boundary tags, never across chunks
  *   split        remainder >= MIN_BLOCK (32 bytes)
