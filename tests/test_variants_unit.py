@@ -32,7 +32,7 @@ def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
             "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
             "stats_before_init", "tag_bytes", "insertion_order",
-            "fit_policy"} <= set(_tests())
+            "fit_policy", "top_block_unprobed", "top_block_exact"} <= set(_tests())
 
 
 def test_unit(unit):
@@ -79,6 +79,19 @@ def test_seglist_checker_sees_a_class_bitmap_that_disagrees_with_the_lists(tmp_p
     assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr}"
     assert done.stdout.count(": reported\n") == 3, done.stdout
     assert done.stderr.count("class bitmap") == 3, done.stderr
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
+def test_best_uses_a_fitting_top_block_its_search_passed_over(tmp_path, alignment):
+    """best's search looks at BEST_PROBES blocks of a class; a free block at the heap's top that
+    fits but lay past them made grow_for grow by a size below zero: malloc returned NULL."""
+    binary = tmp_path / "best-top"
+    subprocess.run(["cc", "-O1", "-g", f"-DMM_ALIGNMENT={alignment}", f"-I{KIT}", "-o", str(binary),
+                    str(KIT / "tests" / "c" / "variants" / "best_top.c"), str(KIT / "memlib.c")],
+                   check=True, capture_output=True, text=True)
+    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr}"
+    assert done.stdout.count(": ok\n") == 2, done.stdout
 
 
 @pytest.mark.parametrize("variant", present(list(VARIANTS)))

@@ -184,6 +184,10 @@ static inline void note_request(size_t asize)
 static void *grow_for(size_t asize)
 {
     void *top = top_free();
+    if (top && cb_size(top) >= asize) {   /* missed by find_fit's BEST_PROBES bound */
+        stat_add(&stats.reuses, 1);
+        return top;
+    }
     size_t need = asize - (top ? cb_size(top) : 0);
     if (is_small(asize)) {
         size_t chunk = cb_round_up(heap_span() / CHUNK_DIV, CB_ALIGN);

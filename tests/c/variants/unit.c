@@ -553,32 +553,43 @@ static void test_class_neighbours(void)
                 class_pair(r);
 }
 
-/* A free block at the top of the heap that fits, but that the search passed
- * over (seglist probes only 8 blocks of a class): the heap grows by what the
- * request lacks, which is nothing.  It had grown by the negative difference,
- * an sbrk refused, so a request the heap could serve came back NULL. */
-static void top_block_case(bool exact)
+/* A free block at the top of the heap that fits, but that a bounded search
+ * passed over (seglist looks at 8 blocks of a class, best at 512): the heap
+ * grows by what the request lacks, which is nothing.  It had grown by the
+ * difference below zero, an sbrk refused, so the request came back NULL. */
+static void top_block_case(int n, size_t small_size, size_t top_size, size_t request)
 {
     fresh();
-    enum { SMALL = 12 };
-    unsigned char *small[SMALL], *guard[SMALL];
-    for (int i = 0; i < SMALL; i++)
-        small[i] = get(56, (unsigned)i), guard[i] = get(24, (unsigned)i + 20);
-    unsigned char *top = get(100, 40);
-    put(top);                      /* listed first: behind the small ones in a LIFO list */
-    for (int i = 0; i < SMALL; i++)
+    unsigned char **small = malloc((size_t)n * sizeof *small), **guard = malloc((size_t)n * sizeof *guard);
+    CHECK(small && guard);
+    for (int i = 0; i < n; i++)
+        small[i] = get(small_size, (unsigned)i), guard[i] = get(24, (unsigned)i + 20);
+    unsigned char *top = get(top_size, 40);
+    put(top);                      /* freed first: behind the small ones on a LIFO list */
+    for (int i = 0; i < n; i++)
         put(small[i]);
     size_t heap = mem_heapsize();
-    unsigned char *p = get(exact ? 100 : 72, 41);
+    unsigned char *p = get(request, 41);
     CHECK(mem_heapsize() <= heap);
     put(p);
-    for (int i = 0; i < SMALL; i++)
+    for (int i = 0; i < n; i++)
         put(guard[i]);
+    free(small);
+    free(guard);
 }
 
-static void test_top_block_unprobed(void) { top_block_case(false); }
+static void test_top_block_unprobed(void)
+{
+    top_block_case(12, 56, 100, 72);
+    top_block_case(600, 580, 620, 600);
+}
+
 /* the top block exactly the request's size: it had grown the heap by a minimum block */
-static void test_top_block_exact(void) { top_block_case(true); }
+static void test_top_block_exact(void)
+{
+    top_block_case(12, 56, 100, 100);
+    top_block_case(600, 580, 620, 620);
+}
 
 /* Filling the heap ends in NULL, cleanly, and the heap still works. */
 static void test_out_of_heap(void)
