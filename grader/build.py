@@ -110,6 +110,7 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
     if done.returncode != 0:
         reason = first_error(done.stderr or done.stdout) or "make failed"
         raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {reason}")
+    dest.chmod(0o700)       # the kit's own mm.c may be the course's answer: no build may read it
     return dest / done.stdout.strip().splitlines()[-1]
 
 
@@ -183,7 +184,7 @@ def build_submission(folder: Path, policy: Policy, sandbox: Sandbox, slot: int,
     sandbox.prepare(folder, slot, writable=True)
     mount = Mount(folder, INSIDE, writable=True)
     limits = replace(policy.limits, file_size_bytes=policy.build.file_size_bytes)   # the build's own
-    cmd = sandbox.command(_make_args(policy), [mount], mount, limits, slot)
+    cmd = sandbox.command(_make_args(policy), [mount], mount, limits, slot, build=True)
     result = run(cmd, policy.build.compile_timeout, 64 * 1024, cwd=folder, tail=8 * 1024)
     if sandbox_failed(result):
         raise KitError(f"the sandbox failed to start the build: {result.stderr.strip().splitlines()[0]}")

@@ -133,14 +133,15 @@ def prepare(kit: Path, policy: Policy, sandbox: Sandbox, traces_dir: Path | None
 def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder: Path,
                 traces: list[Path]) -> Context:
     work.mkdir(parents=True, exist_ok=True)
-    work.chmod(0o755)
+    work.chmod(0o711)       # the sandbox's uids may pass through, never list the students in it
     if sandbox.setpriv:
         check_reachable(work)
+    (work / "subs").mkdir(mode=0o711, exist_ok=True)
     private = work / "traces"
     private.mkdir(exist_ok=True)
     for path in traces:
         shutil.copy2(path, private / path.name)
-    sandbox.prepare(private, 0, writable=False)
+    sandbox.prepare_traces(private)
     try:
         built = build_template(kit, work / "template", policy)
     except KitError as err:

@@ -48,7 +48,7 @@ def precheck(kit: Path, policy: Policy, sandbox: Sandbox, cand: Candidate) -> Pr
     source = read_source(cand, policy.build.source_max_bytes)
     work = Path(tempfile.mkdtemp(prefix="mmgrade-check-"))
     try:
-        work.chmod(0o755)
+        work.chmod(0o711)
         if sandbox.setpriv:
             try:
                 check_reachable(work)

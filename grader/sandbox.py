@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -27,6 +28,11 @@ from pathlib import Path
 from .policy import Limits
 
 SANDBOX_UID = 61000          # slot N runs as uid SANDBOX_UID + N: nproc limits stay per slot
+# Without bwrap a sandboxed process sees the host's files, so file modes keep a build out of what
+# only a run may read: slot N builds as BUILD_UID + N, and only runs hold TRACES_GID, the group of
+# the private trace copy.
+BUILD_UID = 62000
+TRACES_GID = 63000
 ISOLATING = ("unprivileged_user", "no_network", "read_only_fs")
 _SYSTEM_DIRS = ("/usr",)
 # The compiler's alternatives links and the loader cache: nothing secret, nothing writable.
@@ -66,23 +72,25 @@ class Sandbox:
     def isolated(self) -> bool:
         return any(p in ISOLATING for p in self.protections)
 
-    def uid(self, slot: int) -> int | None:
-        return SANDBOX_UID + slot if self.setpriv else None
+    def uid(self, slot: int, build: bool = False) -> int | None:
+        return (BUILD_UID if build else SANDBOX_UID) + slot if self.setpriv else None
 
     def path_of(self, mount: Mount) -> str:
         """Where a mounted folder appears to the sandboxed process."""
         return mount.inside if self.bwrap else str(mount.host)
 
     def command(self, argv: list[str], mounts: list[Mount], chdir: Mount,
-                limits: Limits, slot: int = 0, cpu: int | None = None) -> list[str]:
-        """The full command line that runs ARGV inside the sandbox (pinned to CPU if given)."""
+                limits: Limits, slot: int = 0, cpu: int | None = None, build: bool = False) -> list[str]:
+        """The full command line that runs ARGV inside the sandbox (pinned to CPU if given), as the
+        slot's build uid when BUILD, else as its run uid."""
         cmd: list[str] = []
         taskset = shutil.which("taskset")
         if cpu is not None and taskset:
             cmd += [taskset, "-c", str(cpu)]
-        uid = self.uid(slot)
+        uid = self.uid(slot, build)
         if self.setpriv and uid is not None:
-            cmd += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            groups = "--clear-groups" if build else f"--groups={TRACES_GID}"
+            cmd += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", groups,
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         if self.prlimit:
             cmd += [self.prlimit, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
@@ -110,13 +118,46 @@ class Sandbox:
         return cmd + argv
 
     def prepare(self, folder: Path, slot: int, writable: bool) -> None:
-        """Let the sandbox's uid read (and, for builds, write) FOLDER."""
-        uid = self.uid(slot)
-        for path in [folder, *folder.rglob("*")]:
-            if uid is not None and writable and not path.is_symlink():
-                os.chown(path, uid, uid)
-            if not path.is_symlink():
-                path.chmod(0o755 if path.is_dir() else (path.stat().st_mode | 0o444))
+        """Let the slot's build uid alone read and write FOLDER (WRITABLE), or its run uid alone read
+        it: a build never sees another student's folder, nor changes its own once it is run."""
+        uid = self.uid(slot, build=writable)
+        if uid is None:
+            _share(folder)
+        elif writable:
+            _restrict(folder, uid, uid, group=False)
+        else:
+            _restrict(folder, os.geteuid(), uid, group=True)
+
+    def prepare_traces(self, folder: Path) -> None:
+        """Let the runs, and no build, read FOLDER (the batch's private copy of the traces)."""
+        if self.setpriv:
+            _restrict(folder, os.geteuid(), TRACES_GID, group=True)
+        else:
+            _share(folder)
+
+
+def _share(folder: Path) -> None:
+    """Every user may read FOLDER: the grader's own uid runs everything, bwrap hides the rest."""
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else (path.stat().st_mode | 0o444))
+
+
+def _restrict(folder: Path, uid: int, gid: int, group: bool) -> None:
+    """FOLDER's files and folders owned by UID:GID, for the owner alone or (GROUP) read by the group
+    too.  Through a descriptor opened without following links: a link a build left is not followed."""
+    for path in [folder, *folder.rglob("*")]:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:          # a link, a socket: nothing to read through it
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+            full = 0o7 if stat.S_ISDIR(mode) or mode & 0o100 else 0o6
+            os.fchown(fd, uid, gid)
+            os.fchmod(fd, full << 6 | ((full & 0o5) << 3 if group else 0))
+        finally:
+            os.close(fd)
 
 
 def _drain(stream, keep: int, sink: list[bytes], tail: int = 0, end: list[bytes] | None = None) -> None:
