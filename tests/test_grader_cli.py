@@ -492,6 +492,29 @@ def test_without_bubblewrap_it_degrades_and_says_so(classroom, tmp_path):
     assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="setpriv is used only when the grader runs as root")
+@pytest.mark.parametrize("without", [(), ("bwrap",)], ids=["bwrap", "setpriv"])
+def test_a_build_cannot_read_the_batchs_traces(classroom, tmp_path, without):
+    """An mm.c that #includes the batch's copy of a trace, beside its build folder, is told it cannot
+    read it, and no line of the trace reaches a record; without bwrap (the setpriv fallback) only
+    the file modes and the build's own uid keep it out."""
+    kit, subs, config = classroom
+    (subs / "eve.c").write_text('#include "../../traces/tiny.rep"\n')
+    done = cli("grade", subs, "-o", tmp_path / "o", "--kit", kit, "--config", config, "--traces", TRACES,
+               "--no-report", env=bare_path(tmp_path, without=without) if without else None)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "o" / "results.json").read_text())
+    # the mode that ran, as the probe reported it: bwrap hides the copy, the fallback forbids it
+    assert ("read_only_fs" in data["protections"]) == (not without)
+    assert "unprivileged_user" in data["protections"]
+    eve = {s["name"]: s for s in data["submissions"]}["eve"]
+    refusal = "Permission denied" if without else "No such file or directory"
+    assert eve["verdict"] == "compile_error" and refusal in eve["reason"], eve["reason"]
+    secret = (TRACES / "tiny.rep").read_text().splitlines()[0].lstrip("# ")
+    shown = [p for p in (tmp_path / "o").rglob("*") if p.is_file() and secret in p.read_text(errors="replace")]
+    assert not shown and secret not in done.stdout + done.stderr, shown
+
+
 @pytest.mark.parametrize("args, words", [
     (["--count", "0"], "--count must be at least 1"),
     (["-j", "0"], "-j must be from 1 to 64"),
