@@ -45,6 +45,16 @@ def _notice(line: str) -> None:
     click.echo(f"mmgrade: {line}", err=True)
 
 
+def _warn_exposed(paths: list[Path]) -> None:
+    """Say which of the course's files a build can read: the grader's copies are private, but
+    without bwrap the originals are only as private as their modes."""
+    if paths:
+        more = f" (and {len(paths) - 3} more)" if len(paths) > 3 else ""
+        click.echo(f"mmgrade: warning: without bubblewrap a build reads what every user may: "
+                   f"{', '.join(map(str, paths[:3]))}{more}; `chmod o-rwx` them to keep them from submissions",
+                   err=True)
+
+
 def _fail(message: str, code: int = 2) -> None:
     click.echo(f"mmgrade: {message}", err=True)
     sys.exit(code)
@@ -184,6 +194,7 @@ def grade(submissions: Path, out: str, jobs: int, config: Path | None, traces: P
                 held.callback(workdir.release, ctx.workdir)
                 claim.begin()
             click.echo(f"sandbox: {', '.join(ctx.protections)}", err=True)
+            _warn_exposed([*ctx.exposed, *ctx.sandbox.exposed([Path(submissions), outdir])])
         except ERRORS as err:
             _fail(str(err))
         except KeyboardInterrupt as stop:
@@ -381,6 +392,7 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
     sandbox = probe(unsafe=unsafe)
     found = one_handin(source)
     ctx = prepare(kit, policy, sandbox)
+    _warn_exposed(list(ctx.exposed))
     try:
         batch = grade_batch(ctx, [found], outdir, force=True, notice=_notice)
     finally:

@@ -73,6 +73,7 @@ class Context:
     protections: tuple[str, ...]   # the sandbox's and the driver's own, as every record states them
     facts: tuple[scoring.TraceFacts, ...]   # each trace's figures as the grader reads them, in order
     best_k: int = 3
+    exposed: tuple[Path, ...] = ()   # the course's files a build can read (the fallback: their modes)
 
 
 def find_traces(folder: Path, wanted: tuple[str, ...]) -> list[Path]:
@@ -160,7 +161,8 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
                    kit_digest=kit_digest(kit, traces), outcomes=outcome_texts(description),
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
                    protections=sandbox.protections + driver_protections(description), facts=facts,
-                   best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)))
+                   best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)),
+                   exposed=tuple(sandbox.exposed([*traces, Path(policy.source)])))
 
 
 def check_reachable(work: Path) -> None:

@@ -93,6 +93,8 @@ if ! recent "$PY"; then
 fi
 "$PY" -m venv /autograder/venv
 /autograder/venv/bin/pip install {requirements}
+# Without bubblewrap (no user namespaces) a build reads what every user may: keep the traces and policy root's.
+chmod -R go-rwx /autograder/source
 """
 
 RUN = """#!/usr/bin/env bash

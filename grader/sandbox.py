@@ -136,6 +136,22 @@ class Sandbox:
             _share(folder)
 
 
+    def exposed(self, paths: list[Path]) -> list[Path]:
+        """Those of PATHS a build could read here: without bwrap, what any user may read."""
+        return [p for p in paths if self.setpriv and not self.bwrap and readable_by_anyone(p)]
+
+
+def readable_by_anyone(path: Path) -> bool:
+    """Whether a uid that neither owns PATH nor is in its group can read it (a folder: enter it)."""
+    try:
+        real = Path(path).resolve(strict=True)
+        mode = real.stat().st_mode
+        reachable = all(p.stat().st_mode & 0o001 for p in real.parents)
+    except OSError:
+        return False
+    return reachable and bool(mode & (0o001 if stat.S_ISDIR(mode) else 0o004))
+
+
 def _share(folder: Path) -> None:
     """Every user may read FOLDER: the grader's own uid runs everything, bwrap hides the rest."""
     for path in [folder, *folder.rglob("*")]:
