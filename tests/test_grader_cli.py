@@ -11,6 +11,7 @@ import pytest
 
 from grader.grade import BatchError, read_facts
 from grader.policy import load_policy
+from grader.sandbox import readable_by_anyone
 from grader.submissions import FORMS
 from grader_fixtures.helpers import (KIT, TRACES, bare_path, classroom, cli, make_fake_kit, one_line_error,  # noqa: F401
                                      run_grader, run_python, write_policy)
@@ -490,6 +491,9 @@ def test_without_bubblewrap_it_degrades_and_says_so(classroom, tmp_path):
     assert data["protections"] == ["wall_clock_kill", "resource_limits", "unprivileged_user"]
     assert "no_network" not in done.stderr and "unprivileged_user" in done.stderr
     assert {s["name"]: s["verdict"] for s in data["submissions"]}["ann"] == "ok"
+    # the course's traces are named when every user may read them: only their modes keep them
+    named = "warning: without bubblewrap a build reads what every user may: " in done.stderr
+    assert named == readable_by_anyone(TRACES / "grow.rep") == (str(TRACES / "grow.rep") in done.stderr)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="setpriv is used only when the grader runs as root")
