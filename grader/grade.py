@@ -162,7 +162,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
                    machine={"hostname": platform.node(), "cpu": _cpu_name(), "python": platform.python_version()},
                    protections=sandbox.protections + driver_protections(description), facts=facts,
                    best_k=int(read_kit_config(kit).get("MDRIVER_BEST_K", 3)),
-                   exposed=tuple(sandbox.exposed([*traces, Path(policy.source)])))
+                   exposed=tuple(sandbox.exposed([*traces, Path(policy.source), kit / "mm.c"])))
 
 
 def check_reachable(work: Path) -> None:
