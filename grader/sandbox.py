@@ -135,7 +135,6 @@ class Sandbox:
         else:
             _share(folder)
 
-
     def exposed(self, paths: list[Path]) -> list[Path]:
         """Those of PATHS a build could read here: without bwrap, what any user may read."""
         return [p for p in paths if self.setpriv and not self.bwrap and readable_by_anyone(p)]
