@@ -29,6 +29,17 @@ def test_scaled_formula(policy):
     assert perf_index(0.1, 0.1, scaled) == 0
 
 
+def test_scaled_formula_ramps_each_part_over_its_own_range(policy):
+    """U is scaled over util_range and T / T_libc over throughput_range: a part halfway up its own
+    ramp is worth half of its weight, whatever the other part's range is."""
+    scaled = dataclasses.replace(policy, scoring=dataclasses.replace(
+        policy.scoring, formula="scaled", util_range=(0.55, 0.74), throughput_range=(0.5, 0.9)))
+    w = scaled.scoring.util_weight
+    assert perf_index(0.55, 0.7, scaled) == pytest.approx(100 * (1 - w) * 0.5)     # U at its floor, T halfway
+    assert perf_index(0.645, 0.5, scaled) == pytest.approx(100 * w * 0.5)          # U halfway, T at its floor
+    assert perf_index(0.74, 0.9, scaled) == pytest.approx(100)
+
+
 def test_points_and_all_or_nothing(policy):
     ok = summarize(["ok"] * 4, 0.7, 0.9, policy)
     assert ok.valid == 4 and ok.correctness_points == policy.points.correctness
