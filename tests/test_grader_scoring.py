@@ -51,6 +51,15 @@ def test_points_and_all_or_nothing(policy):
     assert summarize(["ok", "crashed"], 0.7, 0.9, lenient).perf_index > 0
 
 
+def test_only_a_trace_that_ran_ok_is_valid_whatever_else_went_wrong(policy):
+    """valid (grades.csv's column, Gradescope's 'over the 1 of 4 traces it passed') counts the ok
+    traces: a timeout, a wrong payload or an overlap is a failed trace as much as a crash is."""
+    summary = summarize(["ok", "timeout", "payload_corrupted", "overlap"], 0.7, 0.9, policy)
+    assert (summary.valid, summary.traces) == (1, 4)
+    assert summary.correctness_points == pytest.approx(policy.points.correctness / 4, abs=1e-3)
+    assert summary.perf_index == 0 and summary.performance_points == 0      # all_or_nothing
+
+
 def test_points_are_the_sum_of_the_parts_shown(policy):
     """Points were rounded apart from their parts: correctness 26.667 (40 points, 2 of 3 traces) and
     performance 7.672 made 34.338 points in grades.csv, on Gradescope and in Autolab; and the
