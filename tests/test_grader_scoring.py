@@ -96,6 +96,16 @@ def test_trace_weights_pick_the_parts_of_p_as_the_driver_does(policy, weights, e
     assert summary.perf_index == pytest.approx(want, abs=1e-3)
 
 
+@pytest.mark.parametrize("weights, absent", [([2, 2], "throughput_ratio"), ([3, 3], "utilization"),
+                                             ([2, 0], "throughput_ratio"), ([2, 3], None)])
+def test_a_part_no_trace_counts_for_has_no_figure_in_the_summary(policy, weights, absent):
+    """Given a figure for a part no scored trace counts for (the driver's U of 0.0 on throughput-only
+    traces), summarize keeps none: the summary is what grades.csv, Gradescope and the report show."""
+    summary = summarize(["ok", "ok"], 0.7, 0.9, policy, weights)
+    for part, figure in (("utilization", 0.7), ("throughput_ratio", 0.9)):
+        assert getattr(summary, part) == (None if part == absent else figure), (part, summary)
+
+
 def _weighted_traces(folder, weight):
     """The fixture traces with their header weight (lab64 order: the first number) set to WEIGHT."""
     folder.mkdir()
