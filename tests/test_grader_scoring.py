@@ -76,6 +76,18 @@ def test_points_are_the_sum_of_the_parts_shown(policy):
             assert summary.performance_points == round(15.0 * summary.perf_index / 100, 3), (outcomes, util)
 
 
+def test_correctness_points_are_stored_to_the_3_places_every_output_shows(policy):
+    """The record's correctness points are the figure grades.csv, Gradescope and Autolab show, to 3
+    places: a sum of shares such as 2.857 + 2.857 + 2.858 is not kept with a float's stray digits."""
+    course = dataclasses.replace(policy, points=dataclasses.replace(policy.points, correctness=20.0))
+    for count in range(1, 13):
+        for passed in range(count + 1):
+            outcomes = ["ok"] * passed + ["crashed"] * (count - passed)
+            points = summarize(outcomes, 0.7, 0.9, course).correctness_points
+            assert points == round(points, 3), (count, passed, points)
+            assert points == pytest.approx(20.0 * passed / count, abs=1e-3), (count, passed)
+
+
 def test_bad_trace_is_left_out_as_the_drivers_score_c_leaves_it_out(policy):
     summary = summarize(["ok", "ok", "bad_trace"], 0.7, 0.9, policy)
     assert summary.traces == 2 and summary.valid == 2
