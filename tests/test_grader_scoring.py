@@ -192,6 +192,20 @@ def test_a_figure_no_trace_counts_for_is_shown_nowhere(tmp_path, weight, absent)
     assert (util == "") == (absent == "utilization") and (ratio == "") == (absent != "utilization"), cells
 
 
+def test_an_old_records_runaway_index_is_no_figure_even_with_finite_points(policy):
+    """An older grader stored P = 1.02e308 for rtcrash.c; with its performance points finite, the
+    record still reads as insane, and every output shows its correctness points alone."""
+    from grader.scoring import MAX_SANE_INDEX, sane, shown
+    honest = summarize(["ok"] * 4, 0.7, 0.9, policy)
+    assert sane(honest) and shown(honest) == honest
+    for index in (MAX_SANE_INDEX * 1.01, 1.02e308):
+        runaway = dataclasses.replace(honest, perf_index=index, performance_points=policy.points.performance * index / 100,
+                                      points=honest.correctness_points + policy.points.performance * index / 100)
+        assert not sane(runaway)
+        seen = shown(runaway)
+        assert (seen.perf_index, seen.performance_points, seen.points) == (0.0, 0.0, honest.correctness_points)
+
+
 def test_spread_of_the_k_best():
     assert spread([1.0, 1.01, 1.02, 5.0], 3) == pytest.approx(0.02)
     assert spread([2.0], 3) is None
