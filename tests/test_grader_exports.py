@@ -56,6 +56,38 @@ def test_grades_csv_has_a_row_per_student(graded):
         assert row["verdict"] == subs[name].verdict and float(row["points"]) == subs[name].summary.points
 
 
+def test_grades_csv_puts_each_figure_under_its_own_column(graded):
+    """Each column of grades.csv holds the record's figure of that name (points to 3 places, U and
+    T / T_libc to 4), not a neighbour's: a TA's sheet sorts and averages by these headers."""
+    batch, *_ = graded
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(batch)))}
+    good = by_name(batch)["good"].summary
+    assert good.utilization != good.throughput_ratio and good.correctness_points != good.performance_points
+    for name, row in rows.items():
+        s = by_name(batch)[name].summary
+        for column, places in (("correctness_points", 3), ("performance_points", 3), ("points", 3),
+                               ("perf_index", 3), ("utilization", 4), ("throughput_ratio", 4)):
+            value = getattr(s, column)
+            assert row[column] == ("" if value is None else str(round(value, places))), (name, column)
+        assert (int(row["valid"]), int(row["traces"]), float(row["max_points"])) == (s.valid, s.traces, s.max_points)
+
+
+def test_grades_csv_shows_an_insane_old_record_as_every_other_output_does(graded):
+    """A record from an older grader with figures no run produces (U 1.7e306, P 1.02e308): grades.csv
+    wrote them as they were, where Gradescope, Autolab and the report keep its correctness points only."""
+    import dataclasses
+    from grader.scoring import shown
+    batch, policy, *_ = graded
+    bad = _inflated(by_name(batch)["good"])
+    row = next(csv.DictReader(io.StringIO(exports.grades_csv(dataclasses.replace(batch, submissions=(bad,))))))
+    seen = shown(bad.summary)
+    assert (row["utilization"], row["throughput_ratio"]) == ("", "")
+    assert float(row["perf_index"]) == 0.0 and float(row["performance_points"]) == 0.0
+    assert float(row["points"]) == float(row["correctness_points"]) == seen.points == bad.summary.correctness_points
+    assert json.loads(exports.autolab_line(bad))["scores"]["Correctness"] == float(row["points"])
+    assert exports.gradescope_results(bad, policy)["score"] == float(row["points"])
+
+
 # unread: a grader_error for a trace reported as bad_trace, whose test was left out while the
 # correctness points were still divided over every trace (max_score 45 of 55)
 @pytest.mark.parametrize("name", ["good", "crasher", "broken", "cheat", "unread"])
