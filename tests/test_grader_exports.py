@@ -72,6 +72,17 @@ def test_grades_csv_puts_each_figure_under_its_own_column(graded):
         assert (int(row["valid"]), int(row["traces"]), float(row["max_points"])) == (s.valid, s.traces, s.max_points)
 
 
+def test_grades_csv_has_no_row_for_a_reference_variant(graded):
+    """A reference variant (timing.reference_variants) is graded beside the class for comparison;
+    it is no student, so grades.csv, which a TA uploads as the grades, has no row for it."""
+    import dataclasses
+    batch, *_ = graded
+    good = by_name(batch)["good"]
+    ref = dataclasses.replace(good, name="_ref-segregated", reference=True, origin="/kit/variants/segregated.c")
+    text = exports.grades_csv(dataclasses.replace(batch, submissions=(good, ref)))
+    assert [row["name"] for row in csv.DictReader(io.StringIO(text))] == ["good"]
+
+
 def test_grades_csv_shows_an_insane_old_record_as_every_other_output_does(graded):
     """A record from an older grader with figures no run produces (U 1.7e306, P 1.02e308): grades.csv
     wrote them as they were, where Gradescope, Autolab and the report keep its correctness points only."""
