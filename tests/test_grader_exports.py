@@ -519,6 +519,31 @@ def test_a_grader_error_before_the_build_does_not_say_mm_c_built(graded):
     assert after["status"] == "passed" and after["output"] == "mm.c compiled and linked with the driver"
 
 
+def test_a_course_without_a_leaderboard_gets_none(graded):
+    """gradescope.leaderboard = false: a course that ranks no one has no leaderboard in any results.json."""
+    import dataclasses
+    batch, policy, *_ = graded
+    off = dataclasses.replace(policy, gradescope=dataclasses.replace(policy.gradescope, leaderboard=False))
+    on = dataclasses.replace(policy, gradescope=dataclasses.replace(policy.gradescope, leaderboard=True))
+    for sub in batch.submissions:
+        assert "leaderboard" not in exports.gradescope_results(sub, off), sub.name
+        assert ("leaderboard" in exports.gradescope_results(sub, on)) == exports.counted(sub), sub.name
+
+
+@pytest.mark.parametrize("verdict", ["compile_error", "link_error", "bad_submission"])
+def test_a_submission_that_did_not_build_fails_the_build_test_with_its_reason(graded, verdict):
+    """A compile error, a link error (an undefined symbol) and a hand-in that is no mm.c: no build
+    to run, so Gradescope's Build test fails with the reason, never 'mm.c compiled and linked'."""
+    import dataclasses
+    batch, policy, *_ = graded
+    broken = by_name(batch)["broken"]
+    assert broken.verdict == "compile_error"
+    sub = dataclasses.replace(broken, verdict=verdict, reason=f"{verdict}: the reason the student reads")
+    build = exports.gradescope_results(sub, policy)["tests"][0]
+    assert build["name"] == "Build" and build["status"] == "failed"
+    assert build["output"].startswith(sub.reason) and "compiled and linked" not in build["output"]
+
+
 def test_a_grader_error_is_on_no_leaderboard_or_scoreboard(graded):
     """unread is a grader_error: Gradescope's leaderboard and Autolab's scoreboard listed it with
     P 0, ranking the student last for the grader's fault.  It now has no leaderboard entry, and no
