@@ -265,6 +265,23 @@ def test_utilization_must_rest_on_a_heap_that_holds_the_peak_payload():
     assert trace_problem({**row, "heap_high_water": 1000001}, 16, 1 << 30) == ""
 
 
+def test_a_summary_throughput_ratio_must_follow_from_the_traces_timings():
+    """A forged T / T_libc in the summary, beside honest trace rows, earns throughput points the
+    allocator never had: the summary must agree with what the rows' timings give."""
+    from grader.scoring import recompute, summary_problem
+
+    def row(name, seconds, libc):
+        return {"name": name, "outcome": "ok", "weight": 1, "ops": 1000, "peak_payload": 800, "utilization": 0.8,
+                "timing": {"seconds": seconds, "samples": [seconds]}, "libc": {"seconds": libc, "samples": [libc]}}
+    rows = [row("a", 0.004, 0.001), row("b", 0.006, 0.002)]
+    util, ratio = recompute(rows)
+    assert 0 < ratio < 1
+    assert summary_problem({"utilization": util, "throughput_ratio": ratio}, rows) == ""
+    for forged in (2 * ratio, ratio * 1.01, 1.0, None):
+        problem = summary_problem({"utilization": util, "throughput_ratio": forged}, rows)
+        assert "throughput ratio" in problem and "does not follow from the traces' timings" in problem, forged
+
+
 def test_the_honest_fake_still_passes_every_check(batch):
     assert batch["honest"].verdict == "ok" and batch["crasher"].reason.startswith("1 of 2 traces failed")
     assert [(t.name, t.weight, t.ops) for t in batch["honest"].traces] == [("grow", 1, 5), ("tiny", 1, 4)]
