@@ -282,6 +282,20 @@ def test_a_summary_throughput_ratio_must_follow_from_the_traces_timings():
         assert "throughput ratio" in problem and "does not follow from the traces' timings" in problem, forged
 
 
+def test_a_negative_or_endless_timing_is_refused():
+    """A negative time in a trace's timing or libc figures lowers the summed time and so raises
+    T / T_libc, which the summary then agrees with: no correct run measures one."""
+    from grader.scoring import trace_problem
+    row = {"utilization": None, "timing": {"seconds": 0.004, "ops_per_sec": 250000.0, "samples": [0.004, 0.005]},
+           "libc": {"seconds": 0.002, "ops_per_sec": 500000.0, "samples": [0.002]}}
+    assert trace_problem(row, 16, 1 << 30) == ""
+    for key in ("timing", "libc"):
+        for field, bad in (("seconds", -0.001), ("ops_per_sec", -1.0), ("samples", [0.004, -0.004]),
+                           ("seconds", float("inf"))):
+            forged = {**row, key: {**row[key], field: bad}}
+            assert f"{key} figure" in trace_problem(forged, 16, 1 << 30), (key, field, bad)
+
+
 def test_the_honest_fake_still_passes_every_check(batch):
     assert batch["honest"].verdict == "ok" and batch["crasher"].reason.startswith("1 of 2 traces failed")
     assert [(t.name, t.weight, t.ops) for t in batch["honest"].traces] == [("grow", 1, 5), ("tiny", 1, 4)]
