@@ -519,6 +519,30 @@ def test_a_grader_error_before_the_build_does_not_say_mm_c_built(graded):
     assert after["status"] == "passed" and after["output"] == "mm.c compiled and linked with the driver"
 
 
+def test_a_lenient_course_ranks_a_failed_submission_by_the_p_it_was_graded_with(graded):
+    """With all_or_nothing = false a failed submission keeps a P; the leaderboard and Autolab's
+    scoreboard rank it by that P (its grade's), with no utilization or throughput it did not earn."""
+    import dataclasses
+    batch, policy, *_ = graded
+    crasher = by_name(batch)["crasher"]
+    assert crasher.verdict == "failed"
+    lenient = dataclasses.replace(crasher, summary=dataclasses.replace(crasher.summary, perf_index=41.5,
+                                                                       performance_points=round(0.415 * policy.points.performance, 3)))
+    board = {e["name"]: e["value"] for e in exports.gradescope_results(lenient, policy)["leaderboard"]}
+    assert board == {"Performance index": 41.5, "Utilization %": 0.0, "Throughput / libc": 0.0}
+    assert json.loads(exports.autolab_line(lenient))["scoreboard"] == [41.5, 0.0, 0.0]
+
+
+def test_an_insane_old_record_is_ranked_by_nothing_it_holds(graded):
+    """A record of an older grader with P 1.02e308 and U 1.7e306 topped the leaderboard and Autolab's
+    scoreboard with those figures, where its score and every other output show them as none."""
+    batch, policy, *_ = graded
+    bad = _inflated(by_name(batch)["good"])
+    board = {e["name"]: e["value"] for e in exports.gradescope_results(bad, policy)["leaderboard"]}
+    assert board == {"Performance index": 0.0, "Utilization %": 0.0, "Throughput / libc": 0.0}
+    assert json.loads(exports.autolab_line(bad))["scoreboard"] == [0.0, 0.0, 0.0]
+
+
 def test_a_course_without_a_leaderboard_gets_none(graded):
     """gradescope.leaderboard = false: a course that ranks no one has no leaderboard in any results.json."""
     import dataclasses
