@@ -543,6 +543,25 @@ def test_an_insane_old_record_is_ranked_by_nothing_it_holds(graded):
     assert json.loads(exports.autolab_line(bad))["scoreboard"] == [0.0, 0.0, 0.0]
 
 
+def test_a_rebuilt_report_gives_a_grader_error_no_points_for_the_traces_that_ran(graded):
+    """Rebuilding from results.json computes each record's points again (store.rescored); a
+    grader_error is not graded, so its traces that ran ok earn nothing there either, and every
+    export of the rebuilt batch still gives it 0."""
+    import dataclasses
+    from grader import store
+    batch, *_ = graded
+    unread = by_name(batch)["unread"]
+    assert unread.verdict == "grader_error" and any(t.outcome == "ok" for t in unread.traces)
+    again = by_name(store.rescored(batch))
+    assert again["unread"].summary == unread.summary and again["unread"].summary.points == 0
+    assert all(t.points == 0 for t in again["unread"].traces)
+    assert json.loads(exports.autolab_line(again["unread"]))["scores"] == {"Correctness": 0.0, "Performance": 0.0}
+    assert again["good"].summary == by_name(batch)["good"].summary      # a graded record is unchanged
+    row = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(
+        dataclasses.replace(batch, submissions=tuple(again.values())))))}["unread"]
+    assert float(row["points"]) == 0.0
+
+
 def test_a_course_without_a_leaderboard_gets_none(graded):
     """gradescope.leaderboard = false: a course that ranks no one has no leaderboard in any results.json."""
     import dataclasses
