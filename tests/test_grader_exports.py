@@ -562,6 +562,23 @@ def test_a_rebuilt_report_gives_a_grader_error_no_points_for_the_traces_that_ran
     assert float(row["points"]) == 0.0
 
 
+def test_an_insane_record_with_finite_points_scores_its_correctness_alone_everywhere(graded):
+    """U 1.7e306 makes a record insane even where its performance points are finite: Autolab's
+    scores, Gradescope's and grades.csv all give it its correctness points and no performance points."""
+    import dataclasses
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    bad = _inflated(good)
+    bad = dataclasses.replace(bad, summary=dataclasses.replace(bad.summary, performance_points=20.0,
+                                                               points=good.summary.correctness_points + 20.0))
+    correct = good.summary.correctness_points
+    assert json.loads(exports.autolab_line(bad))["scores"] == {"Correctness": correct, "Performance": 0.0}
+    results = exports.gradescope_results(bad, policy)
+    assert results["score"] == correct and {t["name"]: t for t in results["tests"]}["Performance"]["score"] == 0.0
+    row = next(csv.DictReader(io.StringIO(exports.grades_csv(dataclasses.replace(batch, submissions=(bad,))))))
+    assert (float(row["performance_points"]), float(row["points"])) == (0.0, correct)
+
+
 def test_a_course_without_a_leaderboard_gets_none(graded):
     """gradescope.leaderboard = false: a course that ranks no one has no leaderboard in any results.json."""
     import dataclasses
