@@ -579,6 +579,19 @@ def test_an_insane_record_with_finite_points_scores_its_correctness_alone_everyw
     assert (float(row["performance_points"]), float(row["points"])) == (0.0, correct)
 
 
+def test_the_leaderboard_ranks_throughput_to_3_places(graded):
+    """T / T_libc on the leaderboard and Autolab's scoreboard is rounded to 3 places, as its other
+    figures are: two submissions 0.004x apart are not ranked as tied."""
+    import dataclasses
+    batch, policy, *_ = graded
+    good = by_name(batch)["good"]
+    for ratio in (0.8049, 0.8011):
+        sub = dataclasses.replace(good, summary=dataclasses.replace(good.summary, throughput_ratio=ratio))
+        board = {e["name"]: e["value"] for e in exports.gradescope_results(sub, policy)["leaderboard"]}
+        assert board["Throughput / libc"] == round(ratio, 3)
+        assert json.loads(exports.autolab_line(sub))["scoreboard"][2] == round(ratio, 3)
+
+
 def test_a_course_without_a_leaderboard_gets_none(graded):
     """gradescope.leaderboard = false: a course that ranks no one has no leaderboard in any results.json."""
     import dataclasses
