@@ -206,6 +206,20 @@ def test_an_old_records_runaway_index_is_no_figure_even_with_finite_points(polic
         assert (seen.perf_index, seen.performance_points, seen.points) == (0.0, 0.0, honest.correctness_points)
 
 
+def test_a_perfect_utilization_is_shown_as_measured():
+    """U = 1 (a heap no larger than the peak payload) is a figure a correct run produces: every
+    output shows it, on a trace and on a run, and only a figure past 1 is no figure."""
+    from grader.model import RunFigure, TraceResult
+    from grader.scoring import shown_run, shown_trace
+    trace = TraceResult(name="t", weight=1, ops=4, outcome="ok", message="", explanation="", op_index=None, op=None,
+                        utilization=1.0, ops_per_sec=1e6, libc_ops_per_sec=2e6, spread=0.01, output="", points=5.0)
+    assert shown_trace(trace) == trace
+    assert shown_trace(dataclasses.replace(trace, utilization=1.0000001)).utilization is None
+    run = RunFigure("ok", 100.0, 1.0, 1.0)
+    assert shown_run(run) == run
+    assert shown_run(dataclasses.replace(run, perf_index=1.02e308)).perf_index == 0.0
+
+
 def test_spread_of_the_k_best():
     assert spread([1.0, 1.01, 1.02, 5.0], 3) == pytest.approx(0.02)
     assert spread([2.0], 3) is None
