@@ -120,10 +120,14 @@ def _summary_table(batch: Batch) -> Table:
     return table
 
 
-def _write_outputs(batch: Batch, outdir: Path, report: bool) -> Path | None:
+def _write_outputs(batch: Batch, outdir: Path, report: bool, written: list[str] | None = None) -> Path | None:
+    """grades.csv, then the report (or, without one, no earlier run's left beside it); each file
+    written is added to WRITTEN, for a message if a stop comes before the rest."""
     if not report:
         _drop_report(outdir)
     store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
+    if written is not None:
+        written.append("grades.csv")
     return render(batch, outdir) if report else None
 
 
@@ -234,20 +238,17 @@ def _grade_locked(ctx: Context, candidates: list[Candidate], outdir: Path, jobs:
         _fail(f"{how}: {_kept(outdir, candidates, not no_report)}; rerun to resume", code)
     except store.OutputError as err:
         _fail(f"{err}; the records graded before it are kept in {outdir / store.SUBMISSIONS}")
-    written = "results.json is"
+    done = ["results.json"]
     try:
         with _terminate_as_interrupt():
-            if no_report:
-                _drop_report(outdir)
-            store.write_atomic(outdir / "grades.csv", exports.grades_csv(batch))
-            written = "results.json and grades.csv are"
-            return batch, None if no_report else render(batch, outdir)
+            return batch, _write_outputs(batch, outdir, not no_report, done)
     except store.OutputError as err:
         _fail(str(err))
     except KeyboardInterrupt as stop:     # click would say 'aborted', exit 1, SIGTERM nothing at all
         how, code = _stopped(stop)
         _fail(f"{how} while writing the outputs: all {len(batch.submissions)} submissions are graded and "
-              f"{written} written in {outdir}; `mmgrade report {outdir}` rebuilds the report", code)
+              f"{' and '.join(done)} {'are' if len(done) > 1 else 'is'} written in {outdir}; `mmgrade report "
+              f"{outdir}` rebuilds the report", code)
 
 
 def _class(submissions: Path, outdir: Path) -> list[Candidate]:
