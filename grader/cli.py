@@ -372,20 +372,35 @@ def report(outdir: Path) -> None:
     Example:
       mmgrade report graded
     """
+    changed, grading = 0, False
     try:
         with _terminate_as_interrupt():
-            batch = store.read_results(outdir)
+            store.read_results(outdir)          # a results.json that is none is refused before the layout
             store.check_layout(outdir)
             if (last_run := store.unfinished(outdir)):
                 click.echo(f"mmgrade: warning: {outdir}: {last_run}", err=True)
+            grading = store.grading_now(outdir)     # it writes results.json itself when it finishes
+            batch, changed = store.rescore_results(outdir, rewrite=not grading)
+            if changed:
+                _say_rescored(outdir, changed, grading)
             index = _write_outputs(batch, outdir, report=True)
     except store.OutputError as err:
         _fail(str(err))
     except KeyboardInterrupt as stop:     # click would say 'aborted', exit 1, SIGTERM nothing at all
         how, code = _stopped(stop)
-        _fail(f"{how} while writing the report: results.json is as it was; run `mmgrade report {outdir}` "
+        state = "holds the rescored points" if changed and not grading else "is as it was"
+        _fail(f"{how} while writing the report: results.json {state}; run `mmgrade report {outdir}` "
               "again for the rest", code)
     click.echo(f"report: {index}")
+
+
+def _say_rescored(outdir: Path, changed: int, grading: bool) -> None:
+    """One line: results.json's points were not this grader's, and whether it now holds them."""
+    records = f"{changed} record{'s' if changed > 1 else ''}"
+    done = "left as it is: a run grading there now writes it" if grading else "rewritten with them"
+    click.echo(f"mmgrade: note: {outdir / 'results.json'}: {records} had points other than this grader "
+               f"scores (an older grader's); grades.csv and the report show its points, results.json is {done}",
+               err=True)
 
 
 def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdir: Path) -> tuple[Submission, object]:

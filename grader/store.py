@@ -182,6 +182,11 @@ def _locked_by_another(outdir: Path) -> bool | None:
         os.close(fd)
 
 
+def grading_now(outdir: Path) -> bool:
+    """Whether a live run holds OUTDIR's lock (it writes results.json when it finishes)."""
+    return _locked_by_another(outdir) is True
+
+
 def unfinished(outdir: Path) -> str | None:
     """What `mmgrade report` should say of OUTDIR's last grading run: one grading now, one that
     was killed before it finished (results.json is then older than it), or None."""
@@ -268,8 +273,35 @@ def reusable(old: Submission | None, sha256: str | None, policy_digest: str, kit
 
 
 def read_results(outdir: Path) -> Batch:
-    """OUTDIR/results.json as a Batch, checked against its schema first: a wrongly typed field
-    (points = "abc") is an OutputError naming the field, not a traceback while rendering."""
+    """OUTDIR/results.json as a Batch, its points as this grader computes them (rescored)."""
+    return rescored(_read_stored(outdir)[1])
+
+
+def rescore_results(outdir: Path, rewrite: bool = True) -> tuple[Batch, int]:
+    """read_results, and OUTDIR/results.json rewritten (atomically) when some of its records' points
+    are not the ones this grader computes, so that it says what grades.csv and the report built from
+    it say; with how many records were rewritten.  Only the rescored fields of those records change:
+    every other byte of meaning (created, the policy, a record's other fields) is kept as it was.
+    Without REWRITE (a run is grading there now, and writes results.json itself) it is left alone."""
+    data, stored = _read_stored(outdir)
+    batch = rescored(stored)
+    changed = 0
+    for raw, old, new in zip(data["submissions"], stored.submissions, batch.submissions):
+        fresh = {key: value for key, value in new.to_json().items() if key in RESCORED}
+        if json.dumps(fresh) != json.dumps({key: value for key, value in old.to_json().items() if key in RESCORED}):
+            raw.update(fresh)
+            changed += 1
+    if changed and rewrite:
+        write_json(Path(outdir) / "results.json", data)
+    return batch, changed
+
+
+RESCORED = ("summary", "traces", "runs")        # what scoring.rescored may change in a record
+
+
+def _read_stored(outdir: Path) -> tuple[dict[str, Any], Batch]:
+    """OUTDIR/results.json as it is stored, as JSON and as a Batch, checked against its schema first: a
+    wrongly typed field (points = "abc") is an OutputError naming the field, not a traceback while rendering."""
     path = Path(outdir) / "results.json"
     try:
         data = json.loads(read_regular(path).decode("utf-8"))
@@ -286,7 +318,7 @@ def read_results(outdir: Path) -> Batch:
         batch = Batch.from_json(data)
     except (ValueError, KeyError, TypeError) as err:
         raise OutputError(f"{path}: not a grader results file ({err})") from None
-    return rescored(batch)
+    return data, batch
 
 
 def rescored(batch: Batch) -> Batch:

@@ -457,3 +457,66 @@ def test_report_rebuilds_a_class_graded_with_a_throughput_cap_above_one(tmp_path
     done = run_grader("report", out, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"P = {batch.submissions[0].summary.perf_index:.1f}" in (out / "report" / "sub" / "fast.html").read_text()
+
+
+def _older_grader(outdir, dest):
+    """DEST holding OUTDIR's results.json as an older grader could have scored it: ann's points
+    and her traces' other than this grader's.  Returns the document as this grader writes it."""
+    dest.mkdir()
+    data = json.loads((outdir / "results.json").read_text())
+    ann = next(s for s in data["submissions"] if s["name"] == "ann")
+    older = json.loads(json.dumps(data))
+    old_ann = next(s for s in older["submissions"] if s["name"] == "ann")
+    old_ann["summary"].update(points=1.5, correctness_points=1.0, performance_points=0.5)
+    for trace in old_ann["traces"]:
+        trace["points"] = 0.25
+    assert old_ann != ann
+    (dest / "results.json").write_text(json.dumps(older, indent=1) + "\n")
+    return data
+
+
+def test_report_rewrites_results_json_with_the_points_it_shows(outdir, tmp_path):
+    """`mmgrade report` scores every record as this grader does (store.rescored) for grades.csv and the
+    report, but left results.json with an older grader's points, so that results.json said 1.5 points
+    where grades.csv said ann's real ones.  It now rewrites results.json with them, saying so in one
+    line, every other field as it was; a second run finds nothing to rewrite and says nothing."""
+    import csv
+    out = tmp_path / "out"
+    data = _older_grader(outdir, out)
+    done = run_grader("report", out, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"mmgrade: note: {out / 'results.json'}: 1 record had points other than this grader scores (an older "
+        "grader's); grades.csv and the report show its points, results.json is rewritten with them"]
+    assert json.loads((out / "results.json").read_text()) == data      # created, policy, ... kept
+    row = {r["name"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}["ann"]
+    ann = next(s for s in data["submissions"] if s["name"] == "ann")
+    assert row["points"] == exports.points_text(ann["summary"]["points"])
+    before = (out / "results.json").stat().st_mtime_ns
+    again = run_grader("report", out, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert (out / "results.json").stat().st_mtime_ns == before
+
+
+def test_a_failed_rewrite_of_results_json_loses_nothing(outdir, tmp_path, monkeypatch):
+    """results.json is rewritten atomically: a write that fails (a full disk) leaves the older
+    file whole and no temporary file beside it, in one line naming it, exit status 2."""
+    import os
+
+    from click.testing import CliRunner
+
+    from grader import cli, store
+
+    out = tmp_path / "out"
+    _older_grader(outdir, out)
+    older = (out / "results.json").read_bytes()
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device", str(dst))
+    monkeypatch.setattr(store.os, "replace", full)
+    done = CliRunner().invoke(cli.main, ["report", str(out)])
+    assert done.exit_code == 2, done.output
+    assert done.output.strip().splitlines()[-1] == (
+        f"mmgrade: {out / 'results.json'}: cannot write the grader's output there (No space left on device)")
+    assert (out / "results.json").read_bytes() == older
+    assert sorted(os.listdir(out)) == ["results.json"]
