@@ -1,7 +1,6 @@
 """mmgrade: the grader's command line.  The only module that prints."""
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import signal
@@ -471,6 +470,9 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
 def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: bool) -> None:
     """Grade SUBMISSION (default ./mm.c) and end with the line Autolab reads.
 
+    When the grader fails (grader_error, a broken policy) there is no such line, so that
+    Autolab records no grade: a last line saying so, and exit status 1.
+
     \b
     Example (what the autograde Makefile does):
       mmgrade autolab mm.c --kit kit
@@ -478,14 +480,17 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     kit = kit or default_kit()
     try:
         sub, _ = _grade_one(kit, config, submission, unsafe, Path("mmgrade-out"))
-    except ERRORS as err:
-        click.echo(f"mmgrade: {err}")
-        click.echo(json.dumps({"scores": {"Correctness": 0, "Performance": 0}, "scoreboard": [0, 0, 0]}))
-        return
+    except ERRORS as err:       # no grade at all (a broken policy, no sandbox): the grader's, never 0 points
+        click.echo(exports.autolab_not_graded(str(err)))
+        sys.exit(1)
     click.echo(f"{sub.verdict}: {sub.reason}")
     for trace in sub.traces:
         click.echo(f"  {trace.name:24} {trace.outcome:18} {trace.message}")
-    click.echo(exports.autolab_line(sub))
+    line = exports.autolab_line(sub)
+    if line is None:
+        click.echo(exports.autolab_not_graded(sub.reason))
+        sys.exit(1)
+    click.echo(line)
 
 
 @main.command()

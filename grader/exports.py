@@ -227,12 +227,18 @@ def ranked(sub: Submission) -> tuple[float, float, float]:
     return _num(s.perf_index), float(percent(s.utilization or 0.0, 2)), _num(s.throughput_ratio)
 
 
-def autolab_line(sub: Submission) -> str:
-    """The last line Autolab reads: scores by problem and the scoreboard row.  A grader_error has no
-    row: Autolab then shows '-' in each of the scoreboard's columns, not a P of 0 ranked last."""
+def autolab_line(sub: Submission) -> str | None:
+    """The last line Autolab reads: scores by problem and the scoreboard row.  None for a grader_error:
+    a line of zeros would be a grade for the grader's failure, which a TA uploading it gives the student."""
+    if not counted(sub):
+        return None
     s = shown(sub.summary)
     scores = {"Correctness": _num(s.correctness_points), "Performance": _num(s.performance_points)}
-    line: dict[str, Any] = {"scores": scores}
-    if counted(sub):
-        line["scoreboard"] = list(ranked(sub))
-    return json.dumps(line, separators=(",", ":"), allow_nan=False)
+    return json.dumps({"scores": scores, "scoreboard": list(ranked(sub))}, separators=(",", ":"), allow_nan=False)
+
+
+def autolab_not_graded(reason: str) -> str:
+    """The last line of an Autolab job the grader failed: no score line, which Autolab reports as an
+    autograder failure (its feedback shows this line), keeping any score it had, until a regrade."""
+    return (f"mmgrade: not graded: the grader failed, not the submission ({reason}); no score given: "
+            "regrade it once the grader is mended")

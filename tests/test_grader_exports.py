@@ -227,12 +227,11 @@ def test_gradescope_states_the_median_of_several_runs(graded):
 
 def test_autolab_line(graded):
     batch, *_ = graded
-    for sub in batch.submissions:
+    for sub in filter(exports.counted, batch.submissions):      # a grader_error has none
         data = json.loads(exports.autolab_line(sub))
         jsonschema.validate(data, _schema("autolab-line.schema.json"))
         assert sum(data["scores"].values()) == pytest.approx(sub.summary.points, abs=0.01)
-        if exports.counted(sub):
-            assert data["scoreboard"][0] == sub.summary.perf_index
+        assert data["scoreboard"][0] == sub.summary.perf_index
 
 
 def _cli(*args, cwd=None):
@@ -555,7 +554,7 @@ def test_a_rebuilt_report_gives_a_grader_error_no_points_for_the_traces_that_ran
     again = by_name(store.rescored(batch))
     assert again["unread"].summary == unread.summary and again["unread"].summary.points == 0
     assert all(t.points == 0 for t in again["unread"].traces)
-    assert json.loads(exports.autolab_line(again["unread"]))["scores"] == {"Correctness": 0.0, "Performance": 0.0}
+    assert exports.autolab_line(again["unread"]) is None
     assert again["good"].summary == by_name(batch)["good"].summary      # a graded record is unchanged
     row = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(
         dataclasses.replace(batch, submissions=tuple(again.values())))))}["unread"]
@@ -620,19 +619,41 @@ def test_a_submission_that_did_not_build_fails_the_build_test_with_its_reason(gr
 def test_a_grader_error_is_on_no_leaderboard_or_scoreboard(graded):
     """unread is a grader_error: Gradescope's leaderboard and Autolab's scoreboard listed it with
     P 0, ranking the student last for the grader's fault.  It now has no leaderboard entry, and no
-    scoreboard row (Autolab shows '-' in its columns), as exports.counted leaves it out of the
-    histograms; every submission the grader did grade keeps its row."""
+    Autolab line at all (test_autolab_gives_a_grader_error_no_score), as exports.counted leaves it
+    out of the histograms; every submission the grader did grade keeps its row."""
     batch, policy, *_ = graded
     for sub in batch.submissions:
         results = exports.gradescope_results(sub, policy)
-        line = json.loads(exports.autolab_line(sub))
-        assert ("leaderboard" in results) == ("scoreboard" in line) == exports.counted(sub) == \
+        line = exports.autolab_line(sub)
+        assert ("leaderboard" in results) == (line is not None) == exports.counted(sub) == \
             (sub.verdict != "grader_error"), sub.name
         jsonschema.validate(results, _schema("gradescope-results.schema.json"))
-        jsonschema.validate(line, _schema("autolab-line.schema.json"))
-    unread = by_name(batch)["unread"]
-    assert unread.verdict == "grader_error"
-    assert json.loads(exports.autolab_line(unread))["scores"] == {"Correctness": 0.0, "Performance": 0.0}
+        if line is not None:
+            assert "scoreboard" in json.loads(line)
+            jsonschema.validate(json.loads(line), _schema("autolab-line.schema.json"))
+    assert by_name(batch)["unread"].verdict == "grader_error"
+
+
+def test_autolab_gives_a_grader_error_no_score(graded, tmp_path):
+    """A grader_error (the grader failed, not the student) ended `mmgrade autolab` with the line
+    {"scores": {"Correctness": 0, "Performance": 0}}, exit status 0: Autolab gave the student 0 for
+    the grader's failure.  So did a grader that could not start (a broken policy).  Now neither has
+    a score line: the last line says the grader failed and the submission must be regraded, and the
+    exit status is 1, so that Autolab reports an autograder failure and records no grade."""
+    _, _, kit, root = graded
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "mm.c").write_text(source("good") + "/* FAKE:bad=tiny */\n")
+    done = _cli("autolab", "mm.c", "--kit", kit, "--config", root / "course.toml", cwd=job)
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("mmgrade: not graded: the grader failed, not the submission (")
+    assert last.endswith("no score given: regrade it once the grader is mended")
+    assert '"scores"' not in done.stdout
+    (tmp_path / "broken.toml").write_text("[points\n")
+    done = _cli("autolab", "mm.c", "--kit", kit, "--config", tmp_path / "broken.toml", cwd=job)
+    assert done.returncode == 1 and '"scores"' not in done.stdout, done.stdout
+    assert done.stdout.strip().splitlines()[-1].startswith("mmgrade: not graded: the grader failed")
 
 
 def test_gradescope_shows_every_output_as_plain_text(graded):
