@@ -193,11 +193,6 @@ def one_handin(path: Path) -> Candidate:
     return Candidate(_safe_name(folder.name), folder, "folder", handin=folder.name)
 
 
-def _files(folder: Path, label: str) -> list[PurePosixPath]:
-    """The files under FOLDER at any depth, as _walk lists them."""
-    return _walk(folder, label)[0]
-
-
 def _walk(folder: Path, label: str) -> tuple[list[PurePosixPath], list[PurePosixPath]]:
     """The files and the folders under FOLDER at any depth, relative to it, sorted; hidden entries and OS litter
     skipped, and links to folders not followed (what they lead to is not the hand-in's).  A link
@@ -224,7 +219,7 @@ def _walk(folder: Path, label: str) -> tuple[list[PurePosixPath], list[PurePosix
 
 
 def _folder_mm_c(folder: Path, label: str, files: list[PurePosixPath]) -> str | None:
-    """The one mm.c among FILES (FOLDER's, from _files), as _pick finds it in an archive: mm.c beside
+    """The one mm.c among FILES (FOLDER's, from _walk), as _pick finds it in an archive: mm.c beside
     old/mm.c is refused, as it is in the folder's archive.  A top-level mm.c that is no file (a
     folder, a link to one) counts, for the reader to refuse as what it is."""
     names = [str(p) for p in files]
@@ -237,14 +232,16 @@ def find_one(folder: Path) -> Path:
     """The one hand-in in FOLDER (Gradescope's submission folder, at any depth): the only mm.c
     (several refused), else the only .c file or archive of the forms the class reader knows."""
     folder = Path(folder)
-    files = _files(folder, str(folder))
-    chosen = _folder_mm_c(folder, str(folder), files)
+    label = one_line(str(folder))
+    files, folders = _walk(folder, label)
+    chosen = _folder_mm_c(folder, label, files)
     if chosen is not None:
         return folder / chosen
     found = [p for p in files if p.suffix == ".c" or _archive_stem(Path(p.name)) is not None]
     if len(found) != 1:
-        shown = f": {', '.join(str(p) for p in found[:3])}" if found else ""
-        raise SubmissionError(f"{folder}: expected mm.c (found {len(found)} candidate files{shown})")
+        _refuse_mm_c_folders(label, folders)
+        shown = f": {_several([str(p) for p in found])}" if found else ""
+        raise SubmissionError(f"{label}: expected mm.c (found {len(found)} candidate files{shown})")
     return folder / found[0]
 
 
@@ -362,7 +359,7 @@ def _check_member_path(name: str, label: str) -> PurePosixPath:
 
 def _litter_in(name: str) -> bool:
     """NAME (an archive's member) lies in or is a hidden entry or OS litter, which a folder skips
-    (_files): an archive's .old/mm.c or __MACOSX/h/mm.c unpacked is no part of the folder's hand-in."""
+    (_walk): an archive's .old/mm.c or __MACOSX/h/mm.c unpacked is no part of the folder's hand-in."""
     return any(_litter(Path(part)) for part in _member_path(name).parts)
 
 
@@ -538,13 +535,18 @@ def _read_folder(folder: Path, shown: str, limit: int) -> str:
     archives = [p for p in files if _archive_stem(Path(p.name)) is not None]
     if len(archives) == 1 and not any(p.suffix == ".c" for p in files):
         return _read_archive(folder / archives[0], f"{shown}/{one_line(str(archives[0]))}", limit)
-    # as an archive says it: a folder named mm.c is there, so "no mm.c" would read as a wrong walk
+    _refuse_mm_c_folders(shown, folders)
+    raise SubmissionError(f"{shown}/mm.c: missing: the folder {shown} has no mm.c ({_contents(folder)})")
+
+
+def _refuse_mm_c_folders(shown: str, folders: list[PurePosixPath]) -> None:
+    """Refuse, as an archive says it, a folder SHOWN whose FOLDERS (from _walk) include some named
+    mm.c, where no file mm.c was found: "no mm.c" or "0 candidate files" would read as a wrong walk."""
     named = [str(p) for p in folders if p.name == "mm.c"]
     if len(named) == 1:
         raise SubmissionError(f"{shown}/{_cut(one_line(named[0]))}: a folder, not a file")
     if named:
         raise SubmissionError(f"{shown}: no file mm.c in the folder, but folders named mm.c ({_several(named)})")
-    raise SubmissionError(f"{shown}/mm.c: missing: the folder {shown} has no mm.c ({_contents(folder)})")
 
 
 def _read_archive(path: Path, label: str, limit: int) -> str:

@@ -742,3 +742,31 @@ def test_links_in_a_folder_lead_nowhere_outside_it(tmp_path):
     found = {c.name: c for c in discover(tmp_path / "class")}
     assert _reading(found["kate"]) == "refused: a symbolic link, not a file"
     assert _reading(found["leo"]) == "refused: missing: the folder leo has no mm.c (it holds handin)"
+
+
+@pytest.mark.parametrize("folders, said", [
+    (["a/mm.c", "b/mm.c"], "{root}: no file mm.c in the folder, but folders named mm.c (a/mm.c, b/mm.c)"),
+    (["h/mm.c"], "{root}/h/mm.c: a folder, not a file"),
+])
+def test_gradescope_says_its_submission_holds_only_folders_named_mm_c(tmp_path, folders, said):
+    """find_one (Gradescope's reader of one hand-in folder) said 'expected mm.c (found 0 candidate
+    files)' of a folder holding h/mm.c/ and no file mm.c, as if it had found nothing like it; it now
+    says what it found, in the class reader's words (the test above)."""
+    from grader.submissions import find_one
+    root = tmp_path / "submission"
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+    (root / folders[0] / "notes.txt").write_text("x")
+    with pytest.raises(SubmissionError) as err:
+        find_one(root)
+    assert str(err.value) == said.format(root=root)
+
+
+def test_gradescope_names_the_candidate_files_on_one_line(tmp_path):
+    """The candidate files find_one lists were shown raw: a file named 'a\\nb.c' broke its one line."""
+    from grader.submissions import find_one
+    (tmp_path / "a\nb.c").write_text(GOOD)
+    (tmp_path / "c.c").write_text(GOOD)
+    with pytest.raises(SubmissionError) as err:
+        find_one(tmp_path)
+    assert str(err.value) == f"{tmp_path}: expected mm.c (found 2 candidate files: a\\nb.c, c.c)"
