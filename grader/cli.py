@@ -456,9 +456,7 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
         _fail(str(err))
     except ERRORS as err:
         try:
-            store.write_json(results / "results.json",
-                             {"score": 0.0, "output": f"The autograder could not grade this submission: {err}",
-                              "tests": [], **exports.TEXT_ONLY})
+            store.write_json(results / "results.json", exports.gradescope_failure(str(err)))
         except store.OutputError as unwritten:      # as above: only the log can say either
             _fail(f"{err}; {unwritten}")
         _fail(str(err), 1)

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mmtrace.oneline import visible
+
 from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
@@ -90,8 +92,12 @@ def _versions(sub: Submission) -> tuple[Any, str]:
 
 
 def _cell(value: Any) -> Any:
-    """A text VALUE that a spreadsheet would take for a formula, quoted with a leading '."""
-    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+    """A text VALUE that a spreadsheet would take for a formula, quoted with a leading '; its invisible
+    characters shown (visible): a hand-in named with U+202E reversed the rest of its row in a terminal."""
+    if not isinstance(value, str):
+        return value
+    value = visible(value)
+    return f"'{value}" if value.startswith(FORMULA_STARTS) else value
 
 
 def percent(fraction: float | None, places: int = 1) -> str:
@@ -113,7 +119,7 @@ def shown_output(trace: TraceResult, chars: int | None = None) -> str:
     if left:
         text += ("\n" if head and not head.endswith("\n") else "") + f"[... {' and '.join(left)} not shown ...]"
         text += "\n" if trace.output_tail else ""
-    return _CONTROL.sub("?", text + trace.output_tail)
+    return visible(_CONTROL.sub("?", text + trace.output_tail))
 
 
 def _status(passed: bool) -> str:
@@ -180,7 +186,25 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         results["leaderboard"] = [{"name": "Performance index", "value": perf_index},
                                   {"name": "Utilization %", "value": util},
                                   {"name": "Throughput / libc", "value": ratio}]
-    return results
+    return _visible(results)
+
+
+def gradescope_failure(reason: str) -> dict[str, Any]:
+    """Gradescope's results.json for a submission the grader could not grade at all: score 0, why."""
+    return _visible({"score": 0.0, "output": f"The autograder could not grade this submission: {reason}",
+                     "tests": [], **TEXT_ONLY})
+
+
+def _visible(value: Any) -> Any:
+    """VALUE (a results.json) with every text in it made visible: an allocator's output, the compiler's
+    lines quoting the student's source, a rule's detail and the reason may hold a bidirectional control."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {key: _visible(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_visible(item) for item in value]
+    return value
 
 
 def _build_said(sub: Submission) -> tuple[bool, str]:
@@ -240,5 +264,5 @@ def autolab_line(sub: Submission) -> str | None:
 def autolab_not_graded(reason: str) -> str:
     """The last line of an Autolab job the grader failed: no score line, which Autolab reports as an
     autograder failure (its feedback shows this line), keeping any score it had, until a regrade."""
-    return (f"mmgrade: not graded: the grader failed, not the submission ({reason}); no score given: "
+    return (f"mmgrade: not graded: the grader failed, not the submission ({visible(reason)}); no score given: "
             "regrade it once the grader is mended")

@@ -10,6 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 import jinja2
+import markupsafe
+
+from mmtrace.oneline import visible
 
 from . import plots
 from .exports import counted, earned, handin, percent, points_text, shown_output
@@ -42,10 +45,19 @@ def timing_spread(sub: Submission) -> float | None:
     return max(spreads) if spreads else None
 
 
+def _shown(value):
+    """Every value a page shows, its invisible characters made visible (a hand-in's name, a reason, an
+    allocator's output): a U+202E reversed what followed it.  Before the HTML escaping, and kept
+    Markup when it is (visible adds only letters and backslashes), so nothing is escaped twice."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(visible(str(value)))
+    return visible(value) if isinstance(value, str) else value
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, finalize=_shown)
     env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
                        shown_output=shown_output, handin=handin, points=points_text, earned=earned)
     return env

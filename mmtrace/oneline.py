@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import signal
 import sys
 
@@ -22,6 +23,21 @@ def _shown(c: str) -> str:
     if "\udc80" <= c <= "\udcff":          # a byte that was not UTF-8, held by Python as a surrogate
         return f"\\x{ord(c) - 0xdc00:02x}"
     return c if c.isprintable() else repr(c)[1:-1]          # as repr writes it: a newline as backslash n
+
+
+# Characters that print nothing yet change what is read: the bidirectional controls (U+202A-U+202E,
+# U+2066-U+2069, the marks U+200E, U+200F, U+061C), which can reverse the text after them on a page
+# or a terminal (CVE-2021-42574, "Trojan Source": a grade read backwards), and the zero-width ones
+# (U+200B, U+2060-U+2064, U+FEFF) that split a word invisibly.  ZWNJ and ZWJ (U+200C, U+200D) are
+# kept: Persian names and emoji need them, and they move nothing.
+_INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """TEXT with its invisible characters (_INVISIBLE) shown as one_line shows them, '\\u202e', and all
+    else as it was (newlines, tabs, letters of any script): for text that keeps its lines, an
+    allocator's output or a compiler's, a file name in a page.  Applied twice it changes nothing."""
+    return _INVISIBLE.sub(lambda m: _shown(m.group(0)), text)
 
 
 def one_line(text: str) -> str:

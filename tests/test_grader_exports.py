@@ -667,3 +667,36 @@ def test_gradescope_shows_every_output_as_plain_text(graded):
         jsonschema.validate(results, _schema("gradescope-results.schema.json"))
         assert results["output_format"] == results["test_output_format"] == "text"
         assert all("output_format" not in t for t in results["tests"])      # none overrides it
+
+
+BIDI = "\u202e\u2066\u200f\u061c\u200b\ufeff"       # each reverses or hides what is around it
+
+
+def test_invisible_characters_are_shown_escaped_in_every_output(graded, tmp_path):
+    """An allocator printing U+202E (RIGHT-TO-LEFT OVERRIDE), or a hand-in named with one, had it pass
+    as it was into Gradescope's text, the report and grades.csv, where it reverses what follows it (a
+    grade read backwards, Trojan Source).  Each is now shown as '\\u202e', once (text that already
+    reads '\\u202e' is left alone), the HTML escaping as it was and a Persian name's ZWNJ kept."""
+    import dataclasses
+    from grader import report
+    batch, policy, *_ = graded
+    crasher = by_name(batch)["crasher"]
+    printed = f"<b>{BIDI}evil</b> already \\u202e\n"
+    traces = tuple(dataclasses.replace(t, output=printed, message=f"said {BIDI}") for t in crasher.traces)
+    sub = dataclasses.replace(crasher, traces=traces, reason=f"failed {BIDI}", build_log=f"mm.c:1: {BIDI}",
+                              origin=f"/h/ali{BIDI}.c", label="Ali\u200cReza")
+    shown = "\\u202e\\u2066\\u200f\\u061c\\u200b\\ufeff"
+    outputs = {
+        "gradescope": json.dumps(exports.gradescope_results(sub, policy), ensure_ascii=False),
+        "failure": json.dumps(exports.gradescope_failure(f"no mm.c {BIDI}"), ensure_ascii=False),
+        "grades.csv": exports.grades_csv(dataclasses.replace(batch, submissions=(sub,))),
+        "page": report._environment().get_template("submission.html.j2").render(sub=sub, figure=None),
+    }
+    for where, text in outputs.items():
+        assert not any(c in text for c in BIDI), where
+    tiny = {t["name"]: t for t in exports.gradescope_results(sub, policy)["tests"]}["Trace: tiny"]["output"]
+    assert f"<b>{shown}evil</b> already \\u202e\n" in tiny and "\\\\u202e" not in tiny
+    assert f"ali{shown}.c" in outputs["grades.csv"] and f"failed {shown}" in outputs["grades.csv"]
+    assert f"&lt;b&gt;{shown}evil&lt;/b&gt; already \\u202e" in outputs["page"] and "&amp;lt;" not in outputs["page"]
+    assert f"Hand-in ali{shown}.c" in outputs["page"] and "Ali\u200cReza" in outputs["page"]
+    assert exports.gradescope_failure(f"no mm.c {BIDI}")["output"].endswith(f"no mm.c {shown}")
