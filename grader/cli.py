@@ -422,7 +422,8 @@ def _gradescope_input(root: Path) -> Path:
     if not root.exists():
         _fail(f"{root}: Gradescope's folder (--root) does not exist; nothing written")
     if not submission.is_dir():
-        what = "is not a folder" if submission.exists() else "does not exist"
+        problem = link_problem(submission)      # a link to nothing is there: "does not exist" misnamed it
+        what = f"is {problem}" if problem else "is not a folder" if submission.exists() else "does not exist"
         _fail(f"{submission}: {what}, so {root} is not Gradescope's folder (--root), whose submission/ holds "
               "the hand-in; nothing written")
     return submission

@@ -135,16 +135,19 @@ def test_gradescope_says_why_in_one_line_when_no_results_json_can(tmp_path):
     assert "expected mm.c" in error and f"{root / 'results'}: cannot write the grader's output there" in error
 
 
-@pytest.mark.parametrize("layout", ["missing", "no_submission", "submission_is_a_file"])
+@pytest.mark.parametrize("layout", ["missing", "no_submission", "submission_is_a_file", "submission_is_a_broken_link"])
 def test_gradescope_refuses_a_root_that_is_not_gradescopes_folder(tmp_path, layout):
     """`gradescope --root nosuchroot` had made the folder, and written results/results.json in it
-    (as in a root without submission/), saying only 'expected mm.c (found 0 candidate files)'."""
+    (as in a root without submission/), saying only 'expected mm.c (found 0 candidate files)'.
+    A submission/ that is a link to nothing was said not to exist, though it is there, as a link."""
     kit = make_fake_kit(tmp_path / "kit")
     root = tmp_path / "nosuchroot"
     if layout != "missing":
         root.mkdir()
     if layout == "submission_is_a_file":
         (root / "submission").write_text("int x;\n")
+    if layout == "submission_is_a_broken_link":
+        (root / "submission").symlink_to(tmp_path / "gone")
     error = one_line_error(cli("gradescope", "--root", root, "--kit", kit))
     sub = root / "submission"
     assert error == {
@@ -152,7 +155,10 @@ def test_gradescope_refuses_a_root_that_is_not_gradescopes_folder(tmp_path, layo
         "no_submission": f"mmgrade: {sub}: does not exist, so {root} is not Gradescope's folder (--root), "
                          "whose submission/ holds the hand-in; nothing written",
         "submission_is_a_file": f"mmgrade: {sub}: is not a folder, so {root} is not Gradescope's folder "
-                                "(--root), whose submission/ holds the hand-in; nothing written"}[layout]
+                                "(--root), whose submission/ holds the hand-in; nothing written",
+        "submission_is_a_broken_link": f"mmgrade: {sub}: is a symbolic link whose target, {tmp_path / 'gone'}, "
+                                       f"does not exist, so {root} is not Gradescope's folder (--root), whose "
+                                       "submission/ holds the hand-in; nothing written"}[layout]
     assert not (root / "results").exists() and root.exists() == (layout != "missing")
 
 
