@@ -72,11 +72,17 @@ def grades_csv(batch: Batch) -> str:
             continue
         s = shown(sub.summary)
         writer.writerow([_cell(v) for v in (
-            sub.name, sub.verdict, sub.reason, s.valid, s.traces, _round(s.correctness_points, 3),
-            _round(s.utilization), _round(s.throughput_ratio), _round(s.perf_index, 3),
-            _round(s.performance_points, 3), _round(s.points, 3), s.max_points, sub.sha256 or "",
+            sub.name, sub.verdict, sub.reason, s.valid, s.traces, _graded(sub, s.correctness_points),
+            _round(s.utilization), _round(s.throughput_ratio), _graded(sub, s.perf_index),
+            _graded(sub, s.performance_points), _graded(sub, s.points), s.max_points, sub.sha256 or "",
             handin(sub), sub.label, *_versions(sub))])
     return out.getvalue()
+
+
+def _graded(sub: Submission, points: float) -> float | None:
+    """POINTS (or P) as grades.csv writes them; none (an empty cell) for a grader_error: its 0 is no
+    grade, which a gradebook importing the column would record as the student's."""
+    return _round(points, 3) if counted(sub) else None
 
 
 def handin(sub: Submission) -> str:

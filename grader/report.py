@@ -59,7 +59,8 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, finalize=_shown)
     env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
-                       shown_output=shown_output, handin=handin, points=points_text, earned=earned)
+                       shown_output=shown_output, handin=handin, points=points_text, earned=earned,
+                       counted=counted)
     return env
 
 

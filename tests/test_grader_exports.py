@@ -53,7 +53,8 @@ def test_grades_csv_has_a_row_per_student(graded):
     assert all(row["handin"] == name for name, row in by.items())        # the real name of the hand-in
     subs = by_name(batch)
     for name, row in by.items():
-        assert row["verdict"] == subs[name].verdict and float(row["points"]) == subs[name].summary.points
+        points = subs[name].summary.points if exports.counted(subs[name]) else ""      # a grader_error's: none
+        assert row["verdict"] == subs[name].verdict and (row["points"] and float(row["points"])) == points
 
 
 def test_grades_csv_puts_each_figure_under_its_own_column(graded):
@@ -67,7 +68,7 @@ def test_grades_csv_puts_each_figure_under_its_own_column(graded):
         s = by_name(batch)[name].summary
         for column, places in (("correctness_points", 3), ("performance_points", 3), ("points", 3),
                                ("perf_index", 3), ("utilization", 4), ("throughput_ratio", 4)):
-            value = getattr(s, column)
+            value = getattr(s, column) if exports.counted(by_name(batch)[name]) or places == 4 else None
             assert row[column] == ("" if value is None else str(round(value, places))), (name, column)
         assert (int(row["valid"]), int(row["traces"]), float(row["max_points"])) == (s.valid, s.traces, s.max_points)
 
@@ -558,7 +559,7 @@ def test_a_rebuilt_report_gives_a_grader_error_no_points_for_the_traces_that_ran
     assert again["good"].summary == by_name(batch)["good"].summary      # a graded record is unchanged
     row = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(
         dataclasses.replace(batch, submissions=tuple(again.values())))))}["unread"]
-    assert float(row["points"]) == 0.0
+    assert row["points"] == ""      # no grade (test_grades_csv_gives_a_grader_error_no_points)
 
 
 def test_an_insane_record_with_finite_points_scores_its_correctness_alone_everywhere(graded):
@@ -700,3 +701,21 @@ def test_invisible_characters_are_shown_escaped_in_every_output(graded, tmp_path
     assert f"&lt;b&gt;{shown}evil&lt;/b&gt; already \\u202e" in outputs["page"] and "&amp;lt;" not in outputs["page"]
     assert f"Hand-in ali{shown}.c" in outputs["page"] and "Ali\u200cReza" in outputs["page"]
     assert exports.gradescope_failure(f"no mm.c {BIDI}")["output"].endswith(f"no mm.c {shown}")
+
+
+def test_grades_csv_and_the_report_give_a_grader_error_no_points(graded, tmp_path):
+    """A grader_error (the grader failed, not the student) had 0.0 in grades.csv's points columns, and
+    0.0 in the report's table: a TA importing the points column gave the student 0 for the grader's
+    failure.  Those cells are now empty, the report saying 'not graded'; graded rows keep theirs."""
+    from grader import report
+    batch, *_ = graded
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(exports.grades_csv(batch)))}
+    unread = rows["unread"]
+    assert unread["verdict"] == "grader_error" and unread["max_points"] == "55.0"
+    assert [unread[c] for c in ("correctness_points", "perf_index", "performance_points", "points")] == [""] * 4
+    assert all(rows[name]["points"] != "" for name in rows if name != "unread")
+    index = report.render(batch, tmp_path).read_text()
+    cell = re.search(r'<a href="sub/unread.html">.*?</tr>', index, re.S).group(0)
+    assert re.findall(r'<td class="num">([^<]*)</td>', cell) == ["", "not graded"]     # P, points
+    page = (tmp_path / "report" / "sub" / "unread.html").read_text()
+    assert "<b>Not graded</b> (of 55.0 points): the grader failed" in page and "<b>0.0</b>" not in page
