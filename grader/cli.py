@@ -115,7 +115,8 @@ def _summary_table(batch: Batch) -> Table:
     subs = [s for s in batch.submissions if not s.reference]
     for verdict, count in sorted(Counter(s.verdict for s in subs).items()):
         points = [s.summary.points for s in subs if s.verdict == verdict]
-        table.add_row(verdict, str(count), f"{sum(points) / len(points):.2f}")
+        mean = f"{sum(points) / len(points):.2f}" if verdict != "grader_error" else "not graded"   # its 0 is no grade
+        table.add_row(verdict, str(count), mean)
     return table
 
 
@@ -452,7 +453,8 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
         store.check_layout(results)
         source = find_one(submission)
         sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
-        store.write_json(results / "results.json", exports.gradescope_results(sub, policy))
+        written = exports.gradescope_results(sub, policy)
+        store.write_json(results / "results.json", written)
     except store.OutputError as err:      # no results.json can say so: only the log can
         _fail(str(err))
     except ERRORS as err:
@@ -461,7 +463,9 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
         except store.OutputError as unwritten:      # as above: only the log can say either
             _fail(f"{err}; {unwritten}")
         _fail(str(err), 1)
-    click.echo(f"{sub.name}: {sub.verdict}, {sub.summary.points} points: {results / 'results.json'}")
+    # the score results.json gives (shown, rounded), never a grader_error's 0 as a grade
+    score = f"{written['score']} points" if exports.counted(sub) else "not graded (the grader failed, not the submission)"
+    click.echo(f"{sub.name}: {sub.verdict}, {score}: {results / 'results.json'}")
 
 
 @main.command()

@@ -651,3 +651,15 @@ def test_ctrl_c_while_packaging_leaves_the_earlier_bundle_whole(tmp_path, monkey
     assert sorted(p.name for p in earlier.parent.iterdir()) == [earlier.name]
     said = f"{out} is as it was" if bundle == "gradescope" else f"{out}/autograde.tar and autograde-Makefile are as they were"
     assert done.output.strip().splitlines() == [f"mmgrade: interrupted: {said}"]
+
+
+def test_the_verdict_table_gives_a_grader_error_no_mean_points(classroom, tmp_path):
+    """The table `mmgrade grade` ends with gave grader_error a mean of 0.00 points, as if a grade; it
+    now says 'not graded', as grades.csv leaves its points empty."""
+    kit, subs, config = classroom
+    (subs / "dot.c").write_text(source("good") + "/* FAKE:bad=tiny */\n")
+    out = tmp_path / "out"
+    done = cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if "grader_error" in line)
+    assert "not graded" in row and "0.00" not in row, done.stdout

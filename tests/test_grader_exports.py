@@ -719,3 +719,20 @@ def test_grades_csv_and_the_report_give_a_grader_error_no_points(graded, tmp_pat
     assert re.findall(r'<td class="num">([^<]*)</td>', cell) == ["", "not graded"]     # P, points
     page = (tmp_path / "report" / "sub" / "unread.html").read_text()
     assert "<b>Not graded</b> (of 55.0 points): the grader failed" in page and "<b>0.0</b>" not in page
+
+
+def test_gradescope_command_says_a_grader_error_is_not_graded(graded):
+    """`mmgrade gradescope` ended its log with 'unread: grader_error, 0.0 points', as if a grade; it
+    says now that the grader failed and the submission is not graded, and a graded one's line gives
+    the score results.json gives."""
+    _, _, kit, root = graded
+    for name, extra in (("tampered", "/* FAKE:bad=tiny */\n"), ("fine", "")):
+        gs = root / f"autograder-{name}"
+        (gs / "submission").mkdir(parents=True)
+        (gs / "submission" / "mm.c").write_text(source("good") + extra)
+        done = _cli("gradescope", "--root", gs, "--kit", kit, "--config", root / "course.toml")
+        assert done.returncode == 0, done.stderr
+        score = json.loads((gs / "results" / "results.json").read_text())["score"]
+        said = ("grader_error, not graded (the grader failed, not the submission)" if extra
+                else f"ok, {score} points")
+        assert done.stdout.strip().endswith(f": {said}: {gs / 'results' / 'results.json'}"), done.stdout
