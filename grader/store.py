@@ -305,6 +305,8 @@ def _read_stored(outdir: Path) -> tuple[dict[str, Any], Batch]:
     path = Path(outdir) / "results.json"
     try:
         data = json.loads(read_regular(path).decode("utf-8"))
+    except IsADirectoryError:       # `mmgrade grade` would refuse the folder too (check_layout)
+        raise OutputError(f"{path}: a folder, but the grader writes a file there; move it away") from None
     except OSError as err:
         raise OutputError(f"{path}: cannot read it ({err.strerror}); run `mmgrade grade` first") from None
     except ValueError as err:

@@ -663,3 +663,13 @@ def test_the_verdict_table_gives_a_grader_error_no_mean_points(classroom, tmp_pa
     assert done.returncode == 0, done.stderr
     row = next(line for line in done.stdout.splitlines() if "grader_error" in line)
     assert "not graded" in row and "0.00" not in row, done.stdout
+
+
+def test_report_of_a_results_json_that_is_a_folder_says_to_move_it(tmp_path):
+    """`mmgrade report OUT` with a folder at OUT/results.json said 'cannot read it (Is a directory);
+    run `mmgrade grade` first', though `mmgrade grade` refuses that folder too; it now names it as
+    grade does."""
+    (tmp_path / "out" / "results.json").mkdir(parents=True)
+    done = cli("report", tmp_path / "out")
+    assert one_line_error(done) == (f"mmgrade: {tmp_path / 'out' / 'results.json'}: a folder, but the grader "
+                                    "writes a file there; move it away")
