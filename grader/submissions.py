@@ -235,6 +235,9 @@ def find_one(folder: Path) -> Path:
     label = one_line(str(folder))
     files, folders = _walk(folder, label)
     chosen = _folder_mm_c(folder, label, files)
+    if chosen is not None and (folder / chosen).is_dir():   # read as a whole hand-in, it was 'mm.c/mm.c: missing'
+        what = "a symbolic link" if (folder / chosen).is_symlink() else "a folder"
+        raise SubmissionError(f"{label}/{one_line(chosen)}: {what}, not a file")
     if chosen is not None:
         return folder / chosen
     found = [p for p in files if p.suffix == ".c" or _archive_stem(Path(p.name)) is not None]

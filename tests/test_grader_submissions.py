@@ -747,6 +747,8 @@ def test_links_in_a_folder_lead_nowhere_outside_it(tmp_path):
 @pytest.mark.parametrize("folders, said", [
     (["a/mm.c", "b/mm.c"], "{root}: no file mm.c in the folder, but folders named mm.c (a/mm.c, b/mm.c)"),
     (["h/mm.c"], "{root}/h/mm.c: a folder, not a file"),
+    # found as the hand-in, it was read as a whole student's folder: 'mm.c/mm.c: missing: the folder mm.c has no mm.c'
+    (["mm.c"], "{root}/mm.c: a folder, not a file"),
 ])
 def test_gradescope_says_its_submission_holds_only_folders_named_mm_c(tmp_path, folders, said):
     """find_one (Gradescope's reader of one hand-in folder) said 'expected mm.c (found 0 candidate
