@@ -395,12 +395,11 @@ def report(outdir: Path) -> None:
 
 
 def _say_rescored(outdir: Path, changed: int, grading: bool) -> None:
-    """One line: results.json's points were not this grader's, and whether it now holds them."""
-    records = f"{changed} record{'s' if changed > 1 else ''}"
-    done = "left as it is: a run grading there now writes it" if grading else "rewritten with them"
-    click.echo(f"mmgrade: note: {outdir / 'results.json'}: {records} had points other than this grader "
-               f"scores (an older grader's); grades.csv and the report show its points, results.json is {done}",
-               err=True)
+    """One line: results.json held an older grader's points, and whether it now holds this one's."""
+    said = f"mmgrade: note: {outdir / 'results.json'}: {changed} record{'s' if changed > 1 else ''} held an older grader's points; "
+    click.echo(said + ("grades.csv and the report show this grader's, and results.json is left to the run grading "
+                       "there now, which rewrites it" if grading else
+                       "rewritten with this grader's, which grades.csv and the report show"), err=True)
 
 
 def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdir: Path) -> tuple[Submission, object]:

@@ -277,11 +277,14 @@ def read_results(outdir: Path) -> Batch:
     return rescored(_read_stored(outdir)[1])
 
 
+RESCORED = ("summary", "traces", "runs")        # what scoring.rescored may change in a record
+
+
 def rescore_results(outdir: Path, rewrite: bool = True) -> tuple[Batch, int]:
     """read_results, and OUTDIR/results.json rewritten (atomically) when some of its records' points
     are not the ones this grader computes, so that it says what grades.csv and the report built from
     it say; with how many records were rewritten.  Only the rescored fields of those records change:
-    every other byte of meaning (created, the policy, a record's other fields) is kept as it was.
+    everything else (created, the policy, a record's other fields) is kept as it was.
     Without REWRITE (a run is grading there now, and writes results.json itself) it is left alone."""
     data, stored = _read_stored(outdir)
     batch = rescored(stored)
@@ -294,9 +297,6 @@ def rescore_results(outdir: Path, rewrite: bool = True) -> tuple[Batch, int]:
     if changed and rewrite:
         write_json(Path(outdir) / "results.json", data)
     return batch, changed
-
-
-RESCORED = ("summary", "traces", "runs")        # what scoring.rescored may change in a record
 
 
 def _read_stored(outdir: Path) -> tuple[dict[str, Any], Batch]:

@@ -486,8 +486,8 @@ def test_report_rewrites_results_json_with_the_points_it_shows(outdir, tmp_path)
     done = run_grader("report", out, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
-        f"mmgrade: note: {out / 'results.json'}: 1 record had points other than this grader scores (an older "
-        "grader's); grades.csv and the report show its points, results.json is rewritten with them"]
+        f"mmgrade: note: {out / 'results.json'}: 1 record held an older grader's points; rewritten with this "
+        "grader's, which grades.csv and the report show"]
     assert json.loads((out / "results.json").read_text()) == data      # created, policy, ... kept
     row = {r["name"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}["ann"]
     ann = next(s for s in data["submissions"] if s["name"] == "ann")
@@ -520,3 +520,26 @@ def test_a_failed_rewrite_of_results_json_loses_nothing(outdir, tmp_path, monkey
         f"mmgrade: {out / 'results.json'}: cannot write the grader's output there (No space left on device)")
     assert (out / "results.json").read_bytes() == older
     assert sorted(os.listdir(out)) == ["results.json"]
+
+
+def test_report_leaves_results_json_to_a_run_grading_there(outdir, tmp_path):
+    """While a run grades into OUTDIR (it holds the lock), `mmgrade report` does not rewrite results.json,
+    which that run writes when it ends (a rewrite of the older file after it would undo the new one);
+    it says so, and grades.csv and the report still show this grader's points."""
+    import fcntl
+    import os
+    out = tmp_path / "out"
+    _older_grader(outdir, out)
+    older = (out / "results.json").read_bytes()
+    (out / "submissions").mkdir()
+    fd = os.open(out / "submissions" / ".mmgrade.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        done = run_grader("report", out, capture_output=True, text=True)
+    finally:
+        os.close(fd)
+    assert done.returncode == 0, done.stderr
+    assert (out / "results.json").read_bytes() == older
+    assert done.stderr.splitlines()[-1] == (
+        f"mmgrade: note: {out / 'results.json'}: 1 record held an older grader's points; grades.csv and the report "
+        "show this grader's, and results.json is left to the run grading there now, which rewrites it")
