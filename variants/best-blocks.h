@@ -300,7 +300,9 @@ static void *alloc_meta(size_t size)
     }
     if (!bp) {
         void *top = top_free();
-        if (!(bp = extend_heap(asize - (top ? cb_size(top) : 0))))
+        if (top && cb_size(top) >= asize)     /* missed by find_fit's BEST_PROBES bound, as in grow_for */
+            bp = top;
+        else if (!(bp = extend_heap(asize - (top ? cb_size(top) : 0))))
             return NULL;
     }
     return place_at(bp, asize, false);
