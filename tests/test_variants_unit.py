@@ -6,6 +6,7 @@ and every test in unit.c runs in its own process (so one crash names one test).
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,46 @@ def test_checker_reports_damaged_state_at_the_heaps_start(variant):
     done = subprocess.run([str(binary), "state"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"{variant}: rc={done.returncode} {done.stdout}{done.stderr}"
     assert done.stdout.endswith("damage reported\n") and "checkheap" in done.stdout + done.stderr, variant
+
+
+# Damage that one layer of the tags-core checker alone can see (tests/c/variants/tags_damage.c),
+# by the variants whose layout has it: allocated blocks' footers (implicit, explicit), free lists
+# (explicit, segregated), classes (segregated), a tail (fifo), an address order (addr).
+TAGS_DAMAGE = ["footer", "prev-alloc", "prologue", "epilogue", "epilogue-prev", "adjacent", "rover", "count"]
+LIST_DAMAGE = ["small", "unlisted", "listed-alloc", "outside", "prev-link"]
+TAGS_DAMAGE_CASES = {
+    "implicit-first": TAGS_DAMAGE + ["alloc-footer"],
+    "explicit-lifo": TAGS_DAMAGE + ["alloc-footer"] + LIST_DAMAGE,
+    "explicit-fifo": TAGS_DAMAGE + ["alloc-footer"] + LIST_DAMAGE + ["tail"],
+    "explicit-addr": TAGS_DAMAGE + ["alloc-footer"] + LIST_DAMAGE + ["order"],
+    "segregated": TAGS_DAMAGE + LIST_DAMAGE + ["class", "last-class"],
+}
+
+
+def _damage_binary(cache, source: str, variant: str, alignment: int) -> Path:
+    """The damage harness `source` built with variants/<variant>.c whole, under ASan and UBSan."""
+    key = (source, variant, alignment)
+    if key not in cache:
+        binary = cache["dir"] / f"{Path(source).stem}-{variant}-a{alignment}"
+        subprocess.run(["cc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                        f"-DMM_ALIGNMENT={alignment}", f'-DVARIANT_SRC="variants/{variant}.c"', f"-I{KIT}",
+                        "-o", str(binary), str(KIT / "tests" / "c" / "variants" / source), str(KIT / "memlib.c"),
+                        "-lpthread"], check=True, capture_output=True, text=True)
+        cache[key] = binary
+    return cache[key]
+
+
+@pytest.fixture(scope="module")
+def damage_builds(tmp_path_factory):
+    return {"dir": tmp_path_factory.mktemp("damage")}
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
+@pytest.mark.parametrize("variant,how", [(v, h) for v, cases in TAGS_DAMAGE_CASES.items() for h in cases])
+def test_tags_checker_reports_damage_only_one_layer_sees(damage_builds, variant, how, alignment):
+    """Each layer of the tags-core checker (block, walk, lists, counts) had checks whose damage no
+    test made: dropping one left every test passing.  Each case damages one invariant alone."""
+    binary = _damage_binary(damage_builds, "tags_damage.c", variant, alignment)
+    done = subprocess.run([str(binary), how], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"{variant} {how}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
+    assert "mm_checkheap(line" in done.stderr, (variant, how)
