@@ -147,3 +147,25 @@ def test_tags_checker_reports_damage_only_one_layer_sees(damage_builds, variant,
     done = subprocess.run([str(binary), how], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"{variant} {how}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
     assert "mm_checkheap(line" in done.stderr, (variant, how)
+
+
+# Damage that one layer of best's checker alone can see (tests/c/variants/best_damage.c), on a heap
+# of one list and, `classed`, on one with the class tables (their lists, bitmap and quick lists'
+# lengths checked apart); the medium sizes' live counts exist only at 16-byte alignment.
+BEST_DAMAGE = ["footer", "prev-alloc", "epilogue", "epilogue-prev", "adjacent", "count", "unlisted",
+               "listed-alloc", "prev-link", "kept-footer", "stray-kept", "quick-count", "run-count", "run-live",
+               "run-unopened", "outside", "kept-above-free", "index-words", "run-inv", "run-prev",
+               "kept-footer-size", "sbrk"]
+BEST_DAMAGE_CASES = ([(h, "few", a) for h in BEST_DAMAGE for a in ALIGNMENTS]
+                     + [(h, "classed", a) for h in BEST_DAMAGE + ["class", "bitmap", "quick-len", "quick-class"] for a in ALIGNMENTS]
+                     + [("quick-lost", "few", a) for a in ALIGNMENTS] + [("mid-live", "classed", 16), ("mid-mark", "few", 16), ("mid-mark", "classed", 16)])
+
+
+@pytest.mark.parametrize("how,mode,alignment", BEST_DAMAGE_CASES)
+def test_best_checker_reports_damage_only_one_layer_sees(damage_builds, how, mode, alignment):
+    """Each layer of best's checker (block, walk, lists, runs, medium counts, quick lists, counts)
+    had checks whose damage no test made: dropping one left every test passing."""
+    binary = _damage_binary(damage_builds, "best_damage.c", "best", alignment)
+    done = subprocess.run([str(binary), how, mode], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"{how} {mode}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
+    assert "mm_checkheap(line" in done.stderr, (how, mode)
