@@ -169,3 +169,19 @@ def test_best_checker_reports_damage_only_one_layer_sees(damage_builds, how, mod
     done = subprocess.run([str(binary), how, mode], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"{how} {mode}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
     assert "mm_checkheap(line" in done.stderr, (how, mode)
+
+
+# Damage that one layer of ts-nolock's checker alone can see (tests/c/variants/ts_damage.c).
+TS_DAMAGE = ["footer", "alloc-footer", "owner", "prologue", "epilogue", "adjacent", "bitmap", "listed-alloc", "class",
+             "prev-link", "remote", "borrowed", "unlisted", "outside", "high-class"]
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
+@pytest.mark.parametrize("how", TS_DAMAGE)
+def test_ts_nolock_checker_reports_damage_only_one_layer_sees(damage_builds, how, alignment):
+    """Each layer of ts-nolock's checker (block, chunk, arena lists and stacks, counts) had checks
+    whose damage no test made: dropping one left every test passing."""
+    binary = _damage_binary(damage_builds, "ts_damage.c", "ts-nolock", alignment)
+    done = subprocess.run([str(binary), how], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"{how}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
+    assert "ts-nolock checkheap (line" in done.stdout, how
