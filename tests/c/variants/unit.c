@@ -326,12 +326,14 @@ static void test_realloc_shrink(void)
 {
     fresh();
     unsigned char *p = get(600, 11), *guard = get(200, 12);
+    mm_stats_t s = stats();
     unsigned char *q = mm_realloc(p, 100);
     CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
     CHECK(intact(q, 100, 11));
     if (in_place) {
         CHECK(q == p);
-        CHECK(stats().reallocs_in_place >= 1);
+        CHECK(stats().reallocs_in_place == s.reallocs_in_place + 1);
+        CHECK(stats().splits == s.splits + 1);      /* the tail split off, as a malloc's rest is */
         /* the tail came back: a 400-byte request needs no new heap */
         uint64_t ext = stats().extensions;
         put(get(400, 13));
@@ -347,13 +349,15 @@ static void test_realloc_absorb(void)
     fresh();
     unsigned char *p = get(200, 21), *next = get(400, 22), *guard = get(200, 23);
     put(next);
-    uint64_t ext = stats().extensions;
+    mm_stats_t s = stats();
     unsigned char *q = mm_realloc(p, 500);
     CHECK(q != NULL && aligned(q) && mm_checkheap(__LINE__));
     CHECK(intact(q, 200, 21));
     if (in_place) {
         CHECK(q == p);
-        CHECK(stats().extensions == ext);
+        CHECK(stats().extensions == s.extensions);
+        /* absorbing the block above is a merge, and a realloc in place */
+        CHECK(stats().coalesces == s.coalesces + 1 && stats().reallocs_in_place == s.reallocs_in_place + 1);
     }
     put(q);
     put(guard);
@@ -569,8 +573,10 @@ static void top_block_case(int n, size_t small_size, size_t top_size, size_t req
     for (int i = 0; i < n; i++)
         put(small[i]);
     size_t heap = mem_heapsize();
+    uint64_t reuses = stats().reuses;
     unsigned char *p = get(request, 41);
     CHECK(mem_heapsize() <= heap);
+    CHECK(stats().reuses == reuses + 1);   /* a free block served it, as a search's find would */
     put(p);
     for (int i = 0; i < n; i++)
         put(guard[i]);
