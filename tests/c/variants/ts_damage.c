@@ -55,6 +55,10 @@ static void damage(const char *how)
         *ftr(b) ^= ALIGN;
     } else if (!strcmp(how, "alloc-footer")) {    /* 1: an allocated block's footer */
         *ftr(c) ^= ALIGN;
+    } else if (!strcmp(how, "small")) {           /* 1: c cut into a block below the minimum and the rest */
+        size_t size = bsize(c);
+        set_block(arena, c, MIN_BLOCK / 2, true);
+        set_block(arena, c + MIN_BLOCK / 2, size - MIN_BLOCK / 2, true);
     } else if (!strcmp(how, "owner")) {           /* 2: a block with another arena's id */
         set_owner(c, 1);
     } else if (!strcmp(how, "prologue")) {        /* 3: the chunk prologue's footer */
