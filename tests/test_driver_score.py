@@ -203,3 +203,30 @@ def test_a_trace_with_no_payload_has_no_utilization(tmp_path, driver, heap):
     both = run(driver, "-f", size0, "-f", a, tmp=tmp_path)
     assert both.summary["utilization"] == pytest.approx(alone["utilization"]) and alone["utilization"] > 0
     assert recompute(both.doc["traces"])[0] == pytest.approx(both.summary["utilization"])
+
+
+# Trace C (weight 2): the payload peaks at op 0 (32 bytes, aligned 32), the aligned payload at
+# op 4 (three 1-byte blocks, 3 bytes that take 48 aligned).
+TRACE_C = ["a 0 32", "f 0", "a 1 1", "a 2 1", "a 3 1", "f 1", "f 2", "f 3"]
+C_PEAK, C_PEAK_ALIGNED, C_HEAP = 32, 3 * a16(1), bump(32) + 3 * bump(1)
+
+
+def as_written(x: float) -> float:
+    """A figure as the driver's JSON writes it: nine significant digits."""
+    return float(f"{x:.9g}")
+
+
+def test_ideal_utilization_takes_the_aligned_peak_where_it_falls(tmp_path, driver):
+    """The ideal is the peak payload over the peak of the aligned payload, each at its own op: taking
+    the aligned payload at the payload's peak (32 of 32: an ideal of 100%) left every test passing,
+    as did writing the figures to 7 digits; both are exact here."""
+    assert (C_PEAK_ALIGNED, C_HEAP) == (48, 144)
+    r = run(driver, "-f", write_trace(tmp_path, "C", TRACE_C, weight=2), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    c = r.trace("C")
+    assert (c["peak_payload"], c["heap_high_water"]) == (C_PEAK, C_HEAP)
+    assert c["utilization"] == as_written(C_PEAK / C_HEAP)
+    assert c["ideal_utilization"] == as_written(C_PEAK / C_PEAK_ALIGNED)
+    assert r.summary["utilization"] == as_written(C_PEAK / C_HEAP)
+    assert r.row("C")[0].split()[3:5] == [f"{100 * C_PEAK / C_HEAP:.1f}%", f"{100 * C_PEAK / C_PEAK_ALIGNED:.1f}%"]
+
