@@ -230,3 +230,42 @@ def test_ideal_utilization_takes_the_aligned_peak_where_it_falls(tmp_path, drive
     assert r.summary["utilization"] == as_written(C_PEAK / C_HEAP)
     assert r.row("C")[0].split()[3:5] == [f"{100 * C_PEAK / C_HEAP:.1f}%", f"{100 * C_PEAK / C_PEAK_ALIGNED:.1f}%"]
 
+
+def with_libc_seconds(cache: Path, seconds: float) -> None:
+    """Every timing in a saved baseline set to SECONDS: libc's side of the ratio, chosen."""
+    lines = cache.read_text().splitlines()
+    cache.write_text("".join((" ".join(line.split()[:4] + [repr(seconds)]) if line.startswith("trace ") else line)
+                             + "\n" for line in lines))
+
+
+TRACE_D = [f"a {i} {8 + 24 * i}" for i in range(12)] + [f"f {i}" for i in range(12)]
+
+
+@pytest.mark.parametrize("libc_seconds", [1e9, 1e-300])
+def test_throughput_figures_are_sums_over_the_timed_traces_and_capped(tmp_path, driver, libc_seconds):
+    """T and T_libc are the timed traces' ops over their summed seconds, whatever the weight (1 or 3);
+    the ratio is their quotient, and its credit is capped.  libc's seconds come from a baseline, so
+    that the ratio is far above the cap (1e9 s) or far below it (1e-300 s) whatever the machine:
+    only a ratio the allocator happened to beat libc by exercised the cap before."""
+    files = ["-f", write_trace(tmp_path, "A", TRACE_A, weight=1), "-f", write_trace(tmp_path, "D", TRACE_D, weight=3),
+             "-f", write_trace(tmp_path, "B", TRACE_B, weight=2)]
+    cache = tmp_path / "libc.baseline"
+    assert run(driver, "-r", "3", "--save-baseline", cache, *files, tmp=tmp_path).rc == 0
+    with_libc_seconds(cache, libc_seconds)
+    r = run(driver, "-r", "3", "--baseline", cache, *files, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    a, d = r.trace("A"), r.trace("D")
+    assert a["libc"]["seconds"] == d["libc"]["seconds"] == libc_seconds
+    ops = len(TRACE_A) + len(TRACE_D)
+    mm = a["timing"]["seconds"] + d["timing"]["seconds"]
+    s = r.summary
+    assert s["throughput_ops_per_sec"] == pytest.approx(ops / mm, rel=1e-6)
+    assert s["libc_ops_per_sec"] == pytest.approx(ops / (2 * libc_seconds), rel=1e-6)
+    assert s["throughput_ratio"] == pytest.approx(2 * libc_seconds / mm, rel=1e-6)
+    dsc = describe(driver)
+    w, cap = dsc["util_weight"], dsc["throughput_cap"]
+    credit = cap if libc_seconds > 1 else s["throughput_ratio"]
+    assert s["throughput_points"] == pytest.approx(100 * (1 - w) * credit, rel=1e-6)
+    assert s["util_points"] == pytest.approx(100 * w * (A_PEAK / A_HEAP + B_PEAK / B_HEAP) / 2)
+    assert s["perf_index"] == pytest.approx(s["util_points"] + s["throughput_points"])
+
