@@ -269,3 +269,12 @@ def test_throughput_figures_are_sums_over_the_timed_traces_and_capped(tmp_path, 
     assert s["util_points"] == pytest.approx(100 * w * (A_PEAK / A_HEAP + B_PEAK / B_HEAP) / 2)
     assert s["perf_index"] == pytest.approx(s["util_points"] + s["throughput_points"])
 
+
+def test_a_run_whose_utilization_traces_all_failed_shows_a_utilization_of_zero(tmp_path):
+    """Such a run has a utilization, of 0: the total row showed it as '-' (none to show) once the
+    test for having one was on the sum, and no test noticed."""
+    r = run(broken("segv"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777"], weight=2), tmp=tmp_path)
+    assert r.rc == 1
+    assert r.summary["utilization"] == 0 and r.summary["perf_index"] == 0
+    total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
+    assert total.split()[5] == "0.0%", total
