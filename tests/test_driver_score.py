@@ -278,3 +278,15 @@ def test_a_run_whose_utilization_traces_all_failed_shows_a_utilization_of_zero(t
     assert r.summary["utilization"] == 0 and r.summary["perf_index"] == 0
     total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
     assert total.split()[5] == "0.0%", total
+
+
+@pytest.mark.parametrize("weight", [1, 3])
+def test_a_trace_with_no_ops_leaves_the_others_ratio_as_it_was(tmp_path, driver, weight):
+    """An empty trace is in neither sum: beside trace A the ratio is A's own, libc's seconds over
+    the allocator's, from the same run's JSON.  Counting the empty trace's timings in (its replay
+    of nothing, a few microseconds) left every test passing: they only bounded the points."""
+    empty = write_trace(tmp_path, "empty", [], ids=1, weight=weight)
+    r = run(driver, "-f", empty, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    a = r.trace("A")
+    assert r.summary["throughput_ratio"] == pytest.approx(a["libc"]["seconds"] / a["timing"]["seconds"], rel=1e-6)
