@@ -309,3 +309,17 @@ def test_the_allocator_is_sampled_until_its_fastest_agree(tmp_path, driver):
             samples = r.trace(name)["timing"]["samples"]
             fastest = sorted(samples)[:k]
             assert len(samples) == most or fastest[-1] <= fastest[0] * (1 + tolerance), (name, samples)
+
+
+def test_a_trace_without_utilization_still_gives_its_own_peak_payload(tmp_path):
+    """peak_payload is the trace's own when the allocator's utilization is not given: a trace that
+    scores throughput only, and one whose allocator failed (segv.c on 777 bytes).  Writing 0 there
+    (which says "scores no utilization") left every test passing."""
+    files = ["-f", write_trace(tmp_path, "A", TRACE_A, weight=3),
+             "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777", "f 0", "f 1"], weight=1)]
+    r = run(broken("segv"), *files, tmp=tmp_path)
+    assert r.rc == 1
+    a, bad = r.trace("A"), r.trace("bad")
+    assert (a["outcome"], a["utilization"], a["peak_payload"], a["heap_high_water"]) == ("ok", None, A_PEAK, None)
+    assert (bad["outcome"], bad["utilization"], bad["peak_payload"]) == ("crashed", None, 16 + 777)
+
