@@ -323,3 +323,19 @@ def test_a_trace_without_utilization_still_gives_its_own_peak_payload(tmp_path):
     assert (a["outcome"], a["utilization"], a["peak_payload"], a["heap_high_water"]) == ("ok", None, A_PEAK, None)
     assert (bad["outcome"], bad["utilization"], bad["peak_payload"]) == ("crashed", None, 16 + 777)
 
+
+def test_the_table_gives_the_json_figures(tmp_path, driver):
+    """Each row's Kops are its ops over the estimate, in thousands, and its ratio the allocator's
+    over libc's; the total row gives T and T_libc the same way.  Only the ratio of the summary was
+    checked in the text: Kops ten times too small left every test passing."""
+    files = ["-f", write_trace(tmp_path, "A", TRACE_A, weight=1), "-f", write_trace(tmp_path, "D", TRACE_D, weight=3)]
+    r = run(driver, *files, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    for name in ("A", "D"):
+        t = r.trace(name)
+        mine, libc = t["timing"]["ops_per_sec"] / 1e3, t["libc"]["ops_per_sec"] / 1e3
+        assert r.row(name)[0].split()[-3:] == [f"{mine:.0f}", f"{libc:.0f}", f"{mine / libc:.2f}"]
+    s = r.summary
+    total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
+    assert total.split()[-3:] == [f"{s['throughput_ops_per_sec'] / 1e3:.0f}", f"{s['libc_ops_per_sec'] / 1e3:.0f}",
+                                  f"{s['throughput_ratio']:.2f}"]
