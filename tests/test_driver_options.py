@@ -213,6 +213,20 @@ def test_l_shows_the_timing_spread(tmp_path, driver):
     assert "Kops range" not in run(driver, "-f", trace(tmp_path), tmp=tmp_path).row("t")[0]
 
 
+def test_l_spread_runs_from_the_slowest_sample_to_the_fastest(tmp_path, driver):
+    """The range is the Kops of the slowest sample, then of the fastest, for the allocator and for
+    libc, from the samples the JSON lists.  Only the sample counts were checked: the two ends
+    swapped, or the slowest taken as the fastest, left every test passing."""
+    r = run(driver, "-l", "-r", "7", "-f", trace(tmp_path), tmp=tmp_path)
+    t = r.trace("t")
+
+    def spread(samples):
+        return f"{len(OPS) / max(samples) / 1e3:.0f}-{len(OPS) / min(samples) / 1e3:.0f}"
+
+    mine, libc = t["timing"]["samples"], t["libc"]["samples"]
+    assert f"Kops range {spread(mine)} ({len(mine)} samples), libc {spread(libc)} ({len(libc)})" in r.row("t")[0]
+
+
 def test_v_quotes_the_allocator_output_and_V_adds_progress_and_stats(tmp_path):
     chatty = broken("chatty")
     plain = run(chatty, "-f", trace(tmp_path), tmp=tmp_path)
