@@ -339,3 +339,16 @@ def test_the_table_gives_the_json_figures(tmp_path, driver):
     total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
     assert total.split()[-3:] == [f"{s['throughput_ops_per_sec'] / 1e3:.0f}", f"{s['libc_ops_per_sec'] / 1e3:.0f}",
                                   f"{s['throughput_ratio']:.2f}"]
+
+
+def test_the_total_row_gives_the_mean_utilization(tmp_path, driver):
+    """The total row's util is the mean over the utilization traces, whatever weight it has in the
+    index (all of it here: no trace is timed).  Showing the index's util points over 0.6 agreed on
+    every run of both kinds of trace, and no test looked at another run's total."""
+    files = ["-f", write_trace(tmp_path, "B", TRACE_B, weight=2), "-f", write_trace(tmp_path, "C", TRACE_C, weight=2)]
+    r = run(driver, *files, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    u = (B_PEAK / B_HEAP + C_PEAK / C_HEAP) / 2
+    assert r.summary["utilization"] == pytest.approx(u) and r.summary["perf_index"] == pytest.approx(100 * u)
+    total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
+    assert total.split()[5] == f"{100 * u:.1f}%", total
