@@ -352,3 +352,17 @@ def test_what_libc_time_does_not_depend_on_keeps_the_timing(tmp_path, driver):
     r = run(driver, "--baseline", cache, "-f", zipped, tmp=tmp_path)
     assert r.rc == 0, r.err
     assert r.trace("small")["libc"]["seconds"] == pytest.approx(saved, rel=1e-6)
+
+
+def test_a_saved_timing_comes_back_as_the_json_gave_it(tmp_path, driver):
+    """The baseline keeps libc's estimate to the JSON's nine digits, so a cached run gives back
+    exactly the figure the saving run reported.  Every test compared them to a millionth, and a
+    baseline written to seven digits passed."""
+    cache = tmp_path / "libc.baseline"
+    files = ["-f", small(tmp_path), "-f", large(tmp_path)]
+    saved = run(driver, "--save-baseline", cache, *files, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    cached = run(driver, "--baseline", cache, *files, tmp=tmp_path)
+    assert cached.rc == 0, cached.err
+    for name in ("small", "large"):
+        assert cached.trace(name)["libc"]["seconds"] == saved.trace(name)["libc"]["seconds"], name
