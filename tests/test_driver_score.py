@@ -373,3 +373,13 @@ def test_the_total_row_gives_the_mean_utilization(tmp_path, driver):
     total = next(line for line in r.out.splitlines() if line.split()[:1] == ["total"])
     assert total.split()[5] == f"{100 * u:.1f}%", total
 
+
+def test_a_trace_failed_in_the_timing_pass_shows_no_kops_of_its_own(tmp_path):
+    """util-overlap.c fails once timed (inconsistent) after timed runs that measured something: the
+    row gives libc's Kops, none of the allocator's and no ratio, as the JSON gives no timing.
+    Showing the failed runs' Kops and ratio left every test passing."""
+    r = run(broken("util-overlap"), "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path)
+    a = r.trace("A")
+    assert (a["outcome"], a["timing"]) == ("inconsistent", None)
+    cells = r.row("A")[0].split()
+    assert cells[2] == "inconsistent" and cells[5:] == [str(len(TRACE_A)), "-", f"{a['libc']['ops_per_sec'] / 1e3:.0f}"]
