@@ -361,6 +361,14 @@ def test_the_closing_lines_of_a_run_with_a_failed_and_a_malformed_trace(tmp_path
     assert r.out.splitlines()[-2:] == ["correct:1", f"perfidx:{s['perf_index']:.0f}"]
 
 
+def test_a_run_whose_traces_all_failed_has_an_index_of_zero(tmp_path):
+    """Traces ran and failed: the index is 0.0, not "none" (which says that no trace could be run);
+    testing the valid traces alone for that left every test passing."""
+    r = run(broken("segv"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777"], weight=1), tmp=tmp_path)
+    assert r.rc == 1 and r.summary["perf_index"] == 0
+    assert "\nPerf index = 0.0 (util) + 0.0 (thru) = 0.0/100\n" in r.out
+
+
 def test_the_total_row_gives_the_mean_utilization(tmp_path, driver):
     """The total row's util is the mean over the utilization traces, whatever weight it has in the
     index (all of it here: no trace is timed).  Showing the index's util points over 0.6 agreed on
