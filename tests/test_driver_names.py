@@ -236,3 +236,23 @@ def test_traces_of_one_name_from_different_folders_are_named_apart(driver, tmp_p
     (tmp_path / "a" / "x.rep.gz").write_bytes(gzip.compress(ax.read_bytes()))
     assert names("-t", tmp_path / "a", "-f", bx) == \
         {"b/x": str(bx), "a/x.rep": f"{tmp_path}/a/x.rep", "a/x.rep.gz": f"{tmp_path}/a/x.rep.gz"}
+
+
+def test_names_in_the_json_keep_utf8_and_escape_the_bytes_that_are_not(driver, tmp_path):
+    """A character past U+FFFF is written as its surrogate pair; an overlong sequence and an
+    encoded surrogate are not UTF-8, and go byte by byte.  The only such text a test wrote (an
+    allocator's output) had a pair whose low half kept its bit 9 clear and no overlong or low
+    surrogate sequence: a low half cut to 9 bits, an overlong '/' read as '/', or U+DC00 taken for
+    a character, all left every test passing."""
+    names = {b"smile\xf0\x9f\x98\x80": "smile\U0001f600",
+             b"slash\xe0\x80\xaf": "slash\xe0\x80\xaf",
+             b"low\xed\xb0\x80": "low\xed\xb0\x80"}
+    files = []
+    for raw in names:
+        path = os.fsencode(tmp_path) + b"/" + raw + b".rep"
+        with open(path, "w") as f:
+            f.write("20000\n1\n2\n1\n" + "".join(f"{op}\n" for op in OPS))
+        files += ["-f", os.fsdecode(path)]
+    r = run(driver, *files, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert [t["name"] for t in r.doc["traces"]] == list(names.values())
