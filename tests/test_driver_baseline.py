@@ -82,6 +82,11 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     ("mdriver-baseline 3\ntrace small 5\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 0.001\n", f":2: {EXPECTED}"),     # version 2's line
     ("mdriver-baseline 3\ntrace small 5 {FP} -1\n", f":2: {EXPECTED}"),
+    # seconds a timing cannot have: 0 and NaN divide into nothing, past 1e9 s (inf) is no measurement
+    ("mdriver-baseline 3\ntrace small 5 {FP} 0\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 {FP} nan\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 {FP} 1e10\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 {FP} inf\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 12ab 0.001\n", f":2: {EXPECTED}"),   # 16 hex digits
     ("mdriver-baseline 3\ntrace small 5 +0000000000012ab 0.001\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 00000000000012ag 0.001\n", f":2: {EXPECTED}"),
@@ -366,3 +371,20 @@ def test_a_saved_timing_comes_back_as_the_json_gave_it(tmp_path, driver):
     assert cached.rc == 0, cached.err
     for name in ("small", "large"):
         assert cached.trace(name)["libc"]["seconds"] == saved.trace(name)["libc"]["seconds"], name
+
+
+def test_two_names_shown_alike_are_saved_once(tmp_path, driver):
+    """a<LF>b and a\\nb are both kept as `a\\nb`: the first one's timing is saved, the second left
+    out, so that the file reads back (a second line for one name is refused).  Saving both left
+    every test passing."""
+    cache = tmp_path / "alike.baseline"
+    files = ["-f", write_trace(tmp_path, "a\nb", ["a 0 64", "f 0"], weight=1),
+             "-f", write_trace(tmp_path, "a\\nb", ["a 0 32", "a 1 32", "f 0"], weight=1)]
+    saved = run(driver, "-r", "3", "--save-baseline", cache, *files, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    first = saved.trace("a\nb")["libc"]["seconds"]
+    kept = [line.split() for line in cache.read_text().splitlines() if line.startswith("trace ")]
+    assert kept == [["trace", "a\\nb", "2", kept[0][3], f"{first:.9g}"]]
+    again = run(driver, "-r", "3", "--baseline", cache, "-f", files[1], tmp=tmp_path)
+    assert again.rc == 0, again.err
+    assert again.trace("a\nb")["libc"]["seconds"] == first
