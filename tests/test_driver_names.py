@@ -256,3 +256,15 @@ def test_names_in_the_json_keep_utf8_and_escape_the_bytes_that_are_not(driver, t
     r = run(driver, *files, tmp=tmp_path)
     assert r.rc == 0, r.err
     assert [t["name"] for t in r.doc["traces"]] == list(names.values())
+
+
+def test_control_bytes_below_0x10_and_del_are_shown_as_two_hex_digits(driver, tmp_path):
+    """\\x01 and \\x7f are escaped like \\x1b, always two digits: a name that ends in \\x1 and one
+    whose DEL went through raw both left every test passing (the names tested held \\x1b only)."""
+    one = write_trace(tmp_path, "one\x01x", OPS, weight=1)
+    rub = write_trace(tmp_path, "rub\x7fout", OPS, weight=1)
+    r = run(driver, "-f", one, "-f", rub, tmp=tmp_path)
+    assert r.rc == 0, r.err
+    rows = [line.split()[1] for line in r.out.splitlines() if line[:3].strip().isdigit()]
+    assert rows == ["one\\x01x", "rub\\x7fout"]
+    assert [t["name"] for t in r.doc["traces"]] == ["one\x01x", "rub\x7fout"]

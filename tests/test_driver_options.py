@@ -467,6 +467,15 @@ def test_describe(driver):
     assert [o["name"] for o in d["outcomes"]] == schema["$defs"]["outcome"]["enum"]
 
 
+def test_describe_explains_each_outcome_in_words_of_its_own(driver):
+    """Each outcome's explanation is a sentence of its own, not its name: explanations that gave
+    the names back left every test passing (they were only checked to be non-empty)."""
+    outcomes = describe(driver)["outcomes"]
+    explanations = [o["explanation"] for o in outcomes]
+    assert len(set(explanations)) == len(outcomes)
+    assert all(" " in o["explanation"] and o["explanation"] != o["name"] for o in outcomes)
+
+
 SAN_CASES = [(["-z"], 2), (["-h"], 0), (["--describe"], 0), (["--parse-only", "-f", "{trace}"], 0),
              (["--json", "{tmp}/missing/x.json", "-f", "{trace}"], 2), (["-V", "-g", "-l", "-f", "{trace}"], 0),
              (["-f", "{tmp}/missing.rep", "-f", "{trace}"], 2)]
