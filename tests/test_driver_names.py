@@ -268,3 +268,12 @@ def test_control_bytes_below_0x10_and_del_are_shown_as_two_hex_digits(driver, tm
     rows = [line.split()[1] for line in r.out.splitlines() if line[:3].strip().isdigit()]
     assert rows == ["one\\x01x", "rub\\x7fout"]
     assert [t["name"] for t in r.doc["traces"]] == ["one\x01x", "rub\x7fout"]
+
+
+def test_a_name_as_wide_as_its_column_is_shown_whole(driver, tmp_path):
+    """22 characters fit the table's 22-character column: only longer names are cut.  Cutting
+    those that fit exactly left every test passing (the names tested were 25 characters)."""
+    name = "abcdefghijklmnopqrstuv"
+    r = run(driver, "-f", write_trace(tmp_path, name, OPS, weight=1), tmp=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.row(name)[0][5:27] == name
