@@ -388,3 +388,15 @@ def test_two_names_shown_alike_are_saved_once(tmp_path, driver):
     again = run(driver, "-r", "3", "--baseline", cache, "-f", files[1], tmp=tmp_path)
     assert again.rc == 0, again.err
     assert again.trace("a\nb")["libc"]["seconds"] == first
+
+
+def test_a_name_shown_alike_to_an_untimed_trace_keeps_its_timing(tmp_path, driver):
+    """Only a timing saved before stands in the way: after an untimed a<LF>b (utilization only), a
+    timed a\\nb is saved.  Leaving out any name met before, timed or not, left every test passing."""
+    cache = tmp_path / "alike.baseline"
+    files = ["-f", write_trace(tmp_path, "a\nb", ["a 0 64", "f 0"], weight=2),
+             "-f", write_trace(tmp_path, "a\\nb", ["a 0 32", "a 1 32", "f 0"], weight=1)]
+    saved = run(driver, "-r", "3", "--save-baseline", cache, *files, tmp=tmp_path)
+    assert saved.rc == 0, saved.err
+    kept = [line.split()[1:3] for line in cache.read_text().splitlines() if line.startswith("trace ")]
+    assert kept == [["a\\nb", "3"]]
