@@ -186,6 +186,20 @@ def test_v_shows_the_last_lines_an_allocator_printed_before_it_crashed(tmp_path,
 
 
 @pytest.mark.parametrize("before", [30, 3000])
+def test_v_counts_the_bytes_it_leaves_out_between_first_and_last_lines(tmp_path, before):
+    """What debug-crash.c printed is known to the byte: -v's "[... N bytes not shown ...]" is all of
+    it but the 4 first lines and the 8 last ones it quotes.  Only the line's form was checked, and
+    counting the quoted last lines as not shown left every test passing."""
+    ops = [f"a {i} 16" for i in range(before)] + [f"a {before} {TRIGGER}"]
+    r = run(broken("debug-crash"), "-v", "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1 and r.trace("bad")["outcome"] == "crashed", r.out
+    lines = [f"mm_malloc #{i + 1} (16 bytes)\n" for i in range(before)] + \
+        [f"mm_malloc #{before + 1} ({TRIGGER} bytes)\n", "last words before the crash\n"]
+    hidden = sum(map(len, lines)) - sum(map(len, lines[:4])) - sum(map(len, lines[-8:]))
+    assert f"        | [... {hidden} bytes not shown ...]\n" in r.out, r.out
+
+
+@pytest.mark.parametrize("before", [30, 3000])
 def test_json_carries_the_last_lines_an_allocator_printed_before_it_crashed(tmp_path, before):
     """The JSON kept only the first 4 KiB of debug-crash.c's lines (output), so the grader's page
     and Gradescope never showed the last ones, printed just before the crash."""
