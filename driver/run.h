@@ -39,7 +39,6 @@ typedef struct {
     int traces, valid, failed, bad_traces;
     double utilization;             /* mean over the traces that score utilization */
     bool has_utilization;           /* some trace scores it */
-    bool has_throughput;
     double throughput, libc_throughput, ratio; /* ops/s over the valid throughput traces; ratio scaled by validity */
     double util_points, throughput_points, perf_index;
     interruption_t interrupted;
