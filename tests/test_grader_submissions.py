@@ -179,10 +179,10 @@ def test_two_mm_c_in_an_archive_are_refused_naming_both(tmp_path, form, names, s
 
 def test_entries_of_no_known_form_are_listed_and_litter_is_not(tmp_path):
     (tmp_path / "ann.c").write_text(GOOD)
-    for name in ("leo.C", "carl.rar", "bob.7z", ".DS_Store", "Thumbs.db"):
+    for name in ("leo.C", "kim.h", "carl.rar", "bob.7z", ".DS_Store", "Thumbs.db"):
         (tmp_path / name).write_text("x")
     (tmp_path / "__MACOSX").mkdir()
-    assert [p.name for p in unrecognised(tmp_path)] == ["bob.7z", "carl.rar", "leo.C"]
+    assert [p.name for p in unrecognised(tmp_path)] == ["bob.7z", "carl.rar", "kim.h", "leo.C"]
     assert [c.name for c in discover(tmp_path)] == ["ann"]
 
 
@@ -210,7 +210,7 @@ def test_a_hand_in_named_as_another_s_tagged_name_keeps_its_own_record(tmp_path)
     assert len(set(names)) == 3 and "a_b" in names, names
 
 
-@pytest.mark.parametrize("member", ["../mm.c", "/etc/mm.c", "a/../../mm.c"])
+@pytest.mark.parametrize("member", ["../mm.c", "/etc/mm.c", "a/../../mm.c", "C:/kim/mm.c", "C:\\kim\\mm.c"])
 def test_archives_with_escaping_paths_are_refused(tmp_path, member):
     _zip(tmp_path / "z.zip", {member: GOOD})
     _tar(tmp_path / "t.tar.gz", {member: GOOD.encode()})
@@ -772,3 +772,97 @@ def test_gradescope_names_the_candidate_files_on_one_line(tmp_path):
     with pytest.raises(SubmissionError) as err:
         find_one(tmp_path)
     assert str(err.value) == f"{tmp_path}: expected mm.c (found 2 candidate files: a\\nb.c, c.c)"
+
+
+# The bounds below are the real ones, not patched: a test that lowers a bound cannot tell a
+# bound raised tenfold (or dropped) from the one the module promises.
+MEMBERS = 10_000
+
+
+def _many(folder, count):
+    for i in range(count):
+        (folder / f"f{i}").write_bytes(b"")
+
+
+@pytest.mark.parametrize("form", ["zip", "tar", "folder"])
+def test_a_hand_in_of_more_than_ten_thousand_entries_is_refused(tmp_path, form):
+    """A second mm.c may lie past them: so many entries are refused, with mm.c among them."""
+    names = {f"f{i}": b"" for i in range(MEMBERS)} | {"mm.c": GOOD.encode()}
+    if form == "zip":
+        _zip(tmp_path / "kim.zip", names)
+    elif form == "tar":
+        _tar(tmp_path / "kim.tar", names, mode="w")
+    else:
+        (tmp_path / "kim").mkdir()
+        _many(tmp_path / "kim", MEMBERS)
+        (tmp_path / "kim" / "mm.c").write_text(GOOD)
+    with pytest.raises(SubmissionError, match=f"more than {MEMBERS} (entries|files)"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
+def test_a_zip_member_compressed_past_any_c_source_is_refused(tmp_path):
+    """Within the size limit, but 900 KB that deflate to 1 KB: the ratio says bomb, not source."""
+    with zipfile.ZipFile(tmp_path / "kim.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mm.c", b"/*" + b" " * 900_000 + b"*/")
+    with pytest.raises(SubmissionError, match="mm.c in the archive claims 900004 bytes; refusing"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
+def test_a_zip_unpacking_past_64_mib_is_refused_unread(tmp_path):
+    with zipfile.ZipFile(tmp_path / "kim.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name in ("core1", "core2"):
+            z.writestr(name, bytes(33 << 20))
+        z.writestr("mm.c", GOOD)
+    with pytest.raises(SubmissionError, match=f"more than {MEMBERS} entries or {64 << 20} bytes; refusing"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
+@pytest.mark.parametrize("name", ["kim.zip", "kim.tar.gz"])
+def test_an_archive_file_past_16_mib_is_refused_unread(tmp_path, name):
+    with open(tmp_path / name, "wb") as handle:         # sparse: its size is all that is read
+        handle.truncate((16 << 20) + 1)
+    with pytest.raises(SubmissionError, match=f"^{name}: the archive is larger than {16 << 20} bytes; refusing$"):
+        read_source(discover(tmp_path)[0], LIMIT)
+
+
+def test_a_top_level_mm_c_linked_to_a_folder_is_refused_as_a_link(tmp_path):
+    """The walk lists no link to a folder, so kim/mm.c -> elsewhere/ would read as 'no mm.c'."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "mm.c").write_text(GOOD)
+    (tmp_path / "class" / "kim").mkdir(parents=True)
+    (tmp_path / "class" / "kim" / "mm.c").symlink_to(tmp_path / "elsewhere")
+    assert _reading(discover(tmp_path / "class")[0]) == "refused: a symbolic link, not a file"
+
+
+def test_a_folder_s_hidden_files_and_folders_are_no_part_of_its_hand_in(tmp_path):
+    """macOS's ._kate.zip beside kate.zip, an editor's .vscode/scratch.c: the folder reads as kate.zip."""
+    kate = tmp_path / "kate"
+    (kate / ".vscode").mkdir(parents=True)
+    _zip(kate / "kate.zip", {"mm.c": GOOD})
+    (kate / "._kate.zip").write_bytes(b"\0\5\26\7 AppleDouble")
+    (kate / ".vscode" / "scratch.c").write_text("int x;")
+    assert read_source(discover(tmp_path)[0], LIMIT) == GOOD
+
+
+def _nested(folder, depth):
+    deep = folder.joinpath(*["d"] * depth)
+    deep.mkdir(parents=True)
+    (deep / "mm.c").write_text(GOOD)
+
+
+def test_a_folder_may_nest_a_hundred_deep_and_no_more(tmp_path):
+    _nested(tmp_path / "ok" / "ann", 100)
+    _nested(tmp_path / "deep" / "bob", 101)
+    assert read_source(discover(tmp_path / "ok")[0], LIMIT) == GOOD
+    with pytest.raises(SubmissionError, match="^bob: the folder nests folders more than 100 deep; refusing$"):
+        read_source(discover(tmp_path / "deep")[0], LIMIT)
+
+
+@pytest.mark.parametrize("members", [
+    {"mm.c": GOOD, "alice/mm.c": GOOD, "bob/mm.c": GOOD},                  # one hand-in with three mm.c
+    {"a/ada@cmu.edu_1_handin.c": GOOD, "b/bob@cmu.edu_2_handin.c": GOOD},  # Autolab's are in one folder
+], ids=["top-mm-c", "autolab-apart"])
+def test_an_archive_that_only_resembles_a_class_is_one_hand_in(tmp_path, members):
+    from grader.submissions import whole_class
+    _zip(tmp_path / "kim.zip", members)
+    assert whole_class(tmp_path / "kim.zip") is None
