@@ -50,8 +50,13 @@ def test_compiler_helpers_for_builtins_are_allowed(tmp_path, policy):
     ("void *mm_malloc(size_t n) { return malloc(n); }", "undefined_symbols", "malloc"),
     ("int mm_init(void) { return fork(); }", "undefined_symbols", "fork"),
     ("int mm_init(void) { return system(\"ls\"); }", "undefined_symbols", "system"),
+    # a weak reference ('w') links to the library's function as a strong one does
+    ("#pragma weak system\nint mm_init(void) { return system(\"ls\"); }", "undefined_symbols", "system"),
     ("int clock_gettime(clockid_t c, struct timespec *t) { (void)c; (void)t; return 0; }", "shadowing", "clock_gettime"),
     ("void *memcpy(void *d, const void *s, size_t n) { (void)s; (void)n; return d; }", "shadowing", "memcpy"),
+    # a weak definition ('W') in the driver still replaces the C library's, as a strong one does
+    ("__attribute__((weak)) void *memcpy(void *d, const void *s, size_t n) { (void)s; (void)n; return d; }",
+     "shadowing", "memcpy"),
     ("int helper_counter;", "other_globals", "helper_counter"),
     ("__attribute__((constructor)) static void early(void) { puts(\"early\"); }", "constructors", ".init_array"),
     ("__attribute__((destructor)) static void late(void) { puts(\"late\"); }", "constructors", ".fini_array"),
@@ -64,6 +69,10 @@ def test_compiler_helpers_for_builtins_are_allowed(tmp_path, policy):
     # The linker runs a section of type INIT_ARRAY whatever its name.
     ("__asm__(\".section .mm_tables,\\\"aw\\\",@init_array\\n.quad 0\\n.previous\");", "constructors", ".mm_tables"),
     ("static char table[129]; char *mm_table(void) { return table; }", "writable_data", "129 bytes"),
+    # a common symbol has no section of its own until link time: counted by its size
+    ("__attribute__((common)) char mm_table[4096];", "writable_data", "4096 bytes"),
+    ("static char anchor __attribute__((aligned(128))); char *mm_anchor(void) { return &anchor; }",
+     "writable_data", "section .bss (aligned to 128 bytes)"),
     # One byte, aligned to 1 MiB: the linker pads up to a MiB before it, storage the size does
     # not count and the driver's audit skips with the allocator's own globals (red team).
     ("static char anchor __attribute__((aligned(1 << 20))); char *mm_anchor(void) { return &anchor; }",
@@ -72,12 +81,16 @@ def test_compiler_helpers_for_builtins_are_allowed(tmp_path, policy):
      "writable_data", "section .tbss (aligned to 65536 bytes)"),
     ("long mm_init(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); return r; }", "raw_syscalls", "syscall"),
     ("long mm_init(void) { long r; __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(20)); return r; }", "raw_syscalls", "int"),
+    ("long mm_init(void) { long r; __asm__ volatile(\"sysenter\" : \"=a\"(r) : \"a\"(20)); return r; }",
+     "raw_syscalls", "sysenter"),
     # Overlapping instructions: the jump lands on 0f 05 inside the constant, a syscall the
     # listing shows as part of a movabs (QA hunt, 2026-11-23).
     ("long mm_init(void) { long r; __asm__ volatile(\"jmp 1f+2\\n1: movabsq $0x9090909004eb050f, %%rcx\"\n"
      " : \"=c\"(r) : \"a\"(39) : \"r11\"); return 0; }", "raw_syscalls", "jmp"),
     ("void mm_hidden(void) { __asm__ volatile(\"call 1f+2\\n1: movabsq $0x9090909004eb050f, %%rcx\" ::: \"rcx\"); }",
      "raw_syscalls", "call"),
+    ("void mm_hidden(void) { __asm__ volatile(\"loop 1f+2\\n1: movabsq $0x9090909004eb050f, %%rcx\" ::: \"rcx\"); }",
+     "raw_syscalls", "loop"),
 ])
 def test_each_rule_catches_its_case(tmp_path, policy, body, rule, item):
     result = _rules(tmp_path, HEADER + body, policy)[rule]
@@ -140,10 +153,34 @@ def test_an_object_too_large_to_inspect_is_refused_by_every_rule_unread(tmp_path
     assert "more than the grader inspects" in found[0].detail
 
 
-def test_driver_symbols_cannot_be_shadowed(tmp_path, policy):
+@pytest.mark.parametrize("body, name", [("void trace_replay(void) { }", "trace_replay"),
+                                        ("int mdriver_secret_counter = 2;", "mdriver_secret_counter")])
+def test_driver_symbols_cannot_be_shadowed(tmp_path, policy, body, name):
     driver = "int mdriver_secret_counter = 1; void trace_replay(void) { }\n"
-    rules = _rules(tmp_path, HEADER + "void trace_replay(void) { }", policy, driver)
-    assert rules["shadowing"].items == ("trace_replay",)
+    rules = _rules(tmp_path, HEADER + body, policy, driver)
+    assert rules["shadowing"].items == (name,)
+
+
+def test_a_versioned_name_of_its_own_is_refused_too(tmp_path, policy):
+    """No allocator versions a symbol; mm_mine@@V1 is refused as clock_gettime@@V1 is, not merely warned of."""
+    body = 'int mm_h(int x) { return x + 1; }\n__asm__(".symver mm_h, mm_mine@@V1");\n'
+    rules = _rules(tmp_path, CLEAN + body, policy)
+    assert rules["shadowing"].verdict == "reject" and "mm_mine@@V1" in rules["shadowing"].items, rules["shadowing"]
+
+
+def test_a_rule_the_policy_does_not_name_rejects(tmp_path, policy):
+    """A kit whose grader.toml leaves a rule out still enforces it: the default is reject, not warn."""
+    silent = dataclasses.replace(policy, rules=dataclasses.replace(policy.rules, action={}))
+    rules = _rules(tmp_path, HEADER + "void *mm_malloc(size_t n) { return malloc(n); }", silent)
+    assert rules["undefined_symbols"].verdict == "reject"
+
+
+def test_a_binutils_failure_is_the_graders_error_not_an_empty_object(tmp_path):
+    """nm failing said nothing, and an object with no symbols passes the symbol rules."""
+    from grader.rules import ToolError, symbols
+    (tmp_path / "junk.o").write_bytes(b"not an object")
+    with pytest.raises(ToolError, match="^nm "):
+        symbols(tmp_path / "junk.o")
 
 
 def test_api_symbols_are_not_globals_to_warn_about(tmp_path, policy):
@@ -180,8 +217,10 @@ int mm_init(void) { memset(spare, 0x5a, sizeof spare); return spare[4096] - 0x5a
     (r'"side,\"aw\",@nobits#"', True), (r'"\"side table\",\"aw\",@nobits#"', True),
     (r'".data.rel.rox,\"aw\",@nobits#"', False)])   # a .data.* name: counted, not odd
 def test_a_writable_table_under_any_section_name_is_counted_and_refused(tmp_path, policy, section, unknown):
-    rule = _rules(tmp_path, BIG_SIDE_TABLE % section, policy)["writable_data"]
+    rules = _rules(tmp_path, BIG_SIDE_TABLE % section, policy)
+    rule = rules["writable_data"]
     assert rule.verdict == "reject" and f"{8 << 20} bytes" in rule.items, rule
+    assert rules["code_size"].passed, rules["code_size"]          # writable: not code, whatever its name
     assert any(i.startswith("section ") for i in rule.items) == unknown
     assert ("no C global" in rule.detail) == unknown
 
@@ -199,11 +238,15 @@ def test_relro_data_is_not_counted_but_an_ordinary_data_subsection_is(tmp_path, 
     ('__asm__(".section .fini\\n\\tcall mm_late\\n\\t.previous"); void mm_late(void) { puts("x"); }', ".fini"),
     ('static void f(void) { puts("x"); }\n'
      'static void (*p)(void) __attribute__((section("hooks,\\"aw\\",@init_array#"), used)) = f;', "hooks"),
-    ('static void *clones[2] __attribute__((section(".tm_clone_table"), used)) = {0, 0};', ".tm_clone_table"),
+    ('static void *clones[32] __attribute__((section(".tm_clone_table"), used)) = {0, 0};', ".tm_clone_table"),
+    # the loader runs a PREINIT_ARRAY section whatever it is called
+    ('static void f(void) { puts("x"); }\n'
+     'static void (*p)(void) __attribute__((section("early,\\"aw\\",@preinit_array#"), used)) = f;', "early"),
 ])
 def test_code_the_runtime_runs_before_main_is_refused(tmp_path, policy, source, item):
-    rule = _rules(tmp_path, HEADER + source, policy)["constructors"]
-    assert rule.verdict == "reject" and item in rule.items, rule
+    rules = _rules(tmp_path, HEADER + source, policy)
+    assert rules["constructors"].verdict == "reject" and item in rules["constructors"].items, rules["constructors"]
+    assert rules["writable_data"].passed, rules["writable_data"]     # refused once, by its own rule
 
 
 def test_sections_are_read_from_the_elf_headers_like_readelf(tmp_path):
@@ -271,3 +314,29 @@ def test_the_drivers_own_names_are_the_students_to_use(policy):
     # the objects one by one, those of every allocator (build/driver/) too, would refuse them
     everything = [p for d in (out, out.parent / "driver" / "a16") for p in d.rglob("*.o") if p.name != "alloc.o"]
     assert not {r.rule: r for r in check_object(out / "alloc.o", everything, policy)}["shadowing"].passed
+
+
+def test_binutils_that_cannot_run_are_the_graders_error(tmp_path, monkeypatch):
+    from grader.rules import ToolError, symbols
+    monkeypatch.setenv("PATH", str(tmp_path))           # no nm here
+    with pytest.raises(ToolError, match="^nm: "):
+        symbols(tmp_path / "alloc.o")
+
+
+def test_a_damaged_section_table_is_the_graders_error_not_a_traceback(tmp_path):
+    from grader.rules import ToolError, sections
+    obj = _compile(tmp_path, CLEAN)
+    data = bytearray(obj.read_bytes())
+    data[0x3E:0x40] = (0xFFF0).to_bytes(2, "little")      # e_shstrndx past the section headers
+    obj.write_bytes(bytes(data))
+    with pytest.raises(ToolError, match="not an ELF object the grader can read"):
+        sections(obj)
+
+
+def test_an_object_of_more_than_65279_sections_is_read_whole(tmp_path, policy):
+    """Past 65279 sections ELF keeps the count and the names' index in section 0: read as 0 sections,
+    a megabyte of .bss behind 65,300 one-byte sections passed every section rule."""
+    many = "".join(f'.section .r{i},\\"a\\"\\n.byte 0\\n' for i in range(65300))
+    source = HEADER + f'static char big[1 << 20]; char *mm_big(void) {{ return big; }}\n__asm__("{many}.text");\n'
+    rule = _rules(tmp_path, source, policy)["writable_data"]
+    assert rule.verdict == "reject" and f"{1 << 20} bytes" in rule.items, rule
