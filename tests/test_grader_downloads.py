@@ -394,3 +394,11 @@ def test_shown_names_keep_to_one_line():
     """White space in a name (a newline, a tab) is one space; any other control character is escaped."""
     assert display_name("Ada\n  Lovelace\t") == "Ada Lovelace"
     assert display_name("Ada\x1bLovelace") == "Ada\\x1bLovelace" and display_name("x\ud800") == "x\\ud800"
+
+
+def test_a_name_of_dots_is_no_file_name_of_dots(tmp_path):
+    """A submitter called '..' or '.alan' would name a record '..' or a hidden '.alan__1906': leading dots go."""
+    root = tmp_path / "gradescope"
+    metadata = METADATA.replace(":name: Ada Lovelace", ":name: '..'").replace(":name: Alan Turing", ":name: '.alan'")
+    found, _ = _discover(_gradescope(root, metadata))
+    assert {k: c.name for k, c in found.items()} == {"submission_1001": "submission", "submission_1002": "alan__1906"}
