@@ -177,18 +177,3 @@ def test_check_reads_a_hand_in_folder_as_grade_does(classroom, tmp_path):
     for name in ("kate", "liam"):
         passed = cli("check", subs / name, "--kit", kit, "--config", config)
         assert passed.returncode == 0 and f"{name}: passes the grader's build and static rules" in passed.stdout, passed
-
-
-def test_a_warning_alone_lets_the_traces_run_and_a_rejection_or_a_failed_link_does_not():
-    """What `check` calls 'would run': the grader's own rule, the build ok and no rule rejecting."""
-    from pathlib import Path
-
-    from grader.build import BuildResult
-    from grader.model import RuleResult
-    from grader.precheck import Precheck
-    built = BuildResult("ok", "", Path("mdriver"), Path("alloc.o"), ())
-    warn = RuleResult("other_globals", "warn", False, "warn", "non-static globals", ("g",))
-    reject = RuleResult("undefined_symbols", "reject", False, "reject", "calls malloc", ("malloc",))
-    assert Precheck(built, (warn,)).would_run and Precheck(built, (warn,)).rejected == ()
-    assert not Precheck(built, (warn, reject)).would_run and Precheck(built, (warn, reject)).rejected == (reject,)
-    assert not Precheck(BuildResult("link_error", "undefined reference", None, Path("alloc.o"), ()), (warn,)).would_run
