@@ -101,6 +101,12 @@ def bounded_int(digits: str | bytes, most: int) -> int | None:
     return value if value <= most else None
 
 
+def ascii_digits(text: str) -> bool:
+    """TEXT is one or more ASCII digits and nothing else, as the driver and docs/traces.md write a
+    number: str.isdigit() also takes '\u0663' and '\u00b2', and int() '1_000', '+5', ' 5' and '\u0663'."""
+    return text.isascii() and text.isdigit()
+
+
 class TooBig(ValueError):
     """More bytes than any trace holds (a gzip bomb, a huge file); str() says how it was found."""
 

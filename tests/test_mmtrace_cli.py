@@ -526,6 +526,11 @@ def test_an_oserror_not_from_stdout_is_not_called_one():
     (["--seed", "-5"], "Invalid value for '--seed': '-5': a whole number from 0"),
     (["-p", "pairs=5", "-p", "pairs=6"], "parameter 'pairs' given twice (-p pairs=5, -p pairs=6): give it once"),
     (["-p", "pairs=1e3"], "'pairs' of 'binary' wants a whole number, got '1e3'"),
+    # int() took these as 1000, 5, 5 and 5: the driver and docs/traces.md read ASCII digits only
+    (["-p", "pairs=1_000"], "parameter 'pairs' of 'binary' wants a whole number, got '1_000'"),
+    (["-p", "pairs=+5"], "parameter 'pairs' of 'binary' wants a whole number, got '+5'"),
+    (["-p", "pairs= 5"], "parameter 'pairs' of 'binary' wants a whole number, got ' 5'"),
+    (["-p", "pairs=\u0665"], "parameter 'pairs' of 'binary' wants a whole number, got '\u0665'"),
 ])
 def test_gen_refuses_what_it_used_to_take_quietly(tmp_path, args, words):
     """--seed -5 gave --seed 5's bytes, a repeated -p took the last value, 1e3 passed as 1000."""

@@ -165,6 +165,37 @@ def test_bad_parameter_values_are_refused_with_their_names(params, words):
         generate("binary", 1, params)
 
 
+@pytest.mark.parametrize("pattern, key, value", [
+    ("binary", "pairs", "1_000"), ("binary", "pairs", "+5"), ("binary", "pairs", " 5"),
+    ("binary", "pairs", "5 "), ("binary", "pairs", "\u0665\u0660"), ("binary", "pairs", "\uff15"),
+    ("random", "alloc_bias", "0_0.5"), ("random", "alloc_bias", "+0.5"), ("random", "alloc_bias", " 0.5"),
+    ("random", "alloc_bias", "\u0660.5"), ("cbit", "mean_life", "1_2"), ("cbit", "mean_life", "\u0661\u0662"),
+])
+def test_a_value_not_written_in_plain_ascii_digits_is_refused(pattern, key, value):
+    """int() and float() took 1_000, +5, ' 5' and Arabic-Indic or full-width digits: the driver
+    and docs/traces.md read ASCII digits only, so a value is refused, named, in one line."""
+    what = "a whole number" if key == "pairs" else "a number"
+    with pytest.raises(PatternError) as caught:
+        generate(pattern, 1, {**SMALL[pattern], key: value})
+    assert str(caught.value) == f"parameter '{key}' of '{pattern}' wants {what}, got '{value}'"
+
+
+@pytest.mark.parametrize("value", ["9" * 400, "9" * 5000, "1e400", 10 ** 400],
+                         ids=["400-nines", "5000-nines", "1e400", "int-10-400"])
+def test_a_fraction_too_large_for_a_float_is_not_finite(value):
+    """float() of a 400-digit int raised OverflowError: a traceback, not a message."""
+    with pytest.raises(PatternError, match="'mean_life' of 'cbit' wants a finite number"):
+        generate("cbit", 1, {**SMALL["cbit"], "mean_life": value})
+
+
+@pytest.mark.parametrize("pattern, key, value", [
+    ("binary", "pairs", "0200"), ("random", "alloc_bias", "0.5"), ("random", "alloc_bias", ".5"),
+    ("random", "alloc_bias", "5e-1"), ("random", "alloc_bias", "1"), ("cbit", "mean_life", "12.5E0"),
+])
+def test_plain_ascii_values_are_still_taken(pattern, key, value):
+    assert len(generate(pattern, 1, {**SMALL[pattern], key: value}))
+
+
 SHARES = [("program", "hot_share"), ("program", "lifo"), ("random", "alloc_bias"), ("bdd", "gc_keep"),
           ("bdd", "death"), ("cbit", "long_share"), ("realloc-strings", "finish"),
           ("realloc-vectors", "small_per_push"), ("long-short", "long_share"), ("peak-drain", "keep")]

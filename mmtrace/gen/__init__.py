@@ -10,10 +10,11 @@ from __future__ import annotations
 import inspect
 import math
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..trace import CLASSIC, MAX_HEAP, MAX_OPS, Trace
+from ..trace import CLASSIC, MAX_HEAP, MAX_OPS, Trace, ascii_digits
 from . import classic, kit, lab64
 from .builder import PatternError, TraceBuilder, too_many_ops
 
@@ -100,26 +101,35 @@ def _quoted(v: object) -> str:
     return text if len(text) <= 24 else text[:24] + "..."
 
 
+# A fraction as written in ASCII: 0.25, .5, 2, 1e-3 (a sign, '_', spaces or other digits are not)
+_FRACTION = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_MOST_DIGITS = 4000        # past int()'s limit (4,300) and past every parameter's
+
+
+def _plain(where: str, text: str, want: type) -> int | float | None:
+    """TEXT from the command line as a number, or None if it is not one written plainly: ASCII
+    digits (a fraction's '.' and exponent too) after an optional '-', so that a negative value
+    is named as such; int() and float() alone took '1_000', '+5', ' 5' and Arabic-Indic digits."""
+    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text)
+    if want is int and ascii_digits(body):
+        if len(body.lstrip("0")) > _MOST_DIGITS:
+            raise PatternError(f"{where} is far too large, got '{_quoted(text)}'")
+        return sign * int(body)
+    if want is float and (_FRACTION.fullmatch(body) or body.lower() in ("nan", "inf", "infinity")):
+        return sign * float(body)     # 400 nines, nan and inf: refused below as not finite
+    return None
+
+
 def _number(pattern: Pattern, k: str, v: object, want: type) -> int | float:
     """V (a number, or a string from the command line) as WANT: ints whole and at least 1
     (every int parameter is a count or a size), floats finite and not negative, shares at most 1."""
     where = f"parameter '{k}' of '{pattern.name}'"
-    number: object = v
-    if isinstance(v, str):
-        try:
-            number = int(v)
-        except ValueError:
-            if want is int and v.strip().isdigit():    # past int()'s 4,300 digits
-                raise PatternError(f"{where} is far too large, got '{_quoted(v)}'") from None
-            if want is int:      # written as a whole number, not 1e3 or 2.0
-                raise PatternError(f"{where} wants a whole number, got '{_quoted(v)}'") from None
-            try:
-                number = float(v)
-            except ValueError:
-                number = None
+    number: object = _plain(where, v, want) if isinstance(v, str) else v
     if isinstance(number, bool) or not isinstance(number, (int, float)):
         what = "a whole number" if want is int else "a number"
         raise PatternError(f"{where} wants {what}, got '{_quoted(v)}'")
+    if want is float and isinstance(number, int) and not isinstance(number, bool) and abs(number) > 1e308:
+        number = math.inf        # float() of a 400-digit int raised OverflowError: a traceback
     if isinstance(number, float) and not math.isfinite(number):     # an int is finite; isfinite overflows on 400 digits
         raise PatternError(f"{where} wants a finite number, got '{_quoted(v)}'")
     if want is int:
