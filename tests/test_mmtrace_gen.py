@@ -358,12 +358,14 @@ PAST_THE_LIMIT = [
     ("program", {"allocs": 6_000_001}, 12_000_002),
     ("syn", {"allocs": 6_000_001}, 12_000_002),
     ("tiny-flood", {"allocs": 6_000_001}, 12_000_002),
-    ("coalescing", {"rounds": 2_400_001, "size": 1}, 12_000_005),
-    ("realloc-vectors", {"vectors": 2_000, "rounds": 2_001}, 12_006_000),
+    ("coalescing", {"rounds": 2_000_001, "size": 1}, 12_000_006),
+    ("realloc-vectors", {"vectors": 2_000, "rounds": 858}, 12_012_000),
     # neither had a floor: 2^k - 1, 2^k, 2^k + 1 for k to 22 (of 80% of 20 MiB), each freed, per round
     ("size-sweep", {"rounds": 2_000_000}, 276_000_126),
-    # and a phase of 12,000,000 bytes, drained to 10%, is at least 10,800,000 / its largest size allocs
-    ("peak-drain", {"phases": 12_000_000, "peak": 12_000_000}, 50_388_000_000),
+    # and a phase of 12,000,000 bytes, drained to 10%, allocs its sizes until they pass 10,800,000
+    ("peak-drain", {"phases": 12_000_000, "peak": 12_000_000}, 149_105_149_472),
+    # about 12,600,000 ops: the floor by each range's largest size (4,200,000) had let it draw 12,000,000
+    ("peak-drain", {"phases": 1000}, 12_372_712),
 ]
 
 
@@ -388,6 +390,42 @@ def test_the_fewest_ops_a_pattern_promises_are_never_more_than_it_makes(name):
     for seed in (1, 2):
         assert least({**defaults, **SMALL[name]}) <= len(generate(name, seed, SMALL[name]))
     assert least(defaults) <= len(generate(name, 1))
+
+
+# Parameters each pattern's floor is held to, and how close to the real count it must come:
+# peak-drain's floor by its sizes' tops was a third of the count, coalescing's 5 of its 6 ops a
+# round, realloc-many's one op a step half, fit-stress's blocks alone 85%: a count a little past
+# the limit drew 12,000,000 ops before it was refused.
+FLOORS = [
+    ("peak-drain", {}, 0.85), ("peak-drain", {"phases": 4}, 0.85),
+    ("peak-drain", {"phases": 9, "keep": 0.0}, 0.9), ("peak-drain", {"phases": 200, "peak": 200_000}, 0.8),
+    ("peak-drain", {"phases": 7, "peak": 1_000_000}, 0.7), ("peak-drain", {"phases": 40, "peak": 300_000, "keep": 0.5}, 0.6),
+    ("peak-drain", {"phases": 5, "peak": 5000}, 0.0), ("peak-drain", {"phases": 3, "peak": 70_000, "keep": 0.9}, 0.0),
+    ("coalescing", {"rounds": 300, "size": 7}, 1.0), ("fit-stress", {"blocks": 3000, "first": 2995}, 1.0),
+    ("realloc-many", {}, 0.9), ("realloc-many", {"steps": 5000, "buffers": 3}, 0.9),
+    ("realloc-vectors", {"vectors": 3, "rounds": 4, "max_elems": 64}, 0.25),
+    ("size-sweep", {"rounds": 4, "max_heap": 5000}, 0.9), ("realloc-strings", {"builders": 10, "appends": 500}, 0.9),
+    ("growing-buffer", {"steps": 7}, 1.0), ("binary", {"pairs": 9}, 1.0), ("cbit", {"allocs": 500, "vectors": 20}, 0.9),
+    ("ngram", {"tokens": 300, "vocab": 5}, 0.5), ("tiny-flood", {"allocs": 500, "live": 10}, 1.0),
+    ("long-short", {"allocs": 300, "burst": 3}, 0.9), ("large-churn", {"allocs": 50}, 1.0),
+    ("program", {"allocs": 100, "peak_blocks": 10}, 1.0), ("random", {"allocs": 70}, 1.0),
+    ("bdd", {"allocs": 500, "gc_every": 50}, 0.9), ("syn", {"allocs": 400, "live": 30}, 1.0),
+]
+
+
+def test_every_pattern_has_its_floor_checked():
+    assert {name for name, _, _ in FLOORS} == {n for n, p in PATTERNS.items() if p.least_ops}
+
+
+@pytest.mark.parametrize("name, params, share", FLOORS, ids=[f"{n}-{'-'.join(map(str, p.values()))}" for n, p, _ in FLOORS])
+def test_a_floor_is_at_most_the_real_count_and_near_it(name, params, share):
+    """least_ops refuses a count past the limit before any op is drawn: never a trace that
+    fits (at most the count of every seed), and close enough to refuse most that would not."""
+    pattern = PATTERNS[name]
+    least = pattern.least_ops({**pattern.defaults(), **params})
+    counts = [len(generate(name, seed, params)) for seed in (1, 2, 3)]
+    assert least <= min(counts)
+    assert least >= share * max(counts)
 
 
 @pytest.mark.parametrize("key, value, words", [

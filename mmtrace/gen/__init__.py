@@ -50,14 +50,50 @@ def _size_sweep_ops(v: dict) -> int:
     return 6 * top * v["rounds"] + 4 * max(0, top - 3) + 2 * top
 
 
+# The chance, per random count, that a floor below counts more than a seed makes: a floor on
+# drawn counts by their largest values alone was a third or half of the real count.
+_MISS = 1e-15
+
+
 def _peak_drain_ops(v: dict) -> int:
-    """Each phase starts at most keep * peak live (after the drain) and allocs requests of at most
-    its range's top until the next would pass the peak; each is freed.  A peak past the heap is
-    refused when the live payload passes it, so only the heap's share counts here."""
-    room = int((1 - v["keep"]) * min(v["peak"], MAX_HEAP))
-    per_range = [max(0, room // hi - 1) for _, hi in kit.PEAK_DRAIN_RANGES]
-    cycles, rest = divmod(v["phases"], len(per_range))
-    return 2 * (cycles * sum(per_range) + sum(per_range[:rest]))
+    """Each phase starts at most keep * peak live (after the drain) and allocs its range's
+    log-uniform sizes until the next would pass the peak, so the sizes it draws (the last not
+    allocated) add up to more than room = (1 - keep) * peak; each alloc is freed.  Every size at
+    its range's top gave a floor a third of the real count, so instead: over all the phases of a
+    range, the draws' sum passes phases * room only if the draws number at least
+    (phases * room - t) / mean, but for a chance under _MISS (Freedman's inequality:
+    t^2 = 2 ln(1/miss) (variance + top * t / 3)).  int() makes each size at most the real number
+    drawn, so more of them.  A peak past the heap is refused when the live payload passes it, so
+    only the heap's share counts here."""
+    room = (1 - v["keep"]) * min(v["peak"], MAX_HEAP)
+    cycles, rest = divmod(v["phases"], len(kit.PEAK_DRAIN_RANGES))
+    log_miss = math.log(1 / _MISS)
+    allocs = 0
+    for k, (lo, hi) in enumerate(kit.PEAK_DRAIN_RANGES):
+        phases = cycles + (k < rest)
+        spread = math.log(hi / lo)
+        mean = (hi - lo) / spread
+        variance = (hi * hi - lo * lo) / (2 * spread) - mean * mean
+        total = phases * room
+        bias = log_miss * hi / 3
+        t = bias + math.sqrt(bias * bias + 2 * log_miss * variance * total / mean)
+        draws = math.floor((total - t) / mean) + 1 if total > t else 0
+        allocs += max(0, draws - phases)        # a phase's last draw is not allocated
+    return 2 * allocs
+
+
+def _realloc_many_ops(v: dict) -> int:
+    """One op a step (a realloc, a realloc(NULL, n) or a free), and a small block, freed, at
+    each step with a chance of one half: at least steps / 2 - t of them but for a chance under
+    _MISS (Hoeffding: t = sqrt(steps ln(1/miss) / 2))."""
+    smalls = v["steps"] / 2 - math.sqrt(v["steps"] * math.log(1 / _MISS) / 2)
+    return v["steps"] + 2 * max(0, math.floor(smalls))
+
+
+def _fit_stress_ops(v: dict) -> int:
+    """Every count is fixed: the big block, the blocks, one 100 for every tenth, the 10- and the
+    1-byte blocks, one 150 for every tenth of the first; each freed."""
+    return 2 * (1 + v["blocks"] + v["blocks"] // 10 + 2 + v["first"] // 10)
 
 
 def _each_freed(*counts: str) -> Callable[[dict], int]:
@@ -69,7 +105,7 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
     Pattern("program", classic.program, shares=("hot_share", "lifo"),
             most={"sizes": (10_000, "each drawn until it differs from the others")},
             least_ops=_each_freed("allocs")),
-    Pattern("coalescing", classic.coalescing, least_ops=lambda v: 5 * v["rounds"]),
+    Pattern("coalescing", classic.coalescing, least_ops=lambda v: 6 * v["rounds"]),   # 3 allocs, 3 frees
     Pattern("random", classic.uniform_random, shares=("alloc_bias",), least_ops=_each_freed("allocs")),
     Pattern("binary", classic.binary, least_ops=lambda v: 6 * v["pairs"]),
     Pattern("growing-buffer", classic.growing_buffer, least_ops=lambda v: 3 * v["steps"] + 4),
@@ -80,12 +116,13 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in [
                   "vocab": (1_000_000, "each word's length and weight are drawn first")},
             least_ops=_each_freed("tokens")),      # a token's string, then its free or its node
     Pattern("syn", lab64.syn, {"kind": tuple(lab64.SYN_KINDS)}, least_ops=_each_freed("allocs")),
-    Pattern("realloc-many", kit.realloc_many, least_ops=lambda v: v["steps"]),
+    Pattern("realloc-many", kit.realloc_many, least_ops=_realloc_many_ops),
     Pattern("realloc-strings", kit.realloc_strings, shares=("finish",),
             least_ops=lambda v: v["appends"] + 2 * v["builders"]),
     Pattern("realloc-vectors", kit.realloc_vectors, shares=("small_per_push",),
-            least_ops=lambda v: 3 * v["vectors"] * v["rounds"]),     # born, shrunk to fit, freed
-    Pattern("fit-stress", kit.fit_stress, least_ops=_each_freed("blocks")),
+            # born, doubled from at most 64 bytes to at least 16 * 64 (4 times), shrunk to fit, freed
+            least_ops=lambda v: 7 * v["vectors"] * v["rounds"]),
+    Pattern("fit-stress", kit.fit_stress, least_ops=_fit_stress_ops),
     Pattern("size-sweep", kit.size_sweep, least_ops=_size_sweep_ops),
     Pattern("tiny-flood", kit.tiny_flood, least_ops=_each_freed("allocs")),
     Pattern("large-churn", kit.large_churn, least_ops=_each_freed("allocs")),
