@@ -23,7 +23,7 @@ from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .regular import NotRegular, read_regular
 from .stats import measure, render
-from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, Trace,
+from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, TooBig, Trace,
                     encode_trace, format_trace, read_bytes, replace_file, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
@@ -100,10 +100,20 @@ def _folder(folder: Path, why: str = "cannot make the folder") -> Path:
 
 
 def _write(path: str, trace: Trace, comments: list[str] | None = None) -> None:
+    too_big = _written(path, trace, comments)
+    if too_big:
+        _fail(f"{path}: not written: the trace would be {too_big}")
+
+
+def _written(path: str, trace: Trace, comments: list[str] | None = None) -> str | None:
+    """Write the trace, or say (nothing written) how far past the driver's file limit it is."""
     try:
         write_trace(Path(path), trace, comments)
     except OSError as e:
         _fail(f"{path}: cannot write ({e.strerror or e})")
+    except TooBig as e:
+        return str(e)
+    return None
 
 
 def _recipe(path: str):
@@ -339,7 +349,11 @@ def check(files, fix, output, max_heap, quiet):
                 unfixed = True
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
-            _write(str(dest), t)
+            too_big = _written(str(dest), t)     # the frees it adds can take a trace past the limit
+            if too_big:
+                click.echo(one_line(f"{f}: cannot fix: the fixed copy would be {too_big}; nothing written"), err=True)
+                unfixed = True
+                continue
             _done(dest, f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
     sys.exit(2 if unreadable else 1 if unfixed or (bad and not fix) else 0)
 

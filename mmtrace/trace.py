@@ -201,8 +201,12 @@ def encode_trace(text: str) -> bytes:
 
 
 def write_trace(path: Path, trace: Trace, comments: list[str] | None = None) -> None:
-    """Write the trace; a name ending in .gz is compressed, reproducibly (no name, no time)."""
+    """Write the trace; a name ending in .gz is compressed, reproducibly (no name, no time).
+    TooBig, nothing written, past TRACE_MAX_BYTES (a .gz by the bytes it unpacks to, as the
+    driver counts them): a file the driver refuses is no trace to write."""
     text = encode_trace(format_trace(trace, comments))
+    if len(text) > TRACE_MAX_BYTES:
+        raise TooBig(f"{len(text):,} bytes, more than the {TRACE_MAX_BYTES:,} the driver reads")
     path = Path(path)
     if path.name.endswith(".gz"):
         buf = io.BytesIO()

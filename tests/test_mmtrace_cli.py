@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -386,6 +387,42 @@ def test_check_fix_that_writes_nothing_fails(tmp_path):
     done = mmtrace("check", "--fix", str(junk), "-o", "f1.rep", cwd=tmp_path)
     assert done.returncode == 1 and "nothing written" in done.stderr
     assert not (tmp_path / "f1.rep").exists()
+
+
+def test_the_file_limit_is_the_drivers():
+    """check --fix, gen and convert refuse a trace past TRACE_MAX_BYTES: it must be trace.h's."""
+    from mmtrace.trace import TRACE_MAX_BYTES
+    said = re.search(r"TRACE_MAX_BYTES = \(size_t\)(\d+) << (\d+);", (KIT / "driver" / "trace.h").read_text())
+    assert said and int(said[1]) << int(said[2]) == TRACE_MAX_BYTES
+
+
+# check --fix under a file limit of LIMIT bytes (the real one, 256 MiB, would take minutes to fill)
+_UNDER_LIMIT = ("import sys\nimport mmtrace.trace\nmmtrace.trace.TRACE_MAX_BYTES = int(sys.argv[1])\n"
+                "from mmtrace.cli import main\nmain(sys.argv[2:], prog_name='mmtrace')\n")
+
+
+def test_check_fix_writes_no_copy_past_the_drivers_file_limit(tmp_path):
+    """The frees --fix adds for never-freed blocks make the copy longer than the file: a file at
+    the driver's limit had a copy past it written, which the driver refuses to read."""
+    from mmtrace.linter import fixed, lint
+    from mmtrace.trace import format_trace
+    src = tmp_path / "open.rep"
+    src.write_text("20000000\n3\n2\n1\na 0 8\na 1 8\n")
+    copy = len(format_trace(fixed(lint(src))))
+    assert copy > src.stat().st_size
+    dest = tmp_path / "out.rep"
+    dest.write_text("an earlier file\n")
+    done = run_python("-c", _UNDER_LIMIT, str(copy - 1), "check", "--fix", str(src), "-o", str(dest),
+                      capture_output=True, text=True, cwd=KIT)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [f"{src}: cannot fix: the fixed copy would be {copy} bytes, more "
+                                        f"than the {copy - 1} the driver reads; nothing written"]
+    assert dest.read_text() == "an earlier file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["open.rep", "out.rep"]     # no half-written copy
+    done = run_python("-c", _UNDER_LIMIT, str(copy), "check", "--fix", str(src), "-o", str(dest),
+                      capture_output=True, text=True, cwd=KIT)
+    assert done.returncode == 0, done.stderr
+    assert dest.stat().st_size == copy                 # exactly at the limit: the driver reads it
 
 
 def test_a_fifo_or_a_device_never_hangs(tmp_path):
