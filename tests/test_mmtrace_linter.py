@@ -38,16 +38,25 @@ DEFECTS = {
     "truncated-mid-file": (HEAD.format(ids=2, ops=4) + "a 0 8\na 1", 6, "bad token", None),
     "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
                     None),
+    # DEL (0x7f) is a control byte: binary, not text, outside a comment (in the driver too)
+    "del-byte": (HEAD.format(ids=1, ops=2) + "a 0 8\x7f\nf 0\n", 5, "binary data (byte 0x7f): not a trace file", None),
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4,
                    "weight 7 out of range (0 check only, 1 both, 2 utilization, 3 throughput)", None),
     # a classic weight past 2^64 is out of the weight's range, as 7 is (and --fix sets it to 1)
     "weight-past-2^64": ("20000000\n2\n2\n99999999999999999999\na 0 8\nf 0\n", 4,
                          "weight 99999999999999999999 out of range (0 check only, 1 both, 2 utilization, "
                          "3 throughput)", None),
+    # the largest number a header holds, with leading zeros: shown as the driver shows it, without them
+    "weight-2^64-1-with-zeros": ("20000000\n2\n2\n000018446744073709551615\na 0 8\nf 0\n", 4,
+                                 "weight 18446744073709551615 out of range (0 check", None),
     # in the lab64 order the 4th number is the peak bytes, not the weight
     "lab64-peak-past-2^64": ("1\n2\n2\n99999999999999999999\na 0 8\nf 0\n", 4,
                              "header field 4 99999999999999999999 out of range (at most 18446744073709551615)",
                              None),
+    # weight 3 is the largest lab64 weight: its 4th number is still the peak, not a classic weight
+    "lab64-weight-3-peak-past-2^64": ("3\n2\n2\n99999999999999999999\na 0 8\nf 0\n", 4,
+                                      "header field 4 99999999999999999999 out of range (at most 18446744073709551615)",
+                                      None),
     "header-number-past-2^64": ("99999999999999999999\n1\n2\n1\na 0 5\nf 0\n", 1,
                                 "header field 1 99999999999999999999 out of range", None),
     "ids-past-the-drivers-limit": ("20000000\n67108865\n2\n1\na 0 5\nf 0\n", 2,
@@ -177,9 +186,14 @@ def test_damaged_gzip_is_an_error(tmp_path, driver):
     good = gzip.compress((HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode())
     path = tmp_path / "cut.rep.gz"
     path.write_bytes(good[: len(good) - 9])
-    error = lint(path).errors[0]
+    result = lint(path)
+    error = result.errors[0]
     assert "gzip" in error.message
     assert error.line == 0 == _driver_line(driver, path)      # the whole file, in both
+    assert not result.unreadable      # read, and bad: a trace's error (check: exit 1), not unreadable (exit 2)
+    path.write_bytes(b"\x1f\x8bnot gzip at all")     # gzip.BadGzipFile: an OSError, but the file was read
+    result = lint(path)
+    assert not result.unreadable and result.errors[0].message.startswith("damaged gzip data")
 
 
 def test_an_unreadable_file_is_line_0_in_both(tmp_path, driver):
@@ -198,6 +212,19 @@ def test_valid_oddities_are_accepted_by_both(tmp_path, driver):
     assert len(r.trace) == 4
     done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("header", ["20000000\n2\n4\n{w}\n", "{w}\n2\n4\n8\n"], ids=["classic", "lab64"])
+@pytest.mark.parametrize("weight", [0, 1, 2, 3])
+def test_every_weight_the_driver_takes_is_accepted(tmp_path, driver, header, weight):
+    """Weights 0 to 3, in either order: no trace of weight 3 (throughput only) was ever linted."""
+    path = _write(tmp_path, "w", header.format(w=weight) + "a 0 8\na 1 0\nf 0\nf 1\n")
+    r = lint(path)
+    assert r.problems == () and r.trace.header.weight == weight
+    assert subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True).returncode == 0
+    # and in the line reader, which a warning (an id unused) sends the file to
+    path = _write(tmp_path, "w", header.format(w=weight).replace("\n2\n", "\n3\n", 1) + "a 0 8\na 1 0\nf 0\nf 1\n")
+    assert [p.message for p in lint(path).problems] == ["the header says 3 ids, the ops use 2"]
 
 
 def test_an_op_on_the_headers_line_is_accepted_by_both(tmp_path, driver):
@@ -248,6 +275,40 @@ def test_a_live_set_past_the_heap_is_a_warning(tmp_path):
     assert [p.line for p in lint(path, 30_000_000).problems] == []
 
 
+def test_the_first_block_never_freed_is_the_earliest_left(tmp_path):
+    path = _write(tmp_path, "w", HEAD.format(ids=3, ops=4) + "a 2 8\na 0 8\na 1 8\nf 0\n")
+    assert [p.message for p in lint(path).problems] == ["unbalanced: 2 blocks never freed (first: id 2 from line 5)"]
+
+
+def test_a_file_with_no_ops_that_declares_some_is_truncated_not_empty(tmp_path):
+    """Its error is the whole story: 'no ops' is for a trace that says it has none."""
+    path = _write(tmp_path, "cut", HEAD.format(ids=0, ops=2))
+    assert [(p.severity, p.message) for p in lint(path).problems] == [
+        (ERROR, "truncated: the header says 2 ops, the file has 0")]
+
+
+def test_a_lab64_peak_is_not_judged_in_a_trace_with_errors(tmp_path):
+    """The ops dropped for an error change the peak measured: only a clean trace's is compared."""
+    path = _write(tmp_path, "p", "1\n2\n3\n999\na 0 100\nf 1\nf 0\n")
+    assert [p.message for p in lint(path).problems] == ["free of id 1, which is not live",
+                                                        "the header says 2 ids, the ops use 1"]
+
+
+@pytest.mark.parametrize("header", ["20000000\n2\n1\n{w}\n", "{w}\n2\n1\n0\n"], ids=["classic", "lab64"])
+@pytest.mark.parametrize("weight", [0, 1, 2, 3])
+def test_a_fixed_copy_keeps_a_weight_in_range(tmp_path, header, weight):
+    path = _write(tmp_path, "w", header.format(w=weight) + "a 0 8\n")
+    assert fixed(lint(path)).header.weight == weight
+
+
+def test_a_live_set_of_exactly_the_heap_is_no_warning(tmp_path):
+    """Only more than the heap is warned of; the unused id sends the file to the line reader."""
+    path = _write(tmp_path, "l", HEAD.format(ids=3, ops=4) + f"a 0 {MAX_HEAP - 8}\na 1 8\nf 0\nf 1\n")
+    assert [p.message for p in lint(path).problems] == ["the header says 3 ids, the ops use 2"]
+    assert [p.message for p in lint(path, MAX_HEAP - 1).problems][-1].startswith(
+        f"live payload reaches {MAX_HEAP} bytes, more than this run's maximum heap ({MAX_HEAP - 1} bytes)")
+
+
 def test_lab64_header_peak_is_checked(tmp_path):
     path = _write(tmp_path, "p", "1\n1\n2\n999\na 0 100\nf 0\n")
     msgs = [p.message for p in lint(path).problems]
@@ -272,13 +333,16 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 
 
 # Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
-UNFIXABLE = {"truncated-header", "binary-junk", "header-number-past-2^64", "header-number-of-5000-digits",
-             "ids-past-the-drivers-limit", "ids-past-2^64", "lab64-peak-past-2^64"}
+UNFIXABLE = {"truncated-header", "binary-junk", "del-byte", "header-number-past-2^64", "header-number-of-5000-digits",
+             "ids-past-the-drivers-limit", "ids-past-2^64", "lab64-peak-past-2^64",
+             "lab64-weight-3-peak-past-2^64"}
 # Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
 MORE_TO_FIX = {
     "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
     "id-past-the-drivers-limit": HEAD.format(ids=2, ops=3) + "a 0 8\na 70000000 8\nf 70000000\n",
     "id-past-uint32": HEAD.format(ids=2, ops=2) + "a 99999999999 8\nf 0\n",
+    # 2^26 itself is past the driver's ids (0..2^26 - 1): a copy that kept it would declare 2^26 + 1
+    "id-at-the-drivers-limit": HEAD.format(ids=2, ops=3) + "a 0 8\na 67108864 8\nf 67108864\n",
     "never-freed": HEAD.format(ids=2, ops=2) + "a 0 8\na 1 8\n",
     "ids-count": HEAD.format(ids=9, ops=2) + "a 0 8\nf 0\n",
     "lab64-peak": "1\n1\n2\n999\na 0 100\nf 0\n",
@@ -341,8 +405,12 @@ def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
                  b"a 0 8\n\nf 0\n",        # a blank line
                  b"a 0  8\nf 0\n",         # two spaces
                  b"a 0 8\nf 1\n",          # free of a dead id
-                 b"a 0 8\na 0 8\n"):       # alloc of a live id
+                 b"a 0 8\na 0 8\n",        # alloc of a live id
+                 b"a0 8 0\nf 0\n",        # no space after the letter: its three numbers read as 'a 0 8'
+                 b"a 0 \nf 0\n"):         # a space before the newline, and a size missing
         assert fast_trace(head + body, 20 << 20, 1 << 26) is None, body
+    # the last line's missing size, after a space, had been read from its id: 'a 1 1'
+    assert fast_trace(b"20000000\n2\n3\n1\na 0 8\nf 0\na 1 \n", 20 << 20, 1 << 26) is None
     assert fast_trace(head + b"a 0 8\nf 0\n", 20 << 20, 1 << 26) is not None
 
 
