@@ -398,6 +398,21 @@ def test_the_numpy_reader_agrees_with_the_line_reader(tmp_path, monkeypatch):
         (slow.trace.header, slow.trace.kinds, slow.trace.ids, slow.trace.sizes)
 
 
+@pytest.mark.parametrize("chunk", [61, 64, 4096])
+def test_the_numpy_reader_reads_across_its_chunks(monkeypatch, chunk):
+    """A trace past one chunk (8 MiB) is cut at a newline: cut a byte short, every chunk was
+    declined and a ten-million-op trace went to the line reader.  Small chunks show it here."""
+    import mmtrace.fastread as fastread
+    from mmtrace.gen import generate
+    from mmtrace.trace import encode_trace, format_trace
+    data = encode_trace(format_trace(generate("realloc-many", 4, {"steps": 300, "buffers": 20})))
+    whole = fastread.fast_trace(data, 20 << 20, 1 << 26)
+    monkeypatch.setattr(fastread, "_CHUNK", chunk)
+    cut = fastread.fast_trace(data, 20 << 20, 1 << 26)
+    assert whole is not None and cut is not None
+    assert (cut.kinds, cut.ids, cut.sizes) == (whole.kinds, whole.ids, whole.sizes)
+
+
 def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
     from mmtrace.fastread import fast_trace
     head = b"20000000\n2\n2\n1\n"
@@ -407,8 +422,12 @@ def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
                  b"a 0 8\nf 1\n",          # free of a dead id
                  b"a 0 8\na 0 8\n",        # alloc of a live id
                  b"a0 8 0\nf 0\n",        # no space after the letter: its three numbers read as 'a 0 8'
-                 b"a 0 \nf 0\n"):         # a space before the newline, and a size missing
+                 b"a 0 \nf 0\n",          # a space before the newline, and a size missing
+                 b"a 0 8,\nf 0\n",         # a byte no trace has, which the numbers' reading skipped
+                 b"a 0 8\nf 0\n5"):         # a number after the last newline, no op's
         assert fast_trace(head + body, 20 << 20, 1 << 26) is None, body
+    # a header of two numbers to a line (the driver takes it): the line reader's, not int()'s
+    assert fast_trace(b"20000000 2\n2\n1\na 0 8\nf 0\n", 20 << 20, 1 << 26) is None
     # the last line's missing size, after a space, had been read from its id: 'a 1 1'
     assert fast_trace(b"20000000\n2\n3\n1\na 0 8\nf 0\na 1 \n", 20 << 20, 1 << 26) is None
     assert fast_trace(head + b"a 0 8\nf 0\n", 20 << 20, 1 << 26) is not None
