@@ -490,6 +490,18 @@ def test_a_checker_that_moves_the_break_is_told_so(tmp_path):
                     f"mm_checkheap(2) moved the break from {brk:#x} to {brk + 4096:#x} (did it call mem_sbrk?)")
 
 
+def test_a_checker_that_lowers_the_break_is_told_so(tmp_path):
+    """checker-reset.c's checker calls mem_reset_brk after op 2: a fall is a move too, told at
+    that op as the checker's, not later as an overlap when the next block lands on id 1."""
+    r = run(broken("checker-reset"), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    row, msg = r.row("bad")
+    brk = LO + block(16) + block(32)
+    assert_reported(t, row, msg, "checker_failed", 2, "f 0", f"mm_checkheap(2) moved the break from {brk:#x} to {LO:#x}")
+    assert run(broken("checker-reset"), "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path).rc == 0
+
+
 def test_c_without_a_checker_says_it_is_ignored(tmp_path, driver):
     r = run(driver, "-c", "-f", write_trace(tmp_path, "t", CHECKED_OPS), tmp=tmp_path)
     assert r.rc == 0
