@@ -184,11 +184,32 @@ def test_neighbour_corruption_found_at_the_end(tmp_path):
         assert fragment in msg and fragment in t["message"]
 
 
+def test_corruption_of_the_last_id_found_at_the_end(tmp_path):
+    """The end-of-trace sweep reaches the trace's highest id too (here id 1, below the TRIGGER block)."""
+    t, row, msg = check("neighbour", ["a 1 16", f"a 0 {TRIGGER}"], tmp_path)
+    p1 = LO + 16
+    assert t["outcome"] == "payload_corrupted"
+    for fragment in (f"the payload of id 1 (16 bytes at {p1:#x}", f"changed at byte 15 ({p1 + 15:#x})",
+                     "found at the end of the trace"):
+        assert fragment in msg and fragment in t["message"]
+
+
 def test_realloc_that_does_not_copy(tmp_path):
     t, row, msg = check("realloc-nocopy", ["a 0 100", "r 0 200", "f 0"], tmp_path, extra_ok=False)
     new = LO + block(100) + 16
     assert_reported(t, row, msg, "payload_corrupted", 1, "r 0 200", f"the payload of id 0 (200 bytes at {new:#x}",
                     "changed at byte 0", "so mm_realloc did not keep the old contents")
+
+
+def test_realloc_onto_an_earlier_block_of_the_same_id_is_not_a_copy(tmp_path):
+    """realloc-stale.c returns, uncopied, the block id 0 had before it was freed and
+    allocated again: its bytes are id 0's, of the earlier generation, which a fill
+    pattern of the id alone would take for the payload kept."""
+    ops = ["a 0 800", "f 0", "a 0 100", f"r 0 {TRIGGER}", "f 0"]
+    t, row, msg = check("realloc-stale", ops, tmp_path)
+    assert_reported(t, row, msg, "payload_corrupted", 3, f"r 0 {TRIGGER}",
+                    f"the payload of id 0 ({TRIGGER} bytes at {LO + 16:#x}, from op 2) changed at byte 0 ",
+                    "so mm_realloc did not keep the old contents")
 
 
 @pytest.mark.parametrize("old,new", [(100, 200), (100, 40)])
