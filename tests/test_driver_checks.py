@@ -194,6 +194,15 @@ def test_corruption_of_the_last_id_found_at_the_end(tmp_path):
         assert fragment in msg and fragment in t["message"]
 
 
+def test_a_block_that_realloc_to_0_returns_is_checked(tmp_path):
+    """realloc0-overlap.c's realloc(p, 0) returns id 1's live block: accepted as a
+    malloc(0)'s would be only if it is one, and this one overlaps."""
+    t, row, msg = check("realloc0-overlap", ["a 0 100", "a 1 100", "r 0 0", "f 1"], tmp_path)
+    p0, p1 = LO + 16, LO + block(100) + 16
+    assert_reported(t, row, msg, "overlap", 2, "r 0 0", f"mm_realloc({p0:#x}, 0) returned [{p1:#x}, {p1 + 1:#x})",
+                    f"overlaps id 1's live block [{p1:#x}, {p1 + 100:#x}) from op 1")
+
+
 def test_realloc_that_does_not_copy(tmp_path):
     t, row, msg = check("realloc-nocopy", ["a 0 100", "r 0 200", "f 0"], tmp_path, extra_ok=False)
     new = LO + block(100) + 16

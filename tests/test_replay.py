@@ -83,6 +83,7 @@ def test_utilization_is_mdrivers_on_the_suite(tmp_path, name, layout):
     ("overlap-contained", [f"a 0 {TRIGGER}", "a 1 16"], "overlap"),
     ("overlap-below", ["a 0 2000", "a 1 16", f"a 2 {TRIGGER}"], "overlap"),
     ("overlap-above", ["a 0 16", "a 1 64", f"a 2 {TRIGGER}"], "overlap"),
+    ("realloc0-overlap", ["a 0 100", "a 1 100", "r 0 0", "f 1"], "overlap"),  # the block realloc(p, 0) returned
     # the break lowered below live blocks (mem_reset_brk, mem_init) when the TRIGGER block is freed
     ("reset-live", ["a 0 100", f"a 1 {TRIGGER}", "a 2 50", "f 1", "f 0", "f 2"], "out_of_heap"),
     ("init-live", ["a 0 100", f"a 1 {TRIGGER}", "a 2 50", "f 1", "f 0", "f 2"], "out_of_heap"),
