@@ -111,6 +111,14 @@ def test_block_that_straddles_the_break(tmp_path):
                     f"a block which ends {TRIGGER - 64} bytes past the break {brk:#x}")
 
 
+def test_block_one_byte_past_the_break(tmp_path):
+    """past-one.c's block ends exactly one byte past the break."""
+    t, row, msg = check("past-one", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    p1 = LO + block(16) + 16
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {p1:#x}, a block which ends 1 byte "
+                    f"past the break {p1 + TRIGGER - 1:#x}")
+
+
 def test_a_realloc_is_named_with_its_pointer(tmp_path):
     """The call as the allocator got it: the old block's address, or NULL for an n op."""
     t, row, msg = check("straddle", ["a 0 16", f"r 0 {TRIGGER}"], tmp_path)
@@ -148,11 +156,22 @@ def test_new_block_below_every_live_block(tmp_path):
                     f"overlaps id 0's live block [{p0:#x}, {p0 + 2000:#x}) from op 0")
 
 
-def test_new_block_above_every_live_block(tmp_path):
-    t, row, msg = check("overlap-above", ["a 0 16", "a 1 64", f"a 2 {TRIGGER}"], tmp_path)
+@pytest.mark.parametrize("size", [64, 17])  # 17: the two share one byte, id 1's last
+def test_new_block_above_every_live_block(tmp_path, size):
+    t, row, msg = check("overlap-above", ["a 0 16", f"a 1 {size}", f"a 2 {TRIGGER}"], tmp_path)
     p1 = LO + block(16) + 16
     assert_reported(t, row, msg, "overlap", 2, f"a 2 {TRIGGER}", f"returned [{p1 + 16:#x}, {p1 + 16 + TRIGGER:#x})",
-                    f"overlaps id 1's live block [{p1:#x}, {p1 + 64:#x}) from op 1")
+                    f"overlaps id 1's live block [{p1:#x}, {p1 + size:#x}) from op 1")
+
+
+@pytest.mark.parametrize("ops, old", [(["a 0 100", "a 1 0"], 100), (["a 0 0", "a 1 0"], 0)])
+def test_a_zero_byte_block_inside_a_live_one_overlaps(tmp_path, ops, old):
+    """zero-overlap.c's malloc(0) returns the last block, still live: a 0-byte block (new
+    or live) counts as one byte, so it overlaps a live block it sits in, 0 bytes or not."""
+    t, row, msg = check("zero-overlap", ops, tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "overlap", 1, "a 1 0", f"mm_malloc(0) returned [{p0:#x}, {p0 + 1:#x})",
+                    f"overlaps id 0's live block [{p0:#x}, {p0 + max(old, 1):#x}) from op 0")
 
 
 def test_blocks_that_only_touch_are_accepted(tmp_path):

@@ -79,6 +79,7 @@ def test_utilization_is_mdrivers_on_the_suite(tmp_path, name, layout):
     ("below-heap", ["a 0 16", f"a 1 {TRIGGER}"], "out_of_heap"),
     ("past-break", ["a 0 16", f"a 1 {TRIGGER}"], "out_of_heap"),
     ("straddle", ["a 0 16", f"a 1 {TRIGGER}"], "out_of_heap"),
+    ("past-one", ["a 0 16", f"a 1 {TRIGGER}"], "out_of_heap"),
     ("overlap-contains", ["a 0 16", "a 1 16", f"a 2 {TRIGGER}"], "overlap"),
     ("overlap-contained", [f"a 0 {TRIGGER}", "a 1 16"], "overlap"),
     ("overlap-below", ["a 0 2000", "a 1 16", f"a 2 {TRIGGER}"], "overlap"),
