@@ -248,6 +248,14 @@ def test_realloc_that_copies_only_part(tmp_path, old, new):
                     "so mm_realloc did not keep the old contents")
 
 
+def test_realloc_that_loses_one_byte(tmp_path):
+    """realloc-skip.c loses only byte 0: the low byte of the payload's first word."""
+    t, row, msg = check("realloc-skip", ["a 0 100", "r 0 200"], tmp_path, extra_ok=False)
+    new = LO + block(100) + 16
+    assert_reported(t, row, msg, "payload_corrupted", 1, "r 0 200", f"changed at byte 0 ({new:#x}): expected 0x",
+                    "so mm_realloc did not keep the old contents")
+
+
 def random_realloc_trace(folder: Path, seed: int, ids: int = 300, ops: int = 2000) -> Path:
     import random
     rng = random.Random(seed)
