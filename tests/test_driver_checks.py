@@ -192,6 +192,15 @@ def test_neighbour_corruption_found_when_the_block_is_freed(tmp_path):
                     f"changed at byte 15 ({p0 + 15:#x})", "found when it was freed")
 
 
+def test_neighbour_corruption_found_before_a_realloc_that_drops_it(tmp_path):
+    """Byte 15 of id 0 is broken, then id 0 shrinks to 8 bytes: the realloc keeps none of
+    the broken byte, so only the check before the call can see it, and blames no realloc."""
+    t, row, msg = check("neighbour", ["a 0 16", f"a 1 {TRIGGER}", "r 0 8", "f 0", "f 1"], tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "payload_corrupted", 2, "r 0 8", f"the payload of id 0 (16 bytes at {p0:#x}, from op 0)",
+                    f"changed at byte 15 ({p0 + 15:#x})", "found before it was reallocated")
+
+
 def test_neighbour_corruption_found_at_the_end(tmp_path):
     """The block is never freed or reallocated: only the end-of-trace sweep sees it."""
     t, row, msg = check("neighbour", ["a 0 16", f"a 1 {TRIGGER}", "a 2 16"], tmp_path)
