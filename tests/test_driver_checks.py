@@ -130,6 +130,15 @@ def test_a_realloc_is_named_with_its_pointer(tmp_path):
     assert_reported(t, row, msg, "alloc_failed", 1, f"n 1 {TRIGGER}", f"mm_realloc(NULL, {TRIGGER}) returned NULL")
 
 
+def test_an_n_op_calls_realloc_not_malloc(tmp_path):
+    """realloc-null.c's mm_realloc(NULL, n) alone is broken: the checked run must make
+    that call for an n op, not mm_malloc's, or it passes what only the timing pass then
+    sees as an inconsistency."""
+    t, row, msg = check("realloc-null", ["a 0 16", f"n 1 {TRIGGER}", "f 0", "f 1"], tmp_path)
+    assert_reported(t, row, msg, "misaligned", 1, f"n 1 {TRIGGER}",
+                    f"mm_realloc(NULL, {TRIGGER}) returned {LO + block(16) + 16 + 8:#x}, which is not a multiple of 16")
+
+
 # ------------------------------------------------------------ overlap geometries
 
 def test_new_block_strictly_contains_an_old_one(tmp_path):
