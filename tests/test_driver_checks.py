@@ -72,6 +72,13 @@ def test_a_zero_byte_block_may_sit_at_the_break(tmp_path, ops):
     assert r.rc == 0 and r.trace("zero")["outcome"] == "ok", r.out
 
 
+def test_null_for_a_zero_byte_request_is_accepted(tmp_path):
+    """malloc0-null.c returns NULL for mm_malloc(0) and mm_realloc(NULL, 0): allowed."""
+    ops = ["a 0 0", "a 1 16", "n 2 0", "r 1 0", "f 0", "f 2"]
+    r = run(broken("malloc0-null"), "-f", write_trace(tmp_path, "zero", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 0 and r.trace("zero")["outcome"] == "ok", r.out
+
+
 def test_misaligned(tmp_path):
     t, row, msg = check("misaligned", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], tmp_path)
     addr = LO + block(16 + 16) + 16 + 8  # misaligned.c asks 16 bytes extra per block; then 8 off
