@@ -126,6 +126,15 @@ def test_block_one_byte_past_the_break(tmp_path):
                     f"past the break {p1 + TRIGGER - 1:#x}")
 
 
+def test_block_at_the_break_is_told_by_how_far_it_ends_past_it(tmp_path):
+    """at-break.c returns the break itself for a TRIGGER-byte request: where a 0-byte
+    block may sit, so the message says how far past the break this one ends."""
+    t, row, msg = check("at-break", ["a 0 16", f"a 1 {TRIGGER}"], tmp_path)
+    brk = LO + block(16)
+    assert_reported(t, row, msg, "out_of_heap", 1, f"a 1 {TRIGGER}", f"returned {brk:#x}, a block which ends "
+                    f"{TRIGGER} bytes past the break {brk:#x}")
+
+
 def test_a_realloc_is_named_with_its_pointer(tmp_path):
     """The call as the allocator got it: the old block's address, or NULL for an n op."""
     t, row, msg = check("straddle", ["a 0 16", f"r 0 {TRIGGER}"], tmp_path)
