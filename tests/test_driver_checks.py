@@ -366,6 +366,17 @@ def test_null_for_more_live_bytes_than_the_heap_holds_blames_the_trace(tmp_path,
                                  "larger -M)"), t["message"]
 
 
+def test_null_when_the_live_bytes_would_exactly_fill_the_heap_blames_the_allocator(tmp_path):
+    """With the request, exactly 1 MiB would be live in a 1 MiB heap: an allocator with no
+    overhead could serve it, so the trace is not what is blamed."""
+    r = run(variant("best"), "-M", "1M", "-f", write_trace(tmp_path, "full", ["a 0 524288", "a 1 524288"]),
+            tmp=tmp_path)
+    t = r.trace("full")
+    assert r.rc == 1 and (t["outcome"], t["op"]) == ("alloc_failed", "a 1 524288")
+    assert t["message"].endswith("returned NULL: the heap reached its 1048576-byte limit with 524288 bytes live "
+                                 "(too little of it holds live data)"), t["message"]
+
+
 @pytest.mark.parametrize("ops, live", [(["a 1 16", "a 0 530000", "r 0 530001"], 530016),
                                        (["a 0 600000", "r 0 600001"], 600000)])
 def test_a_failed_realloc_counts_its_old_block_as_live(tmp_path, driver, ops, live):
