@@ -342,6 +342,17 @@ def test_null_while_the_heap_can_grow(tmp_path):
                     f"mm_malloc({TRIGGER}) returned NULL although the heap could still grow by {room} bytes")
 
 
+def test_null_when_the_heap_could_grow_by_exactly_the_request(tmp_path):
+    """high-bytes.c (a bump allocator) cannot fit its header too, but the heap could still grow
+    by the request's own size, which an allocator with no overhead could serve: said so."""
+    room = 2**20 - block(16)
+    r = run(broken("high-bytes"), "-M", "1M", "-f", write_trace(tmp_path, "bad", ["a 0 16", f"a 1 {room}"]),
+            tmp=tmp_path)
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"]) == ("alloc_failed", 1)
+    assert t["message"].endswith(f"mm_malloc({room}) returned NULL although the heap could still grow by {room} bytes")
+
+
 def test_null_at_the_heap_limit_names_the_limit(tmp_path, driver):
     # the kit's mm.c never reuses a freed block: 900,000 live bytes fit a 1 MiB heap, not its way
     trace = write_trace(tmp_path, "bad", ["a 0 600000", "f 0", "a 1 300000", "a 2 600000"])
