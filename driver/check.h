@@ -29,8 +29,16 @@ typedef struct {
 uint32_t *placements_array(size_t n);
 void placements_array_free(uint32_t *a, size_t n);
 
-/* The offset of p from the heap's low end lo; NULL has one too, the same every run. */
-static inline uint32_t placement(const void *p, uintptr_t lo) { return (uint32_t)((uintptr_t)p - lo); }
+/* NULL's placement, no block's: a heap is at most HEAP_LIMIT (4 GiB) and this is
+ * no aligned offset.  As p - lo, NULL's was 0 (lo is 4 GiB-aligned), the offset of
+ * a block at the heap's start, and a timed run could return NULL for it unseen. */
+enum { PLACEMENT_NULL = UINT32_MAX };
+
+/* The offset of p from the heap's low end lo, the same every run. */
+static inline uint32_t placement(const void *p, uintptr_t lo)
+{
+    return p ? (uint32_t)((uintptr_t)p - lo) : PLACEMENT_NULL;
+}
 
 typedef struct remote remote_t;
 

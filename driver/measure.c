@@ -318,6 +318,11 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
             continue;
         char text[48];
         op_describe(&t->ops[i], text, sizeof text);
+        if (placed[i] == PLACEMENT_NULL)
+            return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
+                                "op %zu (%s): the %s run got NULL, the checked run a block at heap offset %#" PRIx32
+                                " (mm_init must reset all state%s)", i, text, timed ? "timed" : "second checked",
+                                pl->offset[i], timed ? "; an allocator must not behave differently when timed" : "");
         if (!timed)
             return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                                 "op %zu (%s): the second checked run placed the block at heap offset %#" PRIx32

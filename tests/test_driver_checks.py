@@ -754,6 +754,19 @@ def test_timing_runs_served_from_one_static_buffer(tmp_path):
     assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
 
 
+def test_null_when_timed_for_a_block_at_the_heaps_start_is_caught(tmp_path):
+    """timing-null.c's timed runs return NULL where the checked runs got the block at the
+    heap's start, freed before the end: NULL's placement was the offset of that block (the
+    heap's start is 4 GiB-aligned), so the timed runs skipped the work unseen."""
+    ops = ["a 0 16", "a 1 100", "f 0", "a 2 32", "f 2", "f 1"]
+    r = run(broken("timing-null"), "-f", write_trace(tmp_path, "bad", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("inconsistent", 0, "a 0 16"), t
+    assert t["message"] == ("op 0 (a 0 16): the timed run got NULL, the checked run a block at heap offset 0 (mm_init "
+                            "must reset all state; an allocator must not behave differently when timed)")
+
+
 REALLOC_OPS = [f"a {i} {100 + i}" for i in range(50)] + [f"r {i} {300 + i}" for i in range(50)] + \
               [f"f {i}" for i in range(50)]
 
