@@ -173,6 +173,14 @@ def test_new_block_inside_an_old_one(tmp_path):
                     f"overlaps id 0's live block [{p0:#x}, {p0 + TRIGGER:#x}) from op 0")
 
 
+def test_new_block_whose_last_byte_is_a_live_blocks_first(tmp_path):
+    """overlap-edge.c's 17-byte block at the heap's start ends one byte into id 0."""
+    t, row, msg = check("overlap-edge", ["a 0 100", "a 1 17"], tmp_path)
+    p0 = LO + 16
+    assert_reported(t, row, msg, "overlap", 1, "a 1 17", f"returned [{LO:#x}, {LO + 17:#x})",
+                    f"overlaps id 0's live block [{p0:#x}, {p0 + 100:#x}) from op 0")
+
+
 def test_new_block_below_every_live_block(tmp_path):
     """Starts below all live blocks and overlaps the lowest without containing it."""
     t, row, msg = check("overlap-below", ["a 0 2000", "a 1 16", f"a 2 {TRIGGER}"], tmp_path)
