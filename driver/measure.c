@@ -323,6 +323,11 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
                                 "op %zu (%s): the %s run got NULL, the checked run a block at heap offset %#" PRIx32
                                 " (mm_init must reset all state%s)", i, text, timed ? "timed" : "second checked",
                                 pl->offset[i], timed ? "; an allocator must not behave differently when timed" : "");
+        if (pl->offset[i] == PLACEMENT_NULL)     /* a 0-byte request the checked run answered with NULL */
+            return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
+                                "op %zu (%s): the %s run placed a block at heap offset %#" PRIx32 ", the checked run "
+                                "got NULL (mm_init must reset all state%s)", i, text, timed ? "timed" : "second checked",
+                                placed[i], timed ? "; an allocator must not behave differently when timed" : "");
         if (!timed)
             return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                                 "op %zu (%s): the second checked run placed the block at heap offset %#" PRIx32

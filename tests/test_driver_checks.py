@@ -775,6 +775,19 @@ def test_null_when_timed_for_a_block_at_the_heaps_start_is_caught(tmp_path):
                             "must reset all state; an allocator must not behave differently when timed)")
 
 
+
+def test_a_block_when_timed_for_a_checked_null_is_caught(tmp_path):
+    """timing-zero.c answers malloc(0) with NULL when checked and with a block when timed: the
+    message names the checked run's NULL, not an offset of 0xffffffff."""
+    ops = ["a 0 0", "a 1 16", "f 0", "f 1"]
+    r = run(broken("timing-zero"), "-f", write_trace(tmp_path, "zero", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("zero")
+    assert (t["outcome"], t["op_index"]) == ("inconsistent", 0), t
+    assert t["message"].startswith("op 0 (a 0 0): the timed run placed a block at heap offset "), t
+    assert t["message"].endswith(", the checked run got NULL (mm_init must reset all state; an allocator "
+                                 "must not behave differently when timed)"), t
+
 REALLOC_OPS = [f"a {i} {100 + i}" for i in range(50)] + [f"r {i} {300 + i}" for i in range(50)] + \
               [f"f {i}" for i in range(50)]
 
