@@ -8,11 +8,15 @@
  *   harness name N     sandbox_syscall_name(N), or "(null)"
  *   harness describe N sandbox_describe(N)
  *   harness longest    the length of the longest clause sandbox_describe writes
+ *   harness bare N     enter the sandbox, then make system call N with every
+ *                      argument 0 (as ACTION: "expect N" first, "ok bare" after)
  *
  * The sandbox's one range is the middle page of three shared ones the harness
- * maps (shared, as the driver's heap is), after D decoy ranges far from anything
- * the harness touches: a filter longer than a conditional jump can cross (255
- * instructions).
+ * maps (shared, as the driver's heap is) and one byte of the third, after D
+ * decoy ranges far from anything the harness touches: a filter longer than a
+ * conditional jump can cross (255 instructions).  The filter takes the range's
+ * whole pages only, and the middle page ends on a 4 GiB boundary: a filter that
+ * compares 64-bit spans a 32-bit half at a time must borrow there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +45,7 @@
 static char *pages;  /* three pages; the sandbox's range is the middle one */
 static size_t page;
 static pid_t other;  /* a process of the harness's own, forked before the sandbox */
+static long bare_nr; /* harness bare N */
 
 /* A line "tag N" on stderr with write(2) alone: safe in a signal handler and
  * independent of stdio's buffers. */
@@ -184,6 +189,19 @@ static void do_mprotect_exec(void) { mprotect(pages + page, page, PROT_READ | PR
 static void do_mprotect_high_addr(void) { mprotect(pages + page + (1ul << 32), page, PROT_READ); }
 static void do_mprotect_high_len(void) { mprotect(pages + page, (1ul << 32) + page, PROT_READ); }
 static void do_mprotect_wrap(void) { mprotect(pages + page, -page, PROT_READ); }
+/* Pointers the filter must see as not NULL whichever half is zero: the kernel
+ * would only fail to read them (EFAULT), too late for a filter that let them by. */
+static void *const LOW_HALF_ZERO = (void *)(1ul << 32), *const HIGH_HALF_ZERO = (void *)0x10000;
+static void do_sigaction_set_low_zero(void) { syscall(__NR_rt_sigaction, SIGUSR2, LOW_HALF_ZERO, NULL, 8); }
+static void do_sigaction_set_high_zero(void) { syscall(__NR_rt_sigaction, SIGUSR2, HIGH_HALF_ZERO, NULL, 8); }
+static void do_sigaltstack_set_low_zero(void) { syscall(__NR_sigaltstack, LOW_HALF_ZERO, NULL); }
+static void do_sigaltstack_set_high_zero(void) { syscall(__NR_sigaltstack, HIGH_HALF_ZERO, NULL); }
+static void do_setrlimit_low_zero(void) { syscall(__NR_prlimit64, 0, RLIMIT_STACK, LOW_HALF_ZERO, NULL); }
+static void do_setrlimit_high_zero(void) { syscall(__NR_prlimit64, 0, RLIMIT_STACK, HIGH_HALF_ZERO, NULL); }
+/* The range is a page and a byte: the kernel would round this length up to two pages. */
+static void do_mprotect_ragged(void) { mprotect(pages + page, page + 1, PROT_READ); }
+/* prot is a long to the kernel: a bit of its high half is no PROT_READ */
+static void do_mprotect_high_prot(void) { syscall(__NR_mprotect, pages + page, page, (1ul << 32) | PROT_READ); }
 static void do_madvise_remove_out(void) { madvise(pages + 2 * page, page, MADV_REMOVE); }
 static void do_madvise_free(void) { madvise(pages + page, page, MADV_FREE); }
 static void do_setrlimit(void)
@@ -224,6 +242,8 @@ static void do_process_vm_readv(void)
     struct iovec local = {b, sizeof b}, remote = {b, sizeof b};
     syscall(__NR_process_vm_readv, getppid(), &local, 1, &remote, 1, 0);
 }
+
+static void do_bare(void) { syscall(bare_nr, 0, 0, 0, 0, 0, 0); }
 
 #ifdef __x86_64__
 static void do_open(void) { syscall(__NR_open, "/etc/hostname", O_RDONLY); }
@@ -273,6 +293,14 @@ static const action_t ACTIONS[] = {
     {"mprotect-high-addr", do_mprotect_high_addr, __NR_mprotect},
     {"mprotect-high-len", do_mprotect_high_len, __NR_mprotect},
     {"mprotect-wrap", do_mprotect_wrap, __NR_mprotect},
+    {"sigaction-set-low-zero", do_sigaction_set_low_zero, __NR_rt_sigaction},
+    {"sigaction-set-high-zero", do_sigaction_set_high_zero, __NR_rt_sigaction},
+    {"sigaltstack-set-low-zero", do_sigaltstack_set_low_zero, __NR_sigaltstack},
+    {"sigaltstack-set-high-zero", do_sigaltstack_set_high_zero, __NR_sigaltstack},
+    {"setrlimit-low-zero", do_setrlimit_low_zero, __NR_prlimit64},
+    {"setrlimit-high-zero", do_setrlimit_high_zero, __NR_prlimit64},
+    {"mprotect-ragged", do_mprotect_ragged, __NR_mprotect},
+    {"mprotect-high-prot", do_mprotect_high_prot, __NR_mprotect},
     {"madvise-remove-out", do_madvise_remove_out, __NR_madvise},
     {"madvise-free", do_madvise_free, __NR_madvise},
     {"setrlimit", do_setrlimit, __NR_prlimit64},
@@ -354,13 +382,20 @@ int main(int argc, char **argv)
     for (size_t i = 0; (argc == 2 || argc == 3) && i < sizeof ACTIONS / sizeof *ACTIONS; i++)
         if (!strcmp(argv[1], ACTIONS[i].name))
             a = &ACTIONS[i];
+    action_t bare = {"bare", do_bare, -1};
+    if (argc == 3 && !strcmp(argv[1], "bare")) {
+        bare.expect = (int)(bare_nr = atol(argv[2]));
+        a = &bare;
+    }
     if (!a) {
         fprintf(stderr, "usage: harness ACTION [DECOYS] | name N | describe N\n");
         return 2;
     }
     page = (size_t)sysconf(_SC_PAGESIZE);
-    pages = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (pages == MAP_FAILED)
+    const uintptr_t BOUNDARY = 0x200000000000u;  /* 4 GiB-aligned, far above the decoys */
+    pages = mmap((void *)(BOUNDARY - 2 * page), 3 * page, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (pages != (void *)(BOUNDARY - 2 * page))
         return 2;
     if (a->run == do_kill_other || a->run == do_tgkill_other)
         fork_other();
@@ -372,13 +407,13 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("entering\n");
     enum { MAX_DECOYS = 256 };
-    size_t decoys = argc == 3 ? (size_t)atoi(argv[2]) : 0;
+    size_t decoys = argc == 3 && a != &bare ? (size_t)atoi(argv[2]) : 0;
     if (decoys > MAX_DECOYS)
         return 2;
     sandbox_range_t ranges[MAX_DECOYS + 1];
     for (size_t i = 0; i < decoys; i++)
         ranges[i] = (sandbox_range_t){0x100000000000u + (i << 32), 1 << 20};
-    ranges[decoys] = (sandbox_range_t){(uintptr_t)(pages + page), page};
+    ranges[decoys] = (sandbox_range_t){(uintptr_t)(pages + page), page + 1};
     if (!sandbox_enter(ranges, decoys + 1)) {
         fprintf(stderr, "sandbox_enter failed\n");
         return 2;
