@@ -51,11 +51,18 @@ def test_sizes_kept_in_the_dead_stack_are_lost_at_an_audit(tmp_path):
     # the rest of memlib's state pages, opened with the mprotect the sandbox allows there: the audit
     # skipped those pages whole, and 2 x 64 KiB of sizes went unseen (red team, 2026-11-24)
     ("hide-memlib", re.escape("the unused rest of memlib's state pages")),
+    # the first private mapping of the memory map, the last byte of one, the loader's data: a
+    # compare that left out any of them passed every test
+    ("hide-dso-handle", re.escape("the driver's own data")),
+    ("hide-page-end", re.escape("the driver's own data")),
+    ("hide-ld-data", r"the data of ld-linux\S*"),
 ])
 def test_sizes_kept_in_private_memory_are_tampering(tmp_path, name, where):
     """hide-startup-stack.c keeps its sizes below the environment, where the driver's
     frames were before fork; hide-malloc.c in a table from libc's calloc; hide-memlib.c
-    past memlib's fields in its state pages.  The parent
+    past memlib's fields in its state pages; hide-dso-handle.c in a word of the C
+    runtime's; hide-page-end.c and hide-ld-data.c in the padding that ends the
+    driver's and the loader's writable segments.  The parent
     compares the child's private memory with its copy from before mm_init: the audit
     at the end of the first checked run at the latest sees the change."""
     r = run(broken(name), "-f", write_trace(tmp_path, "hide", realloc_ops(100), weight=1), tmp=tmp_path)
@@ -63,6 +70,23 @@ def test_sizes_kept_in_private_memory_are_tampering(tmp_path, name, where):
     t = r.trace("hide")
     assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None), t["message"]
     assert re.fullmatch(HIDDEN.format(where=where), t["message"]), t["message"]
+    assert t["op_index"] is not None and 0 <= t["op_index"] < 300
+
+
+@pytest.mark.parametrize("name", ["hide-progress", "hide-channel"])
+def test_sizes_kept_in_the_unused_rest_of_a_shared_page_are_tampering(tmp_path, name):
+    """hide-progress.c keeps its sizes past the fields of the progress page,
+    hide-channel.c past the answer on the channel page: pages the driver shares
+    with the child, which the copy of private memory never holds.  The parent
+    checks at each audit that those bytes are still zero (without the check, or
+    without the channel page's gaps in it, every test passed)."""
+    r = run(broken(name), "-f", write_trace(tmp_path, "hide", realloc_ops(100), weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("hide")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None), t["message"]
+    assert re.fullmatch("it wrote into bytes of a page the driver shares with the trace's process that only the "
+                        "driver may write \\(at 0x[0-9a-f]+\\): allocator metadata belongs in the heap",
+                        t["message"]), t["message"]
     assert t["op_index"] is not None and 0 <= t["op_index"] < 300
 
 

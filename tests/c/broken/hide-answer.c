@@ -6,8 +6,7 @@
  * header: the sizes are nowhere else.  The child now writes each answer over
  * zeros after the allocator's code has returned. */
 #include "bump.h"  /* for align_up: the blocks themselves get no header here */
-#include "driver/channel.h"
-#include "writable.h"
+#include "channel-page.h"
 
 enum { SLOTS = sizeof(mm_stats_t) / sizeof(uint32_t) };
 
@@ -16,25 +15,6 @@ static channel_shared_t *page;  /* the channel page, found once; the sizes are n
 static inline unsigned slot(const void *p)
 {
     return ((size_t)((const char *)p - (const char *)mem_heap_lo()) / MM_ALIGNMENT) % SLOTS;
-}
-
-/* The child's channel_t among the driver's globals: a page pointer, its two
- * doorbells at fds 3 and 4 and the parent's ends closed (-1), the calls taken
- * (as many as the page says were made), and the idle frame, a little above ours. */
-static channel_shared_t *find_page(void)
-{
-    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
-    span_t s;
-    for (int i = 0; writable_segment(i, &s); i++)
-        for (const channel_t *c = (const channel_t *)s.from; (uintptr_t)(c + 1) <= s.to;
-             c = (const channel_t *)((uintptr_t)c + 8)) {
-            uintptr_t p = (uintptr_t)c->shared;
-            if (p && p % 4096 == 0 && c->bell_in == 3 && c->bell_out == 4 && c->other_in == -1 &&
-                c->other_out == -1 && c->idle_frame > frame && c->idle_frame < frame + (1 << 16) && c->taken &&
-                ((channel_shared_t *)p)->calls == c->taken)
-                return (channel_shared_t *)p;
-        }
-    return NULL;
 }
 
 /* The serving loop's answer for this call: zeroed, next after its copy of the
@@ -54,7 +34,7 @@ static answer_t *loop_answer(void)
 static void load(uint32_t *t)
 {
     if (!page)
-        page = find_page();
+        page = find_channel_page();
     memset(t, 0, SLOTS * sizeof *t);
     if (page)
         memcpy(t, &page->answer.stats, SLOTS * sizeof *t);
