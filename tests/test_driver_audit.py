@@ -242,6 +242,58 @@ def test_memory_kept_outside_only_at_a_lower_later_peak_is_seen_there(tmp_path):
     assert r.rc == 0 and r.trace("second")["outcome"] == "ok", r.trace("second")["message"]
 
 
+def test_memory_kept_outside_only_on_the_way_up_to_a_peak_is_seen(tmp_path):
+    """The payload climbs to 200 KB and falls, then stays small for 12,400 ops: the
+    climb lies inside one of the 32 spans, whose peak audit falls at its top, and
+    hide-at-peak.c (HIDE_UPTO: 150 to 160 KB) keeps its word out for ten ops of
+    the climb only, which one random audit in 512 seldom hits.  Each payload mark
+    lies 3-6% past the payload at the last, so one falls inside that band (without
+    the payload audits every test passed)."""
+    ops = [f"a {i} 1000" for i in range(200)] + [f"f {i}" for i in range(200)]
+    ops += [op for _ in range(6200) for op in ("a 200 16", "f 200")]
+    trace = write_trace(tmp_path, "climb", ops, ids=201, weight=0)
+    r = run(broken("hide-at-peak"), "-f", trace, tmp=tmp_path, env={**os.environ, "HIDE_UPTO": "160000"})
+    assert r.rc == 1
+    t = r.trace("climb")
+    assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+    assert 150 <= t["op_index"] < 160, t["op_index"]
+
+
+@pytest.mark.parametrize("except_every", ["", "512"])
+def test_memory_kept_outside_only_in_the_lulls_between_peaks_is_seen(tmp_path, except_every):
+    """32 times a climb to 100 KB, down again, and 300 ops at a few bytes; the trace
+    ends at a top.  hide-in-lull.c keeps its word out whenever the payload is under
+    4 KB: never at a peak audit, a payload mark or the run's end, only the random
+    audit of each window of 512 ops sees it (without it every test passed).  Nor
+    does a word cleared after every 512th call escape: the window's audit falls at
+    a random op of it, not at a fixed one (an audit at each window's end passed)."""
+    climb = [f"a {i} 1000" for i in range(100)]
+    ops = [op for _ in range(32) for op in climb + [f"f {i}" for i in range(100)] + ["a 100 16", "f 100"] * 150]
+    trace = write_trace(tmp_path, "lulls", ops + climb, ids=101, weight=0)
+    r = run(broken("hide-in-lull"), "-f", trace, tmp=tmp_path, env={**os.environ, "HIDE_EXCEPT_EVERY": except_every})
+    assert r.rc == 1
+    t = r.trace("lulls")
+    assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+    assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+
+
+@pytest.mark.parametrize("hide_run", ["1", "2"])
+def test_memory_changed_only_after_a_checked_runs_last_op_is_seen(tmp_path, hide_run):
+    """hide-after-run.c changes a word outside the heap only once its run has freed
+    everything, the trace's last op, and clears it at the next mm_init: in the
+    first checked run (HIDE_RUN=1) or in the checked replay (2).  No op's audit
+    falls there but seldom (each span's peak is at its highest payload, and the
+    last span's is its first op); the audit after the run sees it.  Untimed, with
+    no mm_stats: no later audit stands in (without either audit every test passed)."""
+    ops = [f"a {i} 100" for i in range(1000)] + [f"f {i}" for i in range(1000)]
+    trace = write_trace(tmp_path, "after", ops, weight=0)
+    r = run(broken("hide-after-run"), "-f", trace, tmp=tmp_path, env={**os.environ, "HIDE_RUN": hide_run})
+    assert r.rc == 1
+    t = r.trace("after")
+    assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+    assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+
+
 def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_path):
     """timing-scratch.c is honest while checked and writes a counter outside the heap
     in every timed run: the audit after each timed run sees it."""
