@@ -90,6 +90,21 @@ def test_sizes_kept_in_the_unused_rest_of_a_shared_page_are_tampering(tmp_path, 
     assert t["op_index"] is not None and 0 <= t["op_index"] < 300
 
 
+def test_sizes_kept_in_the_timed_runs_arrays_are_tampering(tmp_path):
+    """hide-timed-arrays.c keeps its sizes in the shared pages where the parent will
+    write the timed runs' placements, untouched and zero during the first checked
+    run: the audit's copy never holds them.  After that run the parent asks whether
+    any of those pages was touched, every page (without the question, or asking
+    about each array's first page alone, every test passed)."""
+    ops = realloc_ops(100) + ["a 100 8", "f 100"] * 500  # 1,300 ops: the placements fill two pages
+    r = run(broken("hide-timed-arrays"), "-f", write_trace(tmp_path, "hide", ops, weight=1), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("hide")
+    assert (t["outcome"], t["utilization"], t["timing"]) == ("tampered", None, None), t["message"]
+    assert t["message"] == ("the first checked run touched the pages where the driver will give the timed runs "
+                            "their ops: allocator metadata belongs in the heap"), t["message"]
+
+
 # Eight blocks, then each grown: the red team's tables hold 16 to 144 sizes.
 SMALL_OPS = [f"a {i} {8 + 4 * i}" for i in range(8)] + [f"r {i} {40 + i}" for i in range(8)] + \
             [f"f {i}" for i in range(8)]
