@@ -138,8 +138,10 @@ def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
         assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
 
 
-# hide-k0.c writes k0 with kmovq (AVX-512BW)
+# hide-k0.c writes k0 with kmovq (AVX-512BW); hide-zmm.c xmm16 (AVX-512F); hide-ymm-upper.c ymm15 (AVX)
 AVX512BW = "avx512bw" in Path("/proc/cpuinfo").read_text().split()
+AVX512F = "avx512f" in Path("/proc/cpuinfo").read_text().split()
+AVX = "avx" in Path("/proc/cpuinfo").read_text().split()
 
 
 def fields_ops(slots: int, field_bits: int) -> list[str]:
@@ -157,7 +159,20 @@ def fields_ops(slots: int, field_bits: int) -> list[str]:
     ("hide-flags", 1, 1),
     ("hide-sigmask", 8, 4),
     ("hide-rbp", 8, 8),
+    # ES, FS or GS alone, the NT, DF and AC flags, MXCSR, the MMX registers, the x87 control
+    # word, r9 and r10, zmm16, the upper halves of ymm0-15: a scrub that left out any of them
+    # passed every test
+    ("hide-any-selector", 1, 4),
+    ("hide-flag-nt", 1, 1),
+    ("hide-flag-df", 1, 1),
+    ("hide-flag-ac", 1, 1),
+    ("hide-mxcsr", 1, 4),
+    ("hide-mmx", 7, 8),
+    ("hide-x87cw", 1, 4),
+    ("hide-scratch-regs", 7, 8),
     pytest.param("hide-k0", 8, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k0 to hide in")),
+    pytest.param("hide-zmm", 8, 8, marks=pytest.mark.skipif(not AVX512F, reason="no AVX-512F here: no zmm16 to hide in")),
+    pytest.param("hide-ymm-upper", 8, 8, marks=pytest.mark.skipif(not AVX, reason="no AVX here: no ymm15 to hide in")),
 ])
 def test_the_processor_and_signal_state_a_call_leaves_is_put_back(tmp_path, name, slots, field_bits):
     """The red team kept its block sizes, with no header, in state outside memory
