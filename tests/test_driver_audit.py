@@ -138,7 +138,7 @@ def test_the_red_teams_hiding_places_are_closed(tmp_path, name, outcome, where):
         assert t["op_index"] == 8 and "mm_realloc did not keep the old contents" in t["message"], t["message"]
 
 
-# hide-k0.c writes k0 with kmovq (AVX-512BW); hide-zmm.c xmm16 (AVX-512F); hide-ymm-upper.c ymm15 (AVX)
+# hide-k0.c and hide-kmask.c write k0-k7 with kmovq (AVX-512BW); hide-zmm.c xmm16 (AVX-512F); hide-ymm-upper.c ymm15 (AVX)
 AVX512BW = "avx512bw" in Path("/proc/cpuinfo").read_text().split()
 AVX512F = "avx512f" in Path("/proc/cpuinfo").read_text().split()
 AVX = "avx" in Path("/proc/cpuinfo").read_text().split()
@@ -171,6 +171,7 @@ def fields_ops(slots: int, field_bits: int) -> list[str]:
     ("hide-x87cw", 1, 4),
     ("hide-scratch-regs", 7, 8),
     pytest.param("hide-k0", 8, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k0 to hide in")),
+    pytest.param("hide-kmask", 7, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k1 to hide in")),
     pytest.param("hide-zmm", 8, 8, marks=pytest.mark.skipif(not AVX512F, reason="no AVX-512F here: no zmm16 to hide in")),
     pytest.param("hide-ymm-upper", 8, 8, marks=pytest.mark.skipif(not AVX, reason="no AVX here: no ymm15 to hide in")),
 ])
