@@ -339,6 +339,18 @@ def test_scratch_memory_kept_only_when_timed_is_seen_after_the_timed_run(tmp_pat
     assert r.rc == 0 and r.trace("checked")["outcome"] == "ok"
 
 
+def test_scratch_memory_kept_by_the_stats_hook_is_seen_after_its_call(tmp_path):
+    """stats-scratch.c's mm_stats, called once after the checked runs, keeps a
+    counter outside the heap; untimed, the audit after that call is the last (without
+    it every test passed)."""
+    ops = [f"a {i} {16 + i}" for i in range(50)] + [f"f {i}" for i in range(50)]
+    r = run(broken("stats-scratch"), "-f", write_trace(tmp_path, "stats", ops, weight=0), tmp=tmp_path)
+    assert r.rc == 1
+    t = r.trace("stats")
+    assert t["outcome"] == "tampered", (t["outcome"], t["message"])
+    assert re.fullmatch(HIDDEN.format(where="the process's start-up stack"), t["message"]), t["message"]
+
+
 @pytest.mark.parametrize("side", ["below", "above"])
 def test_sizes_kept_in_a_guard_page_of_the_heap_are_out_of_heap(tmp_path, side):
     """hide-guard.c opens a guard page around the heap with the mprotect the sandbox
