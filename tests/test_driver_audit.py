@@ -163,6 +163,7 @@ def fields_ops(slots: int, field_bits: int) -> list[str]:
     # word, r9 and r10, zmm16, the upper halves of ymm0-15: a scrub that left out any of them
     # passed every test
     ("hide-any-selector", 1, 4),
+    ("hide-fsbase", 1, 4),
     ("hide-flag-nt", 1, 1),
     ("hide-flag-df", 1, 1),
     ("hide-flag-ac", 1, 1),
