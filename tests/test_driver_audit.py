@@ -171,6 +171,7 @@ def fields_ops(slots: int, field_bits: int) -> list[str]:
     ("hide-mmx", 7, 8),
     ("hide-x87cw", 1, 4),
     ("hide-scratch-regs", 7, 8),
+    ("hide-callee-regs", 7, 8),
     pytest.param("hide-k0", 8, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k0 to hide in")),
     pytest.param("hide-kmask", 7, 8, marks=pytest.mark.skipif(not AVX512BW, reason="no AVX-512BW here: no k1 to hide in")),
     pytest.param("hide-zmm", 8, 8, marks=pytest.mark.skipif(not AVX512F, reason="no AVX-512F here: no zmm16 to hide in")),
