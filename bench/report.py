@@ -138,9 +138,10 @@ def fmt_num(x: float | None, digits: int = 3) -> str:
         return "–"
     if x == 0:
         return "0"
-    if abs(x) >= 1000:
+    short = f"{x:.{digits}g}"
+    if abs(float(short)) >= 1000:     # by the rounded figure: `.3g` writes 999.6 as 1e+03
         return f"{x:,.0f}"
-    return f"{x:.{digits}g}"
+    return short
 
 
 def cell(s: Summary | None, base: Summary | None = None, digits: int = 3) -> str:

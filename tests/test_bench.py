@@ -33,6 +33,12 @@ def test_cell_shows_median_range_and_ratio():
     assert report.fmt_num(123456.0) == "123,456"
 
 
+def test_fmt_num_never_writes_an_exponent_at_a_thousand():
+    """999.6 ns had been written 1e+03: `.3g` rounds it to four digits, past the 1000 test."""
+    assert [report.fmt_num(x) for x in (999.4, 999.6, 1000.0, 1234.5)] == ["999", "1,000", "1,000", "1,234"]
+    assert report.fmt_num(0.0059, 4) == "0.0059" and report.fmt_num(999.96, 4) == "1,000"
+
+
 def test_parse_kv_ignores_words_without_equals():
     assert parse_kv("threads=2 noise seconds=0.5") == {"threads": "2", "seconds": "0.5"}
 
