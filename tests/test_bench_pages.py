@@ -68,6 +68,16 @@ def test_summary_checks_the_kits_targets(tmp_path):
     assert "(not run: `make bench-stress`)" in text
 
 
+def test_summary_meets_the_sizes_target_at_exactly_twice_glibc(tmp_path):
+    """"Within 2×" includes 2×: the worst size at ×2.00 meets it."""
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    pts = tuple(sizes.Point(a, "malloc", size, s(100.0), s(f * 10.0))
+                for a, f in (("glibc", 1.0), ("best", 2.0)) for size in summary.SMALL)
+    text = "\n".join(summary.sizes_lines(sizes.Result(("glibc", "best"), 1, pts)))
+    assert "worst ×2.00, met." in text
+
+
 def test_summary_gives_stress_ratios_two_decimals(tmp_path):
     """0.59 had been printed "×1 glibc" (and 0.4 would have been "×0")."""
     from bench import summary
@@ -116,6 +126,7 @@ def test_summary_states_each_studys_record_not_todays(tmp_path):
 def test_pages_count_in_the_right_number(tmp_path):
     assert report.count(1, "process", "processes") == "1 process"
     assert report.count(3, "process", "processes") == "3 processes"
+    assert report.count(0, "run") == "0 runs"
     pts = tuple(sizes.Point("glibc", kind, 16, Summary(1.0, 1.0, 1.0, 1), Summary(1.0, 1.0, 1.0, 1))
                 for kind in ("malloc", "calloc"))
     text = sizes.write(sizes.Result(("glibc",), 1, pts), tmp_path, [], 4, 4, 10, 1 << 20).read_text()
