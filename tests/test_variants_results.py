@@ -424,3 +424,64 @@ def test_claims_explain_exceptions_to_a_claim_that_holds():
     text = "\n".join(results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {}))
     assert "holds, with exceptions" in text and "worse on 1 (f3)" in text
     assert "and why:" in text
+
+
+def _libc_run(variant: str, libc_kops: float) -> results.Run:
+    """A run whose libc ran at LIBC_KOPS, on trace "a" and on the whole suite."""
+    r = _run(variant, {"a": 0.5}, 1000.0)
+    return results.replace(r, libc_kops=libc_kops, traces=(results.replace(r.traces[0], libc_kops=libc_kops),))
+
+
+def test_libc_spread_is_the_median_of_the_runs_and_their_range():
+    """Three runs, not two, so the median is no mean, and the smallest is not the second."""
+    runs = [_libc_run(v, k) for v, k in (("x", 600.0), ("y", 100.0), ("z", 200.0))]
+    assert results.libc_spread(runs, "a") == "200 (100-600)"
+    assert "moved from 100 to 600 on this page" in results.libc_moved(runs)
+
+
+def test_ratio_range_is_given_from_two_runs():
+    two = results.median_run([_run("best", {"a": 0.5}, k) for k in (1100.0, 900.0)])
+    assert results.ratio_range(two) == " (0.90-1.10 over 2 runs)"
+
+
+def test_ratios_and_utilizations_keep_their_digits_at_the_edges():
+    """Three decimals only where two would read 1x; two significant digits only below 0.1x;
+    two decimals of a utilization only where one would round it onto its goal."""
+    assert [results.times(x) for x in (0.993, 0.996, 1.004, 1.006)] == ["0.99x", "0.996x", "1.004x", "1.01x"]
+    assert [results.small_times(x) for x in (0.012, 0.1, None)] == ["0.012x", "0.10x", "-"]
+    assert results.pct_near(0.9696, 0.972) == "97.0%" and results.pct_near(0.9718, 0.972) == "97.18%"
+
+
+def test_targets_are_met_at_exactly_their_bound():
+    best16 = results.replace(_run("best", {"x": 0.90}, 1000.0),
+                             traces=(results.TraceResult("x", "lab64", "ok", 0.75, 1000.0, 1000.0),))
+    best8 = results.replace(_run("best", {"x": 0.972}, 1000.0), utilization=0.972)
+    rows = results.targets_section(best16, best8, None, None, [])
+    assert not [r for r in rows if "not met" in r], rows
+    assert "| lab64 group, 16-byte alignment: utilization >= 75% | 75.0% | met |" in rows
+
+
+def test_group_utilization_counts_a_failed_trace_as_zero():
+    r = results.replace(_run("best", {"a": 0.8, "b": 0.8}, 1000.0), traces=(
+        results.TraceResult("a", "kit", "ok", 0.8, 1.0, 1.0), results.TraceResult("b", "kit", "timeout", None, None, None)))
+    assert r.group_util("kit") == pytest.approx(0.4) and r.group_util("lab64") is None
+
+
+def test_provenance_gives_the_lower_middle_load_of_an_even_count():
+    runs = [results.replace(_run("best", {"a": 0.5}, 1000.0), loads=(0.3, 0.0, 0.2, 0.1))]
+    assert "a median of 0.1 of the host's" in results.provenance(runs)
+    assert "(at most 0.3 over 4 runs;" in results.provenance(runs)
+
+
+def test_stats_table_gives_the_largest_peak_heap_not_their_sum():
+    r = _run("best", {"a": 0.5, "b": 0.6}, 2000.0)
+    r = results.replace(r, traces=tuple(results.replace(t, stats={"peak_heap": p}) for t, p in zip(r.traces, (100, 300))))
+    assert results.stats_table([r])[2].endswith("| 0 | 300 |")
+
+
+def test_gaps_list_the_furthest_from_the_ideal_first():
+    t = lambda n, u, ideal: results.TraceResult(n, "kit", "ok", u, 1.0, 1.0, ideal=ideal)  # noqa: E731
+    best = results.replace(_run("best", {"a": 0.5}, 1000.0), traces=(t("near", 0.89, 0.9), t("far", 0.5, 0.9)))
+    rows = [r for r in results.gaps_section(best) if r.startswith("| ") and "pts" in r]
+    assert rows == ["| far | kit | 50.0% | 90.0% | 40.0 pts |", "| near | kit | 89.0% | 90.0% | 1.0 pts |"]
+    assert results.gaps_section(best, count=1)[-2].startswith("| far |")
