@@ -365,3 +365,86 @@ def test_ctrl_c_anywhere_else_is_one_line(monkeypatch):
     done = CliRunner().invoke(compare.main, ["segregated", "best"])
     assert done.exit_code == 130 and done.output.splitlines() == ["Error: interrupted by SIGINT"], done.output
 
+
+
+def _paired(compare, diffs: list[float], base: float = 0.5, prefix: str = "t") -> object:
+    """Traces on which A scored BASE and B BASE + each of DIFFS."""
+    ok = lambda u: compare.Outcome("ok", u, True)  # noqa: E731
+    return compare.Paired([(f"{prefix}{i}", ok(base), ok(base + d)) for i, d in enumerate(diffs)])
+
+
+def test_verdict_weighs_the_held_out_mean_by_its_standard_error():
+    """Mean +1.5 points with a standard error of 0.87 (stdev over the square root of 4): under two
+    errors, so no difference; the same mean with half the spread is a difference."""
+    compare = _compare_module()
+    suite = _paired(compare, [0.01])
+    noisy = compare.verdict(suite, _paired(compare, [0.03, 0.0, 0.03, 0.0]))
+    assert noisy.startswith("no measurable difference: held-out +1.50 ± 0.87 points")
+    clear = compare.verdict(suite, _paired(compare, [0.02, 0.01, 0.02, 0.01]))
+    assert clear == "B is better: held-out +1.50 ± 0.29 points; the suite agrees (+1.00)"
+    assert compare.verdict(_paired(compare, [0.0]), _paired(compare, [0.02, 0.01, 0.02, 0.01])).endswith(
+        "the suite says otherwise, which is layout (+0.00)")
+
+
+def test_averages_leave_out_unscored_traces_and_count_a_failed_one_as_zero():
+    compare = _compare_module()
+    rows = [("a", compare.Outcome("ok", 0.5, True), compare.Outcome("timeout", 0.9, True)),
+            ("b", compare.Outcome("ok", 0.7, True), compare.Outcome("ok", 0.7, True)),
+            ("c", compare.Outcome("ok", 0.1, False), compare.Outcome("ok", 0.9, False))]
+    p = compare.Paired(rows)
+    assert p.averages() == pytest.approx((0.6, 0.35)) and p.diff()[0] == pytest.approx(-0.25)
+    text = compare.report(compare.Allocator("old", (), "old"), compare.Allocator("new", (), "new"), 16, p, None, 0, None)
+    assert "suite average        A 60.00%   B 35.00%   B - A -25.00 points" in text
+
+
+def test_held_out_patterns_are_named_and_weighed_by_their_seeds():
+    compare = _compare_module()
+    assert compare.pattern_of("small-sizes-s300101") == "small-sizes"
+    lines = compare.held_lines(_paired(compare, [0.03, 0.0, 0.03, 0.0], prefix="small-sizes-s"))
+    assert lines == ["  small-sizes  +1.50 ± 0.87 over 4 seeds"]
+    quiet = compare.held_lines(_paired(compare, [0.0006, 0.0004], prefix="p-s"))
+    assert quiet == ["  p      +0.05 ± 0.01 over 2 seeds"]
+    suite = compare.suite_lines(_paired(compare, [0.001, 0.0]))
+    assert suite[1].split() == ["t0", "50.0%", "50.1%", "+0.10"] and suite[2] == "  (1 other traces within 0.05 points)"
+
+
+def test_layouts_give_mean_range_and_an_unpaired_standard_error():
+    """A at 2 layouts, B at 3: each side's variance over its own count."""
+    compare = _compare_module()
+    lay = compare.Layouts([(0.50, None), (0.52, None)], [(0.60, None), (0.62, None), (0.64, None)])
+    d, se = lay.diff(0)
+    assert d == pytest.approx(0.11) and se == pytest.approx((0.0002 / 2 + 0.0004 / 3) ** 0.5)
+    assert compare.layout_lines(lay)[1] == ("  suite average        A 51.00% (50.00-52.00)   B 62.00% (60.00-64.00)"
+                                            f"   B - A +11.00 ± {se * 100:.2f}")
+    near = compare.Layouts([(0.50, None), (0.52, None)], [(0.52, None), (0.54, None)])  # +2 points, se 1.41
+    assert compare.layout_verdict(near) == "no difference over 2 layouts that exceeds 2 standard errors on every set"
+    worse = compare.Layouts([(0.52, None), (0.54, None)], [(0.50, None), (0.52, None)])
+    assert compare.layout_verdict(worse).startswith("no difference")
+
+
+def test_a_run_at_exactly_one_b_over_a_is_a_disagreement():
+    Speed = _compare_module().Speed
+    assert Speed(2.0, 2.1, 1.05, 3, (1.0, 1.05, 1.1)).line().endswith("so no difference is shown")
+
+
+def test_speed_takes_medians_of_the_rounds_b_over_a(monkeypatch, tmp_path):
+    """Three rounds with one outlier: the medians, not the means, and B over A, not A over B."""
+    compare = _compare_module()
+    rounds = iter([(1.0, 1.0, 2.0), (1.0, 1.0, 2.2), (9.0, 1.0, 2.4)])     # A's ratio, A's s, B's s per round
+    got: list = []
+
+    def fake(driver, label, files, time_limit, samples, out):
+        if label == "A":
+            got.append(next(rounds))
+        ratio, a_s, b_s = got[-1]
+        s = a_s if label == "A" else b_s
+        r = ratio if label == "A" else 1.0
+        t = {"name": "t", "outcome": "ok", "utilization": 0.9, "stats": {},
+             "timing": {"seconds": s, "ops_per_sec": 1000 / s}, "libc": {"seconds": s * r, "ops_per_sec": 1000 / (s * r)}}
+        return {"traces": [t], "summary": {"throughput_ratio": r, "throughput_ops_per_sec": 1000 / s}}
+
+    monkeypatch.setattr(compare, "run_driver", fake)
+    sp = compare.speed((tmp_path, tmp_path), ("A", "B"), [], 3, 60, tmp_path)
+    assert sp.ratio_a == 1.0 and sp.ratio_b == 1.0 and sp.runs == 3
+    assert sp.b_over_a_runs == pytest.approx((0.5, 1 / 2.2, 1 / 2.4)) and sp.b_over_a == pytest.approx(1 / 2.2)
+    assert sp.per_trace == {"t": pytest.approx(1.0)}
