@@ -392,3 +392,22 @@ def test_cli_programs_with_a_relative_kit(built, tmp_path):
     res = programs.Result.from_json(json.loads((tmp_path / "bench-programs.json").read_text()))
     assert res.unserved == {}
     assert all(r.failures == 0 and r.wall for r in res.rows)
+
+
+def test_threads_collects_each_runs_figures_and_counts_a_failed_check(monkeypatch):
+    """Recorded runs, not timed ones: the region is the largest process's high-water mark in KiB,
+    and a run whose threads found a corrupted block is a failure, not a figure."""
+    from bench.allocators import Allocator
+    from bench.measure import Run
+    outs = iter([(1.0, 0, (2048, 8192)), (3.0, 0, (4096,)), (2.0, 1, (1024,)), (2.0, 0, (1024,))])
+
+    def fake(argv, alloc, **kw):
+        secs, errs, highs = next(outs)
+        stats = tuple({"region_high_water": h} for h in highs)
+        return Run(0, secs, 1, f"threads=4 seconds={secs} heap_kb=10 hwm_kb=20 errors={errs}\n", "", stats)
+
+    monkeypatch.setattr(threads, "run", fake)
+    res = threads.collect(KIT / "x", [Allocator("ts-lock", "shim")], [4], 4, [])
+    cell = res.get("ts-lock", 4)
+    assert cell.errors == 1 and cell.values["seconds"] == Summary(2.0, 1.0, 3.0, 3)
+    assert cell.values["region_kb"] == Summary(4.0, 1.0, 8.0, 3)
