@@ -411,3 +411,24 @@ def test_threads_collects_each_runs_figures_and_counts_a_failed_check(monkeypatc
     cell = res.get("ts-lock", 4)
     assert cell.errors == 1 and cell.values["seconds"] == Summary(2.0, 1.0, 3.0, 3)
     assert cell.values["region_kb"] == Summary(4.0, 1.0, 8.0, 3)
+
+
+def test_stress_counts_a_run_its_allocator_did_not_serve_as_failed(monkeypatch):
+    from bench.allocators import Allocator
+    from bench.measure import Run
+    outs = iter([(0.5, None), (0.9, "the preload did not take effect"), (0.1, None), (0.3, None)])
+
+    def fake(argv, alloc, **kw):
+        secs, unserved = next(outs)
+        return Run(0, secs, 1, f"ops=6 seconds={secs}\n", "", (), unserved)
+
+    monkeypatch.setattr(stress, "run", fake)
+    res = stress.collect(KIT / "x", KIT / "t.rep", [Allocator("implicit-first", "shim")], 4)
+    assert res.rows[0].failures == 1 and res.rows[0].seconds == Summary(0.3, 0.1, 0.5, 3)
+    assert res.unserved == {"implicit-first": "the preload did not take effect"}
+
+
+def test_stress_table_sets_every_row_against_glibc_wherever_it_is():
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    res = stress.Result("t.rep", 6, 1, (stress.Row("implicit-first", s(0.5), {}), stress.Row("glibc", s(0.25), {})))
+    assert "| implicit-first | 0.5 [0.5–0.5] ×2.00 | 0 |" in stress.tables(res)[0]
