@@ -432,3 +432,27 @@ def test_stress_table_sets_every_row_against_glibc_wherever_it_is():
     s = lambda m: Summary(m, m, m, 1)  # noqa: E731
     res = stress.Result("t.rep", 6, 1, (stress.Row("implicit-first", s(0.5), {}), stress.Row("glibc", s(0.25), {})))
     assert "| implicit-first | 0.5 [0.5–0.5] ×2.00 | 0 |" in stress.tables(res)[0]
+
+
+def test_sizes_shows_a_crash_at_the_top_size_and_a_null_as_failed(monkeypatch):
+    """Recorded runs of 8..32 B: one ended after 16 B, so it crashed at 32 B, the last size asked
+    for; one got NULL at 16 B."""
+    from bench.allocators import Allocator
+    from bench.measure import Run
+    line = "kind={k} size={n} first_ns=5 steady_ns={t}\n"
+    full = "".join(line.format(k="{k}", n=n, t=t) for n, t in ((8, 1), (16, 2), (32, 3)))
+    outs = iter([(0, full), (0, full),
+                 (139, line.format(k="{k}", n=8, t=1) + line.format(k="{k}", n=16, t=4)),
+                 (0, line.format(k="{k}", n=8, t=7) + "kind={k} size=16 failed=1\n" + line.format(k="{k}", n=32, t=3))])
+
+    def fake(argv, alloc, **kw):
+        code, text = next(outs)
+        return Run(code, 1.0, 1, text.format(k=argv[argv.index("-k") + 1]), "", ())
+
+    monkeypatch.setattr(sizes, "run", fake)
+    res = sizes.collect(KIT / "x", [Allocator("best", "shim")], 2, 3, 5, 10, 1e6)
+    top, mid, low = (res.point("best", "malloc", n) for n in (32, 16, 8))
+    assert top.crashed == 1 and res.point("best", "calloc", 32).crashed == 0
+    assert mid.steady == Summary(3.0, 2.0, 4.0, 2) and not mid.failed and low.steady == Summary(1.0, 1.0, 1.0, 2)
+    assert res.point("best", "calloc", 16).failed and res.point("best", "calloc", 8).steady == Summary(4.0, 1.0, 7.0, 2)
+    assert sizes.steady_cell(top, None, 2) == "3 [3–3], crashed in 1 of 2 runs"
