@@ -78,6 +78,25 @@ def test_summary_meets_the_sizes_target_at_exactly_twice_glibc(tmp_path):
     assert "worst ×2.00, met." in text
 
 
+def test_summary_does_not_meet_the_threads_target_at_exactly_1_5_times_the_heap(tmp_path):
+    """"Under 1.5× its heap" excludes 1.5×, however much faster."""
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    cells = (threads.Cell("ts-lock", 4, {"seconds": s(2.0), "region_kb": s(100.0)}),
+             threads.Cell("ts-nolock", 4, {"seconds": s(1.0), "region_kb": s(150.0)}))
+    text = "\n".join(summary.threads_lines(threads.Result(("ts-lock", "ts-nolock"), (4,), 1, (), cells)))
+    assert "(×0.50); heap ×1.50;" in text and text.endswith("under 1.5× its heap: **not met**.")
+
+
+def test_summary_fails_a_program_whose_output_was_wrong(tmp_path):
+    """A run that finished with the wrong output is no figure and fails the target, as a crash does."""
+    from bench import summary
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    rows = (programs.Row("glibc", "sort", s(1.0), s(9.0)), programs.Row("best", "sort", s(0.5), s(9.0), 0, 1))
+    text = "\n".join(summary.programs_lines(programs.Result(("glibc", "best"), ("sort",), {"sort": "x"}, 1, rows)))
+    assert "- best: sort FAILED" in text and "runs every program correctly: **not met**." in text
+
+
 def test_summary_gives_stress_ratios_two_decimals(tmp_path):
     """0.59 had been printed "×1 glibc" (and 0.4 would have been "×0")."""
     from bench import summary
