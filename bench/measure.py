@@ -240,8 +240,3 @@ def parse_kv(line: str) -> dict[str, str]:
     """`a=1 b=x` -> {"a": "1", "b": "x"}; words without '=' are ignored."""
     return dict(word.split("=", 1) for word in line.split() if "=" in word)
 
-
-def ratio(value: float | None, base: float | None) -> float | None:
-    if value is None or not base:
-        return None
-    return value / base
