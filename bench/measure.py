@@ -239,4 +239,3 @@ def unserved_reason(alloc: Allocator, program: str, pid: int, served: list[tuple
 def parse_kv(line: str) -> dict[str, str]:
     """`a=1 b=x` -> {"a": "1", "b": "x"}; words without '=' are ignored."""
     return dict(word.split("=", 1) for word in line.split() if "=" in word)
-
