@@ -456,3 +456,9 @@ def test_sizes_shows_a_crash_at_the_top_size_and_a_null_as_failed(monkeypatch):
     assert mid.steady == Summary(3.0, 2.0, 4.0, 2) and not mid.failed and low.steady == Summary(1.0, 1.0, 1.0, 2)
     assert res.point("best", "calloc", 16).failed and res.point("best", "calloc", 8).steady == Summary(4.0, 1.0, 7.0, 2)
     assert sizes.steady_cell(top, None, 2) == "3 [3–3], crashed in 1 of 2 runs"
+
+
+def test_size_label_names_a_unit_only_for_a_whole_number_of_it_and_a_null_is_failed():
+    assert [sizes.size_label(n) for n in (8, 1024, 1536, 3 << 20, (1 << 30) + 4096)] == [
+        "8 B", "1 KiB", "1536 B", "3 MiB", "1048580 KiB"]
+    assert sizes.steady_cell(sizes.Point("best", "malloc", 16, None, None, True), None, 1) == "failed"
