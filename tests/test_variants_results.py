@@ -485,3 +485,8 @@ def test_gaps_list_the_furthest_from_the_ideal_first():
     rows = [r for r in results.gaps_section(best) if r.startswith("| ") and "pts" in r]
     assert rows == ["| far | kit | 50.0% | 90.0% | 40.0 pts |", "| near | kit | 89.0% | 90.0% | 1.0 pts |"]
     assert results.gaps_section(best, count=1)[-2].startswith("| far |")
+
+
+def test_the_whole_suite_row_keeps_two_digits_of_a_slow_variants_ratio():
+    md = results.render([_run("implicit-first", {"a": 0.5}, 12.0)], [], "traces")
+    assert "| **whole suite** | 0.012x |" in md
