@@ -462,3 +462,12 @@ def test_size_label_names_a_unit_only_for_a_whole_number_of_it_and_a_null_is_fai
     assert [sizes.size_label(n) for n in (8, 1024, 1536, 3 << 20, (1 << 30) + 4096)] == [
         "8 B", "1 KiB", "1536 B", "3 MiB", "1048580 KiB"]
     assert sizes.steady_cell(sizes.Point("best", "malloc", 16, None, None, True), None, 1) == "failed"
+
+
+def test_threads_tables_show_a_failed_run_not_a_figure():
+    """ts-lock failed every run at 8 threads: its column stays, and says so there."""
+    s = Summary(1.0, 1.0, 1.0, 1)
+    cells = (threads.Cell("glibc", 4, {"seconds": s}), threads.Cell("ts-lock", 4, {"seconds": s}),
+             threads.Cell("glibc", 8, {"seconds": s}), threads.Cell("ts-lock", 8, {"seconds": None}, 2))
+    table = threads.tables(threads.Result(("glibc", "ts-lock"), (4, 8), 2, (), cells))[0]
+    assert "| 4 | 1 [1–1] ×1.00 | 1 [1–1] ×1.00 |" in table and "| 8 | 1 [1–1] ×1.00 | 2 failed |" in table
