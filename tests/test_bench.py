@@ -471,3 +471,18 @@ def test_threads_tables_show_a_failed_run_not_a_figure():
              threads.Cell("glibc", 8, {"seconds": s}), threads.Cell("ts-lock", 8, {"seconds": None}, 2))
     table = threads.tables(threads.Result(("glibc", "ts-lock"), (4, 8), 2, (), cells))[0]
     assert "| 4 | 1 [1–1] ×1.00 | 1 [1–1] ×1.00 |" in table and "| 8 | 1 [1–1] ×1.00 | 2 failed |" in table
+
+
+def test_stress_plot_bars_are_medians_with_their_min_max(tmp_path, monkeypatch):
+    import matplotlib.axes
+    drawn = {}
+    bar = matplotlib.axes.Axes.bar
+
+    def record(self, x, height, *args, **kwargs):
+        drawn.update(height=list(height), yerr=kwargs.get("yerr"))
+        return bar(self, x, height, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", record)
+    res = stress.Result("t.rep", 6, 3, (stress.Row("glibc", Summary(2.0, 1.0, 5.0, 3), {}),))
+    stress.plots(res, tmp_path)
+    assert drawn == {"height": [2.0], "yerr": [[1.0], [3.0]]}
