@@ -317,3 +317,13 @@ def test_the_measured_line_counts_other_processes_not_the_study_itself(monkeypat
     assert hostload.host_busy() > 0 and hostload.own_cpu() > 0
     report.start_study()
     assert report.measured()["other_cores"] is not None
+
+
+def test_busy_and_shared_leave_out_idle_iowait_and_their_bounds(monkeypatch):
+    import io
+    line = "cpu  100 0 50 1000 300 0 0 0 0 0\ncpu0 1 2 3 4\n"
+    monkeypatch.setattr(hostload, "open", lambda path: io.StringIO(line), raising=False)
+    assert hostload.host_busy() == 150 / os.sysconf("SC_CLK_TCK")      # user + system; not idle, not iowait
+    assert not hostload.shared(0.5, 2) and hostload.shared(0.51, 2)
+    m = {"date": "2026-11-24 07:00 UTC", "machine": "vm", "cores": 2}
+    assert "shared" not in report.machine_note({**m, "load": 1.0}) and "shared" in report.machine_note({**m, "load": 1.01})
