@@ -122,7 +122,7 @@ def align_lines(res: align.Result) -> list[str]:
     for s in res.sizes:
         m, p, o = (res.get("glibc", k, s) for k in align.KINDS)
         if m and p and o and m.mbps and p.mbps and o.mbps:
-            lines.append(f"- {s >> 10} KiB: malloc {spread(m.mbps, ',.0f')} (offset {m.offsets[0] if m.offsets else '?'}), "
+            lines.append(f"- {s >> 10} KiB: malloc {spread(m.mbps, ',.0f')} (offset {', '.join(map(str, m.offsets)) or '?'}), "
                          f"page {spread(p.mbps, ',.0f')}, odd {spread(o.mbps, ',.0f')}: "
                          f"malloc/page ×{m.mbps.median / p.mbps.median:.2f}")
     return lines

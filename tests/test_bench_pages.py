@@ -327,3 +327,12 @@ def test_busy_and_shared_leave_out_idle_iowait_and_their_bounds(monkeypatch):
     assert not hostload.shared(0.5, 2) and hostload.shared(0.51, 2)
     m = {"date": "2026-11-24 07:00 UTC", "machine": "vm", "cores": 2}
     assert "shared" not in report.machine_note({**m, "load": 1.0}) and "shared" in report.machine_note({**m, "load": 1.01})
+
+
+def test_summary_gives_every_offset_the_align_runs_saw():
+    """Runs whose buffers sat at two offsets had been summarised by the smaller alone."""
+    from bench import summary
+    s = Summary(1000.0, 1000.0, 1000.0, 2)
+    pts = tuple(align.Point("glibc", k, 32768, s, (16, 672) if k == "malloc" else (0,)) for k in align.KINDS)
+    text = "\n".join(summary.align_lines(align.Result(("glibc",), (32768,), 2, 128.0, pts)))
+    assert "- 32 KiB: malloc 1,000 [1,000–1,000] (offset 16, 672), page" in text
