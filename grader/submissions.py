@@ -184,6 +184,7 @@ def one_handin(path: Path) -> Candidate:
     is one student's (not a class of one: kate/handin/mm.c is kate's mm.c there, so it is here),
     a file is NAME.c, NAME-mm.c or an archive."""
     path = Path(path)
+    _refuse_mm_c_folder(path)
     if not path.is_dir():
         found = discover(path)
         if len(found) != 1:
@@ -191,6 +192,14 @@ def one_handin(path: Path) -> Candidate:
         return found[0]
     folder = path.resolve()           # '.' or 'kate/..' named as the folder they are
     return Candidate(_safe_name(folder.name), folder, "folder", handin=folder.name)
+
+
+def _refuse_mm_c_folder(path: Path) -> None:
+    """Refuse PATH named mm.c that is a folder: read as a whole hand-in it would be graded as
+    student 'mm' (or be 'mm.c/mm.c: missing'), where the student meant a file (find_one's wording)."""
+    if path.name == "mm.c" and path.is_dir():
+        what = "a symbolic link" if path.is_symlink() else "a folder"
+        raise SubmissionError(f"{one_line(str(path))}: {what}, not a file")
 
 
 def _walk(folder: Path, label: str) -> tuple[list[PurePosixPath], list[PurePosixPath]]:
@@ -235,10 +244,8 @@ def find_one(folder: Path) -> Path:
     label = one_line(str(folder))
     files, folders = _walk(folder, label)
     chosen = _folder_mm_c(folder, label, files)
-    if chosen is not None and (folder / chosen).is_dir():   # read as a whole hand-in, it was 'mm.c/mm.c: missing'
-        what = "a symbolic link" if (folder / chosen).is_symlink() else "a folder"
-        raise SubmissionError(f"{label}/{one_line(chosen)}: {what}, not a file")
     if chosen is not None:
+        _refuse_mm_c_folder(folder / chosen)
         return folder / chosen
     found = [p for p in files if p.suffix == ".c" or _archive_stem(Path(p.name)) is not None]
     if len(found) != 1:

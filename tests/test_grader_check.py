@@ -177,3 +177,21 @@ def test_check_reads_a_hand_in_folder_as_grade_does(classroom, tmp_path):
     for name in ("kate", "liam"):
         passed = cli("check", subs / name, "--kit", kit, "--config", config)
         assert passed.returncode == 0 and f"{name}: passes the grader's build and static rules" in passed.stdout, passed
+
+
+@pytest.mark.parametrize("command", ["check", "autolab"])
+def test_a_folder_named_mm_c_is_refused_as_a_folder(tmp_path, command):
+    """`mmgrade check mm.c` (or autolab) on a folder mm.c/ read it as a whole hand-in, student 'mm':
+    its mm.c/mm.c passed the check, or was graded.  The student meant a file: it is refused in one
+    line naming it as a folder, in the words gradescope (find_one) uses."""
+    (tmp_path / "mm.c").mkdir()
+    (tmp_path / "mm.c" / "mm.c").write_text(source("good"))
+    done = cli(command, "mm.c", "--kit", make_fake_kit(tmp_path / "kit"), "--config", write_policy(tmp_path),
+               cwd=tmp_path)
+    if command == "check":
+        assert one_line_error(done) == "mmgrade: mm.c: a folder, not a file"
+    else:
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stdout.splitlines() == [
+            "mmgrade: not graded: the grader failed, not the submission (mm.c: a folder, not a file); no score "
+            "given: regrade it once the grader is mended"], done.stdout
