@@ -721,6 +721,20 @@ def test_grades_csv_and_the_report_give_a_grader_error_no_points(graded, tmp_pat
     assert "<b>Not graded</b> (of 55.0 points): the grader failed" in page and "<b>0.0</b>" not in page
 
 
+def test_a_grader_errors_page_shows_no_figures(graded, tmp_path):
+    """A grader_error's own page showed its zeros under 'Figures:' (correctness 0.0, P = 0.0) right
+    below its 'Not graded' heading, as if measured; it now says none were measured, and a graded
+    page keeps its figures."""
+    from grader import report
+    batch, *_ = graded
+    report.render(batch, tmp_path)
+    page = (tmp_path / "report" / "sub" / "unread.html").read_text()
+    assert "no figures were measured" in page, page
+    assert "Figures" not in page and "correctness 0.0" not in page and "P = 0.0" not in page, page
+    good = (tmp_path / "report" / "sub" / "good.html").read_text()
+    assert "correctness " in good and "P = " in good and "no figures were measured" not in good
+
+
 def test_gradescope_command_says_a_grader_error_is_not_graded(graded):
     """`mmgrade gradescope` ended its log with 'unread: grader_error, 0.0 points', as if a grade; it
     says now that the grader failed and the submission is not graded, and a graded one's line gives
