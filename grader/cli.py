@@ -306,12 +306,20 @@ def _kept(outdir: Path, candidates: list[Candidate], report: bool) -> str:
         return f"the finished records are kept in {outdir / store.SUBMISSIONS}"
     except KeyboardInterrupt:       # stopped again while drawing: results.json and grades.csv are written
         report = False
-    graded = {s.name for s in batch.submissions if not s.reference}
-    missing = [c.name for c in students if c.name not in graded]
-    listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-    return (f"{len(students) - len(missing)} of {len(students)} submissions graded and kept in {outdir}"
+    verdicts = {s.name: s.verdict for s in batch.submissions if not s.reference}
+    missing = [c.name for c in students if c.name not in verdicts]
+    # a grader_error's record is kept but is no grade: counted apart, as grades.csv leaves its points empty
+    failed = [c.name for c in students if verdicts.get(c.name) == "grader_error"]
+    return (f"{len(students) - len(missing) - len(failed)} of {len(students)} submissions graded"
+            + (f", {len(failed)} not graded as the grader failed on them ({_listed(failed)})" if failed else "")
+            + f", kept in {outdir}"
             + (f" (results.json, grades.csv{' and the report' if report else ''} leave out the "
-               f"{len(missing)} not yet graded: {listed})" if missing else ""))
+               f"{len(missing)} not yet graded: {_listed(missing)})" if missing else ""))
+
+
+def _listed(names: list[str]) -> str:
+    """The first five of NAMES, and how many more."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 class Terminated(KeyboardInterrupt):

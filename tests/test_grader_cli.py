@@ -673,3 +673,19 @@ def test_report_of_a_results_json_that_is_a_folder_says_to_move_it(tmp_path):
     done = cli("report", tmp_path / "out")
     assert one_line_error(done) == (f"mmgrade: {tmp_path / 'out' / 'results.json'}: a folder, but the grader "
                                     "writes a file there; move it away")
+
+
+def test_a_stopped_batch_counts_a_grader_error_apart_from_the_graded(classroom, tmp_path):
+    """A batch stopped by Ctrl-C or SIGTERM said '4 of 5 submissions graded', dot's grader_error
+    among them, though it is no grade (grades.csv leaves its points empty): it is now said apart."""
+    from grader.cli import _kept
+    from grader.submissions import discover
+    kit, subs, config = classroom
+    (subs / "dot.c").write_text(source("good") + "/* FAKE:bad=tiny */\n")
+    out = tmp_path / "out"
+    done = cli("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES, "--no-report")
+    assert done.returncode == 0, done.stderr
+    (subs / "eve.c").write_text(source("good"))          # handed in after the run: not yet graded
+    assert _kept(out, discover(subs), False) == (
+        f"3 of 5 submissions graded, 1 not graded as the grader failed on them (dot), kept in {out} "
+        "(results.json, grades.csv leave out the 1 not yet graded: eve)")
