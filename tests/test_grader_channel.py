@@ -4,10 +4,12 @@ Uses the fake kit, whose driver (tests/grader_fixtures/fakekit/driver/fake.py)
 misbehaves on request, to show each way a result can be untrustworthy.
 """
 import json
+import os
+import threading
 
 import pytest
 
-from grader.runner import ChannelError, check_result, load_schema
+from grader.runner import MAX_JSON, ChannelError, _read_all, check_result, load_schema
 from grader_fixtures.helpers import KIT, by_name, make_fake_kit, run_batch
 from grader_fixtures.submissions import source
 
@@ -339,3 +341,26 @@ def test_a_trace_file_name_that_is_not_utf8_matches_the_drivers_report():
     assert listed_traces_problem(rows, (want,), [f"/traces/{want}"]) == ""
     assert listed_traces_problem(rows, (want,)) == ""
     assert "should be" in listed_traces_problem([{"name": "cafe", "path": "/traces/cafe.rep"}], (want,))
+
+
+def _kept_of(size: int) -> int:
+    """How many of SIZE bytes written to the driver's result pipe the grader's reader keeps."""
+    read, write = os.pipe()
+    sink: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(read, sink))
+    reader.start()
+    with os.fdopen(write, "wb") as stream:
+        stream.write(b"x" * size)
+    reader.join(timeout=60)
+    return sum(map(len, sink))
+
+
+def test_the_drivers_result_is_read_whole_up_to_its_cap():
+    """A result of exactly MAX_JSON bytes is read whole and one byte more is cut (then refused as no
+    JSON), and an honest big result (a class trace set with every trace's 4 KiB of output) fits:
+    reading on past the cap, stopping short of it (total < MAX_JSON) or a cap of 32 KiB left every
+    test passing."""
+    assert _kept_of(MAX_JSON) == MAX_JSON
+    assert _kept_of(MAX_JSON + 1) < MAX_JSON + 1
+    assert _kept_of(1 << 20) == 1 << 20
+
