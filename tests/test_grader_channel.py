@@ -6,11 +6,15 @@ misbehaves on request, to show each way a result can be untrustworthy.
 import json
 import os
 import threading
+import time
 
 import pytest
 
+from grader import runner
+from grader.policy import load_policy
 from grader.runner import MAX_JSON, ChannelError, _read_all, check_result, load_schema
-from grader_fixtures.helpers import KIT, by_name, make_fake_kit, run_batch
+from grader.sandbox import RunResult
+from grader_fixtures.helpers import KIT, by_name, make_fake_kit, run_batch, write_policy
 from grader_fixtures.submissions import source
 
 SECRET = "s3cret"
@@ -364,3 +368,77 @@ def test_the_drivers_result_is_read_whole_up_to_its_cap():
     assert _kept_of(MAX_JSON + 1) < MAX_JSON + 1
     assert _kept_of(1 << 20) == 1 << 20
 
+
+class _Recorder:
+    """A sandbox and a `run` that record what run_driver asks of them, read the secret it sends as
+    the driver does, and answer with RESULT (its secret filled in) after SECONDS."""
+
+    def __init__(self, result, seconds=1.0, timed_out=False):
+        self.result, self.seconds, self.timed_out, self.secrets = result, seconds, timed_out, []
+
+    def prepare(self, folder, slot, writable):
+        self.writable = writable
+
+    def path_of(self, mount):
+        return str(mount.host)
+
+    def command(self, argv, mounts, chdir, limits, slot=0, cpu=None):
+        self.argv, self.cpu = argv, cpu
+        return argv
+
+    def run(self, cmd, wall_clock, keep, pass_fds=(), cwd=None):
+        self.wall_clock, self.keep, self.pass_fds = wall_clock, keep, pass_fds
+        json_fd = int(cmd[cmd.index("--json") + 1].removeprefix("fd:"))
+        secret_fd = int(cmd[cmd.index("--secret-fd") + 1])
+        secret = os.read(secret_fd, 4096).decode().strip()
+        os.set_blocking(secret_fd, False)
+        self.secret_closed = os.read(secret_fd, 1) == b""     # the grader closed its end: no forged line follows
+        self.secrets.append(secret)
+        os.write(json_fd, json.dumps({**self.result, "secret": secret}).encode())
+        return RunResult(0, "", "", self.timed_out, self.seconds)
+
+
+def _run_recorded(tmp_path, monkeypatch, recorder, cpu=None):
+    """run_driver on one trace, under write_policy's limits, with RECORDER as sandbox and `run`."""
+    policy = load_policy(KIT, write_policy(tmp_path))
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    monkeypatch.setattr(runner, "run", recorder.run)
+    return policy, runner.run_driver(tmp_path / "sub", tmp_path / "sub" / "mdriver", tmp_path, ["t.rep"], policy,
+                                     recorder, 3, load_schema(KIT), cpu)
+
+
+def test_the_driver_is_run_read_only_with_the_policys_limits_and_a_fresh_secret(tmp_path, monkeypatch):
+    """What run_driver gives the sandbox and the driver, checked without either: a lost -l, -T or
+    -M, no CPU pin, an uncapped output or the secret pipe's write end left open each left every test
+    passing, and a result pipe left open made every run wait 30 s for its reader unnoticed."""
+    recorder = _Recorder(_valid(KIT))
+    start = time.monotonic()
+    policy, done = _run_recorded(tmp_path, monkeypatch, recorder, cpu=1)
+    assert time.monotonic() - start < 10, "the reader waited for a pipe the grader left open"
+    assert done.problem == "" and done.result["secret"] == recorder.secrets[0] and not done.stopped
+    assert recorder.writable is False and recorder.cpu == 1
+    limit = 60      # write_policy's wall_clock
+    argv = recorder.argv
+    assert argv[1] == "-l" and argv[argv.index("-T") + 1] == "2"
+    assert argv[argv.index("-M") + 1] == str(policy.limits.max_heap)
+    assert argv[argv.index("--run-limit") + 1] == str(limit)
+    assert recorder.wall_clock == limit + 5 and recorder.keep == policy.limits.output_keep
+    fds = {int(argv[argv.index("--json") + 1].removeprefix("fd:")), int(argv[argv.index("--secret-fd") + 1])}
+    assert set(recorder.pass_fds) == fds and recorder.secret_closed
+    _run_recorded(tmp_path, monkeypatch, recorder)
+    first, second = recorder.secrets
+    assert first != second and len(first) >= 32 and int(first, 16) >= 0
+
+
+def test_a_stop_at_the_run_limit_is_believed_from_the_limit_on(tmp_path, monkeypatch):
+    """A run that stopped itself at --run-limit is graded, marked stopped, when the grader's clock
+    saw exactly the limit pass (believing it only past the limit, process.seconds > limit, left every
+    test passing); a run the grader had to kill is refused however its result reads."""
+    good = _valid(KIT)
+    stop = {**good, "interrupted": {"signal": "SIGALRM", "signal_number": 14, "during": "u.rep", "planned": 3},
+            "settings": {**good["settings"], "run_limit": 60},
+            "summary": {**good["summary"], "util_points": None, "throughput_points": None, "perf_index": None}}
+    _, done = _run_recorded(tmp_path, monkeypatch, _Recorder(stop, seconds=60.0))
+    assert done.problem == "" and done.stopped
+    _, killed = _run_recorded(tmp_path, monkeypatch, _Recorder(good, seconds=65.0, timed_out=True))
+    assert killed.result is None and "did not stop at that limit, and was killed" in killed.problem
