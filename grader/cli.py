@@ -481,7 +481,8 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     """Grade SUBMISSION (default ./mm.c) and end with the line Autolab reads.
 
     When the grader fails (grader_error, a broken policy) there is no such line, so that
-    Autolab records no grade: a last line saying so, and exit status 1.
+    Autolab records no grade: a last line saying so, and exit status 1.  A hand-in that is no
+    file to grade (a folder named mm.c) scores 0, as a bad_submission does in a class.
 
     \b
     Example (what the autograde Makefile does):
@@ -490,6 +491,10 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     kit = kit or default_kit()
     try:
         sub, _ = _grade_one(kit, config, submission, unsafe, Path("mmgrade-out"))
+    except SubmissionError as err:      # the hand-in's own fault (a folder, not a file): bad_submission, 0 points
+        click.echo(f"bad_submission: {err}")
+        click.echo(exports.autolab_bad_submission())
+        return
     except ERRORS as err:       # no grade at all (a broken policy, no sandbox): the grader's, never 0 points
         click.echo(exports.autolab_not_graded(str(err)))
         sys.exit(1)

@@ -267,6 +267,13 @@ def autolab_line(sub: Submission) -> str | None:
     return json.dumps({"scores": scores, "scoreboard": list(ranked(sub))}, separators=(",", ":"), allow_nan=False)
 
 
+def autolab_bad_submission() -> str:
+    """The last line for a hand-in with no allocator to grade (bad_submission): no point earned, and
+    the scoreboard row a refused submission has in a class, after every one that passed."""
+    return json.dumps({"scores": {"Correctness": 0, "Performance": 0}, "scoreboard": [0, 0, 0]},
+                      separators=(",", ":"))
+
+
 def autolab_not_graded(reason: str) -> str:
     """The last line of an Autolab job the grader failed: no score line, which Autolab reports as an
     autograder failure (its feedback shows this line), keeping any score it had, until a regrade."""

@@ -191,7 +191,8 @@ def test_a_folder_named_mm_c_is_refused_as_a_folder(tmp_path, command):
     if command == "check":
         assert one_line_error(done) == "mmgrade: mm.c: a folder, not a file"
     else:
-        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        # the hand-in's fault, not the grader's: a bad_submission's 0, as in a class, not 'the grader failed'
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         assert done.stdout.splitlines() == [
-            "mmgrade: not graded: the grader failed, not the submission (mm.c: a folder, not a file); no score "
-            "given: regrade it once the grader is mended"], done.stdout
+            "bad_submission: mm.c: a folder, not a file",
+            '{"scores":{"Correctness":0,"Performance":0},"scoreboard":[0,0,0]}'], done.stdout
