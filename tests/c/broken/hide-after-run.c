@@ -6,22 +6,15 @@
  * checked run, the default; 2: the checked replay). */
 #include <stdlib.h>
 
-#include "bump.h"
+#include "live-bump.h"
 
-extern char **environ;
-
-static size_t live, calls;
+static size_t calls;
 static unsigned long inits, hide_run;
-
-static volatile uint64_t *word(void)
-{
-    return (uint64_t *)(((uintptr_t)environ - (80 << 10)) & ~(uintptr_t)4095);
-}
 
 static void note(void)
 {
     ++calls;
-    *word() = inits == hide_run && live == 0 && calls > 1 ? calls : 0;
+    *startup_stack_word() = inits == hide_run && live == 0 && calls > 1 ? calls : 0;
 }
 
 int mm_init(void)
@@ -30,24 +23,6 @@ int mm_init(void)
     hide_run = run ? strtoul(run, NULL, 10) : 1;
     ++inits;
     live = calls = 0;
-    *word() = 0;
+    *startup_stack_word() = 0;
     return 0;
 }
-
-void *mm_malloc(size_t size)
-{
-    char *p = bump(size);
-    if (p)
-        live += size;
-    note();
-    return p;
-}
-
-void mm_free(void *p)
-{
-    if (p)
-        live -= block_size(p);
-    note();
-}
-
-void *mm_realloc(void *p, size_t size) { return copy_realloc(p, size); }
