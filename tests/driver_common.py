@@ -33,6 +33,11 @@ def heap_base() -> int:
     return int(m.group(1), 16)
 
 
+def bump_block(n: int) -> int:
+    """Bytes a block of n payload bytes takes in tests/c/broken/bump.h's layout (header + rounded payload)."""
+    return 16 + (n + 15) // 16 * 16
+
+
 @functools.cache
 def schema_validator() -> jsonschema.Draft202012Validator:
     schema = json.loads((KIT / "schema" / "mdriver-result.schema.json").read_text())
