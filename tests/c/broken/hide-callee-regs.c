@@ -9,23 +9,19 @@
 enum { SLOTS = 7, FIELD_BITS = 8 };
 
 #include "hide-fields.h"
-
-static const uint64_t TAG = 0xA5ull << 56, TAG_MASK = 0xFFull << 56;
+#include "hide-tagged.h"
 
 static inline uint64_t load(void)
 {
     uint64_t r[5];
     __asm__ volatile("mov %%rbx, %0\n mov %%r12, %1\n mov %%r13, %2\n mov %%r14, %3\n mov %%r15, %4"
                      : "=m"(r[0]), "=m"(r[1]), "=m"(r[2]), "=m"(r[3]), "=m"(r[4]));
-    for (unsigned i = 0; i < 5; i++)
-        if ((r[i] & TAG_MASK) == TAG)
-            return r[i] & ~TAG_MASK;
-    return 0;
+    return first_tagged(r, 5);
 }
 
 static inline void store(uint64_t v)
 {
-    uint64_t tagged = v | TAG;
+    uint64_t word = tagged(v);
     __asm__ volatile("mov %0, %%rbx\n mov %0, %%r12\n mov %0, %%r13\n mov %0, %%r14\n mov %0, %%r15"
-                     :: "m"(tagged) : "memory");
+                     :: "m"(word) : "memory");
 }

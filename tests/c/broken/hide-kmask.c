@@ -7,8 +7,7 @@
 enum { SLOTS = 7, FIELD_BITS = 8 };
 
 #include "hide-fields.h"
-
-static const uint64_t TAG = 0xA5ull << 56, TAG_MASK = 0xFFull << 56;
+#include "hide-tagged.h"
 
 static inline uint64_t load(void)
 {
@@ -16,15 +15,12 @@ static inline uint64_t load(void)
     __asm__ volatile("kmovq %%k1, %0\n kmovq %%k2, %1\n kmovq %%k3, %2\n kmovq %%k4, %3\n"
                      "kmovq %%k5, %4\n kmovq %%k6, %5\n kmovq %%k7, %6"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]));
-    for (unsigned i = 0; i < 7; i++)
-        if ((r[i] & TAG_MASK) == TAG)
-            return r[i] & ~TAG_MASK;
-    return 0;
+    return first_tagged(r, 7);
 }
 
 static inline void store(uint64_t v)
 {
-    uint64_t tagged = v | TAG;
+    uint64_t word = tagged(v);
     __asm__ volatile("kmovq %0, %%k1\n kmovq %0, %%k2\n kmovq %0, %%k3\n kmovq %0, %%k4\n"
-                     "kmovq %0, %%k5\n kmovq %0, %%k6\n kmovq %0, %%k7" :: "r"(tagged));
+                     "kmovq %0, %%k5\n kmovq %0, %%k6\n kmovq %0, %%k7" :: "r"(word));
 }

@@ -8,8 +8,7 @@
 enum { SLOTS = 7, FIELD_BITS = 8 };
 
 #include "hide-fields.h"
-
-static const uint64_t TAG = 0xA5ull << 56, TAG_MASK = 0xFFull << 56;
+#include "hide-tagged.h"
 
 static inline uint64_t load(void)
 {
@@ -18,16 +17,13 @@ static inline uint64_t load(void)
                      "movq %%mm4, %4\n movq %%mm5, %5\n movq %%mm6, %6\n movq %%mm7, %7\n emms"
                      : "=m"(r[0]), "=m"(r[1]), "=m"(r[2]), "=m"(r[3]), "=m"(r[4]), "=m"(r[5]), "=m"(r[6]),
                        "=m"(r[7]));
-    for (unsigned i = 0; i < 8; i++)
-        if ((r[i] & TAG_MASK) == TAG)
-            return r[i] & ~TAG_MASK;
-    return 0;
+    return first_tagged(r, 8);
 }
 
 static inline void store(uint64_t v)
 {
-    uint64_t tagged = v | TAG;
+    uint64_t word = tagged(v);
     __asm__ volatile("movq %0, %%mm0\n movq %0, %%mm1\n movq %0, %%mm2\n movq %0, %%mm3\n"
                      "movq %0, %%mm4\n movq %0, %%mm5\n movq %0, %%mm6\n movq %0, %%mm7\n emms"
-                     :: "m"(tagged) : "memory");
+                     :: "m"(word) : "memory");
 }

@@ -9,23 +9,19 @@
 enum { SLOTS = 7, FIELD_BITS = 8 };
 
 #include "hide-fields.h"
-
-static const uint64_t TAG = 0xA5ull << 56, TAG_MASK = 0xFFull << 56;
+#include "hide-tagged.h"
 
 static inline uint64_t load(void)
 {
     uint64_t r[5];
     __asm__ volatile("mov %%rcx, %0\n mov %%rdx, %1\n mov %%r9, %2\n mov %%r10, %3\n mov %%r11, %4"
                      : "=m"(r[0]), "=m"(r[1]), "=m"(r[2]), "=m"(r[3]), "=m"(r[4]));
-    for (unsigned i = 0; i < 5; i++)
-        if ((r[i] & TAG_MASK) == TAG)
-            return r[i] & ~TAG_MASK;
-    return 0;
+    return first_tagged(r, 5);
 }
 
 static inline void store(uint64_t v)
 {
-    uint64_t tagged = v | TAG;
+    uint64_t word = tagged(v);
     __asm__ volatile("mov %0, %%rcx\n mov %0, %%rdx\n mov %0, %%r9\n mov %0, %%r10\n mov %0, %%r11"
-                     :: "m"(tagged) : "rcx", "rdx", "r9", "r10", "r11", "memory");
+                     :: "m"(word) : "rcx", "rdx", "r9", "r10", "r11", "memory");
 }
