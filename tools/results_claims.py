@@ -105,6 +105,8 @@ def next_fit(r: dict) -> list[Row]:
             "The rover usually sits near the top of the heap, just past the last block placed, where "
             "few free blocks are; a search from it often wraps around and walks the whole heap anyway.")
     ok = [t.name for t in a.traces if t.outcome == "ok" and b.trace(t.name) and b.trace(t.name).outcome == "ok"]
+    if not ok:                  # no trace both finish: no mean to set them against
+        return [fast]
     better = [n for n in ok if (b.trace(n).utilization or 0) > (a.trace(n).utilization or 0) + 0.01]
     worse = [n for n in ok if (b.trace(n).utilization or 0) < (a.trace(n).utilization or 0) - 0.01]
     frag = ("Next fit fragments more than first fit (worse utilization).",
@@ -127,6 +129,8 @@ def worst_fit(r: dict) -> Row | None:
         return None
     ok = [t.name for t in fits["implicit-first"].traces
           if all(f.trace(t.name) and f.trace(t.name).outcome == "ok" for f in fits.values())]
+    if not ok:                  # no trace all four finish: no mean to set them against
+        return None
     utils = {n: _util(f, ok) for n, f in fits.items()}
     worst = min(utils, key=utils.get)
     return ("Worst fit has the worst utilization of the four fits.",
