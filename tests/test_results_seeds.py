@@ -224,3 +224,67 @@ def test_a_failed_trace_counts_zero_and_is_named():
     assert row.row() == ["t", "80.0%", "30.0% (1 failed: out_of_heap)", "0.0%", "60.0%"]
     assert results_seeds.failures("best", [row]) == [
         "best failed on t seed 300301 (b.rep): out_of_heap: op 12: no room"]
+
+
+def _recipe(tmp_path, weights: dict[str, int], recorded: str = "rec") -> object:
+    """A recipe of generated traces NAME -> weight, and one recorded trace RECORDED."""
+    text = '[groups]\ng = "G"\n'
+    for name, w in weights.items():
+        text += (f'[[trace]]\nname = "{name}"\ngroup = "g"\nstresses = "s"\npattern = "binary"\nseed = 7\n'
+                 f'weight = {w}\n')
+    text += f'[[trace]]\nname = "{recorded}"\ngroup = "g"\nstresses = "s"\ncommand = ["true"]\n'
+    path = tmp_path / "recipe.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_traces_measured_are_the_generated_ones_that_score_utilization(tmp_path):
+    """Recorded traces have no seed and are skipped; so are traces whose weight scores no
+    utilization (0: checked only, 3: throughput only).  Naming a recorded one is an error."""
+    recipe = _recipe(tmp_path, {"both": 1, "util": 2, "check": 0, "speed": 3})
+    assert [e.name for e in results_seeds.chosen_entries(recipe, ())] == ["both", "util"]
+    assert [e.name for e in results_seeds.chosen_entries(recipe, ("util",))] == ["util"]
+    with pytest.raises(results_seeds.RecipeError, match="rec is recorded, not generated"):
+        results_seeds.chosen_entries(recipe, ("util", "rec"))
+
+
+def test_the_averages_are_over_the_traces_and_a_failed_suite_seed_counts_zero():
+    """The page's two averages: the suite seeds' utilization, and each trace's mean of its other
+    seeds, both over the traces, a failed run counting 0; a failed suite seed is named too."""
+    def seed(s: int, utilization: float, outcome: str = "ok") -> results_seeds.SeedResult:
+        return results_seeds.SeedResult(seed=s, path=f"{s}.rep", outcome=outcome, utilization=utilization)
+
+    # whatever utilization a failed run carries, it counts 0
+    rows = [results_seeds.TraceSeeds("t1", seed(1, 0.8), (seed(101, 0.6), seed(102, 0.4, "timeout"))),
+            results_seeds.TraceSeeds("t2", seed(2, 0.5, "timeout"), (seed(201, 0.9), seed(202, 0.7)))]
+    lines = results_seeds.variant_section("best", rows, 2)
+    assert "| t1 | 80.0% | 30.0% (1 failed: timeout) | 0.0% | 60.0% |" in lines
+    assert "| t2 | timeout | 80.0% | 70.0% | 90.0% |" in lines
+    assert "- average over these 2 traces, suite seeds: **40.0%**" in lines
+    assert "- average over these 2 traces, each trace's mean of 2 other seeds: **55.0%**" in lines
+    assert results_seeds.failures("best", rows) == ["best failed on t1 seed 102 (102.rep): timeout",
+                                                        "best failed on t2 seed 2 (2.rep): timeout"]
+
+
+def test_each_variant_is_measured_once_at_the_alignment_asked_and_a_failed_run_is_an_error(tmp_path, monkeypatch,
+                                                                                           entry):
+    """The driver (faked here) runs each variant named once, on every seed file at --alignment and
+    -T; a run that fails is an error line and status 1, the page still written with it counted 0."""
+    calls = []
+
+    def measure(variant, alignment, paths, time_limit, samples, out):
+        calls.append((variant, alignment, time_limit, samples, len(paths)))
+        return {"traces": [{"path": str(p), "outcome": "out_of_heap" if i == 0 else "ok",
+                            "utilization": None if i == 0 else 0.5} for i, p in enumerate(paths)]}
+
+    monkeypatch.setattr(results_seeds, "measure", measure)
+    out, seeds = tmp_path / "out.md", tmp_path / "s"
+    done = CliRunner().invoke(results_seeds.main, ["--trace", TRACE, "--variant", VARIANT, "--variant", VARIANT,
+                                                   "--seeds", "1", "--alignment", "8", "--time-limit", "7",
+                                                   "--seeds-dir", str(seeds), "--out", str(out)])
+    assert calls == [(VARIANT, 8, 7, 1, 2)]
+    assert done.exit_code == 1
+    assert [line for line in done.output.splitlines() if line.startswith("Error")] == [
+        f"Error: {VARIANT} failed on {TRACE} seed {entry.seed} ({seeds / f'{TRACE}-s{entry.seed}.rep'}): out_of_heap"]
+    md = out.read_text()
+    assert "8-byte alignment, `mdriver -r 1 -T 7`" in md and f"| {TRACE} | out_of_heap | 50.0% |" in md
