@@ -194,3 +194,11 @@ def test_a_fit_claim_with_no_trace_finished_by_all_its_variants_is_left_out():
                    for v in ("implicit-next", "implicit-best", "implicit-worst")}
     table = _table({"implicit-first": first, **out_of_heap}, {"implicit-first": first, **out_of_heap})
     assert len(table) == 2 and _claim(table, NEXT_FAST) and _claim(table, NEXT_FAST, classic=True)
+
+
+def test_realloc_and_best_fit_claims_with_no_trace_to_judge_are_left_out():
+    """No realloc-heavy trace, or none where first fit is below 90%: no row, and no traceback."""
+    runs = {v: _run(v, {"easy": 0.95}, 100.0) for v in ("segregated", "segregated-realloc",
+                                                         "implicit-first", "implicit-best")}
+    table = _table(runs)
+    assert not [p for p in table if p.startswith((REALLOC, BEST_FIT))]
