@@ -94,3 +94,16 @@ def test_per_trace_plots_show_the_first_five_runs_without_the_progression(figure
     results_plots.per_trace(runs, tmp_path / "p.png", "utilization")
     assert [b.get_label() for b in figures[0].axes[0].containers] == [f"mine-{i}" for i in range(5)]
     assert results_plots.plot_all([], tmp_path) == []
+
+
+def test_each_traces_bars_stand_side_by_side_under_its_name(figures, tmp_path):
+    """Per trace, the variants' bars in order left to right, none over another or over the next
+    trace's, and the trace's name at the middle of its group."""
+    runs = [_run(v, {"t1": 0.5, "t2": 0.6, "t3": 0.7}, 100.0) for v in results_plots.PER_TRACE]
+    results_plots.per_trace(runs, tmp_path / "p.png", "utilization")
+    ax = figures[0].axes[0]
+    groups = [[(b[j].get_x(), b[j].get_x() + b[j].get_width()) for b in ax.containers] for j in range(3)]
+    edges = [e for group in groups for span in group for e in span]
+    assert all(a <= b + 1e-9 for a, b in zip(edges, edges[1:])), groups
+    for group, tick in zip(groups, ax.get_xticks(), strict=True):
+        assert (group[0][0] + group[-1][1]) / 2 == pytest.approx(tick)
