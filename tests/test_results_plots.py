@@ -42,7 +42,8 @@ def test_util_vs_throughput_puts_each_variant_at_its_ratio_and_utilization(figur
     ax = figures[0].axes[0]
     assert [c.get_offsets().tolist() for c in ax.collections if hasattr(c, "get_sizes") and len(c.get_sizes())] \
         == [[[0.5, 70.0]], [[2.0, 92.5]]]
-    assert [a.get_text() for a in ax.texts if a.get_text() != "libc"] == ["segregated", "best"]
+    assert [(a.get_text(), a.xy) for a in ax.texts if a.get_text() != "libc"] == [
+        ("segregated", (0.5, 70.0)), ("best", (2.0, 92.5))]        # each name beside its own dot
     bars = [c for c in ax.containers]
     assert len(bars) == 1          # best ran once: no range to draw
     (segments,) = [lc.get_segments() for lc in bars[0].lines[2]]
