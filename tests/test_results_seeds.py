@@ -269,13 +269,15 @@ def test_the_averages_are_over_the_traces_and_a_failed_suite_seed_counts_zero():
 def test_each_variant_is_measured_once_at_the_alignment_asked_and_a_failed_run_is_an_error(tmp_path, monkeypatch,
                                                                                            entry):
     """The driver (faked here) runs each variant named once, on every seed file at --alignment and
-    -T; a run that fails is an error line and status 1, the page still written with it counted 0."""
+    -T; a run that fails is an error line with the first line of the driver's message, and status 1,
+    the page still written with it counted 0."""
     calls = []
 
     def measure(variant, alignment, paths, time_limit, samples, out):
         calls.append((variant, alignment, time_limit, samples, len(paths)))
         return {"traces": [{"path": str(p), "outcome": "out_of_heap" if i == 0 else "ok",
-                            "utilization": None if i == 0 else 0.5} for i, p in enumerate(paths)]}
+                            "utilization": None if i == 0 else 0.5, "message": "op 3: no room\nmore" if i == 0 else ""}
+                           for i, p in enumerate(paths)]}
 
     monkeypatch.setattr(results_seeds, "measure", measure)
     out, seeds = tmp_path / "out.md", tmp_path / "s"
@@ -285,6 +287,7 @@ def test_each_variant_is_measured_once_at_the_alignment_asked_and_a_failed_run_i
     assert calls == [(VARIANT, 8, 7, 1, 2)]
     assert done.exit_code == 1
     assert [line for line in done.output.splitlines() if line.startswith("Error")] == [
-        f"Error: {VARIANT} failed on {TRACE} seed {entry.seed} ({seeds / f'{TRACE}-s{entry.seed}.rep'}): out_of_heap"]
+        f"Error: {VARIANT} failed on {TRACE} seed {entry.seed} ({seeds / f'{TRACE}-s{entry.seed}.rep'}): out_of_heap: "
+        "op 3: no room"]
     md = out.read_text()
     assert "8-byte alignment, `mdriver -r 1 -T 7`" in md and f"| {TRACE} | out_of_heap | 50.0% |" in md
