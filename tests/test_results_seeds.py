@@ -291,3 +291,16 @@ def test_each_variant_is_measured_once_at_the_alignment_asked_and_a_failed_run_i
         "op 3: no room"]
     md = out.read_text()
     assert "8-byte alignment, `mdriver -r 1 -T 7`" in md and f"| {TRACE} | out_of_heap | 50.0% |" in md
+
+
+def test_a_recipe_with_no_generated_trace_to_measure_is_one_line(tmp_path, monkeypatch):
+    """Only recorded traces, or generated ones that score no utilization: nothing to measure, so
+    no build and no driver run (which, given no trace, would run its default suite)."""
+    calls = []
+    monkeypatch.setattr(results_seeds, "measure", lambda *args: calls.append(args))
+    recipe = _recipe(tmp_path, {"check": 0})
+    done = CliRunner().invoke(results_seeds.main, ["--recipe", str(recipe), "--seeds-dir", str(tmp_path / "s"),
+                                                   "--out", str(tmp_path / "out.md")])
+    assert done.exit_code == 1 and not calls
+    assert done.output.strip().splitlines() == [f"Error: {recipe}: no generated traces to measure"]
+    assert not (tmp_path / "out.md").exists()
