@@ -67,7 +67,8 @@ def test_a_speed_claim_holds_only_when_its_variant_is_the_faster(claim, slow, fa
         return _claim(_table({slow: _run(slow, {"a": 0.8}, 100.0), fast: _run(fast, {"a": 0.8}, fast_kops)}), claim)
 
     evidence, verdict = row(300.0)
-    assert verdict == "holds" and evidence.startswith(f"`{fast}` 0.3x libc vs `{slow}` 0.1x libc, each in its own run: 3")
+    assert verdict == "holds"
+    assert evidence.startswith(f"`{fast}` 0.3x libc vs `{slow}` 0.1x libc, each in its own run: 3")
     assert row(50.0)[1] == "**contradicted**"
     assert row(100.0)[1] == "**contradicted**"
 
@@ -179,7 +180,8 @@ def test_the_classic_group_repeats_the_four_fit_claims_from_the_8_byte_runs():
     for claim in (BEST_FIT, NEXT_FAST, NEXT_FRAG, WORST_FIT, ADDRESS):
         _claim(table, claim, classic=True)
     assert len(table) == 8 + 5
-    assert _claim(table, ADDRESS, classic=True) == ("`explicit-addr` 50.0% vs `explicit-lifo` 60.0%", "**contradicted**")
+    assert _claim(table, ADDRESS, classic=True) == ("`explicit-addr` 50.0% vs `explicit-lifo` 60.0%",
+                                                    "**contradicted**")
     assert _claim(table, ADDRESS) == ("`explicit-addr` 60.0% vs `explicit-lifo` 50.0%", "holds")
     assert _claim(table, LIBC)[0] == "`best` runs at 2.000x libc's throughput"
 
