@@ -110,7 +110,7 @@ def test_checker_reports_damaged_state_at_the_heaps_start(variant):
 # by the variants whose layout has it: allocated blocks' footers (implicit, explicit), free lists
 # (explicit, segregated), classes (segregated), a tail (fifo), an address order (addr).
 TAGS_DAMAGE = ["footer", "prev-alloc", "prologue", "epilogue", "epilogue-prev", "adjacent", "rover", "count"]
-LIST_DAMAGE = ["small", "unlisted", "listed-alloc", "outside", "prev-link"]
+LIST_DAMAGE = ["small", "unlisted", "listed-alloc", "outside", "misaligned", "prev-link"]
 TAGS_DAMAGE_CASES = {
     "implicit-first": TAGS_DAMAGE + ["alloc-footer"],
     "explicit-lifo": TAGS_DAMAGE + ["alloc-footer"] + LIST_DAMAGE,

@@ -56,11 +56,10 @@ static unsigned list_of(void *bp)
     exit(2);
 }
 
-/* Put `by` where `node` is on its list: the links around it point at `by`. */
-static void substitute(fl_node_t *node, fl_node_t *by)
+/* Point the links around `node` on its list at `by` (which holds node's links already). */
+static void substitute_at(fl_node_t *node, void *by)
 {
     unsigned k = list_of(node);
-    *by = *node;
     if (node->prev)
         node->prev->next = by;
     else
@@ -69,6 +68,13 @@ static void substitute(fl_node_t *node, fl_node_t *by)
         node->next->prev = by;
     else if (CORE_LIST_TAILS)
         core->tail[k] = by;
+}
+
+/* Put `by` where `node` is on its list: the links around it point at `by`. */
+static void substitute(fl_node_t *node, fl_node_t *by)
+{
+    *by = *node;
+    substitute_at(node, by);
 }
 
 /* A free block's tags, 8 bytes before the first payload byte of `fake`, as if in a heap. */
@@ -110,6 +116,14 @@ static void damage(const char *how)
         fl_node_t *fake = (fl_node_t *)(outside + 64);
         memcpy((char *)fake - BLK_WSIZE, blk_hdr(d), BLK_WSIZE);
         substitute((fl_node_t *)d, fake);
+    } else if (!strcmp(how, "misaligned")) {      /* I7: a node inside the heap, off the alignment, where d was */
+        /* inside d's payload, half an alignment off, its tags and links copied
+         * byte by byte: a pointer store there would be the harness's own UB */
+        char *fake = d + 64 + MM_ALIGNMENT / 2;
+        fl_node_t links = *(fl_node_t *)d;
+        memcpy(fake - BLK_WSIZE, blk_hdr(d), BLK_WSIZE);
+        memcpy(fake, &links, sizeof links);
+        substitute_at((fl_node_t *)d, fake);
     } else if (!strcmp(how, "prev-link")) {       /* I7: a second node's prev link */
         fl_node_t *second = NULL;
         for (unsigned k = 0; k < CORE_CLASSES && !second; k++)
