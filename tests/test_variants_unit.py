@@ -83,6 +83,20 @@ def test_seglist_checker_sees_a_class_bitmap_that_disagrees_with_the_lists(tmp_p
 
 
 @pytest.mark.parametrize("alignment", ALIGNMENTS)
+@pytest.mark.parametrize("variant", present(["segregated", "segregated-realloc"]))
+@pytest.mark.parametrize("case", ["class-edges", "next-class", "probes"])
+def test_seglist_search_follows_its_card(damage_builds, variant, case, alignment):
+    """The segregated cards' search, which the checker cannot see (it files blocks with the
+    allocator's own class_of): classes [32 << k, 64 << k) with the last one open above, an empty
+    class passed to the next non-empty one up, 8 blocks probed.  Moving a class's edge, skipping a
+    class, taking the highest one or probing one block more or fewer had left every test passing."""
+    binary = _damage_binary(damage_builds, "seglist_fit.c", variant, alignment)
+    done = subprocess.run([str(binary), case], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.endswith("ok\n"), \
+        f"{variant} {case}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
 def test_best_uses_a_fitting_top_block_its_search_passed_over(tmp_path, alignment):
     """best's search looks at BEST_PROBES blocks of a class; a free block at the heap's top that
     fits but lay past them made grow_for grow by a size below zero: malloc returned NULL.
