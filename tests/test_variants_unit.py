@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, make, present,
-                             split_threshold)
+from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, card, make,
+                             present, split_threshold)
 
 ALIGNMENTS = (8, 16)
 
@@ -43,8 +43,10 @@ def test_unit(unit):
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += [] if variant in ZERO_BLOCK else ["--zero-null"]
-    # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too
+    # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too;
+    # a card's "one LIFO list per ... size class" is LIFO within each class
     flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []
+    flags += ["--order=lifo"] if "one LIFO list per" in card(variant).get("free list", "") else []
     flags += [f"--fit={variant.removeprefix('implicit-')}"] if variant.startswith("implicit-") else []
     failures = []
     for name in _tests():

@@ -8,7 +8,7 @@
  * every policy; --in-place says the variant promises realloc in place,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
- * limit the heap to 4 GiB, --order=lifo|fifo|addr its explicit list's
+ * limit the heap to 4 GiB, --order=lifo|fifo|addr its free lists'
  * insertion policy and --fit=first|next|best|worst its implicit list's fit.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
@@ -28,7 +28,7 @@ static bool in_place;
 static size_t split_rest;   /* --split=N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
-static const char *order = "";  /* --order=lifo|fifo|addr: an explicit list's insertion policy */
+static const char *order = "";  /* --order=lifo|fifo|addr: a free list's insertion policy (each class's, segregated) */
 static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list's fit policy */
 static bool zero_null;      /* --zero-null: malloc(0) returns NULL (mm.h allows a block too) */
 
@@ -437,9 +437,10 @@ static void test_rover_after_coalesce(void)
     CHECK(g == b_[2]);
 }
 
-/* The explicit lists' insertion policy (--order=lifo|fifo|addr): three blocks
- * of one size, kept apart by guards, freed middle, low, high; the next three
- * requests of that size get them back in the order the list holds them. */
+/* The explicit lists' insertion policy (--order=lifo|fifo|addr), and the
+ * segregated lists' LIFO within a class: three blocks of one size, kept apart
+ * by guards, freed middle, low, high; the next three requests of that size get
+ * them back in the order the list holds them. */
 static void test_insertion_order(void)
 {
     if (!*order)
