@@ -635,6 +635,9 @@ static void test_heap_past_4g(void)
     if (offsets32) {
         CHECK(past == NULL && mem_heapsize() == heap);
         CHECK(mm_realloc(big, big_n + past_n) == NULL && mem_heapsize() == heap);
+        /* just past 4 GiB is past too: the bytes left below it, as a payload, need a header more */
+        CHECK(mm_malloc(((size_t)4 << 30) - heap) == NULL && mem_heapsize() == heap);
+        CHECK(mm_checkheap(__LINE__));
     } else {
         CHECK(past != NULL && aligned(past) && inside(past, past_n));
         past[0] = 3, past[past_n - 1] = 4;
