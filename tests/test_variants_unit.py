@@ -41,6 +41,8 @@ def test_unit(unit):
     assert variant in TAG_BYTES, f"tests/variants_common.py TAG_BYTES: give {variant}'s bytes of tags"
     # split_exact measures the smallest rest a split leaves against the card's split row
     flags = (["--in-place"] if VARIANTS[variant] else []) + [f"--split={split_threshold(variant)}"]
+    # a card whose realloc is "allocate, copy, free" alone moves every block it resizes
+    flags += ["--copies"] if card(variant).get("realloc") == "allocate, copy, free" else []
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += [] if variant in ZERO_BLOCK else ["--zero-null"]
     # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too;

@@ -2,10 +2,11 @@
  * unit.c - the tricky paths of every allocator in variants/, black-box.
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
- * VARIANT=name`), run as `unit TEST [--in-place] [--split=N] [--tags=N]
- * [--offsets32] [--order=P] [--fit=P]` by tests/test_variants_unit.py.
+ * VARIANT=name`), run as `unit TEST [--in-place] [--copies] [--split=N]
+ * [--tags=N] [--offsets32] [--order=P] [--fit=P]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
+ * --copies that its realloc is allocate, copy, free and nothing else,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
  * limit the heap to 4 GiB, --order=lifo|fifo|addr its free lists'
@@ -25,6 +26,7 @@
 bool mm_checkheap(int lineno);
 
 static bool in_place;
+static bool copies;         /* --copies: the card's realloc is allocate, copy, free alone */
 static size_t split_rest;   /* --split=N: the card's split threshold, bytes */
 static bool offsets32;      /* --offsets32: the variant's heap is limited to 4 GiB */
 static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allocated block */
@@ -339,6 +341,8 @@ static void test_realloc_shrink(void)
         put(get(400, 13));
         CHECK(stats().extensions == ext);
     }
+    if (copies)     /* the new block is taken while p still holds its own */
+        CHECK(q != p && stats().reallocs_in_place == s.reallocs_in_place);
     put(q);
     put(guard);
 }
@@ -359,6 +363,8 @@ static void test_realloc_absorb(void)
         /* absorbing the block above is a merge, and a realloc in place */
         CHECK(stats().coalesces == s.coalesces + 1 && stats().reallocs_in_place == s.reallocs_in_place + 1);
     }
+    if (copies)     /* the free block above is not absorbed: the data moves */
+        CHECK(q != p && stats().reallocs_in_place == s.reallocs_in_place);
     put(q);
     put(guard);
 }
@@ -852,6 +858,8 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--in-place") == 0)
             in_place = true;
+        else if (strcmp(argv[i], "--copies") == 0)
+            copies = true;
         else if (strcmp(argv[i], "--offsets32") == 0)
             offsets32 = true;
         else if (strcmp(argv[i], "--zero-null") == 0)
@@ -873,6 +881,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--copies] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] | --list\n");
     return 2;
 }
