@@ -73,7 +73,8 @@ static bool same_class(size_t a, size_t b)
 static size_t edge(unsigned k) { return (size_t)32 << k; }
 
 /* Both ends of each class share it; a block one alignment unit below a class's
- * start is in the class below; the last class takes everything larger. */
+ * start is in the class below; the last class takes everything larger, past
+ * 4 GiB too. */
 static void case_class_edges(void)
 {
     for (unsigned k = 0; k < CORE_CLASSES; k++) {
@@ -87,6 +88,11 @@ static void case_class_edges(void)
             printf("a block of %zu bytes is in class %u with one of %zu\n", edge(k) - MM_ALIGNMENT, k, edge(k));
         CHECK(!same_class(edge(k) - MM_ALIGNMENT, edge(k)));
     }
+    /* sizes are 64-bit: a block past 4 GiB is in the last class, not filed by its low 32 bits */
+    size_t past_4g = ((size_t)4 << 30) + 256;
+    if (!same_class(edge(CORE_CLASSES - 1), past_4g))
+        printf("a block of %zu bytes is not in the last class\n", past_4g);
+    CHECK(same_class(edge(CORE_CLASSES - 1), past_4g));
 }
 
 /* The request's class is empty: it gets the block of the next non-empty class
@@ -140,7 +146,7 @@ int main(int argc, char **argv)
 {
     if (argc != 2)
         return 2;
-    heap_configure((size_t)256 << 20);     /* the last class starts at 16 MiB */
+    heap_configure((size_t)6 << 30);       /* room for a block past 4 GiB; only tags are written */
     mem_init();
     if (!strcmp(argv[1], "class-edges"))
         case_class_edges();
