@@ -139,7 +139,8 @@ TAGS_DAMAGE_CASES = {
 
 
 def _damage_binary(cache, source: str, variant: str, alignment: int) -> Path:
-    """The damage harness `source` built with variants/<variant>.c whole, under ASan and UBSan."""
+    """The harness `source` (a *_damage.c, or seglist_fit.c) built with variants/<variant>.c whole,
+    under ASan and UBSan."""
     key = (source, variant, alignment)
     if key not in cache:
         binary = cache["dir"] / f"{Path(source).stem}-{variant}-a{alignment}"
