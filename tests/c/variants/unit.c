@@ -441,6 +441,21 @@ static void test_rover_after_coalesce(void)
         printf("next fit after a merge: block at %+td from the merged one (the hole below is at %+td)\n",
                g - b_[2], b_[0] - b_[2]);
     CHECK(g == b_[2]);
+    /* A merge that ends just below the rover's block does not swallow it: the
+     * rover stays, and the search passes over the merged block below it. */
+    fresh();
+    for (int i = 0; i < 6; i++)
+        b_[i] = get(100, (unsigned)i);
+    put(b_[2]);
+    CHECK(get(100, 62) == b_[2]);       /* the rover is on b_[2] */
+    put(b_[4]);                         /* a hole above the rover */
+    put(b_[0]);
+    put(b_[1]);                         /* merges with b_[0]: the merged block ends at the rover */
+    unsigned char *h = get(100, 63);
+    if (h != b_[4])
+        printf("next fit after a merge below the rover: block at %+td from the rover's, not %+td\n",
+               h - b_[2], b_[4] - b_[2]);
+    CHECK(h == b_[4]);
 }
 
 /* The explicit lists' insertion policy (--order=lifo|fifo|addr), and the
