@@ -514,6 +514,30 @@ static void test_fit_policy(void)
         put(guard[i]);
 }
 
+/* Best fit stops early only at an exact fit: holes ever closer to a request,
+ * low to high, the last exactly its size; the request gets that last one, not
+ * a near fit before it (the card: the smallest free block that fits). */
+static void test_best_fit_exact_later(void)
+{
+    if (strcmp(fit, "best") != 0)
+        return;
+    fresh();
+    const size_t r = 200, over[] = {64, 48, 32, 16, MM_ALIGNMENT, 0};
+    enum { HOLES = sizeof over / sizeof over[0] };
+    unsigned char *h[HOLES], *guard[HOLES];
+    for (int i = 0; i < HOLES; i++)
+        h[i] = get(r + over[i], (unsigned)i), guard[i] = get(100, (unsigned)i + 10);
+    for (int i = 0; i < HOLES; i++)
+        put(h[i]);
+    unsigned char *p = get(r, 20);
+    if (p != h[HOLES - 1])
+        printf("best fit: the request got the block at %+td from the exact fit\n", p - h[HOLES - 1]);
+    CHECK(p == h[HOLES - 1]);
+    put(p);
+    for (int i = 0; i < HOLES; i++)
+        put(guard[i]);
+}
+
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
 static void test_class_boundaries(void)
 {
@@ -850,6 +874,7 @@ static const struct {
     {"rover_after_coalesce", test_rover_after_coalesce},
     {"insertion_order", test_insertion_order},
     {"fit_policy", test_fit_policy},
+    {"best_fit_exact_later", test_best_fit_exact_later},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
     {"top_block_unprobed", test_top_block_unprobed},
