@@ -643,6 +643,32 @@ static void test_top_block_exact(void)
     top_block_case(600, 580, 620, 620);
 }
 
+/* The implicit lists grow the heap by exactly what a request lacks, a free
+ * block at the top counting towards it, and by at least a minimum block (the
+ * split threshold, tags-core.h's shared policy), never by a fixed chunk. */
+static void test_grow_by_lack(void)
+{
+    if (!*fit)
+        return;
+    const size_t made = 1000;
+    for (size_t more = 1; more <= 64; more++) {
+        fresh();
+        unsigned char *low = get(100, 1), *top = get(made, 2);
+        put(top);                       /* the free block at the top */
+        size_t heap = mem_heapsize();
+        unsigned char *p = get(made + more, 3);
+        size_t lack = ((made + more + tag_bytes + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1))
+                      - ((made + tag_bytes + MM_ALIGNMENT - 1) & ~(size_t)(MM_ALIGNMENT - 1));
+        size_t want = lack == 0 ? 0 : lack < split_rest ? split_rest : lack;
+        if (mem_heapsize() - heap != want)
+            printf("%zu bytes more than the top block: the heap grew by %zu, not %zu\n", more,
+                   mem_heapsize() - heap, want);
+        CHECK(p == top && mem_heapsize() - heap == want);
+        put(p);
+        put(low);
+    }
+}
+
 /* Filling the heap ends in NULL, cleanly, and the heap still works. */
 static void test_out_of_heap(void)
 {
@@ -879,6 +905,7 @@ static const struct {
     {"class_neighbours", test_class_neighbours},
     {"top_block_unprobed", test_top_block_unprobed},
     {"top_block_exact", test_top_block_exact},
+    {"grow_by_lack", test_grow_by_lack},
     {"out_of_heap", test_out_of_heap},
     {"heap_past_4g", test_heap_past_4g},
     {"random", test_random},
