@@ -394,6 +394,29 @@ static void test_realloc_grow_at_end(void)
     put(low);
 }
 
+/* A variant whose card's realloc is "allocate, copy, free" (--copies) moves
+ * every block it resizes, even a shrink or a size its block already holds:
+ * a new block, the bytes kept, the old block freed, nothing in place. */
+static void test_realloc_copies(void)
+{
+    if (!copies)
+        return;
+    fresh();
+    unsigned char *p = get(600, 43), *guard = get(100, 44);
+    const size_t sizes[] = {100, 600, 601};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        mm_stats_t s = stats();
+        unsigned char *q = mm_realloc(p, sizes[i]);
+        CHECK(q != NULL && q != p && aligned(q) && mm_checkheap(__LINE__));
+        CHECK(intact(q, sizes[i] < 100 ? sizes[i] : 100, 43));
+        CHECK(stats().reallocs_in_place == s.reallocs_in_place);
+        CHECK(stats().free_blocks >= 1);
+        p = q;
+    }
+    put(p);
+    put(guard);
+}
+
 /* Blocked on both sides: allocate, copy, free. */
 static void test_realloc_move(void)
 {
@@ -897,6 +920,7 @@ static const struct {
     {"realloc_absorb", test_realloc_absorb},
     {"realloc_grow_at_end", test_realloc_grow_at_end},
     {"realloc_move", test_realloc_move},
+    {"realloc_copies", test_realloc_copies},
     {"rover_after_coalesce", test_rover_after_coalesce},
     {"insertion_order", test_insertion_order},
     {"fit_policy", test_fit_policy},
