@@ -369,6 +369,25 @@ static void test_realloc_absorb(void)
     put(guard);
 }
 
+/* Absorbing a free block much larger than the growth needs gives the rest
+ * back: a request as large as that rest then takes no new heap. */
+static void test_realloc_absorb_rest(void)
+{
+    if (!in_place)
+        return;
+    fresh();
+    unsigned char *p = get(200, 24), *next = get(4000, 25), *guard = get(200, 26);
+    put(next);
+    unsigned char *q = mm_realloc(p, 500);
+    CHECK(q == p && mm_checkheap(__LINE__) && intact(q, 200, 24));
+    uint64_t ext = stats().extensions;
+    unsigned char *r = get(3000, 27);
+    CHECK(stats().extensions == ext && r > q && r < guard);
+    put(r);
+    put(q);
+    put(guard);
+}
+
 /* Growing the block at the top of the heap extends the heap under it. */
 static void test_realloc_grow_at_end(void)
 {
@@ -918,6 +937,7 @@ static const struct {
     {"coalesce_small_later", test_coalesce_small_later},
     {"realloc_shrink", test_realloc_shrink},
     {"realloc_absorb", test_realloc_absorb},
+    {"realloc_absorb_rest", test_realloc_absorb_rest},
     {"realloc_grow_at_end", test_realloc_grow_at_end},
     {"realloc_move", test_realloc_move},
     {"realloc_copies", test_realloc_copies},
