@@ -388,6 +388,45 @@ static void test_realloc_absorb_rest(void)
     put(guard);
 }
 
+/* One probe of realloc_shrink_split: a fresh block of `made` bytes (a guard
+ * above it) shrunk in place to r bytes; whether that split off its tail. */
+static bool shrink_probe(size_t made, size_t r)
+{
+    fresh();
+    unsigned char *p = get(made, 1), *guard = get(200, 2);
+    mm_stats_t s = stats();
+    unsigned char *q = mm_realloc(p, r);
+    CHECK(q == p && mm_checkheap(__LINE__) && intact(q, r < made ? r : made, 1));
+    bool split = stats().splits > s.splits;
+    put(q);
+    put(guard);
+    return split;
+}
+
+/* An in-place shrink splits its tail off at the card's split threshold, as a
+ * malloc's rest is: the largest request the block serves less the largest
+ * shrink that splits it is that threshold. */
+static void test_realloc_shrink_split(void)
+{
+    if (!in_place)
+        return;
+    CHECK(split_rest > 0 && tag_bytes > 0);
+    const size_t made = 2000;
+    fresh();
+    unsigned char *p = get(made, 1), *guard = get(200, 2);
+    size_t largest_fit = (size_t)(guard - p) - tag_bytes, largest_split = 0;
+    for (size_t r = largest_fit; r > largest_fit - 256; r--)
+        if (shrink_probe(made, r)) {
+            largest_split = r;
+            break;
+        }
+    CHECK(largest_split > 0);
+    if (largest_fit - largest_split != split_rest)
+        printf("smallest tail a shrink splits off: %zu bytes, the card says %zu\n", largest_fit - largest_split,
+               split_rest);
+    CHECK(largest_fit - largest_split == split_rest);
+}
+
 /* Growing the block at the top of the heap extends the heap under it. */
 static void test_realloc_grow_at_end(void)
 {
@@ -938,6 +977,7 @@ static const struct {
     {"realloc_shrink", test_realloc_shrink},
     {"realloc_absorb", test_realloc_absorb},
     {"realloc_absorb_rest", test_realloc_absorb_rest},
+    {"realloc_shrink_split", test_realloc_shrink_split},
     {"realloc_grow_at_end", test_realloc_grow_at_end},
     {"realloc_move", test_realloc_move},
     {"realloc_copies", test_realloc_copies},
