@@ -475,6 +475,24 @@ static void test_realloc_copies(void)
     put(guard);
 }
 
+/* The block below a free block at the heap's top, too small for the growth:
+ * the heap grows under it (the ladder's third rung counts the free block),
+ * and the block stays. */
+static void test_realloc_grow_under_free_top(void)
+{
+    if (!in_place)
+        return;
+    fresh();
+    unsigned char *low = get(200, 32), *p = get(300, 33), *top = get(200, 34);
+    put(top);
+    size_t heap = mem_heapsize();
+    unsigned char *q = mm_realloc(p, 2000);
+    CHECK(q == p && mm_checkheap(__LINE__) && intact(q, 300, 33));
+    CHECK(mem_heapsize() - heap <= 2000 - 300 - 200 + 64);
+    put(q);
+    put(low);
+}
+
 /* Blocked on both sides: allocate, copy, free. */
 static void test_realloc_move(void)
 {
@@ -979,6 +997,7 @@ static const struct {
     {"realloc_absorb_rest", test_realloc_absorb_rest},
     {"realloc_shrink_split", test_realloc_shrink_split},
     {"realloc_grow_at_end", test_realloc_grow_at_end},
+    {"realloc_grow_under_free_top", test_realloc_grow_under_free_top},
     {"realloc_move", test_realloc_move},
     {"realloc_copies", test_realloc_copies},
     {"rover_after_coalesce", test_rover_after_coalesce},
