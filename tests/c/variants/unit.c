@@ -493,6 +493,27 @@ static void test_realloc_grow_under_free_top(void)
     put(low);
 }
 
+/* A free block above that is too small and not at the heap's top: the block
+ * moves, into a free block that fits, and the heap does not grow. */
+static void test_realloc_move_no_growth(void)
+{
+    if (!in_place)
+        return;
+    fresh();
+    unsigned char *p = get(200, 35), *above = get(100, 36), *wall = get(100, 37);
+    unsigned char *hole = get(3000, 38), *guard = get(100, 39);
+    put(above);
+    put(hole);
+    size_t heap = mem_heapsize();
+    uint64_t ext = stats().extensions;
+    unsigned char *q = mm_realloc(p, 2000);
+    CHECK(q != NULL && q != p && mm_checkheap(__LINE__) && intact(q, 200, 35));
+    CHECK(mem_heapsize() == heap && stats().extensions == ext);
+    put(q);
+    put(wall);
+    put(guard);
+}
+
 /* Blocked on both sides: allocate, copy, free. */
 static void test_realloc_move(void)
 {
@@ -998,6 +1019,7 @@ static const struct {
     {"realloc_shrink_split", test_realloc_shrink_split},
     {"realloc_grow_at_end", test_realloc_grow_at_end},
     {"realloc_grow_under_free_top", test_realloc_grow_under_free_top},
+    {"realloc_move_no_growth", test_realloc_move_no_growth},
     {"realloc_move", test_realloc_move},
     {"realloc_copies", test_realloc_copies},
     {"rover_after_coalesce", test_rover_after_coalesce},
