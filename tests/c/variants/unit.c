@@ -578,6 +578,29 @@ static void test_rover_after_coalesce(void)
     CHECK(h == b_[4]);
 }
 
+/* Next fit: a block the heap grew for is the last one allocated, so the rover
+ * moves onto it, and the next search wraps from the top of the heap round to
+ * the lowest hole, not from the rover's place before the growth. */
+static void test_rover_after_growth(void)
+{
+    if (strcmp(fit, "next") != 0)
+        return;
+    fresh();
+    unsigned char *b[6];
+    for (int i = 0; i < 6; i++)
+        b[i] = get(100, (unsigned)i);
+    put(b[1]);
+    CHECK(get(100, 60) == b[1]);         /* the rover is on b[1] */
+    put(b[3]);                           /* a hole above it */
+    unsigned char *big = get(1000, 61);  /* fits no hole: the heap grows, the rover moves to the top */
+    CHECK(big > b[5]);
+    put(b[0]);                           /* a hole below b[1] */
+    unsigned char *p = get(100, 62);
+    if (p != b[0])
+        printf("next fit after a growth: block at %+td from the lowest hole, not 0\n", p - b[0]);
+    CHECK(p == b[0]);
+}
+
 /* The explicit lists' insertion policy (--order=lifo|fifo|addr), and the
  * segregated lists' LIFO within a class: three blocks of one size, kept apart
  * by guards, freed middle, low, high; the next three requests of that size get
@@ -1023,6 +1046,7 @@ static const struct {
     {"realloc_move", test_realloc_move},
     {"realloc_copies", test_realloc_copies},
     {"rover_after_coalesce", test_rover_after_coalesce},
+    {"rover_after_growth", test_rover_after_growth},
     {"insertion_order", test_insertion_order},
     {"fit_policy", test_fit_policy},
     {"best_fit_exact_later", test_best_fit_exact_later},
