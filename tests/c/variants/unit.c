@@ -681,6 +681,30 @@ static void test_best_fit_exact_later(void)
         put(guard[i]);
 }
 
+/* Worst fit takes the largest free block however little larger it is: holes
+ * each one alignment unit larger than the one below, and the request gets the
+ * highest, the largest (the card: the largest free block, if it fits). */
+static void test_worst_fit_largest_by_a_unit(void)
+{
+    if (strcmp(fit, "worst") != 0)
+        return;
+    fresh();
+    enum { HOLES = 5 };
+    const size_t r = 200;
+    unsigned char *h[HOLES], *guard[HOLES];
+    for (int i = 0; i < HOLES; i++)
+        h[i] = get(r + (size_t)i * MM_ALIGNMENT, (unsigned)i), guard[i] = get(100, (unsigned)i + 10);
+    for (int i = 0; i < HOLES; i++)
+        put(h[i]);
+    unsigned char *p = get(r - 100, 20);
+    if (p != h[HOLES - 1])
+        printf("worst fit: the request got the block at %+td from the largest\n", p - h[HOLES - 1]);
+    CHECK(p == h[HOLES - 1]);
+    put(p);
+    for (int i = 0; i < HOLES; i++)
+        put(guard[i]);
+}
+
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
 static void test_class_boundaries(void)
 {
@@ -1050,6 +1074,7 @@ static const struct {
     {"insertion_order", test_insertion_order},
     {"fit_policy", test_fit_policy},
     {"best_fit_exact_later", test_best_fit_exact_later},
+    {"worst_fit_largest_by_a_unit", test_worst_fit_largest_by_a_unit},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
     {"top_block_unprobed", test_top_block_unprobed},
