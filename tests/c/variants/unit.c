@@ -682,18 +682,19 @@ static void test_best_fit_exact_later(void)
 }
 
 /* Worst fit takes the largest free block however little larger it is: holes
- * each one alignment unit larger than the one below, and the request gets the
- * highest, the largest (the card: the largest free block, if it fits). */
+ * of 3, 0 and 4 alignment units over a size, low to high, and the request gets
+ * the highest, the largest by one unit (the card: the largest free block, if
+ * it fits). */
 static void test_worst_fit_largest_by_a_unit(void)
 {
     if (strcmp(fit, "worst") != 0)
         return;
     fresh();
-    enum { HOLES = 5 };
-    const size_t r = 200;
+    enum { HOLES = 3 };
+    const size_t r = 200, units[HOLES] = {3, 0, 4};
     unsigned char *h[HOLES], *guard[HOLES];
     for (int i = 0; i < HOLES; i++)
-        h[i] = get(r + (size_t)i * MM_ALIGNMENT, (unsigned)i), guard[i] = get(100, (unsigned)i + 10);
+        h[i] = get(r + units[i] * MM_ALIGNMENT, (unsigned)i), guard[i] = get(100, (unsigned)i + 10);
     for (int i = 0; i < HOLES; i++)
         put(h[i]);
     unsigned char *p = get(r - 100, 20);
