@@ -33,7 +33,10 @@ def test_unit_list_is_not_empty():
     assert {"coalesce_both", "realloc_absorb", "edge_sizes", "rover_after_coalesce", "split_exact",
             "stats_counts", "reinit_same", "heap_past_4g", "class_neighbours",
             "stats_before_init", "tag_bytes", "insertion_order",
-            "fit_policy", "top_block_unprobed", "top_block_exact"} <= set(_tests())
+            "fit_policy", "top_block_unprobed", "top_block_exact", "realloc_absorb_rest",
+            "realloc_shrink_split", "realloc_grow_under_free_top", "realloc_move_no_growth", "realloc_copies",
+            "rover_after_growth", "best_fit_exact_later", "worst_fit_largest_by_a_unit",
+            "grow_by_lack"} <= set(_tests())
 
 
 def test_unit(unit):
