@@ -38,6 +38,18 @@ static void setup(void)
         exit(2);
 }
 
+/* A thread whose arena (id 1) has as many free blocks as setup left arena 0: a
+ * second arena's chunk has room to spare, so one block freed and that free tail. */
+static void *same_count_again(void *unused)
+{
+    char *mine[5];
+    for (int i = 0; i < 5; i++)
+        if (!(mine[i] = mm_malloc(200)))
+            exit(2);
+    mm_free(mine[1]);
+    return unused;
+}
+
 /* A block's id (header and footer) changed to that of arena `id`. */
 static void set_owner(void *bp, uint64_t id)
 {
@@ -105,6 +117,15 @@ static void damage(const char *how)
         atomic_store(&arena->remote, (links_t *)b);
     } else if (!strcmp(how, "borrowed")) {        /* 5: the kept blocks' byte count */
         arena->nborrowed += ALIGN;
+    } else if (!strcmp(how, "slot")) {            /* 7: two arenas, each under the other's id */
+        pthread_t tid;
+        if (pthread_create(&tid, NULL, same_count_again, NULL) || pthread_join(tid, NULL) || g->narenas != 2
+            || !mm_checkheap(__LINE__))
+            exit(2);
+        slot_t *page = atomic_load(&g->table[0]);
+        arena_t *first = atomic_load(&page[0]);
+        atomic_store(&page[0], atomic_load(&page[1]));
+        atomic_store(&page[1], first);
     } else if (!strcmp(how, "unlisted")) {        /* 6: a free block off its list */
         list_remove(arena, d);
     } else {
