@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from variants_common import (KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, card, make,
-                             present, split_threshold)
+from variants_common import (CLASS_BEST, KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, card,
+                             make, present, split_threshold)
 
 ALIGNMENTS = (8, 16)
 
@@ -36,7 +36,7 @@ def test_unit_list_is_not_empty():
             "fit_policy", "top_block_unprobed", "top_block_exact", "realloc_absorb_rest",
             "realloc_shrink_split", "realloc_grow_under_free_top", "realloc_move_no_growth", "realloc_copies",
             "rover_after_growth", "best_fit_exact_later", "worst_fit_largest_by_a_unit",
-            "grow_by_lack"} <= set(_tests())
+            "grow_by_lack", "larger_class_fit", "class_best_fit"} <= set(_tests())
 
 
 def test_unit(unit):
@@ -48,6 +48,7 @@ def test_unit(unit):
     flags += ["--copies"] if card(variant).get("realloc") == "allocate, copy, free" else []
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += [] if variant in ZERO_BLOCK else ["--zero-null"]
+    flags += ["--class-best"] if variant in CLASS_BEST else []
     # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too;
     # a card's "one LIFO list per ... size class" is LIFO within each class
     flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []

@@ -47,6 +47,10 @@ TAG_BYTES = {**{v: 16 for v in VARIANTS if v.startswith(("implicit-", "explicit-
 # (unit.c's edge_sizes with --zero-null), as issue 3 asks of its variants.
 ZERO_BLOCK = {"ts-nolock"}
 
+# Variants whose card says best fit among the blocks of a size class (unit.c's class_best_fit);
+# the other segregated lists take a class's first fit.
+CLASS_BEST = {"ts-lock", "ts-nolock"}
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 

@@ -3,14 +3,16 @@
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
  * VARIANT=name`), run as `unit TEST [--in-place] [--copies] [--split=N]
- * [--tags=N] [--offsets32] [--order=P] [--fit=P]` by tests/test_variants_unit.py.
+ * [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best]` by
+ * tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
  * --copies that its realloc is allocate, copy, free and nothing else,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
  * limit the heap to 4 GiB, --order=lifo|fifo|addr its free lists'
- * insertion policy and --fit=first|next|best|worst its implicit list's fit.
+ * insertion policy, --fit=first|next|best|worst its implicit list's fit
+ * and --class-best that it takes the best fit among a size class's blocks.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -33,6 +35,7 @@ static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allo
 static const char *order = "";  /* --order=lifo|fifo|addr: a free list's insertion policy (each class's, segregated) */
 static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list's fit policy */
 static bool zero_null;      /* --zero-null: malloc(0) returns NULL (mm.h allows a block too) */
+static bool class_best;     /* --class-best: best fit among a size class's blocks */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
 
@@ -706,6 +709,44 @@ static void test_worst_fit_largest_by_a_unit(void)
         put(guard[i]);
 }
 
+/* A request that no free block of its own size class fits goes on to a larger
+ * class's block, not to new heap: blocks of 300 and 1000 bytes freed (guards
+ * between), then a request of 400, which the 300 may share a class with. */
+static void test_larger_class_fit(void)
+{
+    fresh();
+    unsigned char *small = get(300, 1), *g1 = get(100, 2), *big = get(1000, 3), *g2 = get(100, 4);
+    put(small);
+    put(big);
+    mm_stats_t s = stats();
+    unsigned char *p = get(400, 5);
+    CHECK(stats().extensions == s.extensions && stats().reuses == s.reuses + 1);
+    CHECK(p >= big && p < g2);
+    put(p);
+    put(g1);
+    put(g2);
+}
+
+/* Best fit within a class (--class-best: ts-lock's and ts-nolock's cards):
+ * two blocks of one class, the larger freed last (so first on a LIFO list);
+ * a request both fit gets the smaller. */
+static void test_class_best_fit(void)
+{
+    if (!class_best)
+        return;
+    fresh();
+    unsigned char *tight = get(2100, 1), *g1 = get(100, 2), *loose = get(2200, 3), *g2 = get(100, 4);
+    put(tight);
+    put(loose);
+    unsigned char *p = get(2080, 5);
+    if (p != tight)
+        printf("best fit in a class: the request got the block at %+td from the tighter one\n", p - tight);
+    CHECK(p == tight);
+    put(p);
+    put(g1);
+    put(g2);
+}
+
 /* Sizes on both sides of every power of two, freed and reused in a shuffled order. */
 static void test_class_boundaries(void)
 {
@@ -1076,6 +1117,8 @@ static const struct {
     {"fit_policy", test_fit_policy},
     {"best_fit_exact_later", test_best_fit_exact_later},
     {"worst_fit_largest_by_a_unit", test_worst_fit_largest_by_a_unit},
+    {"larger_class_fit", test_larger_class_fit},
+    {"class_best_fit", test_class_best_fit},
     {"class_boundaries", test_class_boundaries},
     {"class_neighbours", test_class_neighbours},
     {"top_block_unprobed", test_top_block_unprobed},
@@ -1106,6 +1149,8 @@ int main(int argc, char **argv)
             offsets32 = true;
         else if (strcmp(argv[i], "--zero-null") == 0)
             zero_null = true;
+        else if (strcmp(argv[i], "--class-best") == 0)
+            class_best = true;
         else if (strncmp(argv[i], "--fit=", 6) == 0)
             fit = argv[i] + 6;
         else if (strncmp(argv[i], "--order=", 8) == 0)
@@ -1123,6 +1168,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--copies] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--copies] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best] | --list\n");
     return 2;
 }
