@@ -44,3 +44,25 @@ def test_ts_lock_checker_may_run_while_other_threads_allocate(harness):
     done = subprocess.run([str(harness("ts-lock")), "--check-while-busy", "4", "20000"], capture_output=True,
                           text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "ok\n"), done.stdout + done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def ts_frees(tmp_path_factory):
+    binary = tmp_path_factory.mktemp("ts-frees") / "ts-frees"
+    subprocess.run(["cc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-DMM_ALIGNMENT=16", f"-I{KIT}",
+                    "-o", str(binary), str(KIT / "tests" / "c" / "variants" / "ts_frees.c"),
+                    str(KIT / "variants" / "ts-nolock.c"), str(KIT / "memlib.c"), "-lpthread"],
+                   check=True, capture_output=True, text=True)
+    return binary
+
+
+@pytest.mark.parametrize("case", ["kept", "remote", "adopted", "shrink"])
+def test_ts_nolock_does_what_its_card_says_with_another_threads_blocks(ts_frees, case):
+    """kept: a small block of another arena is kept and reused whole (its bytes uncounted again);
+    remote: a large one goes home and its owner reuses it; adopted: an exited thread's arena is the
+    next thread's; shrink: the owner's realloc in place.  Sending every block home, never draining
+    the remote stack, never pooling an arena, and the kept block's byte count or its reuse or an
+    in-place realloc left uncounted each left every test passing."""
+    done = subprocess.run([str(ts_frees), case], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "ok\n"), done.stdout + done.stderr[-2000:]

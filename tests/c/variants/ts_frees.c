@@ -1,0 +1,148 @@
+/*
+ * ts_frees.c - ts-nolock's card, rung by rung, on a heap built by hand: frees
+ * of another thread's blocks, an exited thread's arena adopted, the owner's
+ * realloc in place.  Each case is black-box (the API, mm_stats, mm_checkheap),
+ * with a second thread made for the one call the case is about.
+ *
+ *   ts-frees CASE     exit 0 and "ok" when the card's outcome is seen
+ *
+ *   kept     a small block of another arena, freed here, is kept and given
+ *            back whole to the next request of its class (rung 1)
+ *   remote   a large block freed by another thread goes home; the owner
+ *            frees it at its next malloc and reuses it (rung 2)
+ *   adopted  a thread's arena, pooled at its exit, is the next thread's,
+ *            with its free blocks
+ *   shrink   the owner's realloc to fewer bytes keeps the block (in place)
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/heap.h"
+#include "memlib.h"
+#include "mm.h"
+
+bool mm_checkheap(int lineno);
+
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+static void check(bool ok, const char *what, int line)
+{
+    if (ok)
+        return;
+    printf("FAIL line %d: %s\n", line, what);
+    exit(1);
+}
+
+static mm_stats_t stats(void)
+{
+    mm_stats_t s;
+    mm_stats(&s);
+    return s;
+}
+
+/* Run fn(arg) in a thread of its own, to its end. */
+static void in_thread(void *(*fn)(void *), void *arg)
+{
+    pthread_t tid;
+    CHECK(pthread_create(&tid, NULL, fn, arg) == 0 && pthread_join(tid, NULL) == 0);
+}
+
+static void *malloc_200(void *out) { return *(void **)out = mm_malloc(200); }
+
+static void *free_it(void *p)
+{
+    mm_free(p);
+    return NULL;
+}
+
+static void *malloc_then_free(void *out)
+{
+    mm_free(*(void **)out = mm_malloc(100));
+    return NULL;
+}
+
+static void test_kept(void)
+{
+    void *theirs = NULL, *mine = mm_malloc(200);   /* this thread's arena, to keep blocks in */
+    in_thread(malloc_200, &theirs);
+    CHECK(mine && theirs);
+    mm_free(theirs);                                /* kept here, not sent home */
+    CHECK(mm_checkheap(__LINE__));
+    mm_stats_t s = stats();
+    void *again = mm_malloc(200);
+    CHECK(again == theirs);                          /* the kept block, whole */
+    CHECK(stats().reuses == s.reuses + 1 && stats().extensions == s.extensions);
+    CHECK(mm_checkheap(__LINE__));                 /* no longer counted as kept */
+    mm_free(again);
+    mm_free(mine);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static void test_remote(void)
+{
+    void *big = mm_malloc(3000), *guard = mm_malloc(100);
+    CHECK(big && guard);
+    in_thread(free_it, big);                        /* above 1 KiB: sent home */
+    CHECK(mm_checkheap(__LINE__));
+    mm_stats_t s = stats();
+    void *again = mm_malloc(3000);                  /* the owner takes it back first */
+    CHECK(again == big);
+    CHECK(stats().frees == s.frees + 1 && stats().extensions == s.extensions);
+    mm_free(again);
+    mm_free(guard);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static void test_adopted(void)
+{
+    void *first = NULL, *second = NULL;
+    in_thread(malloc_then_free, &first);            /* its arena is pooled at its exit */
+    size_t heap = mem_heapsize();
+    in_thread(malloc_then_free, &second);           /* adopts it: the freed block again */
+    CHECK(first && second == first && mem_heapsize() == heap);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static void test_shrink(void)
+{
+    unsigned char *p = mm_malloc(600), *guard = mm_malloc(100);
+    CHECK(p && guard);
+    memset(p, 0x5A, 600);
+    mm_stats_t s = stats();
+    unsigned char *q = mm_realloc(p, 100);
+    CHECK(q == p && stats().reallocs_in_place == s.reallocs_in_place + 1);
+    for (int i = 0; i < 100; i++)
+        CHECK(q[i] == 0x5A);
+    mm_free(q);
+    mm_free(guard);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"kept", test_kept},
+    {"remote", test_remote},
+    {"adopted", test_adopted},
+    {"shrink", test_shrink},
+};
+
+int main(int argc, char **argv)
+{
+    mem_init();
+    heap_restart(true);
+    if (argc != 2 || mm_init() != 0)
+        return 2;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!strcmp(argv[1], cases[i].name)) {
+            cases[i].run();
+            puts("ok");
+            return 0;
+        }
+    return 2;
+}
