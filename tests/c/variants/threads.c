@@ -7,8 +7,9 @@
  * to the next thread through a mailbox; that one checks their bytes, then
  * frees or reallocs them (another arena's blocks, in ts-nolock).  Every block
  * carries its size and a seed, and its bytes are checked before each free and
- * after each realloc.  The threads run in two rounds (the second adopts the
- * first's arenas, in ts-nolock); then, with no thread busy, the heap checker
+ * after each realloc.  Each round starts with every thread growing its heap at
+ * once (512 blocks of 20000 bytes, kept to its end).  The threads run in two
+ * rounds (the second adopts the first's arenas, in ts-nolock); then, with no thread busy, the heap checker
  * runs and the call counters must add up (mm_stats.h: mallocs counts blocks
  * returned by malloc and realloc(NULL, n), reallocs every realloc call).
  *
@@ -32,7 +33,7 @@
 
 bool mm_checkheap(int lineno);
 
-enum { MAX_THREADS = 16, SLOTS = 64, BOX = 16, HEAD = 2 * sizeof(size_t), MAX_SIZE = 24000, ROUNDS = 2 };
+enum { GROWN = 512, GROWN_SIZE = 20000, MAX_THREADS = 16, SLOTS = 64, BOX = 16, HEAD = 2 * sizeof(size_t), MAX_SIZE = 24000, ROUNDS = 2 };
 
 static int nthreads, nops;
 static bool check_while_busy;
@@ -152,8 +153,11 @@ static void *worker(void *arg)
 {
     int me = (int)(intptr_t)arg % nthreads, next = (me + 1) % nthreads;
     uint64_t x = 0x9E3779B97F4A7C15u * (uint64_t)((intptr_t)arg + 1);
-    unsigned char *slot[SLOTS] = {0};
+    unsigned char *slot[SLOTS] = {0}, *grown[GROWN];
     pthread_barrier_wait(&start);
+    for (int i = 0; i < GROWN; i++)             /* every thread grows its heap at once */
+        if ((grown[i] = mm_malloc(GROWN_SIZE)))
+            fill(grown[i], GROWN_SIZE, (size_t)i + 7);
     for (int op = 0; op < nops && !failed; op++) {
         uint64_t r = next_random(&x);
         int i = (int)(r % SLOTS);
@@ -201,6 +205,9 @@ static void *worker(void *arg)
     for (int i = 0; i < SLOTS; i++)
         if (slot[i])
             check_and_free(slot[i]);
+    for (int i = 0; i < GROWN; i++, mallocs++)
+        if (CHECK(grown[i] != NULL), grown[i])
+            check_and_free(grown[i]);
     return NULL;
 }
 
