@@ -12,7 +12,11 @@
  *            frees it at its next malloc and reuses it (rung 2)
  *   adopted  a thread's arena, pooled at its exit, is the next thread's,
  *            with its free blocks
+ *   returned a block kept by a thread goes home when that thread exits
  *   shrink   the owner's realloc to fewer bytes keeps the block (in place)
+ *   grow     the owner's realloc of its heap's top block grows the heap under it
+ *   tail     a free block at the heap's top counts towards a request: the
+ *            heap grows by what it lacks
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -97,6 +101,27 @@ static void test_remote(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
+/* Has an arena of its own, keeps the block it frees, and exits. */
+static void *keep_and_exit(void *p)
+{
+    mm_free(mm_malloc(100));
+    mm_free(p);
+    return NULL;
+}
+
+static void test_returned(void)
+{
+    void *mine = mm_malloc(200), *guard = mm_malloc(100);
+    CHECK(mine && guard);
+    in_thread(keep_and_exit, mine);
+    CHECK(mm_checkheap(__LINE__));
+    void *again = mm_malloc(200);                   /* back home, freed, and reused */
+    CHECK(again == mine);
+    mm_free(again);
+    mm_free(guard);
+    CHECK(mm_checkheap(__LINE__));
+}
+
 static void test_adopted(void)
 {
     void *first = NULL, *second = NULL;
@@ -122,14 +147,45 @@ static void test_shrink(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
+static void test_grow(void)
+{
+    unsigned char *low = mm_malloc(200), *p = mm_malloc(300);
+    CHECK(low && p);
+    memset(p, 0x3C, 300);
+    mm_stats_t s = stats();
+    unsigned char *q = mm_realloc(p, 5000);
+    CHECK(q == p && stats().reallocs_in_place == s.reallocs_in_place + 1);
+    for (int i = 0; i < 300; i++)
+        CHECK(q[i] == 0x3C);
+    mm_free(q);
+    mm_free(low);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+static void test_tail(void)
+{
+    void *low = mm_malloc(200), *top = mm_malloc(3000);
+    CHECK(low && top);
+    mm_free(top);
+    size_t heap = mem_heapsize();
+    void *p = mm_malloc(5000);
+    CHECK(p == top && mem_heapsize() - heap < 5000 - 3000 + 64);
+    mm_free(p);
+    mm_free(low);
+    CHECK(mm_checkheap(__LINE__));
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
     {"kept", test_kept},
     {"remote", test_remote},
+    {"returned", test_returned},
     {"adopted", test_adopted},
     {"shrink", test_shrink},
+    {"grow", test_grow},
+    {"tail", test_tail},
 };
 
 int main(int argc, char **argv)
