@@ -57,12 +57,13 @@ def ts_frees(tmp_path_factory):
     return binary
 
 
-@pytest.mark.parametrize("case", ["kept", "remote", "returned", "adopted", "shrink", "grow", "tail"])
+@pytest.mark.parametrize("case", ["kept", "remote", "returned", "adopted", "shrink", "grow", "tail", "limit"])
 def test_ts_nolock_does_what_its_card_says_with_another_threads_blocks(ts_frees, case):
     """kept: a small block of another arena is kept and reused whole (its bytes uncounted again);
     remote: a large one goes home and its owner reuses it; returned: a thread's kept blocks go home
     at its exit; adopted: an exited thread's arena is the next thread's; shrink, grow: the owner's
-    realloc in place, and at the heap's top; tail: the heap grows by what a request lacks.  Sending every block home, never draining
+    realloc in place, and at the heap's top; tail: the heap grows by what a request lacks; limit:
+    the 4097th live thread gets no arena.  Sending every block home, never draining
     the remote stack, never pooling an arena, and the kept block's byte count or its reuse or an
     in-place realloc left uncounted each left every test passing."""
     done = subprocess.run([str(ts_frees), case], capture_output=True, text=True, timeout=60)

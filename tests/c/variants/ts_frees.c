@@ -17,8 +17,11 @@
  *   grow     the owner's realloc of its heap's top block grows the heap under it
  *   tail     a free block at the heap's top counts towards a request: the
  *            heap grows by what it lacks
+ *   limit    4097 threads alive at once: 4096 arenas (MAX_ARENAS), so exactly
+ *            one thread's malloc returns NULL
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,6 +178,34 @@ static void test_tail(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
+enum { LIMIT = 4096, LIMIT_THREADS = LIMIT + 1 };
+static pthread_barrier_t all_alive;
+static atomic_int refused;
+
+static void *malloc_while_all_alive(void *unused)
+{
+    void *p = mm_malloc(100);
+    refused += !p;
+    pthread_barrier_wait(&all_alive);            /* no arena is pooled before every thread has asked */
+    mm_free(p);
+    return unused;
+}
+
+static void test_limit(void)
+{
+    static pthread_t tid[LIMIT_THREADS];
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 << 10);
+    pthread_barrier_init(&all_alive, NULL, LIMIT_THREADS);
+    for (int t = 0; t < LIMIT_THREADS; t++)
+        CHECK(pthread_create(&tid[t], &attr, malloc_while_all_alive, NULL) == 0);
+    for (int t = 0; t < LIMIT_THREADS; t++)
+        pthread_join(tid[t], NULL);
+    CHECK(refused == 1);
+    CHECK(mm_checkheap(__LINE__));
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -186,10 +217,12 @@ static const struct {
     {"shrink", test_shrink},
     {"grow", test_grow},
     {"tail", test_tail},
+    {"limit", test_limit},
 };
 
 int main(int argc, char **argv)
 {
+    heap_configure((size_t)256 << 20);          /* limit: 4096 arenas of some 2 KiB, a 16 KiB chunk each */
     mem_init();
     heap_restart(true);
     if (argc != 2 || mm_init() != 0)
