@@ -557,6 +557,7 @@ static void *resize_in_place(arena_t *a, void *bp, size_t asize)
     if (room > size) {                                 /* 2. absorb the next block */
         list_remove(a, next);
         set_block(a, bp, room, true);
+        count(&a->stats.coalesces, 1);   /* a merge, as ts-lock's core counts it */
     }
     split(a, bp, asize);
     return bp;
