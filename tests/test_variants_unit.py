@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from variants_common import (CLASS_BEST, KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS, ZERO_BLOCK, card,
-                             make, present, split_threshold)
+from variants_common import (CLASS_BEST, GROW_BY_LACK, KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS,
+                             ZERO_BLOCK, card, make, present, split_threshold)
 
 ALIGNMENTS = (8, 16)
 
@@ -49,6 +49,7 @@ def test_unit(unit):
     flags += [f"--tags={TAG_BYTES[variant]}"] + (["--offsets32"] if variant in OFFSETS_32 else [])
     flags += [] if variant in ZERO_BLOCK else ["--zero-null"]
     flags += ["--class-best"] if variant in CLASS_BEST else []
+    flags += ["--grow-by-lack"] if variant in GROW_BY_LACK else []
     # an explicit list's insertion policy is its name (lifo, fifo, addr), an implicit list's fit too;
     # a card's "one LIFO list per ... size class" is LIFO within each class
     flags += [f"--order={variant.removeprefix('explicit-')}"] if variant.startswith("explicit-") else []

@@ -51,6 +51,10 @@ ZERO_BLOCK = {"ts-nolock"}
 # the other segregated lists take a class's first fit.
 CLASS_BEST = {"ts-lock", "ts-nolock"}
 
+# The variants built on tags-core.h, whose grow_for extends the heap by what a request lacks
+# (unit.c's grow_by_lack); best grows by slices for small requests, ts-nolock by chunks.
+GROW_BY_LACK = {v for v in VARIANTS if v.startswith(("implicit-", "explicit-", "segregated"))} | {"ts-lock"}
+
 # Every variant goes through the C unit tests of the tricky paths.
 UNIT_TESTED = list(VARIANTS)
 

@@ -3,16 +3,18 @@
  *
  * Built with one variant, memlib.c and nothing else (`make variant-unit
  * VARIANT=name`), run as `unit TEST [--in-place] [--copies] [--split=N]
- * [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best]` by
- * tests/test_variants_unit.py.
+ * [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best] [--zero-null]
+ * [--grow-by-lack]` by tests/test_variants_unit.py.
  * The tests use only the API, mm_stats() and mm_checkheap(), so they hold for
  * every policy; --in-place says the variant promises realloc in place,
  * --copies that its realloc is allocate, copy, free and nothing else,
  * --split=N gives the smallest rest its card says a split leaves, --tags=N the
  * bytes of tags on its allocated blocks, --offsets32 that its 32-bit offsets
  * limit the heap to 4 GiB, --order=lifo|fifo|addr its free lists'
- * insertion policy, --fit=first|next|best|worst its implicit list's fit
- * and --class-best that it takes the best fit among a size class's blocks.
+ * insertion policy, --fit=first|next|best|worst its implicit list's fit,
+ * --class-best that it takes the best fit among a size class's blocks,
+ * --zero-null that malloc(0) is NULL and --grow-by-lack that the heap grows by
+ * what a request lacks.
  * Exit 0 when the test passes, 1 with a line saying why when it fails.
  */
 #include <stdbool.h>
@@ -35,6 +37,7 @@ static size_t tag_bytes;    /* --tags=N: bytes of header (and footer) on an allo
 static const char *order = "";  /* --order=lifo|fifo|addr: a free list's insertion policy (each class's, segregated) */
 static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list's fit policy */
 static bool zero_null;      /* --zero-null: malloc(0) returns NULL (mm.h allows a block too) */
+static bool grow_by_lack;   /* --grow-by-lack: the heap grows by what a request lacks (tags-core.h) */
 static bool class_best;     /* --class-best: best fit among a size class's blocks */
 
 #define CHECK(cond) check((cond), #cond, __LINE__)
@@ -852,12 +855,12 @@ static void test_top_block_exact(void)
     top_block_case(600, 580, 620, 620);
 }
 
-/* The implicit lists grow the heap by exactly what a request lacks, a free
- * block at the top counting towards it, and by at least a minimum block (the
- * split threshold, tags-core.h's shared policy), never by a fixed chunk. */
+/* The variants built on tags-core.h (--grow-by-lack) grow the heap by exactly
+ * what a request lacks, a free block at the top counting towards it, and by at
+ * least a minimum block (the split threshold), never by a fixed chunk. */
 static void test_grow_by_lack(void)
 {
-    if (!*fit)
+    if (!grow_by_lack)
         return;
     const size_t made = 1000;
     for (size_t more = 1; more <= 64; more++) {
@@ -1149,6 +1152,8 @@ int main(int argc, char **argv)
             offsets32 = true;
         else if (strcmp(argv[i], "--zero-null") == 0)
             zero_null = true;
+        else if (strcmp(argv[i], "--grow-by-lack") == 0)
+            grow_by_lack = true;
         else if (strcmp(argv[i], "--class-best") == 0)
             class_best = true;
         else if (strncmp(argv[i], "--fit=", 6) == 0)
@@ -1168,6 +1173,7 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: unit TEST [--in-place] [--copies] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best] | --list\n");
+    fprintf(stderr, "usage: unit TEST [--in-place] [--copies] [--split=N] [--tags=N] [--offsets32] [--order=P] [--fit=P] [--class-best]\n"
+                    "            [--zero-null] [--grow-by-lack] | --list\n");
     return 2;
 }
