@@ -119,6 +119,23 @@ def test_best_uses_a_fitting_top_block_its_search_passed_over(tmp_path, alignmen
     assert done.stdout.count(": ok\n") == 4, done.stdout
 
 
+BEST_RULES_CASES = 14        # the lines of "NAME MODE: ok" tests/c/variants/best_rules.c prints
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
+def test_best_places_by_its_stated_rules(tmp_path, alignment):
+    """best's stated placement rules, each on a heap built by hand (tests/c/variants/best_rules.c
+    names them): breaking one moved only placements, which no test looked at."""
+    binary = tmp_path / "best-rules"
+    subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
+                    f"-I{KIT}", "-o", str(binary), str(KIT / "tests" / "c" / "variants" / "best_rules.c"),
+                    str(KIT / "memlib.c")], check=True, capture_output=True, text=True)
+    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
+    assert done.stdout.count(": ok\n") == BEST_RULES_CASES, done.stdout
+
+
 @pytest.mark.parametrize("variant", present(list(VARIANTS)))
 def test_checker_reports_damaged_state_at_the_heaps_start(variant):
     """The tags-core checkers followed core->heap from the heap's first bytes before testing

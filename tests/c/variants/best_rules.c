@@ -1,0 +1,213 @@
+/*
+ * best_rules.c - best's placement rules, each on a small heap built by hand.
+ *
+ * best.c's card, best-state.h and best-few.h state how best chooses a block:
+ * its size classes (one per 16 bytes below 576 bytes, four per power of two
+ * to 64 KiB, one above), best fit within a class and the newest block of the
+ * size it picks, the smallest block of the next non-empty class when its own
+ * has none that fits, address-ordered first fit from 64 KiB, and the newest
+ * kept block popped first.  Breaking any of these moved best's placements on
+ * the traces, but no test said which rule went.  Each case frees a few
+ * blocks between live ones, so that the holes cannot merge, makes one
+ * request, and asserts which hole took it.  Cases run on a heap with the one
+ * list (few) and with the class tables (classed): best-state.h promises the
+ * same block either way.  This includes best.c whole, to reach its
+ * state.  Exit 0 when every case passes; each prints "NAME MODE: ok", or
+ * "heap not shaped" when the heap the case builds came out otherwise (a
+ * broken case, not a broken rule).
+ */
+#include "variants/best.c"
+
+#include "driver/heap.h"
+
+enum { MAX_HOLES = 4, SEPARATOR = 600 };     /* a live block between holes: above the quick lists' sizes */
+
+/* A fresh heap, with the class tables when `classed`. */
+static bool fresh(bool classed)
+{
+    heap_restart(true);
+    if (mm_init() != 0)
+        return false;
+    if (classed)
+        add_classes();
+    return few() != classed;
+}
+
+/* Blocks of the given request sizes, in that order up the heap, each with a
+ * live block above it; then the ones `order` names (indices, -1 ends it)
+ * freed in that order: the last freed is the newest.  False unless each
+ * freed block is a hole of its own, unmerged, below a live block. */
+static bool holes(const size_t *sizes, int n, const int *order, char **b)
+{
+    for (int i = 0; i < n; i++) {
+        b[i] = mm_malloc(sizes[i]);
+        if (!b[i] || (i && b[i] < b[i - 1]) || !mm_malloc(SEPARATOR))
+            return false;
+    }
+    for (const int *i = order; *i >= 0; i++)
+        mm_free(b[*i]);
+    for (const int *i = order; *i >= 0; i++)
+        if (cb_alloc(b[*i]) || cb_size(b[*i]) != adjust(sizes[*i]) || !cb_alloc(cb_next(b[*i])))
+            return false;
+    return true;
+}
+
+/* Does payload p lie in hole h? */
+static bool in_hole(const void *p, char *h, size_t hsize)
+{
+    return p && (const char *)p >= h && (const char *)p < h + hsize;
+}
+
+static bool report(const char *what, bool classed, bool shaped, bool ok)
+{
+    printf("%s %s: %s\n", what, classed ? "classed" : "few",
+           !shaped ? "heap not shaped" : ok && mm_checkheap(__LINE__) ? "ok" : "wrong block");
+    return shaped && ok;
+}
+
+/* Two holes of one size: the newest (freed last) takes a request that fits
+ * both (best-state.h: "the smallest that fits, the newest of its size"). */
+static bool newest_of_its_size(bool classed)
+{
+    static const size_t sizes[] = {1036, 1036, 1036};
+    static const int order[] = {0, 2, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 3, order, b);
+    void *p = shaped ? mm_malloc(1000) : NULL;
+    return report("newest_of_its_size", classed, shaped, in_hole(p, b[2], adjust(1036)));
+}
+
+/* The same after add_classes has dealt the one list's holes out to the
+ * classes (best-few.h: each class lists its blocks in the order the one list
+ * had them): the newest still takes the request. */
+static bool newest_of_its_size_after_add_classes(void)
+{
+    static const size_t sizes[] = {1036, 1036, 1036};
+    static const int order[] = {0, 2, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(false) && holes(sizes, 3, order, b);
+    if (shaped)
+        add_classes();
+    shaped = shaped && !few();
+    void *p = shaped ? mm_malloc(1000) : NULL;
+    return report("newest_of_its_size_after_add_classes", true, shaped, in_hole(p, b[2], adjust(1036)));
+}
+
+/* Two holes in one range class ([1024, 1280) bytes): the smaller takes a
+ * request of that class, though the larger is newer (best fit within a class). */
+static bool best_fit_in_its_class(bool classed)
+{
+    static const size_t sizes[] = {1196, 1246};
+    static const int order[] = {0, 1, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
+    void *p = shaped ? mm_malloc(1100) : NULL;
+    return report("best_fit_in_its_class", classed, shaped, in_hole(p, b[0], adjust(1196)));
+}
+
+/* No hole of the request's class fits it (its one hole is too small): the
+ * next non-empty class's hole takes it, and the heap does not grow. */
+static bool next_class_when_its_own_has_no_fit(bool classed)
+{
+    static const size_t sizes[] = {1096, 1396};
+    static const int order[] = {0, 1, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
+    size_t heap = mem_heapsize();
+    void *p = shaped ? mm_malloc(1146) : NULL;
+    return report("next_class_when_its_own_has_no_fit", classed, shaped,
+                  in_hole(p, b[1], adjust(1396)) && mem_heapsize() == heap);
+}
+
+/* The request's class is empty: the smallest hole of the next non-empty
+ * class ([1280, 1536) bytes) takes it, not the head of its list (the newest). */
+static bool smallest_of_the_next_class(bool classed)
+{
+    static const size_t sizes[] = {1396, 1496};
+    static const int order[] = {0, 1, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
+    void *p = shaped ? mm_malloc(1000) : NULL;
+    return report("smallest_of_the_next_class", classed, shaped, in_hole(p, b[0], adjust(1396)));
+}
+
+/* Blocks of 64 KiB and more: address-ordered first fit.  The lower hole
+ * takes the request though the higher one fits it more tightly and is
+ * newer; from exactly 64 KiB on.  (A heap this big has the class tables.) */
+static bool huge_first_fit(size_t request)
+{
+    static const size_t sizes[] = {90000, 70000};
+    static const int order[] = {0, 1, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(true) && holes(sizes, 2, order, b);
+    void *p = shaped ? mm_malloc(request) : NULL;
+    char what[64];
+    snprintf(what, sizeof what, "huge_first_fit(%zu)", request);
+    return report(what, true, shaped, in_hole(p, b[0], adjust(90000)));
+}
+
+/* The classes (best.c's card): one per 16 bytes below 576 bytes, four per
+ * power of two from there to 64 KiB, one above: 64 in all, in size order. */
+static bool class_layout(void)
+{
+    bool ok = class_of(CB_MIN_BLOCK) == 0 && class_of(HUGE_FIT) == N_CLASSES - 1
+              && class_of((size_t)1 << 30) == N_CLASSES - 1 && N_CLASSES == 64;
+    unsigned distinct = 1, in_power = 0;
+    size_t power = 1024;
+    for (size_t size = CB_MIN_BLOCK + CB_ALIGN; size <= 2 * (size_t)HUGE_FIT; size += CB_ALIGN) {
+        unsigned k = class_of(size), below = class_of(size - CB_ALIGN);
+        ok &= k == below || k == below + 1;
+        if (size < EXACT_LIMIT)
+            ok &= k == (size - CB_MIN_BLOCK) / CLASS_STEP;
+        distinct += k != below;
+        if (size >= 1024 && size <= HUGE_FIT) {
+            if (size == power) {                /* a power of two starts a class */
+                ok &= k != below && (power == 1024 || in_power == RANGE_SPLITS);
+                in_power = 0;
+                power *= 2;
+            }
+            in_power += k != below;
+        }
+    }
+    printf("class_layout: %s\n", ok && distinct == N_CLASSES ? "ok" : "wrong classes");
+    return ok && distinct == N_CLASSES;
+}
+
+/* Kept blocks of one size: the next request of that size pops the newest,
+ * on the one list and after add_classes has dealt the kept blocks out to
+ * their classes' lists (best-few.h: "in the order the one list had them"). */
+static bool quick_pops_the_newest(bool dealt)
+{
+    bool shaped = fresh(false);
+    char *b[3];
+    for (int i = 0; shaped && i < 3; i++)
+        shaped = (b[i] = mm_malloc(520)) && mm_malloc(SEPARATOR);
+    if (shaped) {
+        mm_free(b[0]);
+        mm_free(b[2]);
+        shaped = is_kept(b[0]) && is_kept(b[2]);
+    }
+    if (shaped && dealt)
+        add_classes();
+    shaped = shaped && few() != dealt;
+    void *p = shaped ? mm_malloc(520) : NULL;
+    return report(dealt ? "quick_pops_the_newest_after_add_classes" : "quick_pops_the_newest", dealt, shaped,
+                  p == b[2]);
+}
+
+int main(void)
+{
+    mem_init();
+    bool ok = class_layout();
+    for (int classed = 0; classed < 2; classed++) {
+        ok &= newest_of_its_size(classed);
+        ok &= best_fit_in_its_class(classed);
+        ok &= next_class_when_its_own_has_no_fit(classed);
+        ok &= smallest_of_the_next_class(classed);
+        ok &= quick_pops_the_newest(classed);
+    }
+    ok &= newest_of_its_size_after_add_classes();
+    ok &= huge_first_fit(HUGE_FIT - CB_WSIZE);
+    ok &= huge_first_fit(66000);
+    return ok ? 0 : 1;
+}
