@@ -1,20 +1,23 @@
 /*
  * best_rules.c - best's placement rules, each on a small heap built by hand.
  *
- * best.c's card, best-state.h and best-few.h state how best chooses a block:
- * its size classes (one per 16 bytes below 576 bytes, four per power of two
- * to 64 KiB, one above), best fit within a class and the newest block of the
- * size it picks, the smallest block of the next non-empty class when its own
- * has none that fits, address-ordered first fit from 64 KiB, and the newest
- * kept block popped first.  Breaking any of these moved best's placements on
- * the traces, but no test said which rule went.  Each case frees a few
+ * best.c's card, best-state.h, best-quick.h and best-few.h state how best
+ * chooses a block: its size classes (one per 16 bytes below 576 bytes, four
+ * per power of two to 64 KiB, one above), best fit within a class and the
+ * newest block of the size it picks, the smallest block of the next
+ * non-empty class when its own has none that fits, address-ordered first
+ * fit from 64 KiB, the newest kept block popped first and every kept block
+ * freed before the heap grows, small requests at a free block's bottom and
+ * large ones at its top, and growth by what the top block lacks (a small
+ * request: a slice of the heap).  Breaking any of these moved best's placements
+ * on the traces, but no test said which rule went.  Each case frees a few
  * blocks between live ones, so that the holes cannot merge, makes one
- * request, and asserts which hole took it.  Cases run on a heap with the one
- * list (few) and with the class tables (classed): best-state.h promises the
- * same block either way.  This includes best.c whole, to reach its
- * state.  Exit 0 when every case passes; each prints "NAME MODE: ok", or
- * "heap not shaped" when the heap the case builds came out otherwise (a
- * broken case, not a broken rule).
+ * request, and asserts which hole took it (or how far the heap grew).  Cases
+ * run on a heap with the one list (few) and with the class tables (classed):
+ * best-state.h promises the same block either way.  This includes best.c
+ * whole, to reach its state.  Exit 0 when every case passes; each prints
+ * "NAME MODE: ok", or "heap not shaped" when the heap the case builds came
+ * out otherwise (a broken case, not a broken rule).
  */
 #include "variants/best.c"
 
@@ -173,6 +176,61 @@ static bool class_layout(void)
     return ok && distinct == N_CLASSES;
 }
 
+/* Warm the running mean with requests of about 1 KiB, then cut a hole of
+ * 4000 bytes: a request well under the mean takes the hole's bottom, one
+ * well over it the top of what is left (best.c's card: small requests at the
+ * bottom of a free block, large ones at its top). */
+static bool small_bottom_large_top(bool classed)
+{
+    static const size_t sizes[] = {3996};
+    static const int order[] = {0, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed);
+    for (int i = 0; shaped && i < 48; i++) {
+        void *p = mm_malloc(1000);
+        shaped = p;
+        mm_free(p);
+    }
+    shaped = shaped && holes(sizes, 1, order, b);
+    size_t hsize = adjust(3996);
+    shaped = shaped && adjust(500) << (MEAN_SHIFT + 1) <= st->mean;
+    void *small = shaped ? mm_malloc(500) : NULL;
+    shaped = shaped && adjust(2500) << MEAN_SHIFT >= 2 * st->mean;
+    void *large = shaped ? mm_malloc(2500) : NULL;
+    return report("small_bottom_large_top", classed, shaped,
+                  small == b[0] && large && (char *)large + cb_size(large) == b[0] + hsize);
+}
+
+/* A large request that the free block at the heap's top cannot hold grows
+ * the heap by what that block lacks, no more (best.c's card: growth). */
+static bool growth_by_what_the_top_lacks(bool classed)
+{
+    bool shaped = fresh(classed);
+    void *p = shaped ? mm_malloc(2000) : NULL;
+    mm_free(p);
+    char *top = top_free();
+    shaped = shaped && top && cb_size(top) >= adjust(2000) && cb_size(top) < adjust(5000);
+    size_t lacks = shaped ? adjust(5000) - cb_size(top) : 0, heap = mem_heapsize();
+    void *q = shaped ? mm_malloc(5000) : NULL;
+    return report("growth_by_what_the_top_lacks", classed, shaped, q == top && mem_heapsize() - heap == lacks);
+}
+
+/* A small request that no free block holds grows the heap by heap/128
+ * (heap_span: the heap as placement sees it), at most 16 KiB, and takes the
+ * bottom of the new space (best.c's card: growth).  A live block of `big`
+ * bytes sets the heap's size and makes the mean large. */
+static bool small_request_grows_by_a_slice(size_t big)
+{
+    bool shaped = fresh(true) && mm_malloc(big) && !top_free() && adjust(500) << MEAN_SHIFT <= st->mean;
+    size_t slice = cb_round_up(heap_span() / CHUNK_DIV, CB_ALIGN), heap = mem_heapsize();
+    slice = slice < CHUNK_MAX ? slice : CHUNK_MAX;
+    char *brk = heap_brk();
+    void *p = shaped ? mm_malloc(500) : NULL;
+    char what[64];
+    snprintf(what, sizeof what, "small_request_grows_by_a_slice(%zu)", big);
+    return report(what, true, shaped && slice > adjust(500), p == brk && mem_heapsize() - heap == slice);
+}
+
 /* Kept blocks of one size: the next request of that size pops the newest,
  * on the one list and after add_classes has dealt the kept blocks out to
  * their classes' lists (best-few.h: "in the order the one list had them"). */
@@ -195,6 +253,25 @@ static bool quick_pops_the_newest(bool dealt)
                   p == b[2]);
 }
 
+/* Before the heap grows, every kept block is freed for real, so the heap
+ * never grows while kept blocks could serve the request (best-quick.h): two
+ * kept blocks side by side, of the last quick-list size, merge into the
+ * hole that takes a request for both. */
+static bool flush_before_growth(bool classed)
+{
+    size_t last = QUICK_LIMIT - CB_ALIGN - CB_WSIZE;      /* the largest request a quick list keeps */
+    char *a = fresh(classed) ? mm_malloc(last) : NULL, *b = mm_malloc(last);
+    bool shaped = a && b && cb_next(a) == b && mm_malloc(SEPARATOR) && !top_free();
+    if (shaped) {
+        mm_free(a);
+        mm_free(b);
+        shaped = is_kept(a) && is_kept(b) && class_of(cb_size(a)) == N_QUICK - 1;
+    }
+    size_t heap = mem_heapsize();
+    void *p = shaped ? mm_malloc(2 * last) : NULL;
+    return report("flush_before_growth", classed, shaped, p == a && mem_heapsize() == heap);
+}
+
 int main(void)
 {
     mem_init();
@@ -205,9 +282,14 @@ int main(void)
         ok &= next_class_when_its_own_has_no_fit(classed);
         ok &= smallest_of_the_next_class(classed);
         ok &= quick_pops_the_newest(classed);
+        ok &= flush_before_growth(classed);
+        ok &= small_bottom_large_top(classed);
+        ok &= growth_by_what_the_top_lacks(classed);
     }
     ok &= newest_of_its_size_after_add_classes();
     ok &= huge_first_fit(HUGE_FIT - CB_WSIZE);
     ok &= huge_first_fit(66000);
+    ok &= small_request_grows_by_a_slice(1 << 20);
+    ok &= small_request_grows_by_a_slice(4 << 20);
     return ok ? 0 : 1;
 }
