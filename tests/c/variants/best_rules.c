@@ -8,8 +8,8 @@
  * non-empty class when its own has none that fits, address-ordered first
  * fit from 64 KiB, the newest kept block popped first and every kept block
  * freed before the heap grows, small requests at a free block's bottom and
- * large ones at its top, and growth by what the top block lacks (a small
- * request: a slice of the heap).  Breaking any of these moved best's placements
+ * large ones at its top, growth by what the top block lacks (a small
+ * request: a slice of the heap), and pins passed over.  Breaking any of these moved best's placements
  * on the traces, but no test said which rule went.  Each case frees a few
  * blocks between live ones, so that the holes cannot merge, makes one
  * request, and asserts which hole took it (or how far the heap grew).  Cases
@@ -253,6 +253,42 @@ static bool quick_pops_the_newest(bool dealt)
                   p == b[2]);
 }
 
+/* Pins (best-pins.h): a small request (at most half the running mean) that
+ * would exactly fill a sliver just below a large block (over twice the
+ * mean) takes the bottom of another hole, not below one, instead; a larger
+ * request, or a sliver below a smaller block, is served by best fit.  The
+ * heap, from its bottom: live, the sliver, `above` (live, above_size bytes),
+ * live, a hole 32 bytes bigger than the sliver, live; the two holes freed
+ * for real (quick_flush: a kept block is no hole).  The mean, warmed with
+ * requests of about 3 KiB, is read back to check that each case is what its
+ * name says. */
+static bool pin_case(const char *what, size_t sliver, size_t above_size, bool pinned)
+{
+    bool shaped = fresh(true);
+    for (int i = 0; shaped && i < 48; i++) {
+        void *p = mm_malloc(2996);
+        shaped = p;
+        mm_free(p);
+    }
+    char *b[6];
+    const size_t sizes[6] = {2996, sliver - CB_WSIZE, above_size, 2996, sliver + 32 - CB_WSIZE, SEPARATOR};
+    for (int i = 0; shaped && i < 6; i++)
+        shaped = (b[i] = mm_malloc(sizes[i])) && (!i || cb_next(b[i - 1]) == b[i]);
+    char *s = shaped ? b[1] : NULL, *h = shaped ? b[4] : NULL;
+    if (shaped) {
+        mm_free(s);
+        mm_free(h);
+        quick_flush();
+    }
+    shaped = shaped && !cb_alloc(s) && cb_size(s) == sliver && !cb_alloc(h) && cb_size(h) == sliver + 32;
+    /* the mean as it will be when the request is judged */
+    size_t mean = shaped ? st->mean + sliver - (st->mean >> MEAN_SHIFT) : 0;
+    bool small = sliver << (MEAN_SHIFT + 1) <= mean, large = cb_size(b[2]) << (MEAN_SHIFT - 1) > mean;
+    shaped = shaped && (pinned ? small && large : small != large);
+    void *p = shaped ? mm_malloc(sliver - CB_WSIZE) : NULL;
+    return report(what, true, shaped, p == (pinned ? h : s));
+}
+
 /* Before the heap grows, every kept block is freed for real, so the heap
  * never grows while kept blocks could serve the request (best-quick.h): two
  * kept blocks side by side, of the last quick-list size, merge into the
@@ -291,5 +327,8 @@ int main(void)
     ok &= huge_first_fit(66000);
     ok &= small_request_grows_by_a_slice(1 << 20);
     ok &= small_request_grows_by_a_slice(4 << 20);
+    ok &= pin_case("pin_passed_over", 304, 7996, true);
+    ok &= pin_case("no_pin_over_half_the_mean", 2000, 7996, false);
+    ok &= pin_case("no_pin_below_a_block_under_twice_the_mean", 304, 4000, false);
     return ok ? 0 : 1;
 }
