@@ -9,7 +9,8 @@
  * fit from 64 KiB, the newest kept block popped first and every kept block
  * freed before the heap grows, small requests at a free block's bottom and
  * large ones at its top, growth by what the top block lacks (a small
- * request: a slice of the heap), and pins passed over.  Breaking any of these moved best's placements
+ * request: a slice of the heap), pins passed over, and runs opened once
+ * enough blocks of their sizes live.  Breaking any of these moved best's placements
  * on the traces, but no test said which rule went.  Each case frees a few
  * blocks between live ones, so that the holes cannot merge, makes one
  * request, and asserts which hole took it (or how far the heap grew).  Cases
@@ -289,6 +290,20 @@ static bool pin_case(const char *what, size_t sliver, size_t above_size, bool pi
     return report(what, true, shaped, p == (pinned ? h : s));
 }
 
+/* Small runs open once RUN_MIN_LIVE (8) small blocks live (best.c's card:
+ * "up to 64 bytes a 1 KiB run, once 8 small blocks live"): seven requests of
+ * a size whose header would cost a whole alignment unit take ordinary
+ * blocks, the eighth a run's slot. */
+static bool runs_open_at_eight_small_blocks(bool classed)
+{
+    bool shaped = fresh(classed) && wants_run(32) && is_small_block(adjust(32)), ok = shaped;
+    for (int i = 1; ok && i <= RUN_MIN_LIVE; i++) {
+        void *p = mm_malloc(32);
+        ok = p && in_run(p) == (i == RUN_MIN_LIVE);
+    }
+    return report("runs_open_at_eight_small_blocks", classed, shaped, ok);
+}
+
 /* Before the heap grows, every kept block is freed for real, so the heap
  * never grows while kept blocks could serve the request (best-quick.h): two
  * kept blocks side by side, of the last quick-list size, merge into the
@@ -308,6 +323,42 @@ static bool flush_before_growth(bool classed)
     return report("flush_before_growth", classed, shaped, p == a && mem_heapsize() == heap);
 }
 
+/* Medium runs open for a size once it has shown they pay (best-choice.h):
+ * at 16-byte alignment once its live blocks' headers (one alignment unit
+ * each) come to RUN_EARN / 4 of the bytes of the run it would get; at 8,
+ * once it leads the vote of the medium requests needing new space by
+ * RUN_MID_LIVE (64).  Requests of 128 bytes, all live: each takes an
+ * ordinary block until the one after that count, which takes a run's slot. */
+static bool medium_runs_open_by_rule(void)
+{
+    geom_t g = run_geom(run_obj(128));
+    size_t need = MID_MARK ? (size_t)RUN_EARN * g.span * RUN_BYTES / (CB_ALIGN * 4) : RUN_MID_LIVE - 1;
+    bool shaped = fresh(true) && wants_run(128) && is_mid_block(adjust(128)) && g.span && need < UINT8_MAX,
+         ok = shaped;
+    for (size_t i = 0; ok && i <= need; i++) {
+        void *p = mm_malloc(128);
+        ok = p && in_run(p) == (i == need);
+    }
+    return report("medium_runs_open_by_rule", true, shaped, ok);
+}
+
+/* The vote (8-byte alignment): a request of another medium size takes a vote
+ * from the leader, so the run opens one request of the leader's size later;
+ * at 16 the other size's block counts only for its own size. */
+static bool another_size_takes_a_vote(void)
+{
+    geom_t g = run_geom(run_obj(128));
+    size_t need = MID_MARK ? (size_t)RUN_EARN * g.span * RUN_BYTES / (CB_ALIGN * 4) : RUN_MID_LIVE;
+    bool shaped = fresh(true) && is_mid_block(adjust(200)) && g.span && need < UINT8_MAX, ok = shaped;
+    for (size_t i = 0; ok && i <= need; i++) {
+        void *p = mm_malloc(128);
+        ok = p && in_run(p) == (i == need);
+        if (ok && i == 9)
+            ok = (p = mm_malloc(200)) && !in_run(p);
+    }
+    return report("another_size_takes_a_vote", true, shaped, ok);
+}
+
 int main(void)
 {
     mem_init();
@@ -321,8 +372,11 @@ int main(void)
         ok &= flush_before_growth(classed);
         ok &= small_bottom_large_top(classed);
         ok &= growth_by_what_the_top_lacks(classed);
+        ok &= runs_open_at_eight_small_blocks(classed);
     }
     ok &= newest_of_its_size_after_add_classes();
+    ok &= medium_runs_open_by_rule();
+    ok &= another_size_takes_a_vote();
     ok &= huge_first_fit(HUGE_FIT - CB_WSIZE);
     ok &= huge_first_fit(66000);
     ok &= small_request_grows_by_a_slice(1 << 20);
