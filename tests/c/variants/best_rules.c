@@ -9,16 +9,17 @@
  * fit from 64 KiB, the newest kept block popped first and every kept block
  * freed before the heap grows, small requests at a free block's bottom and
  * large ones at its top, growth by what the top block lacks (a small
- * request: a slice of the heap), pins passed over, and runs opened once
- * enough blocks of their sizes live.  Breaking any of these moved best's placements
- * on the traces, but no test said which rule went.  Each case frees a few
- * blocks between live ones, so that the holes cannot merge, makes one
- * request, and asserts which hole took it (or how far the heap grew).  Cases
- * run on a heap with the one list (few) and with the class tables (classed):
- * best-state.h promises the same block either way.  This includes best.c
- * whole, to reach its state.  Exit 0 when every case passes; each prints
- * "NAME MODE: ok", or "heap not shaped" when the heap the case builds came
- * out otherwise (a broken case, not a broken rule).
+ * request: a slice of the heap), pins passed over, the run index's block at
+ * a hole's bottom, and runs opened once enough blocks of their sizes live.
+ * Breaking any of these moved best's placements on the traces, but no test
+ * said which rule went.  Each case frees a few blocks between live ones, so
+ * that the holes cannot merge, makes one request, and asserts which hole
+ * took it (or how far the heap grew).  Cases run on a heap with the one
+ * list (few) and with the class tables (classed): best-state.h promises the
+ * same block either way.  This includes best.c whole, to reach its state.
+ * Exit 0 when every case passes; each prints "NAME MODE: ok", or "heap not
+ * shaped" when the heap the case builds came out otherwise (a broken case,
+ * not a broken rule).
  */
 #include "variants/best.c"
 
@@ -359,6 +360,19 @@ static bool another_size_takes_a_vote(void)
     return report("another_size_takes_a_vote", true, shaped, ok);
 }
 
+/* The run index's block (alloc_meta): best fit, at the bottom of the hole,
+ * where small blocks gather, whatever the request's size against the mean
+ * (best-blocks.h). */
+static bool run_index_at_the_bottom(bool classed)
+{
+    static const size_t sizes[] = {2996};
+    static const int order[] = {0, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 1, order, b) && !is_small(adjust(1500));
+    void *p = shaped ? alloc_meta(1500) : NULL;
+    return report("run_index_at_the_bottom", classed, shaped, p == b[0]);
+}
+
 int main(void)
 {
     mem_init();
@@ -373,6 +387,7 @@ int main(void)
         ok &= small_bottom_large_top(classed);
         ok &= growth_by_what_the_top_lacks(classed);
         ok &= runs_open_at_eight_small_blocks(classed);
+        ok &= run_index_at_the_bottom(classed);
     }
     ok &= newest_of_its_size_after_add_classes();
     ok &= medium_runs_open_by_rule();
