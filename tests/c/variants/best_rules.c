@@ -260,11 +260,12 @@ static bool quick_pops_the_newest(bool dealt)
  * mean) takes the bottom of another hole, not below one, instead; a larger
  * request, or a sliver below a smaller block, is served by best fit.  The
  * heap, from its bottom: live, the sliver, `above` (live, above_size bytes),
- * live, a hole 32 bytes bigger than the sliver, live; the two holes freed
- * for real (quick_flush: a kept block is no hole).  The mean, warmed with
- * requests of about 3 KiB, is read back to check that each case is what its
- * name says. */
-static bool pin_case(const char *what, size_t sliver, size_t above_size, bool pinned)
+ * live, a hole `extra` bytes bigger than the sliver, live; the two holes
+ * freed for real (quick_flush: a kept block is no hole; the sliver heads its
+ * list).  A hole of the sliver's own size (extra 0) is the first looked at.
+ * The mean, warmed with requests of about 3 KiB, is read back to check that
+ * each case is what its name says. */
+static bool pin_case(const char *what, size_t sliver, size_t extra, size_t above_size, bool pinned)
 {
     bool shaped = fresh(true);
     for (int i = 0; shaped && i < 48; i++) {
@@ -273,7 +274,7 @@ static bool pin_case(const char *what, size_t sliver, size_t above_size, bool pi
         mm_free(p);
     }
     char *b[6];
-    const size_t sizes[6] = {2996, sliver - CB_WSIZE, above_size, 2996, sliver + 32 - CB_WSIZE, SEPARATOR};
+    const size_t sizes[6] = {2996, sliver - CB_WSIZE, above_size, 2996, sliver + extra - CB_WSIZE, SEPARATOR};
     for (int i = 0; shaped && i < 6; i++)
         shaped = (b[i] = mm_malloc(sizes[i])) && (!i || cb_next(b[i - 1]) == b[i]);
     char *s = shaped ? b[1] : NULL, *h = shaped ? b[4] : NULL;
@@ -282,7 +283,7 @@ static bool pin_case(const char *what, size_t sliver, size_t above_size, bool pi
         mm_free(h);
         quick_flush();
     }
-    shaped = shaped && !cb_alloc(s) && cb_size(s) == sliver && !cb_alloc(h) && cb_size(h) == sliver + 32;
+    shaped = shaped && !cb_alloc(s) && cb_size(s) == sliver && !cb_alloc(h) && cb_size(h) == sliver + extra;
     /* the mean as it will be when the request is judged */
     size_t mean = shaped ? st->mean + sliver - (st->mean >> MEAN_SHIFT) : 0;
     bool small = sliver << (MEAN_SHIFT + 1) <= mean, large = cb_size(b[2]) << (MEAN_SHIFT - 1) > mean;
@@ -373,6 +374,25 @@ static bool run_index_at_the_bottom(bool classed)
     return report("run_index_at_the_bottom", classed, shaped, p == b[0]);
 }
 
+/* Kept blocks in a row below a freed block merge with it, all of them
+ * (best-blocks.h: keeping a block never stops a merge that immediate
+ * coalescing would make): two kept blocks side by side, then the block
+ * above them freed, make one free block. */
+static bool kept_blocks_in_a_row_merge(bool classed)
+{
+    char *k1 = fresh(classed) ? mm_malloc(200) : NULL, *k2 = mm_malloc(200), *x = mm_malloc(1000);
+    bool shaped = k1 && k2 && x && cb_next(k1) == k2 && cb_next(k2) == x && mm_malloc(SEPARATOR);
+    if (shaped) {
+        mm_free(k1);
+        mm_free(k2);
+        shaped = is_kept(k1) && is_kept(k2);
+    }
+    size_t all = shaped ? cb_size(k1) + cb_size(k2) + cb_size(x) : 0;
+    if (shaped)
+        mm_free(x);
+    return report("kept_blocks_in_a_row_merge", classed, shaped, !cb_alloc(k1) && cb_size(k1) == all);
+}
+
 int main(void)
 {
     mem_init();
@@ -384,6 +404,7 @@ int main(void)
         ok &= smallest_of_the_next_class(classed);
         ok &= quick_pops_the_newest(classed);
         ok &= flush_before_growth(classed);
+        ok &= kept_blocks_in_a_row_merge(classed);
         ok &= small_bottom_large_top(classed);
         ok &= growth_by_what_the_top_lacks(classed);
         ok &= runs_open_at_eight_small_blocks(classed);
@@ -396,8 +417,9 @@ int main(void)
     ok &= huge_first_fit(66000);
     ok &= small_request_grows_by_a_slice(1 << 20);
     ok &= small_request_grows_by_a_slice(4 << 20);
-    ok &= pin_case("pin_passed_over", 304, 7996, true);
-    ok &= pin_case("no_pin_over_half_the_mean", 2000, 7996, false);
-    ok &= pin_case("no_pin_below_a_block_under_twice_the_mean", 304, 4000, false);
+    ok &= pin_case("pin_passed_over", 304, 32, 7996, true);
+    ok &= pin_case("pin_passed_over_for_a_hole_of_its_size", 304, 0, 7996, true);
+    ok &= pin_case("no_pin_over_half_the_mean", 2000, 32, 7996, false);
+    ok &= pin_case("no_pin_below_a_block_under_twice_the_mean", 304, 32, 4000, false);
     return ok ? 0 : 1;
 }
