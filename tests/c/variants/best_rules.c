@@ -393,6 +393,19 @@ static bool kept_blocks_in_a_row_merge(bool classed)
     return report("kept_blocks_in_a_row_merge", classed, shaped, !cb_alloc(k1) && cb_size(k1) == all);
 }
 
+/* A shrinking realloc of a large block (heap/256 or more) moves down to the
+ * bottom of the lowest hole that fits, not the tightest (best.c's card:
+ * realloc), on the one list too. */
+static bool large_shrink_to_the_lowest_hole(bool classed)
+{
+    static const size_t sizes[] = {2996, 2096, 2496};
+    static const int order[] = {0, 1, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 3, order, b) && cb_size(b[2]) >= heap_span() / BIG_DIV;
+    void *p = shaped ? mm_realloc(b[2], 1996) : NULL;
+    return report("large_shrink_to_the_lowest_hole", classed, shaped, p == b[0]);
+}
+
 int main(void)
 {
     mem_init();
@@ -409,6 +422,7 @@ int main(void)
         ok &= growth_by_what_the_top_lacks(classed);
         ok &= runs_open_at_eight_small_blocks(classed);
         ok &= run_index_at_the_bottom(classed);
+        ok &= large_shrink_to_the_lowest_hole(classed);
     }
     ok &= newest_of_its_size_after_add_classes();
     ok &= medium_runs_open_by_rule();
