@@ -136,6 +136,21 @@ def test_best_places_by_its_stated_rules(tmp_path, alignment):
     assert done.stdout.count(": ok\n") == BEST_RULES_CASES, done.stdout
 
 
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
+def test_best_paths_keep_the_cards_rules_and_count_what_they_do(tmp_path, alignment):
+    """best's realloc ladder, runs and entry points (tests/c/variants/best_paths.c), each case on
+    a heap built by hand: where the card says a block lands, and what each path adds to the
+    statistics (a kept block or a run's slot reused is a reuse on either list mode)."""
+    binary = tmp_path / "best-paths"
+    subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                    f"-DMM_ALIGNMENT={alignment}", f"-I{KIT}", "-o", str(binary),
+                    str(KIT / "tests" / "c" / "variants" / "best_paths.c"), str(KIT / "memlib.c")],
+                   check=True, capture_output=True, text=True)
+    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.endswith(": ok\n") and "FAILED" not in done.stdout, \
+        f"rc={done.returncode} {done.stdout}{done.stderr[-2000:]}"
+
+
 @pytest.mark.parametrize("variant", present(list(VARIANTS)))
 def test_checker_reports_damaged_state_at_the_heaps_start(variant):
     """The tags-core checkers followed core->heap from the heap's first bytes before testing

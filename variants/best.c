@@ -298,8 +298,8 @@ static void *alloc_any(size_t size)
         bp = run_alloc(size, false);
     else if (mid_open(size, asize))
         bp = run_alloc(size, true);
-    if (!bp)
-        bp = quick_pop(asize);
+    if (!bp && (bp = quick_pop(asize)))
+        stat_add(&stats.reuses, 1);      /* (a kept block: as mm_malloc counts its pop) */
     if (!bp && (bp = mid_request(size, asize)))
         return bp;
     if (!bp) {
