@@ -244,6 +244,211 @@ static void test_counts_every_path(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
+/* ------------------------------------------------------------ the realloc ladder */
+
+/* Shrinking: a block that is not large moves down to the bottom of the
+ * tightest lower hole that fits (the whole block goes back); a large one to
+ * the bottom of the lowest. */
+static void test_shrink_moves_down(void)
+{
+    fresh(true, HEAP);
+    unsigned char *g0 = blk(1008, 0), *h = blk(1504, 0), *g1 = blk(1008, 0), *p = blk(3008, 1), *g2 = blk(1008, 0);
+    CHECK(ASCENDING(g0, h, g1, p, g2));
+    mm_free(h);
+    unsigned char *q = mm_realloc(p, 1200);
+    CHECK(q == h && holds(q, 1200, 1) && mm_checkheap(__LINE__));
+
+    fresh(true, HEAP);
+    g0 = blk(1008, 0);
+    unsigned char *h1 = blk(12000, 0);
+    g1 = blk(1008, 0);
+    unsigned char *h2 = blk(6000, 0);
+    g2 = blk(1008, 0);
+    p = blk(8000, 2);
+    unsigned char *g3 = blk(1008, 0);
+    CHECK(ASCENDING(g0, h1, g1, h2, g2, p, g3));
+    mm_free(h1);
+    mm_free(h2);
+    q = mm_realloc(p, 5000);                 /* large: the lowest hole, not the tightest */
+    CHECK(q == h1 && holds(q, 5000, 2) && mm_checkheap(__LINE__));
+}
+
+/* Shrinking in place: a large block (heap / BIG_DIV bytes or more) with a
+ * free block just below, too small to move to, slides down into it; a block
+ * just under that size stays. */
+static void test_shrink_slides_large(void)
+{
+    for (int large = 0; large < 2; large++) {
+        fresh(true, HEAP);
+        unsigned char *g0 = blk(1008, 0), *f = blk(1008, 0), *p = blk(8000, 3), *g1 = blk(1008, 0);
+        size_t cut = cb_round_up(heap_span() / BIG_DIV, 16);
+        size_t want = (large ? cut : cut - 16) - CB_WSIZE;
+        CHECK(ASCENDING(g0, f, p, g1) && cut > 1008 + 16);
+        mm_free(f);
+        mm_stats_t s = counters();
+        unsigned char *q = mm_realloc(p, want);
+        mm_stats_t t = counters();
+        CHECK(q == (large ? f : p) && holds(q, want, 3) && mm_checkheap(__LINE__));
+        CHECK(t.reallocs_in_place == s.reallocs_in_place + 1 && t.coalesces == s.coalesces + (unsigned)large);
+    }
+}
+
+/* Growing: a block kept on a quick list just above is freed for real, and
+ * the block takes it in, in place. */
+static void test_grow_into_kept(void)
+{
+    fresh(true, HEAP);
+    unsigned char *g0 = blk(1008, 0), *p = blk(1008, 9), *k = mm_malloc(200), *g1 = blk(1008, 0);
+    CHECK(ASCENDING(g0, p, k, g1));
+    size_t ksize = cb_size(k);
+    mm_free(k);
+    CHECK(is_kept(k));
+    mm_stats_t s = counters();
+    unsigned char *q = mm_realloc(p, 1008 + ksize - CB_WSIZE);
+    mm_stats_t t = counters();
+    CHECK(q == p && holds(q, 1004, 9) && t.reallocs_in_place == s.reallocs_in_place + 1);
+    CHECK(t.extensions == s.extensions && mm_checkheap(__LINE__));
+}
+
+/* Growing: with no hole elsewhere tighter, the block slides down into the
+ * free block below (the payload moves, nothing is copied elsewhere): one
+ * merge, in place as the ladder counts it. */
+static void test_grow_slides_down(void)
+{
+    fresh(true, HEAP);
+    unsigned char *g0 = blk(1008, 0), *f = blk(1008, 0), *p = blk(2016, 4), *g1 = blk(1008, 0);
+    CHECK(ASCENDING(g0, f, p, g1));
+    mm_free(f);
+    mm_stats_t s = counters();
+    unsigned char *q = mm_realloc(p, 2508);
+    mm_stats_t t = counters();
+    CHECK(q == f && holds(q, 2012, 4) && mm_checkheap(__LINE__));
+    CHECK(t.coalesces == s.coalesces + 1 && t.reallocs_in_place == s.reallocs_in_place + 1);
+    CHECK(t.extensions == s.extensions);
+}
+
+/* Growing: a hole elsewhere that the block fills more tightly than the free
+ * block above would wins; one exactly as tight does not (tighter, not as
+ * tight: the block absorbs the one above). */
+static void test_grow_tighter_hole(void)
+{
+    for (int tie = 0; tie < 2; tie++) {
+        fresh(true, HEAP);
+        size_t above = tie ? 592 : 1504;       /* the rest above: 96 (as the hole's) or 1008 */
+        unsigned char *g0 = blk(1008, 0), *h = blk(2096, 0), *g1 = blk(1008, 0), *p = blk(1504, 5),
+                      *a = blk(above, 0), *g2 = blk(1008, 0);
+        CHECK(ASCENDING(g0, h, g1, p, a, g2) && !is_big(2000));
+        mm_free(h);
+        mm_free(a);
+        mm_stats_t s = counters();
+        unsigned char *q = mm_realloc(p, 1996);
+        mm_stats_t t = counters();
+        CHECK(q == (tie ? p : h) && holds(q, 1500, 5) && mm_checkheap(__LINE__));
+        CHECK(t.reallocs_in_place == s.reallocs_in_place + (unsigned)tie);
+        CHECK(t.coalesces == s.coalesces + 1);   /* p's old block and a merge; or p takes in a */
+    }
+}
+
+/* Growing at the heap's top (the last block, or below the free block at the
+ * top): the heap grows under the block only when no hole fits; with one, the
+ * block moves into it and the heap stays. */
+static void test_grow_at_top(void)
+{
+    for (int hole = 0; hole < 2; hole++)
+        for (int free_above = 0; free_above < 2; free_above++) {
+            fresh(false, 0);
+            unsigned char *g0 = blk(1008, 0), *h = blk(5008, 0), *g1 = blk(1008, 0);
+            void *top = top_free();
+            unsigned char *p = top ? blk(cb_size(top), 6) : blk(2016, 6);     /* the last block */
+            size_t have = cb_size(p);
+            if (free_above)                  /* a block above it, at the heap's top, freed */
+                mm_free(blk(1008, 0));
+            CHECK(ASCENDING(g0, h, g1, p) && cb_next(p) == (free_above ? top_free() : heap_brk()));
+            size_t room = have + (free_above ? cb_size(cb_next(p)) : 0);
+            CHECK(room < 4000);
+            if (hole)
+                mm_free(h);
+            mm_stats_t s = counters();
+            unsigned char *q = mm_realloc(p, 4000);
+            mm_stats_t t = counters();
+            CHECK(hole ? q >= h && q + 4000 <= h + 5008 : q == p);
+            CHECK(holds(q, have - CB_WSIZE, 6) && mm_checkheap(__LINE__));
+            CHECK(t.extensions == s.extensions + !hole);
+        }
+}
+
+/* Growing at the heap's top into the free block there: the block takes it
+ * in, even with a hole elsewhere that it would fill more tightly (the hole
+ * search is for blocks below the top). */
+static void test_grow_at_top_absorbs(void)
+{
+    fresh(false, 0);
+    unsigned char *g0 = blk(1008, 0), *h = blk(2608, 0), *g1 = blk(1008, 0);
+    void *top = top_free();
+    unsigned char *p = top ? blk(cb_size(top), 6) : blk(2016, 6);
+    size_t have = cb_size(p);
+    mm_free(blk(1008, 0));
+    size_t room = have + cb_size(cb_next(p)), asize = adjust(have + 500);
+    CHECK(ASCENDING(g0, h, g1, p) && cb_next(p) == top_free() && asize < 2608 && 2608 - asize < room - asize);
+    mm_free(h);
+    mm_stats_t s = counters();
+    unsigned char *q = mm_realloc(p, have + 500);
+    mm_stats_t t = counters();
+    CHECK(q == p && holds(q, have - CB_WSIZE, 6) && mm_checkheap(__LINE__));
+    CHECK(t.extensions == s.extensions && t.reallocs_in_place == s.reallocs_in_place + 1);
+}
+
+/* A large block growing into the free block above keeps the rest when it is
+ * under 1/8 of its size (room to grow), and splits it off when it is not. */
+static void test_grow_keeps_slack(void)
+{
+    for (int over = 0; over < 2; over++) {
+        fresh(true, HEAP);
+        size_t asize = 7600, rest = over ? 960 : 944;  /* asize / 8 = 950 */
+        unsigned char *g0 = blk(1008, 0), *p = blk(4000, 7), *a = blk(asize + rest - 4000, 0), *g1 = blk(1008, 0);
+        CHECK(ASCENDING(g0, p, a, g1) && is_big(asize));
+        mm_free(a);
+        unsigned char *q = mm_realloc(p, asize - CB_WSIZE);
+        CHECK(q == p && holds(q, 3996, 7) && mm_checkheap(__LINE__));
+        CHECK(cb_size(q) == (over ? asize : asize + rest));
+    }
+}
+
+/* Requests of 100 bytes, each served by the same kept block s and freed
+ * again, until the running mean of requests makes a block of asize bytes a
+ * large one for placement (whose split would put it at a hole's top). */
+static void lower_mean(void *s, size_t asize)
+{
+    for (int i = 0; i < 256 && is_small(asize); i++) {
+        void *q = mm_malloc(100);
+        CHECK(q == s);
+        mm_free(q);
+    }
+    CHECK(!is_small(asize));
+}
+
+/* A large block growing into a hole elsewhere takes the bottom of the lowest
+ * that fits, though the mean of requests would put a block of its size at
+ * the top, and all of the hole when the rest would be under 1/8 of its size. */
+static void test_grow_large_moves_low(void)
+{
+    for (int whole = 0; whole < 2; whole++) {
+        fresh(true, HEAP);
+        size_t hsize = whole ? 8400 : 12000;
+        void *s = mm_malloc(100);
+        unsigned char *g0 = blk(1008, 0), *h = blk(hsize, 0), *g1 = blk(1008, 0), *h2 = blk(7616, 0),
+                      *g2 = blk(1008, 0), *p = blk(4000, 8), *g3 = blk(1008, 0);
+        CHECK(ASCENDING(s, g0, h, g1, h2, g2, p, g3));
+        mm_free(h);
+        mm_free(h2);
+        mm_free(s);
+        lower_mean(s, 7600);
+        unsigned char *q = mm_realloc(p, 7596);
+        CHECK(q == h && holds(q, 3996, 8) && mm_checkheap(__LINE__));
+        CHECK(cb_size(q) == (whole ? hsize : 7600));
+    }
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -254,6 +459,15 @@ static const struct {
     {"realloc_reuses_kept", test_realloc_reuses_kept},
     {"refused_realloc", test_refused_realloc},
     {"counts_every_path", test_counts_every_path},
+    {"shrink_moves_down", test_shrink_moves_down},
+    {"shrink_slides_large", test_shrink_slides_large},
+    {"grow_into_kept", test_grow_into_kept},
+    {"grow_slides_down", test_grow_slides_down},
+    {"grow_tighter_hole", test_grow_tighter_hole},
+    {"grow_at_top", test_grow_at_top},
+    {"grow_at_top_absorbs", test_grow_at_top_absorbs},
+    {"grow_keeps_slack", test_grow_keeps_slack},
+    {"grow_large_moves_low", test_grow_large_moves_low},
 };
 
 int main(int argc, char **argv)
