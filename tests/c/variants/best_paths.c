@@ -449,6 +449,135 @@ static void test_grow_large_moves_low(void)
     }
 }
 
+/* ------------------------------------------------------------ runs */
+
+/* Only a size whose 4-byte header would cost a whole alignment unit takes a
+ * run's slot: 20 bytes (a 24-byte block at 8, 32 at 16: the slot would cost
+ * as much) never does, 32 bytes does once runs open. */
+static void test_run_sizes(void)
+{
+    fresh(true, HEAP);
+    bool any = false;
+    for (int i = 0; i < 8 * RUN_MIN_LIVE; i++)
+        any |= in_run(mm_malloc(20));
+    CHECK(!any && st->small_live >= RUN_MIN_LIVE);
+    CHECK(first_slot(32) != NULL && mm_checkheap(__LINE__));
+}
+
+/* The runs with slots of obj bytes; *packed: how many have the packed layout. */
+static int runs_of(size_t obj, int *packed)
+{
+    int n = 0;
+    *packed = 0;
+    for (size_t g = 0; g < st->run_granules; g++) {
+        unsigned state = granule_state(g);
+        if (state != GR_TAIL && state != GR_HEAD)
+            continue;
+        run_t *r = meta_at(granule_at(g), state == GR_HEAD);
+        if (r->obj == obj) {
+            n++;
+            *packed += state == GR_HEAD;
+        }
+    }
+    return n;
+}
+
+/* A small size whose runs multiply gets long (packed) runs once RUN_LONG_LIVE
+ * runs of it live: the one that opens then is long, the ones before are
+ * not; a run that empties goes back and no longer counts. */
+static void test_long_runs(void)
+{
+    size_t obj = RUN_SMALL_MAX - CB_ALIGN, size = obj;      /* 48 bytes at 16, 56 at 8 */
+    CHECK(long_geom(obj).span > 0);
+    for (int release = 0; release < 2; release++) {
+        fresh(true, HEAP);
+        enum { MAX = 2000 };
+        static void *slot[MAX];
+        int n = 0, runs = 0, packed = 0;
+        /* RUN_LONG_LIVE short runs, all full */
+        while (n < MAX && (runs = runs_of(obj, &packed)) <= RUN_LONG_LIVE) {
+            if (runs == RUN_LONG_LIVE && run_index()->open[obj / CB_ALIGN] == 0)
+                break;
+            slot[n++] = mm_malloc(size);
+        }
+        CHECK(runs == RUN_LONG_LIVE && packed == 0);
+        if (release) {                       /* empty the last one: it goes back */
+            char *p0 = run_holding(slot[n - 1]);
+            for (int i = 0; i < n; i++)
+                if (slot[i] && run_holding(slot[i]) == p0) {
+                    mm_free(slot[i]);
+                    slot[i] = NULL;
+                }
+            CHECK(runs_of(obj, &packed) == RUN_LONG_LIVE - 1);
+        }
+        void *p = mm_malloc(size);           /* a new run: long once 16 live */
+        runs_of(obj, &packed);
+        CHECK(p && in_run(p) && packed == (release ? 0 : 1));
+        CHECK(mm_checkheap(__LINE__));
+    }
+}
+
+/* A run opened in a hole takes a granule-aligned part of it: the hole is
+ * split, the parts below and above staying free (two splits, one more free
+ * block), and the heap stays. */
+static void test_run_in_hole(void)
+{
+    fresh(true, HEAP);
+    unsigned char *h = blk(4000, 0), *g = blk(1008, 0);
+    void *p = first_slot(32);
+    while (p && run_index()->open[32 / CB_ALIGN])      /* fill the first run */
+        p = mm_malloc(32);
+    CHECK(p && ASCENDING(h, g, p));
+    mm_free(h);
+    mm_stats_t s = counters();
+    char *q = mm_malloc(32);
+    mm_stats_t t = counters();
+    char *p0 = q ? run_holding(q) : NULL;
+    CHECK(p0 && p0 > (char *)h && p0 + RUN_BYTES < (char *)h + 4000);
+    CHECK(t.splits == s.splits + 2 && t.free_blocks == s.free_blocks + 1 && t.extensions == s.extensions);
+    CHECK(mm_checkheap(__LINE__));
+}
+
+/* A medium run opens in a hole (never in new heap while a free block fits the
+ * request) and takes as much of the hole as it can use: what it leaves above
+ * is less than a granule, unless it spans RUN_MAX_SPAN granules. */
+static void test_medium_run_stretches(void)
+{
+    fresh(true, HEAP);
+    unsigned char *h = blk(6000, 0), *g = blk(1008, 0);
+    static void *mid[300];
+    bool any = false;
+    for (int i = 0; i < 300; i++)            /* enough to earn runs (16) or lead the vote (8) */
+        any |= in_run(mid[i] = mm_malloc(128));
+    CHECK(!any && ASCENDING(h, g));
+    mm_free(h);
+    mm_stats_t s = counters();
+    char *p = mm_malloc(128);
+    mm_stats_t t = counters();
+    bool medium;
+    char *p0 = p ? run_of(p, &medium) : NULL;
+    CHECK(p0 && medium && p0 > (char *)h && t.extensions == s.extensions);
+    if (p0) {
+        char *end = p0 + run_span(meta_at(p0, true), true) * RUN_BYTES;
+        CHECK(end <= (char *)h + 6000 && ((char *)h + 6000 - end < RUN_BYTES || end - p0 == RUN_MAX_SPAN * RUN_BYTES));
+    }
+    CHECK(mm_checkheap(__LINE__));
+}
+
+/* The run index goes back with the last run: no block of it is left in the
+ * heap to pin the space. */
+static void test_index_goes_back(void)
+{
+    fresh(true, HEAP);
+    void *slot[64];
+    for (int i = 0; i < 64; i++)
+        slot[i] = mm_malloc(32);
+    CHECK(st->runs != 0 && in_run(slot[63]));
+    for (int i = 0; i < 64; i++)
+        mm_free(slot[i]);
+    CHECK(st->runs == 0 && st->run_granules == 0 && mm_checkheap(__LINE__));
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -468,6 +597,11 @@ static const struct {
     {"grow_at_top_absorbs", test_grow_at_top_absorbs},
     {"grow_keeps_slack", test_grow_keeps_slack},
     {"grow_large_moves_low", test_grow_large_moves_low},
+    {"run_sizes", test_run_sizes},
+    {"long_runs", test_long_runs},
+    {"run_in_hole", test_run_in_hole},
+    {"medium_run_stretches", test_medium_run_stretches},
+    {"index_goes_back", test_index_goes_back},
 };
 
 int main(int argc, char **argv)
