@@ -19,18 +19,9 @@
 #include <stdlib.h>
 
 #include "driver/heap.h"
+#include "expect.h"
 
 enum { CARD_PROBES = 8, GUARD = 16 };
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(bool ok, const char *what, int line)
-{
-    if (ok)
-        return;
-    printf("FAIL line %d: %s\n", line, what);
-    exit(1);
-}
 
 static void fresh(void)
 {

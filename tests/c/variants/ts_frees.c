@@ -31,25 +31,10 @@
 #include "driver/heap.h"
 #include "memlib.h"
 #include "mm.h"
+#include "expect.h"
 
 bool mm_checkheap(int lineno);
 
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(bool ok, const char *what, int line)
-{
-    if (ok)
-        return;
-    printf("FAIL line %d: %s\n", line, what);
-    exit(1);
-}
-
-static mm_stats_t stats(void)
-{
-    mm_stats_t s;
-    mm_stats(&s);
-    return s;
-}
 
 /* Run fn(arg) in a thread of its own, to its end. */
 static void in_thread(void *(*fn)(void *), void *arg)

@@ -26,6 +26,7 @@
 #include "driver/heap.h"
 #include "memlib.h"
 #include "mm.h"
+#include "expect.h"
 
 bool mm_checkheap(int lineno);
 
@@ -39,24 +40,6 @@ static const char *fit = "";    /* --fit=first|next|best|worst: an implicit list
 static bool zero_null;      /* --zero-null: malloc(0) returns NULL (mm.h allows a block too) */
 static bool grow_by_lack;   /* --grow-by-lack: the heap grows by what a request lacks (tags-core.h) */
 static bool class_best;     /* --class-best: best fit among a size class's blocks */
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(bool ok, const char *what, int line)
-{
-    if (ok)
-        return;
-    printf("FAIL line %d: %s\n", line, what);
-    exit(1);
-}
-
-static mm_stats_t stats(void)
-{
-    mm_stats_t s;
-    memset(&s, 0, sizeof s);
-    mm_stats(&s);
-    return s;
-}
 
 static void fresh(void)
 {
