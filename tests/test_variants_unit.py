@@ -105,16 +105,24 @@ def test_seglist_search_follows_its_card(damage_builds, variant, case, alignment
         f"{variant} {case}: rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
 
 
+def _best_harness(tmp_path: Path, source: str, alignment: int) -> subprocess.CompletedProcess:
+    """Build tests/c/variants/SOURCE (it includes best.c whole, to reach its state) warning-free under
+    ASan and UBSan, and run it."""
+    binary = tmp_path / Path(source).stem
+    built = subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
+                            f"-I{KIT}", "-o", str(binary), str(KIT / "tests" / "c" / "variants" / source),
+                            str(KIT / "memlib.c")], capture_output=True, text=True)
+    assert built.returncode == 0, f"{source}: {built.stderr[-2000:]}"
+    return subprocess.run([str(binary)], capture_output=True, text=True, timeout=300)
+
+
 @pytest.mark.parametrize("alignment", ALIGNMENTS)
 def test_best_uses_a_fitting_top_block_its_search_passed_over(tmp_path, alignment):
     """best's search looks at BEST_PROBES blocks of a class; a free block at the heap's top that
     fits but lay past them made grow_for grow by a size below zero: malloc returned NULL.
     alloc_meta (the run index's block) searched and subtracted the same way."""
-    binary = tmp_path / "best-top"
-    subprocess.run(["cc", "-O1", "-g", f"-DMM_ALIGNMENT={alignment}", f"-I{KIT}", "-o", str(binary),
-                    str(KIT / "tests" / "c" / "variants" / "best_top.c"), str(KIT / "memlib.c")],
-                   check=True, capture_output=True, text=True)
-    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    done = _best_harness(tmp_path, "best_top.c", alignment)
     assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr}"
     assert done.stdout.count(": ok\n") == 4, done.stdout
 
@@ -126,12 +134,7 @@ BEST_RULES_CASES = 36        # the lines of "NAME MODE: ok" tests/c/variants/bes
 def test_best_places_by_its_stated_rules(tmp_path, alignment):
     """best's stated placement rules, each on a heap built by hand (tests/c/variants/best_rules.c
     names them): breaking one moved only placements, which no test looked at."""
-    binary = tmp_path / "best-rules"
-    subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
-                    f"-I{KIT}", "-o", str(binary), str(KIT / "tests" / "c" / "variants" / "best_rules.c"),
-                    str(KIT / "memlib.c")], check=True, capture_output=True, text=True)
-    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    done = _best_harness(tmp_path, "best_rules.c", alignment)
     assert done.returncode == 0, f"rc={done.returncode} {done.stdout}{done.stderr[-800:]}"
     assert done.stdout.count(": ok\n") == BEST_RULES_CASES, done.stdout
 
@@ -141,12 +144,7 @@ def test_best_paths_keep_the_cards_rules_and_count_what_they_do(tmp_path, alignm
     """best's realloc ladder, runs and entry points (tests/c/variants/best_paths.c), each case on
     a heap built by hand: where the card says a block lands, and what each path adds to the
     statistics (a kept block or a run's slot reused is a reuse on either list mode)."""
-    binary = tmp_path / "best-paths"
-    subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    f"-DMM_ALIGNMENT={alignment}", f"-I{KIT}", "-o", str(binary),
-                    str(KIT / "tests" / "c" / "variants" / "best_paths.c"), str(KIT / "memlib.c")],
-                   check=True, capture_output=True, text=True)
-    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300)
+    done = _best_harness(tmp_path, "best_paths.c", alignment)
     assert done.returncode == 0 and done.stdout.endswith(": ok\n") and "FAILED" not in done.stdout, \
         f"rc={done.returncode} {done.stdout}{done.stderr[-2000:]}"
 
