@@ -14,7 +14,7 @@
     X(mallocs, "calls to mm_malloc that returned a block")                     \
     X(frees, "calls to mm_free with a block")                                  \
     X(reallocs, "calls to mm_realloc")                                         \
-    X(reallocs_in_place, "reallocs that kept the block where it was")          \
+    X(reallocs_in_place, "reallocs served by the block and its free neighbours, no new block") \
     X(reuses, "requests served from a free block instead of new heap")        \
     X(extensions, "heap extensions (successful mem_sbrk calls)")               \
     X(splits, "free blocks split to serve a smaller request")                  \
