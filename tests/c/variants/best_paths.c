@@ -187,6 +187,35 @@ static void test_realloc_reuses_kept(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
+/* A kept block is popped by the next request of its size, before any list
+ * search (the card's quick lists): a free block elsewhere that would fit
+ * stays as it is.  Both kinds of request that may come to a kept block by
+ * the one path, alloc_any: a malloc on the one-list heap, and a run's slot
+ * realloc'd past its size (either mode). */
+static void test_kept_before_hole(void)
+{
+    for (int slot = 0; slot < 2; slot++)
+        for (int classed = 0; classed < 2; classed++) {
+            if (!slot && classed)
+                continue;                    /* (mm_malloc pops a classed heap's own way) */
+            fresh(classed, 60000);
+            unsigned char *p = slot ? first_slot(32) : NULL;
+            unsigned char *g0 = blk(1008, 0), *h = blk(1008, 0), *g1 = blk(1008, 0), *k = mm_malloc(100),
+                          *g2 = blk(1008, 0);
+            CHECK(ASCENDING(g0, h, g1, k, g2) && (!slot || p));
+            if (slot && p)
+                memset(p, 0x3c, 32);
+            mm_free(h);
+            mm_free(k);
+            CHECK(is_kept(k) && !cb_alloc(h) && few() == !classed);
+            unsigned char *q = slot ? (p ? mm_realloc(p, 100) : NULL) : mm_malloc(100);
+            CHECK(q == k && !cb_alloc(h) && cb_size(h) == 1008);
+            for (int i = 0; slot && q && i < 32; i++)
+                CHECK(q[i] == 0x3c);
+            CHECK(mm_checkheap(__LINE__));
+        }
+}
+
 /* A realloc refused (past MAX_REQUEST) counts as a call but requests no
  * bytes, as a malloc refused counts nothing; the block stays. */
 static void test_refused_realloc(void)
@@ -586,6 +615,7 @@ static const struct {
     {"kept_reuse", test_kept_reuse},
     {"slot_realloc", test_slot_realloc},
     {"realloc_reuses_kept", test_realloc_reuses_kept},
+    {"kept_before_hole", test_kept_before_hole},
     {"refused_realloc", test_refused_realloc},
     {"counts_every_path", test_counts_every_path},
     {"shrink_moves_down", test_shrink_moves_down},
