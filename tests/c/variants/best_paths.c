@@ -493,6 +493,29 @@ static void test_run_sizes(void)
     CHECK(first_slot(32) != NULL && mm_checkheap(__LINE__));
 }
 
+/* Runs open once RUN_MIN_LIVE small blocks are live, not once that many were
+ * made: small blocks made and freed one at a time (kept, or freed for real)
+ * leave none live, and the run's size then takes a slot only with the
+ * RUN_MIN_LIVE-th block live. */
+static void test_runs_count_live_blocks(void)
+{
+    for (int classed = 0; classed < 2; classed++) {
+        fresh(classed, 60000);
+        for (int i = 0; i < 4 * RUN_MIN_LIVE; i++) {
+            void *a = mm_malloc(20), *b = mm_malloc(8);   /* no run takes either size */
+            CHECK(a && b && !in_run(a) && !in_run(b));
+            mm_free(a);
+            mm_free(b);
+        }
+        void *p[RUN_MIN_LIVE];
+        for (int i = 0; i < RUN_MIN_LIVE; i++) {
+            p[i] = mm_malloc(32);
+            CHECK(p[i] && in_run(p[i]) == (i == RUN_MIN_LIVE - 1));
+        }
+        CHECK(mm_checkheap(__LINE__));
+    }
+}
+
 /* The runs with slots of obj bytes; *packed: how many have the packed layout. */
 static int runs_of(size_t obj, int *packed)
 {
@@ -628,6 +651,7 @@ static const struct {
     {"grow_keeps_slack", test_grow_keeps_slack},
     {"grow_large_moves_low", test_grow_large_moves_low},
     {"run_sizes", test_run_sizes},
+    {"runs_count_live_blocks", test_runs_count_live_blocks},
     {"long_runs", test_long_runs},
     {"run_in_hole", test_run_in_hole},
     {"medium_run_stretches", test_medium_run_stretches},
