@@ -534,6 +534,20 @@ static int runs_of(size_t obj, int *packed)
     return n;
 }
 
+/* Requests of obj bytes (a small run's size) into slot[], until RUN_LONG_LIVE
+ * short runs of obj live, all full; how many were made. */
+enum { FILL_MAX = 2000 };
+static int fill_short_runs(size_t obj, void **slot)
+{
+    int n = 0, runs, packed;
+    while (n < FILL_MAX && (runs = runs_of(obj, &packed)) <= RUN_LONG_LIVE) {
+        if (runs == RUN_LONG_LIVE && run_index()->open[obj / CB_ALIGN] == 0)
+            break;
+        slot[n++] = mm_malloc(obj);
+    }
+    return n;
+}
+
 /* A small size whose runs multiply gets long (packed) runs once RUN_LONG_LIVE
  * runs of it live: the one that opens then is long, the ones before are
  * not; a run that empties goes back and no longer counts. */
@@ -543,16 +557,9 @@ static void test_long_runs(void)
     CHECK(long_geom(obj).span > 0);
     for (int release = 0; release < 2; release++) {
         fresh(true, HEAP);
-        enum { MAX = 2000 };
-        static void *slot[MAX];
-        int n = 0, runs = 0, packed = 0;
-        /* RUN_LONG_LIVE short runs, all full */
-        while (n < MAX && (runs = runs_of(obj, &packed)) <= RUN_LONG_LIVE) {
-            if (runs == RUN_LONG_LIVE && run_index()->open[obj / CB_ALIGN] == 0)
-                break;
-            slot[n++] = mm_malloc(size);
-        }
-        CHECK(runs == RUN_LONG_LIVE && packed == 0);
+        static void *slot[FILL_MAX];
+        int n = fill_short_runs(obj, slot), packed;
+        CHECK(runs_of(obj, &packed) == RUN_LONG_LIVE && packed == 0);
         if (release) {                       /* empty the last one: it goes back */
             char *p0 = run_holding(slot[n - 1]);
             for (int i = 0; i < n; i++)
@@ -567,6 +574,30 @@ static void test_long_runs(void)
         CHECK(p && in_run(p) && packed == (release ? 0 : 1));
         CHECK(mm_checkheap(__LINE__));
     }
+}
+
+/* A request takes a slot of an open run before a new run opens (run_alloc),
+ * a long run's too: for each small size that gets long runs, the request
+ * after the one that opened a long run takes that run's next slot. */
+static void test_long_run_fills_first(void)
+{
+    int sizes = 0;
+    for (unsigned c = LONG_CLASS0; c < SMALL_CLASSES; c++) {
+        size_t obj = c * CB_ALIGN;
+        if (obj < RUN_MIN_OBJ || !long_geom(obj).span)
+            continue;
+        sizes++;
+        fresh(true, HEAP);
+        static void *slot[FILL_MAX];
+        int packed;
+        fill_short_runs(obj, slot);
+        CHECK(runs_of(obj, &packed) == RUN_LONG_LIVE && packed == 0);
+        void *p = mm_malloc(obj), *q = mm_malloc(obj);
+        CHECK(runs_of(obj, &packed) == RUN_LONG_LIVE + 1 && packed == 1);
+        CHECK(p && q && in_run(p) && run_holding(q) == run_holding(p));
+        CHECK(mm_checkheap(__LINE__));
+    }
+    CHECK(sizes >= 2);
 }
 
 /* A run opened in a hole takes a granule-aligned part of it: the hole is
@@ -653,6 +684,7 @@ static const struct {
     {"run_sizes", test_run_sizes},
     {"runs_count_live_blocks", test_runs_count_live_blocks},
     {"long_runs", test_long_runs},
+    {"long_run_fills_first", test_long_run_fills_first},
     {"run_in_hole", test_run_in_hole},
     {"medium_run_stretches", test_medium_run_stretches},
     {"index_goes_back", test_index_goes_back},
