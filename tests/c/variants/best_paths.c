@@ -534,6 +534,31 @@ static int runs_of(size_t obj, int *packed)
     return n;
 }
 
+/* No new run when a free block fits the request exactly (run_open: it costs
+ * nothing, and a run would take heap a growing block may want): with runs
+ * open to its size, a request whose block size a hole has exactly takes the
+ * hole; one a hole would fit only with a rest opens a run. */
+static void test_exact_hole_before_run(void)
+{
+    for (int exact = 0; exact < 2; exact++) {
+        fresh(true, HEAP);
+        size_t hsize = adjust(32) + (exact ? 0 : CB_ALIGN);
+        for (int i = 0; i < RUN_MIN_LIVE; i++)
+            CHECK(!in_run(mm_malloc(20)));   /* small blocks live: runs open */
+        unsigned char *g0 = blk(1008, 0), *y = blk(1008, 0), *g1 = blk(1008, 0);
+        CHECK(ASCENDING(g0, y, g1));
+        mm_free(y);
+        unsigned char *s = mm_malloc(1008 - hsize - CB_WSIZE);  /* leaves a hole of hsize */
+        char *hole = s == y ? (char *)s + cb_size(s) : (char *)y;
+        CHECK(s && cb_size(s) == 1008 - hsize && !cb_alloc(hole) && cb_size(hole) == hsize);
+        int packed;
+        CHECK(runs_of(32, &packed) == 0);
+        void *q = mm_malloc(32);
+        CHECK(q && in_run(q) == !exact && (q == hole) == exact && runs_of(32, &packed) == !exact);
+        CHECK(mm_checkheap(__LINE__));
+    }
+}
+
 /* Requests of obj bytes (a small run's size) into slot[], until RUN_LONG_LIVE
  * short runs of obj live, all full; how many were made. */
 enum { FILL_MAX = 2000 };
@@ -685,6 +710,7 @@ static const struct {
     {"runs_count_live_blocks", test_runs_count_live_blocks},
     {"long_runs", test_long_runs},
     {"long_run_fills_first", test_long_run_fills_first},
+    {"exact_hole_before_run", test_exact_hole_before_run},
     {"run_in_hole", test_run_in_hole},
     {"medium_run_stretches", test_medium_run_stretches},
     {"index_goes_back", test_index_goes_back},
