@@ -165,9 +165,9 @@ static inline void *top_free(void)
     return cb_prev_alloc(end) ? NULL : cb_prev(end);
 }
 
-/* Is a request of asize bytes small for this workload?  Compared with a running
- * mean of recent requests (weight 1/16), not with a fixed size, so that the
- * front/back split follows whatever sizes the program uses. */
+/* Is a request of asize bytes small for this workload: no larger than the
+ * running mean of recent requests (weight 1/16)?  A mean, not a fixed size,
+ * so that the front/back split follows whatever sizes the program uses. */
 static inline bool is_small(size_t asize)
 {
     return asize << MEAN_SHIFT <= st->mean;

@@ -39,8 +39,8 @@
  *               when a neighbour is, before the heap grows, and when a growing
  *               realloc meets one above it; footers only on free and kept
  *               blocks (compact.h)
- *   split       when the rest is at least 16 bytes; a request smaller than
- *               the running mean of requests takes the bottom of the free
+ *   split       when the rest is at least 16 bytes; a request no larger
+ *               than the running mean of requests takes the bottom of the free
  *               block and a larger one its top, so that the two kinds gather
  *               apart and freed large blocks coalesce into large holes
  *   growth      by what the request lacks beyond the free block at the top;

@@ -374,6 +374,31 @@ static bool run_index_at_the_bottom(bool classed)
     return report("run_index_at_the_bottom", classed, shaped, p == b[0]);
 }
 
+/* A request the size of the running mean is small (is_small: at most the
+ * mean, best.c's card): it takes the bottom of a hole; one alignment unit
+ * larger, it is large and takes the top of what is left.  The mean, warmed
+ * with requests of one size, settles on that size exactly. */
+static bool request_at_the_mean_takes_the_bottom(bool classed)
+{
+    static const size_t sizes[] = {3996};
+    static const int order[] = {0, -1};
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, 1, order, b);
+    size_t mean = adjust(1000) << MEAN_SHIFT, hsize = adjust(3996);
+    for (int i = 0; shaped && i < 1000 && st->mean != mean; i++) {
+        void *p = mm_malloc(1000);
+        shaped = p;
+        mm_free(p);
+    }
+    char *top = top_free();
+    shaped = shaped && st->mean == mean && !cb_alloc(b[0]) && cb_size(b[0]) == hsize
+             && (!top || cb_size(top) < adjust(1000 + CB_ALIGN));
+    void *at_mean = shaped ? mm_malloc(1000) : NULL;
+    void *over = at_mean ? mm_malloc(1000 + CB_ALIGN) : NULL;
+    return report("request_at_the_mean_takes_the_bottom", classed, shaped,
+                  at_mean == b[0] && over && (char *)over + cb_size(over) == b[0] + hsize);
+}
+
 /* Kept blocks in a row below a freed block merge with it, all of them
  * (best-blocks.h: keeping a block never stops a merge that immediate
  * coalescing would make): two kept blocks side by side, then the block
@@ -419,6 +444,7 @@ int main(void)
         ok &= flush_before_growth(classed);
         ok &= kept_blocks_in_a_row_merge(classed);
         ok &= small_bottom_large_top(classed);
+        ok &= request_at_the_mean_takes_the_bottom(classed);
         ok &= growth_by_what_the_top_lacks(classed);
         ok &= runs_open_at_eight_small_blocks(classed);
         ok &= run_index_at_the_bottom(classed);
