@@ -399,6 +399,25 @@ static bool request_at_the_mean_takes_the_bottom(bool classed)
                   at_mean == b[0] && over && (char *)over + cb_size(over) == b[0] + hsize);
 }
 
+/* The run index's block frees the kept blocks before the heap grows, as a
+ * malloc does (best-quick.h: the heap never grows while a kept block could
+ * have served the request): two kept blocks side by side merge into the hole
+ * that takes alloc_meta's block. */
+static bool run_index_flushes_before_growth(bool classed)
+{
+    size_t last = QUICK_LIMIT - CB_ALIGN - CB_WSIZE;      /* the largest request a quick list keeps */
+    char *a = fresh(classed) ? mm_malloc(last) : NULL, *b = mm_malloc(last);
+    bool shaped = a && b && cb_next(a) == b && mm_malloc(SEPARATOR) && !top_free();
+    if (shaped) {
+        mm_free(a);
+        mm_free(b);
+        shaped = is_kept(a) && is_kept(b);
+    }
+    size_t heap = mem_heapsize();
+    void *p = shaped ? alloc_meta(2 * last) : NULL;
+    return report("run_index_flushes_before_growth", classed, shaped, p == a && mem_heapsize() == heap);
+}
+
 /* Kept blocks in a row below a freed block merge with it, all of them
  * (best-blocks.h: keeping a block never stops a merge that immediate
  * coalescing would make): two kept blocks side by side, then the block
@@ -448,6 +467,7 @@ int main(void)
         ok &= growth_by_what_the_top_lacks(classed);
         ok &= runs_open_at_eight_small_blocks(classed);
         ok &= run_index_at_the_bottom(classed);
+        ok &= run_index_flushes_before_growth(classed);
         ok &= large_shrink_to_the_lowest_hole(classed);
     }
     ok &= newest_of_its_size_after_add_classes();
