@@ -292,6 +292,53 @@ static bool pin_case(const char *what, size_t sliver, size_t extra, size_t above
     return report(what, true, shaped, p == (pinned ? h : s));
 }
 
+/* The pin's search is bounded (best-pins.h: the best hole not below a large
+ * block "among the next PIN_PROBES blocks that fit; else bp0"): n slivers of
+ * one size, each just below a large block, and a hole of a larger class that
+ * is not.  Past PIN_PROBES - 1 slivers the request reaches the hole; at
+ * PIN_PROBES it stops and takes best fit's sliver, the head of its list.
+ * Each sliver is what is left of a hole whose top a large request took
+ * (large requests at a free block's top).  As in pin_case, the hole is freed
+ * for real and the mean, warmed with requests of about 3 KiB, read back. */
+static bool pin_search_is_bounded(unsigned n)
+{
+    enum { SLIVER = 304, LARGE = 7996, MOST = PIN_PROBES };
+    char what[64];
+    snprintf(what, sizeof what, "pin_search_is_bounded(%u)", n);
+    if (n > MOST)
+        return report(what, true, false, false);
+    size_t sizes[MOST];
+    int order[MOST + 1];
+    char *b[MOST], *s[MOST];
+    for (unsigned i = 0; i < n; i++)
+        sizes[i] = SLIVER + LARGE, order[i] = (int)i;
+    order[n] = -1;
+    bool shaped = fresh(true) && holes(sizes, (int)n, order, b);
+    for (unsigned i = 0; shaped && i < n; i++) {
+        char *l = mm_malloc(LARGE);
+        shaped = l && !cb_prev_alloc(l) && cb_size(s[i] = cb_prev(l)) == SLIVER;
+    }
+    char *h = shaped && mm_malloc(2996) ? mm_malloc(SLIVER + 32 - CB_WSIZE) : NULL;
+    shaped = h && cb_next(h) == (char *)mm_malloc(SEPARATOR);
+    if (shaped) {
+        mm_free(h);
+        quick_flush();
+    }
+    for (int i = 0; shaped && i < 48; i++) {
+        void *p = mm_malloc(2996);
+        shaped = p;
+        mm_free(p);
+    }
+    size_t mean = shaped ? st->mean + SLIVER - (st->mean >> MEAN_SHIFT) : 0;
+    for (unsigned i = 0; shaped && i < n; i++)
+        shaped = !cb_alloc(s[i]) && cb_size(s[i]) == SLIVER && below_large(s[i], mean);
+    shaped = shaped && !cb_alloc(h) && cb_size(h) == SLIVER + 32 && !below_large(h, mean)
+             && (size_t)SLIVER << (MEAN_SHIFT + 1) <= mean;
+    char *bp0 = shaped ? at(st->head[class_of(SLIVER)]) : NULL;
+    void *p = shaped ? mm_malloc(SLIVER - CB_WSIZE) : NULL;
+    return report(what, true, shaped, p == (n < PIN_PROBES ? h : bp0));
+}
+
 /* Small runs open once RUN_MIN_LIVE (8) small blocks live (best.c's card:
  * "up to 64 bytes a 1 KiB run, once 8 small blocks live"): seven requests of
  * a size whose header would cost a whole alignment unit take ordinary
@@ -481,5 +528,7 @@ int main(void)
     ok &= pin_case("pin_passed_over_for_a_hole_of_its_size", 304, 0, 7996, true);
     ok &= pin_case("no_pin_over_half_the_mean", 2000, 32, 7996, false);
     ok &= pin_case("no_pin_below_a_block_under_twice_the_mean", 304, 32, 4000, false);
+    ok &= pin_search_is_bounded(PIN_PROBES - 1);
+    ok &= pin_search_is_bounded(PIN_PROBES);
     return ok ? 0 : 1;
 }
