@@ -127,7 +127,7 @@ def test_best_uses_a_fitting_top_block_its_search_passed_over(tmp_path, alignmen
     assert done.stdout.count(": ok\n") == 4, done.stdout
 
 
-BEST_RULES_CASES = 42        # the lines of "NAME MODE: ok" tests/c/variants/best_rules.c prints
+BEST_RULES_CASES = 43        # the lines of "NAME MODE: ok" tests/c/variants/best_rules.c prints
 
 
 @pytest.mark.parametrize("alignment", ALIGNMENTS)

@@ -408,6 +408,31 @@ static bool another_size_takes_a_vote(void)
     return report("another_size_takes_a_vote", true, shaped, ok);
 }
 
+/* A free of the leader's size that reaches the free lists takes a vote from
+ * it (best-choice.h: vote, mid_freed); at 16-byte alignment the freed block
+ * leaves its size's count of live blocks.  Either way the run opens one
+ * request later than in medium_runs_open_by_rule.  The freed block lies
+ * just above a free one, so no quick list keeps it. */
+static bool a_freed_block_takes_a_vote(void)
+{
+    geom_t g = run_geom(run_obj(128));
+    size_t need = MID_MARK ? (size_t)RUN_EARN * g.span * RUN_BYTES / (CB_ALIGN * 4) : RUN_MID_LIVE - 1;
+    char *low = fresh(true) ? mm_malloc(1000) : NULL, *first = NULL;
+    bool shaped = low && wants_run(128) && g.span && need < UINT8_MAX, ok = shaped;
+    for (size_t i = 0; ok && i <= need + 1; i++) {
+        char *p = mm_malloc(128);
+        ok = p && in_run(p) == (i == need + 1);
+        if (ok && i == 0)
+            shaped = (first = p) == cb_next(low);
+        if (ok && i == 9) {
+            mm_free(low);
+            mm_free(first);
+            shaped = shaped && !is_kept(first) && !cb_alloc(low) && cb_size(low) == adjust(1000) + adjust(128);
+        }
+    }
+    return report("a_freed_block_takes_a_vote", true, shaped, ok);
+}
+
 /* The run index's block (alloc_meta): best fit, at the bottom of the hole,
  * where small blocks gather, whatever the request's size against the mean
  * (best-blocks.h). */
@@ -520,6 +545,7 @@ int main(void)
     ok &= newest_of_its_size_after_add_classes();
     ok &= medium_runs_open_by_rule();
     ok &= another_size_takes_a_vote();
+    ok &= a_freed_block_takes_a_vote();
     ok &= huge_first_fit(HUGE_FIT - CB_WSIZE);
     ok &= huge_first_fit(66000);
     ok &= small_request_grows_by_a_slice(1 << 20);
