@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from variants_common import KIT
+from variants_common import sanitized
 
 THREADS, OPS = 8, 500_000   # 2-4 s under ASan; each locking mutant below was caught 10 runs in 10
 
@@ -23,11 +23,7 @@ def harness(tmp_path_factory):
     def build(variant: str):
         binary = where / f"threads-{variant}"
         if not binary.exists():
-            subprocess.run(["cc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-DMM_ALIGNMENT=16",
-                            f"-I{KIT}", "-o", str(binary), str(KIT / "tests" / "c" / "variants" / "threads.c"),
-                            str(KIT / "variants" / f"{variant}.c"), str(KIT / "memlib.c"), "-lpthread"],
-                           check=True, capture_output=True, text=True)
+            sanitized(binary, ["tests/c/variants/threads.c", f"variants/{variant}.c"])
         return binary
     return build
 
@@ -48,13 +44,8 @@ def test_ts_lock_checker_may_run_while_other_threads_allocate(harness):
 
 @pytest.fixture(scope="module")
 def ts_frees(tmp_path_factory):
-    binary = tmp_path_factory.mktemp("ts-frees") / "ts-frees"
-    subprocess.run(["cc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-DMM_ALIGNMENT=16", f"-I{KIT}",
-                    "-o", str(binary), str(KIT / "tests" / "c" / "variants" / "ts_frees.c"),
-                    str(KIT / "variants" / "ts-nolock.c"), str(KIT / "memlib.c"), "-lpthread"],
-                   check=True, capture_output=True, text=True)
-    return binary
+    return sanitized(tmp_path_factory.mktemp("ts-frees") / "ts-frees",
+                     ["tests/c/variants/ts_frees.c", "variants/ts-nolock.c"])
 
 
 @pytest.mark.parametrize("case", ["kept", "remote", "returned", "adopted", "shrink", "grow", "tail", "limit"])

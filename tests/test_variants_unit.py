@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from variants_common import (CLASS_BEST, GROW_BY_LACK, KIT, OFFSETS_32, TAG_BYTES, UNIT_TESTED, VARIANTS,
-                             ZERO_BLOCK, card, make, present, split_threshold)
+                             ZERO_BLOCK, card, make, present, sanitized, split_threshold)
 
 ALIGNMENTS = (8, 16)
 
@@ -108,12 +108,7 @@ def test_seglist_search_follows_its_card(damage_builds, variant, case, alignment
 def _best_harness(tmp_path: Path, source: str, alignment: int) -> subprocess.CompletedProcess:
     """Build tests/c/variants/SOURCE (it includes best.c whole, to reach its state) warning-free under
     ASan and UBSan, and run it."""
-    binary = tmp_path / Path(source).stem
-    built = subprocess.run(["cc", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
-                            f"-I{KIT}", "-o", str(binary), str(KIT / "tests" / "c" / "variants" / source),
-                            str(KIT / "memlib.c")], capture_output=True, text=True)
-    assert built.returncode == 0, f"{source}: {built.stderr[-2000:]}"
+    binary = sanitized(tmp_path / Path(source).stem, [f"tests/c/variants/{source}"], alignment)
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=300)
 
 
@@ -178,12 +173,8 @@ def _damage_binary(cache, source: str, variant: str, alignment: int) -> Path:
     under ASan and UBSan."""
     key = (source, variant, alignment)
     if key not in cache:
-        binary = cache["dir"] / f"{Path(source).stem}-{variant}-a{alignment}"
-        subprocess.run(["cc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                        f"-DMM_ALIGNMENT={alignment}", f'-DVARIANT_SRC="variants/{variant}.c"', f"-I{KIT}",
-                        "-o", str(binary), str(KIT / "tests" / "c" / "variants" / source), str(KIT / "memlib.c"),
-                        "-lpthread"], check=True, capture_output=True, text=True)
-        cache[key] = binary
+        cache[key] = sanitized(cache["dir"] / f"{Path(source).stem}-{variant}-a{alignment}",
+                               [f"tests/c/variants/{source}"], alignment, (f'VARIANT_SRC="variants/{variant}.c"',))
     return cache[key]
 
 

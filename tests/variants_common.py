@@ -108,6 +108,18 @@ def present(names: list[str]) -> list[str]:
     return [n for n in names if n in have]
 
 
+def sanitized(out: Path, sources: list[str], alignment: int = 16, defines: tuple[str, ...] = ()) -> Path:
+    """Build OUT from SOURCES (paths in the kit) and memlib.c, warning-free under ASan and UBSan, as
+    the C harnesses in tests/c/variants/ are; a build error fails the test with the compiler's words."""
+    built = subprocess.run(["cc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
+                            *(f"-D{d}" for d in defines), f"-I{KIT}", "-o", str(out),
+                            *(str(KIT / s) for s in sources), str(KIT / "memlib.c"), "-lpthread"],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, f"{' '.join(sources)}: {built.stderr[-2000:]}"
+    return out
+
+
 def make(target: str, variant: str, alignment: int, sanitize: bool = False, *settings: str) -> Path:
     """Run `make TARGET` for one configuration (settings: more NAME=value); return the path it prints last."""
     args = ["make", "-s", "-C", str(KIT), target, f"VARIANT={variant}", f"ALIGNMENT={alignment}", *settings]
