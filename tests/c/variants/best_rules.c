@@ -70,16 +70,25 @@ static bool report(const char *what, bool classed, bool shaped, bool ok)
     return shaped && ok;
 }
 
+/* The fit cases' one shape: holes of SIZES freed in ORDER, one request,
+ * and hole WANT must take it without the heap growing. */
+static bool hole_takes(const char *what, bool classed, const size_t *sizes, int n, const int *order,
+                       size_t request, int want)
+{
+    char *b[MAX_HOLES];
+    bool shaped = fresh(classed) && holes(sizes, n, order, b);
+    size_t heap = mem_heapsize();
+    void *p = shaped ? mm_malloc(request) : NULL;
+    return report(what, classed, shaped, in_hole(p, b[want], adjust(sizes[want])) && mem_heapsize() == heap);
+}
+
 /* Two holes of one size: the newest (freed last) takes a request that fits
  * both (best-state.h: "the smallest that fits, the newest of its size"). */
 static bool newest_of_its_size(bool classed)
 {
     static const size_t sizes[] = {1036, 1036, 1036};
     static const int order[] = {0, 2, -1};
-    char *b[MAX_HOLES];
-    bool shaped = fresh(classed) && holes(sizes, 3, order, b);
-    void *p = shaped ? mm_malloc(1000) : NULL;
-    return report("newest_of_its_size", classed, shaped, in_hole(p, b[2], adjust(1036)));
+    return hole_takes("newest_of_its_size", classed, sizes, 3, order, 1000, 2);
 }
 
 /* The same after add_classes has dealt the one list's holes out to the
@@ -104,10 +113,7 @@ static bool best_fit_in_its_class(bool classed)
 {
     static const size_t sizes[] = {1196, 1246};
     static const int order[] = {0, 1, -1};
-    char *b[MAX_HOLES];
-    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
-    void *p = shaped ? mm_malloc(1100) : NULL;
-    return report("best_fit_in_its_class", classed, shaped, in_hole(p, b[0], adjust(1196)));
+    return hole_takes("best_fit_in_its_class", classed, sizes, 2, order, 1100, 0);
 }
 
 /* No hole of the request's class fits it (its one hole is too small): the
@@ -116,12 +122,7 @@ static bool next_class_when_its_own_has_no_fit(bool classed)
 {
     static const size_t sizes[] = {1096, 1396};
     static const int order[] = {0, 1, -1};
-    char *b[MAX_HOLES];
-    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
-    size_t heap = mem_heapsize();
-    void *p = shaped ? mm_malloc(1146) : NULL;
-    return report("next_class_when_its_own_has_no_fit", classed, shaped,
-                  in_hole(p, b[1], adjust(1396)) && mem_heapsize() == heap);
+    return hole_takes("next_class_when_its_own_has_no_fit", classed, sizes, 2, order, 1146, 1);
 }
 
 /* The request's class is empty: the smallest hole of the next non-empty
@@ -130,10 +131,7 @@ static bool smallest_of_the_next_class(bool classed)
 {
     static const size_t sizes[] = {1396, 1496};
     static const int order[] = {0, 1, -1};
-    char *b[MAX_HOLES];
-    bool shaped = fresh(classed) && holes(sizes, 2, order, b);
-    void *p = shaped ? mm_malloc(1000) : NULL;
-    return report("smallest_of_the_next_class", classed, shaped, in_hole(p, b[0], adjust(1396)));
+    return hole_takes("smallest_of_the_next_class", classed, sizes, 2, order, 1000, 0);
 }
 
 /* Blocks of 64 KiB and more: address-ordered first fit.  The lower hole
