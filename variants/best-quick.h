@@ -146,12 +146,14 @@ FEW_PATH static void *few_pop(size_t asize)
         return NULL;
     *link = *quick_link(bp);
     quick_unkeep(c, bp, true);
+    stat_add(&stats.reuses, 1);
     return bp;
 }
 
 /* (No test of quick_count first: with no kept block every list is empty.) */
 /* quick_pop for a heap with the class tables (mm_malloc's inline path, which
- * has sent a heap without them elsewhere). */
+ * has sent a heap without them elsewhere).  Each pop counts its reuse itself,
+ * so no caller can leave it out. */
 static inline void *quick_pop_classed(size_t asize)
 {
     if (asize >= QUICK_LIMIT)
@@ -168,6 +170,7 @@ static inline void *quick_pop_classed(size_t asize)
     /* its footer, now in a live payload, would pass kept_below's first test
      * for the block above (a third of coalesce's calls looked further) */
     *(cb_word_t *)((char *)bp + asize - 2 * CB_WSIZE) = 0;
+    stat_add(&stats.reuses, 1);
     return bp;
 }
 

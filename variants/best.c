@@ -267,11 +267,7 @@ static __attribute__((noinline)) void *alloc_fit(size_t asize) { return alloc_fi
 static inline __attribute__((always_inline)) void *alloc_block(size_t asize)
 {
     void *bp = quick_pop(asize);
-    if (bp) {
-        stat_add(&stats.reuses, 1);
-        return bp;
-    }
-    return alloc_fit(asize);
+    return bp ? bp : alloc_fit(asize);
 }
 
 /* Free allocated (or no longer kept) block bp; coalesce tags it. */
@@ -298,8 +294,8 @@ static void *alloc_any(size_t size)
         bp = run_alloc(size, false);
     else if (mid_open(size, asize))
         bp = run_alloc(size, true);
-    if (!bp && (bp = quick_pop(asize)))
-        stat_add(&stats.reuses, 1);      /* (a kept block: as mm_malloc counts its pop) */
+    if (!bp)
+        bp = quick_pop(asize);
     if (!bp && (bp = mid_request(size, asize)))
         return bp;
     if (!bp) {
@@ -457,7 +453,6 @@ void *mm_malloc(size_t size)
     void *bp = quick_pop_classed(asize);
     if (!bp)
         return malloc_fit(size, asize);
-    stat_add(&stats.reuses, 1);
     count_malloc(size);
     return bp;
 }
