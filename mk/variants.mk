@@ -13,7 +13,7 @@ ifneq ($(and $(VARIANT_GOALS),$(if $(VARIANT)$(MM),,1)),)
   $(error $(firstword $(VARIANT_GOALS)) tests a variant: give VARIANT=name (variants: $(VARIANT_NAMES)))
 endif
 
-VARIANT_UNIT_SRCS := tests/c/variants/unit.c memlib.c
+VARIANT_UNIT_SRCS := tests/c/variants/unit.c tests/c/variants/unit_realloc.c tests/c/variants/unit_fit.c memlib.c
 VARIANT_UNIT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(VARIANT_UNIT_SRCS))
 
 .PHONY: variant-unit results results-seeds
