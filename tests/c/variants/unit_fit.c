@@ -1,7 +1,7 @@
 /*
- * unit_fit.c - where a request lands, per each variant's card: next fit's rover, the free
- * lists' insertion order, the fit policies, the size classes, the top block
- * and how far the heap grows.
+ * unit_fit.c - where a request lands, per each variant's card: next fit's
+ * rover, the free lists' insertion order, the fit policies, the size classes,
+ * the top block and how far the heap grows.
  * Run through unit.c (its list and flags).
  */
 #include "unit.h"
