@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from test_variants_results import _run
+from results_common import made_run
 from variants_common import KIT
 
 sys.path.insert(0, str(KIT / "tools"))
@@ -64,7 +64,7 @@ def test_a_speed_claim_holds_only_when_its_variant_is_the_faster(claim, slow, fa
     """The predicted-faster variant's ratio to libc over the other's, each in its own run: above 1
     holds; slower, or just as fast, contradicts "faster"."""
     def row(fast_kops: float) -> tuple[str, str]:
-        return _claim(_table({slow: _run(slow, {"a": 0.8}, 100.0), fast: _run(fast, {"a": 0.8}, fast_kops)}), claim)
+        return _claim(_table({slow: made_run(slow, {"a": 0.8}, 100.0), fast: made_run(fast, {"a": 0.8}, fast_kops)}), claim)
 
     evidence, verdict = row(300.0)
     assert verdict == "holds"
@@ -76,11 +76,11 @@ def test_a_speed_claim_holds_only_when_its_variant_is_the_faster(claim, slow, fa
 def test_a_variant_with_no_ratio_to_libc_makes_no_speed_claim():
     """A run whose every trace failed has no ratio (median_run counts it lowest): there is no
     speed-up to state, and the page is still written."""
-    failed = results.replace(_run("implicit-first", {"a": 0.8}, 100.0), ratio=None)
-    table = _table({"implicit-first": failed, "explicit-lifo": _run("explicit-lifo", {"a": 0.8}, 300.0)})
+    failed = results.replace(made_run("implicit-first", {"a": 0.8}, 100.0), ratio=None)
+    table = _table({"implicit-first": failed, "explicit-lifo": made_run("explicit-lifo", {"a": 0.8}, 300.0)})
     assert not [p for p in table if p.startswith(EXPLICIT)]
-    assert results_claims.speedup(_run("x", {"a": 0.8}, 300.0), failed) is None
-    assert results_claims.speedup(failed, _run("x", {"a": 0.8}, 300.0)) is None
+    assert results_claims.speedup(made_run("x", {"a": 0.8}, 300.0), failed) is None
+    assert results_claims.speedup(failed, made_run("x", {"a": 0.8}, 300.0)) is None
 
 
 def test_realloc_in_place_is_the_mean_over_the_realloc_heavy_traces():
@@ -89,8 +89,8 @@ def test_realloc_in_place_is_the_mean_over_the_realloc_heavy_traces():
     counts = {"grow": (100, 50), "some": (100, 6), "edge": (100, 5), "plain": (100, 0)}
 
     def row(fixed: dict[str, float], *failed: str) -> tuple[str, str]:
-        seg = _reallocs(_run("segregated", {"grow": 0.6, "some": 0.8, "edge": 0.1, "plain": 0.1}, 500.0), counts)
-        sr = _failed(_reallocs(_run("segregated-realloc", fixed, 500.0), counts), *failed)
+        seg = _reallocs(made_run("segregated", {"grow": 0.6, "some": 0.8, "edge": 0.1, "plain": 0.1}, 500.0), counts)
+        sr = _failed(_reallocs(made_run("segregated-realloc", fixed, 500.0), counts), *failed)
         return _claim(_table({"segregated": seg, "segregated-realloc": sr}), REALLOC)
 
     assert row({"grow": 0.9, "some": 0.7, "edge": 0.99, "plain": 0.99}) == (
@@ -102,9 +102,9 @@ def test_realloc_in_place_is_the_mean_over_the_realloc_heavy_traces():
 
 def test_best_fit_is_judged_on_the_traces_where_first_fit_finishes_below_90_percent():
     """Heavy traces: first fit below 90% and both finish; within half a point counts as a tie."""
-    first = _failed(_run("implicit-first", {"low": 0.70, "tie": 0.80, "at90": 0.90, "mid": 0.92, "gone": 0.5,
+    first = _failed(made_run("implicit-first", {"low": 0.70, "tie": 0.80, "at90": 0.90, "mid": 0.92, "gone": 0.5,
                                             "bgone": 0.5}, 100.0), "gone")
-    best = _failed(_run("implicit-best", {"low": 0.72, "tie": 0.796, "at90": 0.5, "mid": 0.5, "gone": 0.99,
+    best = _failed(made_run("implicit-best", {"low": 0.72, "tie": 0.796, "at90": 0.5, "mid": 0.5, "gone": 0.99,
                                           "bgone": 0.5}, 100.0), "bgone")
     assert _claim(_table({"implicit-first": first, "implicit-best": best}), BEST_FIT) == (
         "on the 2 traces where first fit is below 90%: best fit is as good or better on 2, worse on 0; "
@@ -114,9 +114,9 @@ def test_best_fit_is_judged_on_the_traces_where_first_fit_finishes_below_90_perc
 def test_next_fit_fragments_more_by_the_mean_or_by_running_out_of_heap():
     """The mean over the traces both finish, next fit's no higher; or next fit runs out of heap
     where first fit does not.  A contradiction names the traces next fit is better on by over a point."""
-    first = _run("implicit-first", {"a": 0.70, "b": 0.80, "c": 0.50, "d": 0.60, "big": 0.9}, 100.0)
-    nxt = _run("implicit-next", {"a": 0.95, "b": 0.805, "c": 0.48, "d": 0.605, "big": 0.9}, 100.0)
-    worse = _run("implicit-next", {"a": 0.60, "b": 0.80, "c": 0.50, "d": 0.60, "big": 0.9}, 100.0)
+    first = made_run("implicit-first", {"a": 0.70, "b": 0.80, "c": 0.50, "d": 0.60, "big": 0.9}, 100.0)
+    nxt = made_run("implicit-next", {"a": 0.95, "b": 0.805, "c": 0.48, "d": 0.605, "big": 0.9}, 100.0)
+    worse = made_run("implicit-next", {"a": 0.60, "b": 0.80, "c": 0.50, "d": 0.60, "big": 0.9}, 100.0)
     assert _claim(_table({"implicit-first": first, "implicit-next": worse}), NEXT_FRAG) == (
         "mean over the traces both finish: `implicit-next` 68.0% vs `implicit-first` 70.0%", "holds")
     lines = results_claims.claims_section({"implicit-first": first, "implicit-next": nxt}, {})
@@ -132,10 +132,10 @@ def test_next_fit_fragments_more_by_the_mean_or_by_running_out_of_heap():
 
 def test_worst_fit_is_lowest_on_the_traces_all_four_finish_or_runs_out_of_heap():
     def fits(next_util: float, worst_util: float, worst_fails: bool = False) -> dict:
-        runs = {"implicit-first": _run("implicit-first", {"p": 0.80, "q": 0.80}, 100.0),
-                "implicit-next": _failed(_run("implicit-next", {"p": next_util, "q": 0.8}, 100.0), "q"),
-                "implicit-best": _run("implicit-best", {"p": 0.85, "q": 0.85}, 100.0),
-                "implicit-worst": _run("implicit-worst", {"p": worst_util, "q": worst_util}, 100.0)}
+        runs = {"implicit-first": made_run("implicit-first", {"p": 0.80, "q": 0.80}, 100.0),
+                "implicit-next": _failed(made_run("implicit-next", {"p": next_util, "q": 0.8}, 100.0), "q"),
+                "implicit-best": made_run("implicit-best", {"p": 0.85, "q": 0.85}, 100.0),
+                "implicit-worst": made_run("implicit-worst", {"p": worst_util, "q": worst_util}, 100.0)}
         if worst_fails:
             runs["implicit-worst"] = _failed(runs["implicit-worst"], "q")
         return runs
@@ -151,7 +151,7 @@ def test_worst_fit_is_lowest_on_the_traces_all_four_finish_or_runs_out_of_heap()
 
 
 def test_address_order_is_judged_by_whole_suite_utilization():
-    lifo, addr = _run("explicit-lifo", {"a": 0.6}, 100.0), _run("explicit-addr", {"a": 0.7}, 100.0)
+    lifo, addr = made_run("explicit-lifo", {"a": 0.6}, 100.0), made_run("explicit-addr", {"a": 0.7}, 100.0)
     assert _claim(_table({"explicit-lifo": lifo, "explicit-addr": addr}), ADDRESS) == (
         "`explicit-addr` 70.0% vs `explicit-lifo` 60.0%", "holds")
     assert _claim(_table({"explicit-lifo": addr, "explicit-addr": lifo}), ADDRESS)[1] == "**contradicted**"
@@ -162,16 +162,16 @@ def test_best_matches_libc_at_exactly_1x():
     def row(runs: dict) -> tuple[str, str]:
         return _claim(_table(runs), LIBC)
 
-    assert row({"best": _run("best", {"a": 0.9}, 1000.0)}) == ("`best` runs at 1.000x libc's throughput", "holds")
-    assert row({"best": _run("best", {"a": 0.9}, 990.0)})[1] == "**contradicted**"
-    assert not _table({"segregated-realloc": _run("segregated-realloc", {"a": 0.9}, 2000.0)})
+    assert row({"best": made_run("best", {"a": 0.9}, 1000.0)}) == ("`best` runs at 1.000x libc's throughput", "holds")
+    assert row({"best": made_run("best", {"a": 0.9}, 990.0)})[1] == "**contradicted**"
+    assert not _table({"segregated-realloc": made_run("segregated-realloc", {"a": 0.9}, 2000.0)})
 
 
 def test_the_classic_group_repeats_the_four_fit_claims_from_the_8_byte_runs():
     """The 16-byte runs give every claim; the 8-byte runs (classic group) give the four fit-policy
     claims again, labelled, each judged on its own alignment's figures."""
     def fits(first: float, other: float, kops: float) -> dict:
-        return {v: _run(v, {"a": u}, kops * k) for v, u, k in (
+        return {v: made_run(v, {"a": u}, kops * k) for v, u, k in (
             ("implicit-first", first, 1), ("implicit-next", other, 2), ("implicit-best", other, 1),
             ("implicit-worst", 0.1, 1), ("explicit-lifo", first, 30), ("explicit-addr", other, 30),
             ("segregated", first, 40), ("best", other, 200))}
@@ -191,8 +191,8 @@ def test_a_fit_claim_with_no_trace_finished_by_all_its_variants_is_left_out():
     folder of that alone, no trace is finished by both, and there is no mean to set them against.
     The page had been a StatisticsError traceback after the whole measurement; the speed claim,
     which needs no finished trace, is still made."""
-    first = _run("implicit-first", {"realloc-vectors": 0.6}, 10.0)
-    out_of_heap = {v: _failed(_run(v, {"realloc-vectors": 0.6}, 20.0), "realloc-vectors")
+    first = made_run("implicit-first", {"realloc-vectors": 0.6}, 10.0)
+    out_of_heap = {v: _failed(made_run(v, {"realloc-vectors": 0.6}, 20.0), "realloc-vectors")
                    for v in ("implicit-next", "implicit-best", "implicit-worst")}
     table = _table({"implicit-first": first, **out_of_heap}, {"implicit-first": first, **out_of_heap})
     assert len(table) == 2 and _claim(table, NEXT_FAST) and _claim(table, NEXT_FAST, classic=True)
@@ -200,7 +200,7 @@ def test_a_fit_claim_with_no_trace_finished_by_all_its_variants_is_left_out():
 
 def test_realloc_and_best_fit_claims_with_no_trace_to_judge_are_left_out():
     """No realloc-heavy trace, or none where first fit is below 90%: no row, and no traceback."""
-    runs = {v: _run(v, {"easy": 0.95}, 100.0) for v in ("segregated", "segregated-realloc",
+    runs = {v: made_run(v, {"easy": 0.95}, 100.0) for v in ("segregated", "segregated-realloc",
                                                          "implicit-first", "implicit-best")}
     table = _table(runs)
     assert not [p for p in table if p.startswith((REALLOC, BEST_FIT))]

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from test_variants_results import _run
+from results_common import made_run
 from variants_common import KIT
 
 sys.path.insert(0, str(KIT / "tools"))
@@ -35,9 +35,9 @@ def _with_ratios(run: results.Run, ratios: dict[str, float | None]) -> results.R
 def test_util_vs_throughput_puts_each_variant_at_its_ratio_and_utilization(figures, tmp_path):
     """x: the median run's ratio to libc, log scale, with a bar over the range of its runs and a
     line at libc (1x); y: its whole-suite utilization in %.  A variant with no ratio has no place."""
-    seg = results.replace(_run("segregated", {"a": 0.6, "b": 0.8}, 500.0), ratios=(0.4, 0.5, 0.7))
-    best = _run("best", {"a": 0.9, "b": 0.95}, 2000.0)
-    failed = results.replace(_run("implicit-first", {"a": 0.1}, 1.0), ratio=None)
+    seg = results.replace(made_run("segregated", {"a": 0.6, "b": 0.8}, 500.0), ratios=(0.4, 0.5, 0.7))
+    best = made_run("best", {"a": 0.9, "b": 0.95}, 2000.0)
+    failed = results.replace(made_run("implicit-first", {"a": 0.1}, 1.0), ratio=None)
     results_plots.util_vs_throughput([seg, failed, best], tmp_path / "p.png")
     ax = figures[0].axes[0]
     assert [c.get_offsets().tolist() for c in ax.collections if hasattr(c, "get_sizes") and len(c.get_sizes())] \
@@ -54,7 +54,7 @@ def test_util_vs_throughput_puts_each_variant_at_its_ratio_and_utilization(figur
 
 
 def test_a_range_is_drawn_from_two_runs(figures, tmp_path):
-    seg = results.replace(_run("segregated", {"a": 0.6}, 500.0), ratios=(0.4, 0.5))
+    seg = results.replace(made_run("segregated", {"a": 0.6}, 500.0), ratios=(0.4, 0.5))
     results_plots.util_vs_throughput([seg], tmp_path / "p.png")
     (bar,) = figures[0].axes[0].containers
     assert [list(p) for p in bar.lines[2][0].get_segments()[0]] == [[0.4, 60.0], [0.5, 60.0]]
@@ -65,12 +65,12 @@ def test_per_trace_plots_show_the_progression_in_order(figures, tmp_path):
     utilization in %, a failed trace at 0; then the ratio to libc in the variant's own run, on a
     log scale with a line at 1x, and no bar where a trace has no ratio."""
     names = ["implicit-first", "explicit-lifo", "segregated", "segregated-realloc", "best"]
-    runs = [_with_ratios(_run(v, {"t1": 0.5 + 0.1 * i, "t2": 0.4}, 100.0), {"t1": 0.1 * (i + 1), "t2": 2.0})
+    runs = [_with_ratios(made_run(v, {"t1": 0.5 + 0.1 * i, "t2": 0.4}, 100.0), {"t1": 0.1 * (i + 1), "t2": 2.0})
             for i, v in enumerate(names)]
     runs[1] = _with_ratios(results.replace(runs[1], traces=(
         results.replace(runs[1].traces[0], outcome="out_of_heap", utilization=None), runs[1].traces[1])),
         {"t1": None, "t2": 2.0})
-    others = [_run(v, {"t1": 0.9, "t2": 0.9}, 100.0) for v in ("explicit-addr", "implicit-best")]
+    others = [made_run(v, {"t1": 0.9, "t2": 0.9}, 100.0) for v in ("explicit-addr", "implicit-best")]
     shuffled = [runs[4], others[0], runs[2], runs[0], others[1], runs[3], runs[1]]
     paths = results_plots.plot_all(shuffled, tmp_path)
     assert [p.name for p in paths] == ["results-util-vs-throughput.png", "results-util-per-trace.png",
@@ -91,7 +91,7 @@ def test_per_trace_plots_show_the_progression_in_order(figures, tmp_path):
 
 
 def test_per_trace_plots_show_the_first_five_runs_without_the_progression(figures, tmp_path):
-    runs = [_run(f"mine-{i}", {"t1": 0.5}, 100.0) for i in range(7)]
+    runs = [made_run(f"mine-{i}", {"t1": 0.5}, 100.0) for i in range(7)]
     results_plots.per_trace(runs, tmp_path / "p.png", "utilization")
     assert [b.get_label() for b in figures[0].axes[0].containers] == [f"mine-{i}" for i in range(5)]
     assert results_plots.plot_all([], tmp_path) == []
@@ -100,7 +100,7 @@ def test_per_trace_plots_show_the_first_five_runs_without_the_progression(figure
 def test_each_traces_bars_stand_side_by_side_under_its_name(figures, tmp_path):
     """Per trace, the variants' bars in order left to right, none over another or over the next
     trace's, and the trace's name at the middle of its group."""
-    runs = [_run(v, {"t1": 0.5, "t2": 0.6, "t3": 0.7}, 100.0) for v in results_plots.PER_TRACE]
+    runs = [made_run(v, {"t1": 0.5, "t2": 0.6, "t3": 0.7}, 100.0) for v in results_plots.PER_TRACE]
     results_plots.per_trace(runs, tmp_path / "p.png", "utilization")
     ax = figures[0].axes[0]
     groups = [[(b[j].get_x(), b[j].get_x() + b[j].get_width()) for b in ax.containers] for j in range(3)]

@@ -13,6 +13,7 @@ from statistics import mean
 import click
 import pytest
 
+from results_common import made_run
 from variants_common import KIT
 
 sys.path.insert(0, str(KIT / "tools"))
@@ -20,21 +21,13 @@ import results  # noqa: E402
 import results_claims  # noqa: E402
 
 
-def _run(variant: str, utils: dict[str, float], kops: float, failed: int = 0) -> results.Run:
-    traces = tuple(results.TraceResult(name=n, group="kit", outcome="ok", utilization=u, kops=kops,
-                                       libc_kops=1000.0, stats={"mallocs": 10, "reallocs": 0})
-                   for n, u in utils.items())
-    return results.Run(variant=variant, alignment=16, traces=traces, utilization=sum(utils.values()) / len(utils),
-                       kops=kops, libc_kops=1000.0, ratio=kops / 1000, perf_index=50.0, failed=failed)
-
-
 def test_run_round_trips_through_json():
-    r = _run("best", {"a": 0.5, "b": 0.75}, 2000.0)
+    r = made_run("best", {"a": 0.5, "b": 0.75}, 2000.0)
     assert results.Run.from_json(r.to_json()) == r
 
 
 def test_the_median_run_is_one_real_run_carrying_every_ratio():
-    runs = [_run("best", {"a": 0.5}, k) for k in (1300.0, 900.0, 1100.0, 1000.0)]
+    runs = [made_run("best", {"a": 0.5}, k) for k in (1300.0, 900.0, 1100.0, 1000.0)]
     runs[3] = results.replace(runs[3], ratio=None)      # every trace failed: counts as lowest
     m = results.median_run(runs)
     assert results.replace(m, ratios=()) == runs[1]   # None (lowest) < 0.9 < 1.1 < 1.3: the lower middle
@@ -47,7 +40,7 @@ def test_the_median_run_is_one_real_run_carrying_every_ratio():
 def test_the_page_says_what_was_measured_and_what_else_ran():
     """Each run's commit and the cores other processes kept busy are kept in the cache and
     carried by the median run; the page states them, and says nothing where a cache has none."""
-    quiet = [results.replace(_run("best", {"a": 0.5}, k), loads=(x,), commits=("abc1234",))
+    quiet = [results.replace(made_run("best", {"a": 0.5}, k), loads=(x,), commits=("abc1234",))
              for k, x in ((1000.0, 0.02), (1100.0, 0.0), (900.0, 0.1))]
     m = results.median_run(quiet)
     assert m.loads == (0.02, 0.0, 0.1) and m.commits == ("abc1234",) * 3
@@ -59,7 +52,7 @@ def test_the_page_says_what_was_measured_and_what_else_ran():
     note = results.provenance([busy])
     assert note.startswith("Built from 2 commits (abc1234; def5678 with uncommitted edits to x)")
     assert "some runs shared the host with other work" in note
-    assert results.provenance([_run("best", {"a": 0.5}, 1000.0)]) == ""
+    assert results.provenance([made_run("best", {"a": 0.5}, 1000.0)]) == ""
 
 
 def test_a_driver_leaving_no_json_is_one_line_naming_the_file(tmp_path):
@@ -102,7 +95,7 @@ def test_stats_table_has_every_counter_of_mm_stats_h():
     """Issue 3's counters are mm_stats.h's: the table had dropped bytes_requested."""
     fields = re.findall(r"^\s*X\((\w+),", (KIT / "mm_stats.h").read_text(), re.M)
     assert "bytes_requested" in fields and "reuses" in fields
-    run = _run("best", {"a": 0.5, "b": 0.6}, 2000.0)
+    run = made_run("best", {"a": 0.5, "b": 0.6}, 2000.0)
     run = results.replace(run, traces=tuple(results.replace(t, stats={f: 1000 + i for i, f in enumerate(fields)})
                                             for t in run.traces))
     header, _, row = results.stats_table([run])
@@ -181,8 +174,8 @@ def test_the_per_trace_plot_is_each_variants_ratio_in_its_own_run(tmp_path, monk
 
 
 def test_claims_report_a_contradiction_with_its_reason():
-    first = _run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
-    best = _run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
+    first = made_run("implicit-first", {"frag1": 0.80, "frag2": 0.70, "easy": 0.99}, 100.0)
+    best = made_run("implicit-best", {"frag1": 0.60, "frag2": 0.65, "easy": 0.99}, 90.0)
     lines = results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {})
     text = "\n".join(lines)
     assert "**contradicted**" in text and "worse on 2" in text
@@ -190,25 +183,25 @@ def test_claims_report_a_contradiction_with_its_reason():
 
 
 def test_claims_hold_when_the_data_agrees():
-    first = _run("implicit-first", {"frag1": 0.80}, 100.0)
-    best = _run("implicit-best", {"frag1": 0.85}, 90.0)
+    first = made_run("implicit-first", {"frag1": 0.80}, 100.0)
+    best = made_run("implicit-best", {"frag1": 0.85}, 90.0)
     lines = results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {})
     assert "| holds |" in "\n".join(lines) and "contradicted" not in "\n".join(lines)
 
 
 def test_targets_table_says_met_and_not_met():
-    best16 = _run("best", {"x": 0.95}, 3000.0)
-    seg = _run("segregated-realloc", {"x": 0.9}, 500.0)
+    best16 = made_run("best", {"x": 0.95}, 3000.0)
+    seg = made_run("segregated-realloc", {"x": 0.9}, 500.0)
     text = "\n".join(results.targets_section(best16, None, seg, None, []))
     assert "| met |" in text and "**not met**" in text
 
 
 def test_targets_table_judges_every_list_variant_against_implicit_first():
     """Issue 3: every explicit/segregated variant >= 10x implicit-first's throughput, one row each."""
-    best16 = _run("best", {"x": 0.95}, 3000.0)
-    implicit = _run("implicit-first", {"x": 0.8}, 100.0)
-    others = [implicit, _run("implicit-next", {"x": 0.8}, 50.0), _run("explicit-lifo", {"x": 0.8}, 2500.0),
-              _run("segregated", {"x": 0.8}, 900.0)]
+    best16 = made_run("best", {"x": 0.95}, 3000.0)
+    implicit = made_run("implicit-first", {"x": 0.8}, 100.0)
+    others = [implicit, made_run("implicit-next", {"x": 0.8}, 50.0), made_run("explicit-lifo", {"x": 0.8}, 2500.0),
+              made_run("segregated", {"x": 0.8}, 900.0)]
     rows = [r for r in results.targets_section(best16, None, None, implicit, others) if "10x" in r]
     assert rows == ["| `explicit-lifo` >= 10x `implicit-first` throughput | 25x | met |",
                     "| `segregated` >= 10x `implicit-first` throughput | 9x | **not met** |"]
@@ -217,9 +210,9 @@ def test_targets_table_judges_every_list_variant_against_implicit_first():
 def test_list_variants_are_set_against_implicit_first_through_libc_in_their_own_runs():
     """Two variants' Kops are two runs, and libc's own speed moves between runs: the speed-up is
     the ratio of their ratios to libc, each timed in its own run."""
-    best16 = _run("best", {"x": 0.95}, 3000.0)
-    implicit = _run("implicit-first", {"x": 0.8}, 100.0)                       # 0.1x its libc
-    lifo = results.replace(_run("explicit-lifo", {"x": 0.8}, 2500.0), libc_kops=2000.0, ratio=1.25)
+    best16 = made_run("best", {"x": 0.95}, 3000.0)
+    implicit = made_run("implicit-first", {"x": 0.8}, 100.0)                       # 0.1x its libc
+    lifo = results.replace(made_run("explicit-lifo", {"x": 0.8}, 2500.0), libc_kops=2000.0, ratio=1.25)
     rows = [r for r in results.targets_section(best16, None, None, implicit, [implicit, lifo]) if "10x" in r]
     assert rows == ["| `explicit-lifo` >= 10x `implicit-first` throughput | 12x | met |"]   # not 25x
     claims = "\n".join(results_claims.claims_section({"implicit-first": implicit, "explicit-lifo": lifo}, {}))
@@ -227,7 +220,7 @@ def test_list_variants_are_set_against_implicit_first_through_libc_in_their_own_
 
 
 def test_targets_table_judges_the_mean_over_layouts():
-    best16 = _run("best", {"x": 0.905}, 3000.0)
+    best16 = made_run("best", {"x": 0.905}, 3000.0)
     rows = [r for r in results.targets_section(best16, None, None, None, [], [0.905, 0.89, 0.895, 0.90])
             if "placement layouts" in r]
     assert rows == ["| the same, mean over 4 placement layouts (`MM_LAYOUT`, config.h) | "
@@ -419,8 +412,8 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path, monkeypatch, ful
 
 
 def test_claims_explain_exceptions_to_a_claim_that_holds():
-    first = _run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
-    best = _run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)
+    first = made_run("implicit-first", {"f1": 0.80, "f2": 0.70, "f3": 0.60}, 100.0)
+    best = made_run("implicit-best", {"f1": 0.85, "f2": 0.75, "f3": 0.50}, 90.0)
     text = "\n".join(results_claims.claims_section({"implicit-first": first, "implicit-best": best}, {}))
     assert "holds, with exceptions" in text and "worse on 1 (f3)" in text
     assert "and why:" in text
@@ -428,7 +421,7 @@ def test_claims_explain_exceptions_to_a_claim_that_holds():
 
 def _libc_run(variant: str, libc_kops: float) -> results.Run:
     """A run whose libc ran at LIBC_KOPS, on trace "a" and on the whole suite."""
-    r = _run(variant, {"a": 0.5}, 1000.0)
+    r = made_run(variant, {"a": 0.5}, 1000.0)
     return results.replace(r, libc_kops=libc_kops, traces=(results.replace(r.traces[0], libc_kops=libc_kops),))
 
 
@@ -440,7 +433,7 @@ def test_libc_spread_is_the_median_of_the_runs_and_their_range():
 
 
 def test_ratio_range_is_given_from_two_runs():
-    two = results.median_run([_run("best", {"a": 0.5}, k) for k in (1100.0, 900.0)])
+    two = results.median_run([made_run("best", {"a": 0.5}, k) for k in (1100.0, 900.0)])
     assert results.ratio_range(two) == " (0.90-1.10 over 2 runs)"
 
 
@@ -453,40 +446,40 @@ def test_ratios_and_utilizations_keep_their_digits_at_the_edges():
 
 
 def test_targets_are_met_at_exactly_their_bound():
-    best16 = results.replace(_run("best", {"x": 0.90}, 1000.0),
+    best16 = results.replace(made_run("best", {"x": 0.90}, 1000.0),
                              traces=(results.TraceResult("x", "lab64", "ok", 0.75, 1000.0, 1000.0),))
-    best8 = results.replace(_run("best", {"x": 0.972}, 1000.0), utilization=0.972)
+    best8 = results.replace(made_run("best", {"x": 0.972}, 1000.0), utilization=0.972)
     rows = results.targets_section(best16, best8, None, None, [])
     assert not [r for r in rows if "not met" in r], rows
     assert "| lab64 group, 16-byte alignment: utilization >= 75% | 75.0% | met |" in rows
 
 
 def test_group_utilization_counts_a_failed_trace_as_zero():
-    r = results.replace(_run("best", {"a": 0.8, "b": 0.8}, 1000.0), traces=(
+    r = results.replace(made_run("best", {"a": 0.8, "b": 0.8}, 1000.0), traces=(
         results.TraceResult("a", "kit", "ok", 0.8, 1.0, 1.0), results.TraceResult("b", "kit", "timeout", None, None, None)))
     assert r.group_util("kit") == pytest.approx(0.4) and r.group_util("lab64") is None
 
 
 def test_provenance_gives_the_lower_middle_load_of_an_even_count():
-    runs = [results.replace(_run("best", {"a": 0.5}, 1000.0), loads=(0.3, 0.0, 0.2, 0.1))]
+    runs = [results.replace(made_run("best", {"a": 0.5}, 1000.0), loads=(0.3, 0.0, 0.2, 0.1))]
     assert "a median of 0.1 of the host's" in results.provenance(runs)
     assert "(at most 0.3 over 4 runs;" in results.provenance(runs)
 
 
 def test_stats_table_gives_the_largest_peak_heap_not_their_sum():
-    r = _run("best", {"a": 0.5, "b": 0.6}, 2000.0)
+    r = made_run("best", {"a": 0.5, "b": 0.6}, 2000.0)
     r = results.replace(r, traces=tuple(results.replace(t, stats={"peak_heap": p}) for t, p in zip(r.traces, (100, 300))))
     assert results.stats_table([r])[2].endswith("| 0 | 300 |")
 
 
 def test_gaps_list_the_furthest_from_the_ideal_first():
     t = lambda n, u, ideal: results.TraceResult(n, "kit", "ok", u, 1.0, 1.0, ideal=ideal)  # noqa: E731
-    best = results.replace(_run("best", {"a": 0.5}, 1000.0), traces=(t("near", 0.89, 0.9), t("far", 0.5, 0.9)))
+    best = results.replace(made_run("best", {"a": 0.5}, 1000.0), traces=(t("near", 0.89, 0.9), t("far", 0.5, 0.9)))
     rows = [r for r in results.gaps_section(best) if r.startswith("| ") and "pts" in r]
     assert rows == ["| far | kit | 50.0% | 90.0% | 40.0 pts |", "| near | kit | 89.0% | 90.0% | 1.0 pts |"]
     assert results.gaps_section(best, count=1)[-2].startswith("| far |")
 
 
 def test_the_whole_suite_row_keeps_two_digits_of_a_slow_variants_ratio():
-    md = results.render([_run("implicit-first", {"a": 0.5}, 12.0)], [], "traces")
+    md = results.render([made_run("implicit-first", {"a": 0.5}, 12.0)], [], "traces")
     assert "| **whole suite** | 0.012x |" in md
