@@ -1,7 +1,8 @@
 /*
  * ts_frees.c - ts-nolock's card, rung by rung, on a heap built by hand: frees
- * of another thread's blocks, an exited thread's arena adopted, the owner's
- * realloc in place.  Each case is black-box (the API, mm_stats, mm_checkheap),
+ * of another thread's blocks, an exited thread's arena adopted, the heap's
+ * growth.  (The owner's realloc in place is unit_realloc.c's, under
+ * --in-place.)  Each case is black-box (the API, mm_stats, mm_checkheap),
  * with a second thread made for the one call the case is about.
  *
  *   ts-frees CASE     exit 0 and "ok" when the card's outcome is seen
@@ -13,8 +14,6 @@
  *   adopted  a thread's arena, pooled at its exit, is the next thread's,
  *            with its free blocks
  *   returned a block kept by a thread goes home when that thread exits
- *   shrink   the owner's realloc to fewer bytes keeps the block (in place)
- *   grow     the owner's realloc of its heap's top block grows the heap under it
  *   tail     a free block at the heap's top counts towards a request: the
  *            heap grows by what it lacks
  *   limit    4097 threads alive at once: 4096 arenas (MAX_ARENAS), so exactly
@@ -120,36 +119,6 @@ static void test_adopted(void)
     CHECK(mm_checkheap(__LINE__));
 }
 
-static void test_shrink(void)
-{
-    unsigned char *p = mm_malloc(600), *guard = mm_malloc(100);
-    CHECK(p && guard);
-    memset(p, 0x5A, 600);
-    mm_stats_t s = stats();
-    unsigned char *q = mm_realloc(p, 100);
-    CHECK(q == p && stats().reallocs_in_place == s.reallocs_in_place + 1);
-    for (int i = 0; i < 100; i++)
-        CHECK(q[i] == 0x5A);
-    mm_free(q);
-    mm_free(guard);
-    CHECK(mm_checkheap(__LINE__));
-}
-
-static void test_grow(void)
-{
-    unsigned char *low = mm_malloc(200), *p = mm_malloc(300);
-    CHECK(low && p);
-    memset(p, 0x3C, 300);
-    mm_stats_t s = stats();
-    unsigned char *q = mm_realloc(p, 5000);
-    CHECK(q == p && stats().reallocs_in_place == s.reallocs_in_place + 1);
-    for (int i = 0; i < 300; i++)
-        CHECK(q[i] == 0x3C);
-    mm_free(q);
-    mm_free(low);
-    CHECK(mm_checkheap(__LINE__));
-}
-
 static void test_tail(void)
 {
     void *low = mm_malloc(200), *top = mm_malloc(3000);
@@ -199,8 +168,6 @@ static const struct {
     {"remote", test_remote},
     {"returned", test_returned},
     {"adopted", test_adopted},
-    {"shrink", test_shrink},
-    {"grow", test_grow},
     {"tail", test_tail},
     {"limit", test_limit},
 };

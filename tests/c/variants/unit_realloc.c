@@ -135,11 +135,12 @@ void test_realloc_grow_at_end(void)
     fresh();
     unsigned char *low = get(200, 30), *p = get(300, 31);
     size_t heap = mem_heapsize();
+    mm_stats_t s = stats();
     unsigned char *q = mm_realloc(p, 5000);
     CHECK(q != NULL && mm_checkheap(__LINE__));
     CHECK(intact(q, 300, 31));
     if (in_place) {
-        CHECK(q == p);
+        CHECK(q == p && stats().reallocs_in_place == s.reallocs_in_place + 1);
         CHECK(mem_heapsize() - heap <= 5000 - 300 + 2 * MM_ALIGNMENT + 64);
     }
     /* and again, many small steps, as the realloc traces do */
