@@ -60,6 +60,15 @@ def test_a_range_is_drawn_from_two_runs(figures, tmp_path):
     assert [list(p) for p in bar.lines[2][0].get_segments()[0]] == [[0.4, 60.0], [0.5, 60.0]]
 
 
+def test_a_range_leaves_out_a_run_without_a_ratio(figures, tmp_path):
+    """A run where every trace failed has no ratio: the bar spans the runs that measured one,
+    not down to 0, which a log axis cannot show."""
+    seg = results.replace(made_run("segregated", {"a": 0.6}, 500.0), ratios=(0.4, None, 0.5))
+    results_plots.util_vs_throughput([seg], tmp_path / "p.png")
+    (bar,) = figures[0].axes[0].containers
+    assert [list(p) for p in bar.lines[2][0].get_segments()[0]] == [[0.4, 60.0], [0.5, 60.0]]
+
+
 def test_per_trace_plots_show_the_progression_in_order(figures, tmp_path):
     """One bar per trace for each step of the progression, in its order (not the runs' order):
     utilization in %, a failed trace at 0; then the ratio to libc in the variant's own run, on a

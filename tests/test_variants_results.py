@@ -31,10 +31,20 @@ def test_the_median_run_is_one_real_run_carrying_every_ratio():
     runs[3] = results.replace(runs[3], ratio=None)      # every trace failed: counts as lowest
     m = results.median_run(runs)
     assert results.replace(m, ratios=()) == runs[1]   # None (lowest) < 0.9 < 1.1 < 1.3: the lower middle
-    assert m.ratios == (1.3, 0.9, 1.1, 0.0)
-    assert results.ratio_range(m) == " (0.00-1.30 over 4 runs)"
+    assert m.ratios == (1.3, 0.9, 1.1, None)
+    assert results.ratio_range(m) == " (0.90-1.30 over 3 runs; 1 more had no ratio: every trace failed)"
     assert results.median_run(runs[:1]) is runs[0] and results.ratio_range(runs[0]) == ""
     assert results.Run.from_json(m.to_json()) == m
+
+
+def test_a_range_counts_only_the_ratios_runs_measured():
+    """A run where every trace failed has no ratio: it is named, never shown as a ratio of 0."""
+    r = made_run("best", {"a": 0.5}, 1000.0)
+    assert results.ratio_range(results.replace(r, ratios=(None, 0.9))) == \
+        " (0.90 over 1 run; 1 more had no ratio: every trace failed)"
+    assert results.ratio_range(results.replace(r, ratios=(None, None))) == \
+        " (no ratio in any of 2 runs: every trace failed)"
+    assert results.ratio_range(results.replace(r, ratios=(0.8, 0.9))) == " (0.80-0.90 over 2 runs)"
 
 
 def test_the_page_says_what_was_measured_and_what_else_ran():

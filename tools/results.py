@@ -96,7 +96,7 @@ class Run:
     failed: int
     machine: str = ""
     date: str = ""
-    ratios: tuple[float, ...] = ()   # every run's ratio to libc, when the variant ran more than once
+    ratios: tuple[float | None, ...] = ()   # each run's ratio to libc (None: every trace failed), if run more than once
     loads: tuple[float, ...] = ()    # the cores other processes kept busy during each run (none in older caches)
     commits: tuple[str, ...] = ()    # the kit's commit each run was built from
 
@@ -116,6 +116,10 @@ class Run:
 
     def trace(self, name: str) -> TraceResult | None:
         return next((t for t in self.traces if t.name == name), None)
+
+    def measured_ratios(self) -> list[float]:
+        """The ratios the runs measured: a run where every trace failed has none, not a 0."""
+        return [x for x in self.ratios if x is not None]
 
 
 def trace_groups(traces_dir: Path) -> dict[str, str]:
@@ -144,8 +148,8 @@ def median_run(runs: list[Run]) -> Run:
     Its tables are one real run's, not a mix of figures from several."""
     if len(runs) == 1:
         return runs[0]
-    ratios = tuple(r.ratio or 0.0 for r in runs)
-    return replace(runs[median_index(ratios)], ratios=ratios, loads=tuple(x for r in runs for x in r.loads),
+    ratios = tuple(r.ratio for r in runs)
+    return replace(runs[median_index(tuple(x or 0.0 for x in ratios))], ratios=ratios, loads=tuple(x for r in runs for x in r.loads),
                    commits=tuple(c for r in runs for c in r.commits))
 
 
@@ -338,10 +342,17 @@ def summary_table(runs: list[Run], groups: list[str]) -> list[str]:
 
 
 def ratio_range(r: Run) -> str:
-    """ " (lo-hi over n runs)" for a variant run more than once; "" otherwise."""
+    """ " (lo-hi over n runs)" for a variant run more than once, naming the runs without a
+    ratio; "" otherwise."""
     if len(r.ratios) < 2:
         return ""
-    return f" ({min(r.ratios):.2f}-{max(r.ratios):.2f} over {len(r.ratios)} runs)"
+    measured = r.measured_ratios()
+    missing = len(r.ratios) - len(measured)
+    if not measured:
+        return f" (no ratio in any of {len(r.ratios)} runs: every trace failed)"
+    spread = f"{min(measured):.2f}-{max(measured):.2f}" if len(measured) > 1 else f"{measured[0]:.2f}"
+    runs = f"{len(measured)} run" + ("s" if len(measured) > 1 else "")
+    return f" ({spread} over {runs}" + (f"; {missing} more had no ratio: every trace failed" if missing else "") + ")"
 
 
 def per_trace_table(runs: list[Run], value, last: tuple[str, Callable[[str], str]] | None = None) -> list[str]:

@@ -26,8 +26,9 @@ def util_vs_throughput(runs: list, path: Path) -> Path:
         if not r.ratio:
             continue
         dots = ax.scatter(r.ratio, 100 * r.utilization, s=40)
-        if len(r.ratios) > 1:       # the median run's ratio, and the range over its runs
-            ax.errorbar(r.ratio, 100 * r.utilization, xerr=[[r.ratio - min(r.ratios)], [max(r.ratios) - r.ratio]],
+        measured = r.measured_ratios()   # a run with no ratio has no place on a log scale
+        if len(measured) > 1:       # the median run's ratio, and the range over its runs
+            ax.errorbar(r.ratio, 100 * r.utilization, xerr=[[r.ratio - min(measured)], [max(measured) - r.ratio]],
                         color=dots.get_facecolor()[0], capsize=3, linewidth=1)
         ax.annotate(r.variant, (r.ratio, 100 * r.utilization), textcoords="offset points",
                     xytext=(5, 4), fontsize=8)
