@@ -439,7 +439,7 @@ def test_speed_takes_medians_of_the_rounds_b_over_a(monkeypatch, tmp_path):
         ratio, a_s, b_s = got[-1]
         s = a_s if label == "A" else b_s
         r = ratio if label == "A" else 1.0
-        t = {"name": "t", "outcome": "ok", "utilization": 0.9, "stats": {},
+        t = {"name": "t", "path": "t.rep", "weight": 1, "ops": 1000, "outcome": "ok", "utilization": 0.9, "stats": {},
              "timing": {"seconds": s, "ops_per_sec": 1000 / s}, "libc": {"seconds": s * r, "ops_per_sec": 1000 / (s * r)}}
         return {"traces": [t], "summary": {"throughput_ratio": r, "throughput_ops_per_sec": 1000 / s}}
 
@@ -448,3 +448,47 @@ def test_speed_takes_medians_of_the_rounds_b_over_a(monkeypatch, tmp_path):
     assert sp.ratio_a == 1.0 and sp.ratio_b == 1.0 and sp.runs == 3
     assert sp.b_over_a_runs == pytest.approx((0.5, 1 / 2.2, 1 / 2.4)) and sp.b_over_a == pytest.approx(1 / 2.2)
     assert sp.per_trace == {"t": pytest.approx(1.0)}
+
+
+def _timed_run(traces: dict[str, float | None], ratio: float | None) -> dict:
+    """A driver's JSON: each trace's seconds (None: it failed), and its summary's ratio to libc."""
+    def trace(name, s):
+        timing = {"seconds": s, "ops_per_sec": 1000 / s} if s else None
+        return {"name": name, "path": f"{name}.rep", "weight": 1, "ops": 1000, "outcome": "ok" if s else "segfault",
+                "utilization": 0.5 if s else None, "stats": None, "timing": timing,
+                "libc": {"seconds": 1.0, "ops_per_sec": 1000.0}}
+    ran = [s for s in traces.values() if s]
+    return {"traces": [trace(n, s) for n, s in traces.items()],
+            "summary": {"throughput_ratio": ratio, "throughput_ops_per_sec": len(ran) * 1000 / sum(ran) if ran else None}}
+
+
+def test_b_over_a_is_of_the_traces_both_ran(monkeypatch, tmp_path):
+    """B failing the long trace had made its ops/s that of the short one alone: against A's over
+    both, "B's ops/s / A's 0.020" for a B as fast as A on every trace it ran."""
+    compare = _compare_module()
+    runs = {"A": _timed_run({"long": 4.0, "short": 1.0}, 1.0), "B": _timed_run({"long": None, "short": 1.0}, 0.5)}
+    monkeypatch.setattr(compare, "run_driver", lambda driver, label, *rest: runs[label])
+    sp = compare.speed((tmp_path, tmp_path), ("A", "B"), [], 1, 60, tmp_path)
+    assert sp.b_over_a == pytest.approx(1.0) and sp.left_out == ("long",)
+    assert "B's ops/s / A's 1.000 (on the traces both ran; left out: long)" in sp.line()
+
+
+def test_a_side_that_fails_every_trace_leaves_the_timing_without_a_figure(monkeypatch, tmp_path):
+    """B failing every trace had been a TypeError traceback (None / float), after the utilization
+    had been measured: the report was lost."""
+    compare = _compare_module()
+    runs = {"A": _timed_run({"t": 1.0}, 1.0), "B": _timed_run({"t": None}, None)}
+    monkeypatch.setattr(compare, "run_driver", lambda driver, label, *rest: runs[label])
+    sp = compare.speed((tmp_path, tmp_path), ("A", "B"), [], 2, 60, tmp_path)
+    assert (sp.ratio_a, sp.ratio_b, sp.b_over_a) == (1.0, None, None)
+    assert sp.line() == ("Throughput (2 alternating runs of the suite, medians): A 1.00x libc, B: no trace timed, "
+                         "B's ops/s / A's: no trace that both ran was timed")
+
+
+def test_timing_an_allocator_that_fails_every_trace_still_reports(tmp_path):
+    _suite(tmp_path)
+    done = _compare(tmp_path, "segregated", "tests/c/broken/segv.c", "--seeds", "0", "--speed-runs", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    got = json.loads((tmp_path / "out.json").read_text())
+    assert got["speed"]["ratio_b"] is None and got["speed"]["b_over_a"] is None
+    assert "B: no trace timed" in done.stdout and "suite average" in done.stdout

@@ -46,7 +46,7 @@ sys.path.insert(0, str(KIT))
 from mmtrace.oneline import IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.regular import special_kind  # noqa: E402
-from mmtrace.trace import SCORES_UTILIZATION  # noqa: E402
+from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION  # noqa: E402
 
 SPEED_SAMPLES = 5                 # -r for the timed runs: each trace's median of at least 5
 SHOWN_CHANGE = 0.0005             # per-trace changes below 0.05 points are listed as unchanged
@@ -182,18 +182,27 @@ def pattern_of(name: str) -> str:
 
 @dataclass(frozen=True)
 class Speed:
-    ratio_a: float                # median over runs of A's throughput / libc's
-    ratio_b: float
-    b_over_a: float               # median over runs of B's ops/s / A's ops/s, adjacent runs
+    ratio_a: float | None         # median over runs of A's throughput / libc's (None: no run timed a trace)
+    ratio_b: float | None
+    b_over_a: float | None        # median over runs of B's ops/s / A's ops/s, adjacent runs, on the
+                                  # traces both timed (None: none)
     runs: int
     b_over_a_runs: tuple[float, ...] = ()    # each round's B / A: their spread is the noise
     per_trace: dict[str, float] = field(default_factory=dict)  # median over rounds of B's ratio to
                                                                # libc over A's, each of its own run
+    left_out: tuple[str, ...] = ()           # traces one side did not run in some round: not in B / A
 
     def line(self) -> str:
         """The throughput line, B / A with the min-max of its rounds so noise shows as such."""
-        text = (f"Throughput ({self.runs} alternating runs of the suite, medians): A {self.ratio_a:.2f}x libc, "
-                f"B {self.ratio_b:.2f}x libc, B's ops/s / A's {self.b_over_a:.3f}")
+        def ratio(side: str, r: float | None) -> str:
+            return f"{side} {r:.2f}x libc" if r is not None else f"{side}: no trace timed"
+        text = (f"Throughput ({self.runs} alternating runs of the suite, medians): {ratio('A', self.ratio_a)}, "
+                f"{ratio('B', self.ratio_b)}, ")
+        if self.b_over_a is None:
+            return text + "B's ops/s / A's: no trace that both ran was timed"
+        text += f"B's ops/s / A's {self.b_over_a:.3f}"
+        if self.left_out:      # a failed trace is no time at all: the suite's ops/s would be of other traces
+            text += f" (on the traces both ran; left out: {', '.join(self.left_out)})"
         each = self.b_over_a_runs
         if len(each) < 2:
             return text + " (one run: no spread to tell noise by; --speed-runs 3 or more)"
@@ -215,13 +224,22 @@ class Speed:
         return out
 
 
+def timed_seconds(driver_json: dict) -> dict[str, float]:
+    """trace path -> seconds, for each trace the driver's throughput counts in this run
+    (driver/score.c: scored for throughput, with ops, run correctly, timed beside libc)."""
+    return {t["path"]: t["timing"]["seconds"] for t in driver_json["traces"]
+            if t["weight"] in SCORES_THROUGHPUT and t["ops"] and t["outcome"] == "ok" and t["timing"] and t["libc"]}
+
+
 def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path], runs: int,
           time_limit: int, folder: Path) -> Speed:
     """RUNS rounds of A then B on the suite, each timed against libc in its own run.  Ctrl-C after
     a round has finished ends the timing there: the figures are the finished rounds' (Speed.runs
-    says how many); before that, it is raised."""
+    says how many); before that, it is raised.  B / A is of the traces both timed: the drivers'
+    ops/s are over the traces each ran, so one that B fails would make B / A compare two suites."""
     ra, rb, rel = [], [], []
     traces: dict[str, list[float]] = {}
+    left_out: set[str] = set()
     for i in range(runs):
         try:
             ja, jb = (run_driver(d, label, files, time_limit, SPEED_SAMPLES, folder / f"speed-{tag}{i}.json")
@@ -235,13 +253,22 @@ def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path]
         ta, tb = ({t.name: t.ratio for t in trace_results(j, {}) if t.ratio} for j in (ja, jb))
         ra.append(sa["throughput_ratio"])
         rb.append(sb["throughput_ratio"])
-        if sa["throughput_ops_per_sec"]:
-            rel.append(sb["throughput_ops_per_sec"] / sa["throughput_ops_per_sec"])
+        sec_a, sec_b = timed_seconds(ja), timed_seconds(jb)
+        both = sec_a.keys() & sec_b.keys()
+        left_out |= {trace_name(Path(p)) for p in sec_a.keys() ^ sec_b.keys()}
+        if both:        # the same ops on both sides: B's ops/s over A's is A's seconds over B's
+            rel.append(sum(sec_a[p] for p in both) / sum(sec_b[p] for p in both))
         for name in ta.keys() & tb.keys():
             traces.setdefault(name, []).append(tb[name] / ta[name])
     per_trace = {name: median(r) for name, r in sorted(traces.items())}
-    return Speed(median(ra), median(rb), median(rel) if rel else 0.0, runs, tuple(rel), per_trace)
+    return Speed(median_of(ra), median_of(rb), median(rel) if rel else None, runs, tuple(rel), per_trace,
+                 tuple(sorted(left_out)))
 
+
+def median_of(values: list[float | None]) -> float | None:
+    """The median of the rounds that gave a figure (a driver gives none when no trace was timed)."""
+    given = [v for v in values if v is not None]
+    return median(given) if given else None
 
 
 @dataclass(frozen=True)
