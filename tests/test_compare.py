@@ -492,3 +492,21 @@ def test_timing_an_allocator_that_fails_every_trace_still_reports(tmp_path):
     got = json.loads((tmp_path / "out.json").read_text())
     assert got["speed"]["ratio_b"] is None and got["speed"]["b_over_a"] is None
     assert "B: no trace timed" in done.stdout and "suite average" in done.stdout
+
+
+def test_a_suite_that_scores_no_utilization_is_said_so():
+    """A suite of throughput-only traces (weight 3) had been a StatisticsError traceback (the mean of
+    no scored trace), after both allocators were built and run."""
+    compare = _compare_module()
+    unscored = compare.Outcome("ok", 0.5, False)
+    suite = compare.Paired([("t", unscored, unscored)])
+    assert suite.averages() == (None, None) and suite.diff() == (None, None)
+    text = compare.report(compare.Allocator("a", (), "a"), compare.Allocator("b", (), "b"), 16, suite, None, 0, None)
+    assert "  suite average        none: no trace of the suite scores utilization" in text
+    assert text.splitlines()[-1] == "Verdict: no trace scores utilization, so there is no utilization to compare"
+    got = compare.as_json(compare.Allocator("a", (), "a"), compare.Allocator("b", (), "b"), 16, suite, None, None)
+    assert got["suite"]["summary"] == {"a": None, "b": None, "diff": None, "stderr": None}
+    held = _paired(compare, [0.02, 0.01, 0.02, 0.01])
+    assert compare.verdict(suite, held) == "held-out +1.50 ± 0.29 points; no trace of the suite scores utilization"
+    nothing = compare.Layouts([(None, None), (None, None)], [(None, None), (0.5, None)])
+    assert compare.layout_verdict(nothing).startswith("no set scores utilization at 2 layouts")

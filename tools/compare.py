@@ -157,13 +157,18 @@ class Paired:
     def scored(self) -> list[tuple[str, Outcome, Outcome]]:
         return [r for r in self.rows if r[1].scored]
 
-    def averages(self) -> tuple[float, float]:
+    def averages(self) -> tuple[float | None, float | None]:
+        """A's and B's mean over the scored traces (None, None: no trace scores utilization)."""
         rows = self.scored
+        if not rows:
+            return None, None
         return mean(a.score for _, a, _ in rows), mean(b.score for _, _, b in rows)
 
-    def diff(self) -> tuple[float, float | None]:
-        """Mean of B - A over the traces, and its standard error (None below 2 traces)."""
+    def diff(self) -> tuple[float | None, float | None]:
+        """Mean of B - A over the traces (None: none scored), and its standard error (None below 2)."""
         d = [b.score - a.score for _, a, b in self.scored]
+        if not d:
+            return None, None
         return mean(d), (stdev(d) / len(d) ** 0.5 if len(d) > 1 else None)
 
 
@@ -323,6 +328,12 @@ def at_layouts(a: Allocator, b: Allocator, alignment: int, suite: list[Path], he
 def verdict(suite: Paired, held: Paired | None) -> str:
     """One sentence: does the held-out set confirm what the suite says?"""
     d_suite, _ = suite.diff()
+    if d_suite is None:     # a suite of throughput-only traces (weight 0 or 3), or of no payload
+        if held is None or not held.scored:
+            return "no trace scores utilization, so there is no utilization to compare"
+        d, se = held.diff()
+        return (f"held-out {d * 100:+.2f}" + (f" ± {se * 100:.2f}" if se is not None else "")
+                + " points; no trace of the suite scores utilization")
     if held is None or not held.scored:
         return (f"suite: {d_suite * 100:+.2f} points; no held-out traces were run, so this cannot tell "
                 "a better policy from a luckier layout")
@@ -343,6 +354,8 @@ def layout_verdict(lay: Layouts) -> str:
     if lay.fixed("a") and lay.fixed("b"):
         return f"neither allocator reads MM_LAYOUT: the {n} layouts give the figures above"
     ds = [d for d in (lay.diff(0), lay.diff(1)) if d is not None]
+    if not ds:              # all([]) would have called B better
+        return f"no set scores utilization at {n} layouts, so there is nothing to compare"
     if all(d > 2 * se for d, se in ds):
         return f"B is better on the mean over {n} layouts, by more than 2 standard errors on every set"
     if all(d < -2 * se for d, se in ds):
@@ -403,9 +416,11 @@ def layout_lines(lay: Layouts) -> list[str]:
 def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Paired | None, k: int,
            fast: Speed | None, lay: Layouts | None = None) -> str:
     sa, sb = suite.averages()
+    average = (f"A {sa * 100:.2f}%   B {sb * 100:.2f}%   B - A {pts(sb - sa)} points" if sa is not None else
+               "none: no trace of the suite scores utilization (weight 0 or 3, or no payload)")
     out = [f"A = {a.label}   B = {b.label}   ({alignment}-byte alignment)", "",
            f"Utilization on the suite ({len(suite.rows)} traces), traces that changed:", *suite_lines(suite), "",
-           f"  suite average        A {sa * 100:.2f}%   B {sb * 100:.2f}%   B - A {pts(sb - sa)} points"]
+           f"  suite average        {average}"]
     if held is not None and held.scored:
         ha, hb = held.averages()
         d, se = held.diff()
