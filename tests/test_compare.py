@@ -510,3 +510,14 @@ def test_a_suite_that_scores_no_utilization_is_said_so():
     assert compare.verdict(suite, held) == "held-out +1.50 ± 0.29 points; no trace of the suite scores utilization"
     nothing = compare.Layouts([(None, None), (None, None)], [(None, None), (0.5, None)])
     assert compare.layout_verdict(nothing).startswith("no set scores utilization at 2 layouts")
+
+
+def test_one_held_out_trace_claims_no_standard_error():
+    """`--seeds 1` on one trace had printed "± 0.00 points", an exact figure, while the JSON said
+    null: one trace has no standard error."""
+    compare = _compare_module()
+    held = _paired(compare, [0.01], prefix="p-s")
+    text = compare.report(compare.Allocator("a", (), "a"), compare.Allocator("b", (), "b"), 16,
+                          _paired(compare, [0.0]), held, 1, None)
+    line = next(x for x in text.splitlines() if "held-out average" in x)
+    assert "±" not in line and "B - A +1.00 points (one trace: no standard error) (paired, 1 other seeds" in line

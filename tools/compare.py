@@ -425,8 +425,10 @@ def report(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pair
         ha, hb = held.averages()
         d, se = held.diff()
         patterns = len({pattern_of(n) for n, _, _ in held.rows})
+        # one held-out trace has no standard error: "± 0.00" would claim an exact figure
+        error = f"± {se * 100:.2f} points" if se is not None else "points (one trace: no standard error)"
         out += [f"  held-out average     A {ha * 100:.2f}%   B {hb * 100:.2f}%   B - A {pts(d)} "
-                f"± {(se or 0) * 100:.2f} points (paired, {k} other seeds of {patterns} generated traces)", "",
+                f"{error} (paired, {k} other seeds of {patterns} generated traces)", "",
                 "Held-out traces by pattern, mean B - A:", *held_lines(held)]
     if lay is not None:
         out += ["", *layout_lines(lay)]
