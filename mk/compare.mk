@@ -9,7 +9,9 @@
 # paired standard error, the throughput of alternating runs, and a verdict (tools/compare.py).
 
 COMPARE_ARGS ?=
+# A and B single-quoted for the shell, a quote in them too ("John's mm.c" had been a shell syntax error).
+compare_quote = '$(subst ','\'',$(1))'
 .PHONY: compare
 compare: venv ## allocators A and B side by side: suite, held-out seeds, alternating timed runs; A=... B=... (files or variants)
-	@test -n "$(A)" -a -n "$(B)" || { echo "make compare: name two allocators, e.g. make compare A=mm-old.c B=mm.c" >&2; exit 2; }
-	@$(PYTHON) tools/compare.py $(COMPARE_ARGS) -- '$(A)' '$(B)'
+	@test -n $(call compare_quote,$(A)) -a -n $(call compare_quote,$(B)) || { echo "make compare: name two allocators, e.g. make compare A=mm-old.c B=mm.c" >&2; exit 2; }
+	@$(PYTHON) tools/compare.py $(COMPARE_ARGS) -- $(call compare_quote,$(A)) $(call compare_quote,$(B))

@@ -521,3 +521,12 @@ def test_one_held_out_trace_claims_no_standard_error():
                           _paired(compare, [0.0]), held, 1, None)
     line = next(x for x in text.splitlines() if "held-out average" in x)
     assert "±" not in line and "B - A +1.00 points (one trace: no standard error) (paired, 1 other seeds" in line
+
+
+@pytest.mark.parametrize("name", ["John's mm.c", 'a"b.c'])
+def test_make_compare_passes_a_name_with_a_quote_as_it_is(name):
+    """A quote in A had been `/bin/sh: 1: Syntax error: Unterminated quoted string`: the name
+    reaches compare.py whole, which says what is wrong with it."""
+    done = subprocess.run(["make", "-s", "-C", str(KIT), "compare", f"A=/nonexistent/{name}", "B=best"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stderr.splitlines()[0] == f"Error: no such allocator file: /nonexistent/{name}"
