@@ -101,6 +101,23 @@ def test_an_interrupted_run_is_refused_naming_the_file(tmp_path, capsys):
     assert warning.count("\n") == 1
 
 
+def test_a_cached_run_of_other_traces_or_settings_is_measured_again(tmp_path, capsys):
+    """`--reuse --traces other` had published the cached runs of the first suite under the other
+    folder's name, and `--reuse --samples 5` those taken at -r 1 as `mdriver -r 5`."""
+    one, two = tmp_path / "classic-random.rep", tmp_path / "size-sweep.rep"
+    for f in (one, two):
+        shutil.copy(KIT / "traces" / f.name, f)
+    out = tmp_path / "segregated-a16.json"
+    results.run_driver(results.build("segregated", 16), "segregated", [one], 60, 1, out)
+    assert results.cached(out, "segregated", 16, {}, results.Setup((one,), 60, 1)) is not None
+    assert capsys.readouterr().err == ""
+    for setup, why in ((results.Setup((one, two), 60, 1), "measured on other traces than this run's"),
+                       (results.Setup((one,), 60, 5), "measured with -T 60 -r 1, not -T 60 -r 5"),
+                       (results.Setup((one,), 30, 1), "measured with -T 60 -r 1, not -T 30 -r 1")):
+        assert results.cached(out, "segregated", 16, {}, setup) is None
+        assert capsys.readouterr().err.startswith(f"warning: {out}: {why}")
+
+
 def test_stats_table_has_every_counter_of_mm_stats_h():
     """Issue 3's counters are mm_stats.h's: the table had dropped bytes_requested."""
     fields = re.findall(r"^\s*X\((\w+),", (KIT / "mm_stats.h").read_text(), re.M)

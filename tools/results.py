@@ -242,14 +242,37 @@ def measure(variant: str, alignment: int, files: list[Path], time_limit: int, sa
     return run_driver(build(variant, alignment), variant, files, time_limit, samples, out)
 
 
-def cached(path: Path, variant: str, alignment: int, groups: dict[str, str]) -> tuple[Run, float] | None:
+@dataclass(frozen=True)
+class Setup:
+    """What a run is to be measured on, and with which driver settings: a cached run of other
+    traces (another --traces) or settings (-T, -r) would be published as this one."""
+    files: tuple[Path, ...]
+    time_limit: int
+    samples: int
+
+    def differs(self, d: dict) -> str | None:
+        """How the driver's JSON D was measured otherwise than planned, or None."""
+        if [t["path"] for t in d["traces"]] != [str(f) for f in self.files]:
+            return "measured on other traces than this run's (another --traces?)"
+        s = d["settings"]
+        if (s["time_limit"], s["min_samples"]) != (self.time_limit, self.samples):
+            return (f"measured with -T {s['time_limit']} -r {s['min_samples']}, not -T {self.time_limit} "
+                    f"-r {self.samples}")
+        return None
+
+
+def cached(path: Path, variant: str, alignment: int, groups: dict[str, str],
+           setup: Setup | None = None) -> tuple[Run, float] | None:
     """The run cached at PATH and how long it took, or None when there is none, it cannot be read
-    (a file from another version of the kit, or edited) or it is of an interrupted run: then it is
-    measured again."""
+    (a file from another version of the kit, or edited), it is of an interrupted run or it was not
+    measured as SETUP says: then it is measured again."""
     if not path.exists():
         return None
     try:
         d = whole_run(json.loads(path.read_text()), str(path))
+        if setup and (why := setup.differs(d)):
+            click.echo(f"warning: {path}: {why}; measuring again", err=True)
+            return None
         return run_from_driver_json(variant, alignment, d, groups), float(d.get(ELAPSED, 0))
     except PartialRun as e:
         click.echo(f"warning: {e}; measuring again", err=True)
@@ -261,10 +284,11 @@ def cached(path: Path, variant: str, alignment: int, groups: dict[str, str]) -> 
 
 
 def cached_or_run(path: Path, variant: str, alignment: int, groups: dict[str, str], reuse: bool,
-                  announce: str, run) -> tuple[Run, float]:
-    """VARIANT's result at PATH: read from the cache when REUSE and it is readable, else measured
-    by RUN(path) (which returns the driver's JSON) after printing ANNOUNCE; with its seconds."""
-    found = cached(path, variant, alignment, groups) if reuse else None
+                  announce: str, run, setup: Setup) -> tuple[Run, float]:
+    """VARIANT's result at PATH: read from the cache when REUSE and it is readable and measured as
+    SETUP says, else measured by RUN(path) (which returns the driver's JSON) after printing ANNOUNCE;
+    with its seconds."""
+    found = cached(path, variant, alignment, groups, setup) if reuse else None
     if found:
         return found
     click.echo(announce, err=True)
@@ -295,7 +319,8 @@ def measure_rounds(names: list[str], plan: list[tuple[int, list[Path]]], cache_d
                     cache_file(cache_dir, name, alignment, run), name, alignment, groups, reuse and name not in rerun,
                     f"measuring {name} at {alignment}-byte alignment on {len(files)} trace{'s' * (len(files) > 1)}"
                     + (f" (run {run + 1} of {repeats})" if repeats > 1 else ""),
-                    lambda path: measure(name, alignment, files, time_limit, samples, path))
+                    lambda path: measure(name, alignment, files, time_limit, samples, path),
+                    Setup(tuple(files), time_limit, samples))
                 taken.setdefault((name, alignment), []).append(found[0])
                 if run == 0 and found[1] > repeat_limit:
                     slow.add((name, alignment))
@@ -572,7 +597,8 @@ def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Pa
                 cache_dir / f"best-a16-l{layout}.json", "best", 16, groups, reuse and "best" not in rerun,
                 f"measuring best at placement layout {layout} (of 1-{layouts - 1}; utilization only)",
                 lambda path: run_driver(make_driver(["VARIANT=best", f"LAYOUT={layout}"], 16, "variants/best.c"),
-                                        f"best (layout {layout})", files, time_limit, 1, path))
+                                        f"best (layout {layout})", files, time_limit, 1, path),
+                Setup(tuple(files), time_limit, 1))
             at_layouts.append(found[0].utilization)
     return runs, at_layouts
 
@@ -587,7 +613,8 @@ def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Pa
 @click.option("--cache", "cache_dir", default="build/results", show_default=True,
               type=NonEmptyPath(file_okay=False, path_type=Path), help="the driver's JSON results are kept here")
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
-@click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again")
+@click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again "
+              "(not one of other traces, -T or -r: that is measured again)")
 @click.option("--rerun", multiple=True, help="with --reuse: measure these again anyway")
 @click.option("--samples", default=1, show_default=True, type=SAMPLES,
               help="minimum timing samples per trace (-r); the driver still takes the best 3 when time allows")
