@@ -33,10 +33,11 @@ def load(out: Path) -> dict:
             try:
                 data = json.loads(read_regular(path).decode("utf-8"))
                 got[name] = cls.from_json(data)
+                LINES[name](got[name])      # rendered once here: a figure of the wrong type names its file
                 seen[name] = measured_record(data.get("measured"))
             except OSError as err:
                 raise SummaryError(f"{path}: cannot read it ({err.strerror})") from None
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError, ZeroDivisionError) as err:
                 reason = " ".join(str(err).split())[:120] or type(err).__name__
                 raise SummaryError(f"{path}: not the results `make bench-{name}` writes ({type(err).__name__}: "
                                    f"{reason}); rerun the study or remove the file") from None
@@ -146,6 +147,10 @@ def programs_lines(res: programs.Result) -> list[str]:
     return lines
 
 
+LINES = {"sizes": sizes_lines, "threads": threads_lines, "stress": stress_lines, "align": align_lines,
+         "programs": programs_lines}
+
+
 def render(results: dict) -> str:
     measured = results.get("measured", {})
     parts = ["# Benchmark studies: summary", "",
@@ -165,8 +170,7 @@ def render(results: dict) -> str:
              "[bench-shim.md](bench-shim.md) for how a variant becomes the process's malloc). Ctrl-C, "
              "SIGTERM or SIGHUP stop a study without losing what it measured: its page and JSON are "
              "written from the runs finished so far, marked partial, and it exits 128 + the signal.", ""]
-    for name, fn in (("sizes", sizes_lines), ("threads", threads_lines), ("stress", stress_lines),
-                     ("align", align_lines), ("programs", programs_lines)):
+    for name, fn in LINES.items():
         if name in results:
             lines = fn(results[name])
             partial = results[name].partial

@@ -36,6 +36,22 @@ def test_summary_of_a_damaged_json_is_one_line(tmp_path, text):
     assert not (tmp_path / "bench-summary.md").exists()
 
 
+@pytest.mark.parametrize("glibc_median", ["7.5", 0.0, None], ids=["a-string", "zero", "null"])
+def test_summary_of_a_json_with_a_figure_it_cannot_use_is_one_line(tmp_path, glibc_median):
+    """A figure of the wrong type (a hand-edited or damaged JSON) had passed the load and been a
+    TypeError (or ZeroDivisionError) traceback from the page's arithmetic."""
+    s = lambda m: Summary(m, m, m, 1)  # noqa: E731
+    from bench import summary
+    pts = tuple(sizes.Point(a, "malloc", size, s(100.0), s(glibc_median if a == "glibc" else 10.0))
+                for a in ("glibc", "best") for size in summary.SMALL)
+    (tmp_path / "bench-sizes.json").write_text(json.dumps(sizes.Result(("glibc", "best"), 1, pts).to_json()))
+    done = run_cli("summary", "--out", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"python -m bench: {tmp_path}/bench-sizes.json: not the results `make "
+                                  "bench-sizes` writes (") and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "bench-summary.md").exists()
+
+
 def test_summary_of_a_json_that_is_a_fifo_never_hangs(tmp_path):
     """`bench summary` had waited forever for a writer to a bench-*.json that is a FIFO."""
     os.mkfifo(tmp_path / "bench-sizes.json")
