@@ -5,6 +5,7 @@
  * and written with write(2): the report itself allocates nothing.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,18 @@ static void read_comm(char *out, size_t cap)
             *p = *p == '\n' ? '\0' : '_';
 }
 
+/* One line on stderr when the stats line could not be appended: asked for, it must not be
+ * lost without a word (as MMSHIM_REGION_MB's note).  strerrordesc_np: no locale, no allocation. */
+static void say_not_written(const char *path, int err)
+{
+    char line[400];
+    size_t at = 0;
+    append(line, &at, sizeof line, "mmshim: MMSHIM_STATS=%.200s: cannot append the stats line (%s)\n", path,
+           strerrordesc_np(err) ? strerrordesc_np(err) : "unknown error");
+    ssize_t ignored = write(2, line, at < sizeof line ? at : sizeof line - 1);
+    (void)ignored;
+}
+
 void report_at_exit(void)
 {
     const char *path = getenv("MMSHIM_STATS");
@@ -81,9 +94,12 @@ void report_at_exit(void)
     memcpy(buf + at, "}\n", 2);
     at += 2;
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
+    if (fd < 0) {
+        say_not_written(path, errno);
         return;
-    ssize_t ignored = write(fd, buf, at);
-    (void)ignored;
+    }
+    ssize_t wrote = write(fd, buf, at);
+    if (wrote != (ssize_t)at)               /* a full disk: ENOSPC; a short write: EIO */
+        say_not_written(path, wrote < 0 ? errno : EIO);
     close(fd);
 }

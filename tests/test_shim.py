@@ -204,6 +204,17 @@ def test_a_region_size_in_range_is_taken_quietly(value, mb, tmp_path):
     assert read_stats(stats)[0]["region_capacity"] == mb << 20
 
 
+@pytest.mark.parametrize("where, why", [("missing/stats.jsonl", "No such file or directory"),
+                                        (".", "Is a directory"), ("/dev/full", "No space left on device")])
+def test_stats_that_cannot_be_written_are_named_on_stderr(where, why, tmp_path):
+    """An MMSHIM_STATS path the line could not be appended to had lost it without a word."""
+    path = where if where.startswith("/") else str(tmp_path / where)
+    done = subprocess.run(["/bin/true"], capture_output=True, text=True,
+                          env=preloaded(shim("ts-lock"), None, MMSHIM_STATS=path))
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [f"mmshim: MMSHIM_STATS={path}: cannot append the stats line ({why})"]
+
+
 def marked_allocator(where, name: str, mark: str):
     """The starter mm.c under another name, saying `mark` when its library loads."""
     where.mkdir(parents=True, exist_ok=True)
