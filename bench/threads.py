@@ -115,7 +115,17 @@ def tables(res: Result) -> list[str]:
     return out
 
 
-def plots(res: Result, out: Path) -> Path:
+def thread_axis(threads: tuple[int, ...], cores: int) -> str:
+    """The x label: the machine's cores, and which thread counts run oversubscribe them (a label
+    fixed at "2 cores: 4 and 8" had been wrong on any other machine or --threads)."""
+    over = [str(t) for t in threads if t > cores]
+    if not over:
+        return f"threads ({report.count(cores, 'core')})"
+    counts = over[0] if len(over) == 1 else f"{', '.join(over[:-1])} and {over[-1]}"
+    return f"threads ({report.count(cores, 'core')}: {counts} oversubscribe{'s' if len(over) == 1 else ''})"
+
+
+def plots(res: Result, out: Path, cores: int) -> Path:
     fig, axes = plot.figure(2)
     for ax, m, label in ((axes[0], "seconds", "time (s), median"), (axes[1], "hwm_kb", "peak RSS (KiB), median")):
         for a in res.allocators:
@@ -123,7 +133,7 @@ def plots(res: Result, out: Path) -> Path:
             if pts:
                 ax.plot([p[0] for p in pts], [p[1].median for p in pts], marker="o", label=a)
         ax.set(xscale="log", yscale="log" if m == "seconds" else "linear",
-               xlabel="threads (2 cores: 4 and 8 oversubscribe)", ylabel=label)
+               xlabel=thread_axis(res.threads, cores), ylabel=label)
         ax.set_xticks(list(res.threads), [str(t) for t in res.threads])
         ax.minorticks_off()
         ax.grid(True, alpha=0.3)
@@ -156,7 +166,7 @@ def verdict(res: Result) -> str:
 def write(res: Result, out: Path, skipped: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     m = report.measured()
-    png = plots(res, out)
+    png = plots(res, out, m["cores"])
     intro = INTRO.format(args=" ".join(res.args), reps=report.count(res.reps, "repetition"))
     text = report.page("Threads: time and memory by thread count", intro,
                        [verdict(res)] + tables(res) + [f"![threads]({png.name})"], skipped, m, res)

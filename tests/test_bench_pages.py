@@ -352,3 +352,22 @@ def test_summary_gives_every_offset_the_align_runs_saw():
     pts = tuple(align.Point("glibc", k, 32768, s, (16, 672) if k == "malloc" else (0,)) for k in align.KINDS)
     text = "\n".join(summary.align_lines(align.Result(("glibc",), (32768,), 2, 128.0, pts)))
     assert "- 32 KiB: malloc 1,000 [1,000–1,000] (offset 16, 672), page" in text
+
+
+@pytest.mark.parametrize("counts, cores, label", [
+    ((1, 2, 4, 8), 8, "threads (8 cores)"),
+    ((1, 2, 4, 8), 2, "threads (2 cores: 4 and 8 oversubscribe)"),
+    ((1, 2), 2, "threads (2 cores)"),
+    ((2, 4, 8, 16), 3, "threads (3 cores: 4, 8 and 16 oversubscribe)"),
+    ((1, 2), 1, "threads (1 core: 2 oversubscribes)"),
+])
+def test_threads_plot_names_the_cores_it_ran_on(monkeypatch, tmp_path, counts, cores, label):
+    """The plot's axis had said "2 cores: 4 and 8 oversubscribe" on every machine and thread list."""
+    saved = []
+    monkeypatch.setattr(threads.plot, "save", lambda fig, path: saved.append(fig) or path)
+    record = {"date": "2001-02-03 04:05 UTC", "machine": "elsewhere", "cores": cores, "commit": None}
+    monkeypatch.setattr(report, "measured", lambda: record)
+    s = Summary(1.0, 1.0, 1.0, 1)
+    cells = tuple(threads.Cell("glibc", t, {"seconds": s, "hwm_kb": s}) for t in counts)
+    threads.write(threads.Result(("glibc",), counts, 1, (), cells), tmp_path, [])
+    assert [ax.get_xlabel() for ax in saved[0].axes] == [label, label]
