@@ -304,3 +304,15 @@ def test_a_recipe_with_no_generated_trace_to_measure_is_one_line(tmp_path, monke
     assert done.exit_code == 1 and not calls
     assert done.output.strip().splitlines() == [f"Error: {recipe}: no generated traces to measure"]
     assert not (tmp_path / "out.md").exists()
+
+
+def test_the_page_names_the_traces_trace_chose(seeded):
+    """`--trace realloc-vectors` had written "Every generated trace of `traces/recipe.toml` is
+    regenerated" above a table of that one trace."""
+    md = (seeded / "results-seeds.md").read_text()
+    assert f"The generated trace `{TRACE}` of `traces/recipe.toml` is regenerated" in md
+    assert "Every generated trace" not in md
+    page = results_seeds.render({}, 1, 16, "r.toml", "s", "now", "", [], 60, ("a", "b", "a"))
+    assert "The generated traces `a`, `b` of `r.toml` are regenerated" in page
+    assert "Every generated trace of `r.toml` is regenerated" in results_seeds.render({}, 1, 16, "r.toml", "s",
+                                                                                       "now", "", [])
