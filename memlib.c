@@ -137,13 +137,26 @@ void heap_configure(size_t max)
     state_close();
 }
 
+/* Where the heap is mapped: HEAP_BASE, but where ThreadSanitizer allows it in its build. */
+static inline uintptr_t heap_base(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return TSAN_HEAP_BASE;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return TSAN_HEAP_BASE;
+#endif
+#endif
+    return HEAP_BASE;
+}
+
 /* The heap's range and its guard pages, inaccessible: MAP_PRIVATE or MAP_SHARED. */
 static char *reserve(int sharing)
 {
     heap.max = max_heap();
     size_t page = page_size();
     heap.mapped = (size_t)page_up((char *)heap.max) + 2 * page;
-    char *want = (char *)HEAP_BASE - page;
+    char *want = (char *)heap_base() - page;
     int flags = sharing | MAP_ANONYMOUS | MAP_NORESERVE;
     char *map = mmap(want, heap.mapped, PROT_NONE, flags | MAP_FIXED_NOREPLACE, -1, 0);
     if (map == MAP_FAILED)  /* the fixed address is taken: any address will do */

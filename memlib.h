@@ -4,8 +4,8 @@
  * Contract (memlib.c implements it; the driver enforces it):
  *   1. The heap is one range of bytes [mem_heap_lo(), mem_heap_hi()] that begins
  *      empty.  It lives in a mapping of its own, away from the driver's data, at
- *      the same address in every run (MEM_HEAP_BASE), with an unmapped guard
- *      page below it.
+ *      the same address in every run (HEAP_BASE, driver/heap.h), with an
+ *      unmapped guard page below it.
  *   2. mem_sbrk(incr) moves the break up by incr >= 0 bytes and returns the old
  *      break.  A negative incr, or growth past the run's maximum heap (20 MiB
  *      unless `mdriver -M` says otherwise), returns (void *)-1 with errno = ENOMEM

@@ -20,6 +20,10 @@
 /* The heap's fixed address: far from the driver's own data and from where
  * AddressSanitizer keeps its shadow memory. */
 static const uintptr_t HEAP_BASE = 0x500000000000u;
+/* The same in a ThreadSanitizer build (the thread tests'; mdriver is never built
+ * with it): TSan keeps no programs' memory near HEAP_BASE and kills a process
+ * that maps there ("mmap at bad address"), but allows it below 512 GiB. */
+static const uintptr_t TSAN_HEAP_BASE = 0x004000000000u;
 /* Largest maximum heap a run may ask for; 32-bit offsets stay valid below it. */
 static const size_t HEAP_LIMIT = (size_t)4 << 30;
 

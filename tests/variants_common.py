@@ -108,11 +108,13 @@ def present(names: list[str]) -> list[str]:
     return [n for n in names if n in have]
 
 
-def sanitized(out: Path, sources: list[str], alignment: int = 16, defines: tuple[str, ...] = ()) -> Path:
+def sanitized(out: Path, sources: list[str], alignment: int = 16, defines: tuple[str, ...] = (),
+              sanitizers: str = "address,undefined") -> Path:
     """Build OUT from SOURCES (paths in the kit) and memlib.c, warning-free under ASan and UBSan, as
-    the C harnesses in tests/c/variants/ are; a build error fails the test with the compiler's words."""
+    the C harnesses in tests/c/variants/ are, or under other SANITIZERS ("thread": TSan, which cannot
+    share a build with ASan); a build error fails the test with the compiler's words."""
     built = subprocess.run(["cc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
+                            f"-fsanitize={sanitizers}", "-fno-sanitize-recover=all", f"-DMM_ALIGNMENT={alignment}",
                             *(f"-D{d}" for d in defines), f"-I{KIT}", "-o", str(out),
                             *(str(KIT / s) for s in sources), str(KIT / "memlib.c"), "-lpthread"],
                            capture_output=True, text=True)
