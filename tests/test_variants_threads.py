@@ -40,7 +40,7 @@ def test_threads_mallocing_freeing_and_moving_each_others_blocks_keep_every_byte
     assert (done.returncode, done.stdout) == (0, "ok\n"), done.stdout + done.stderr[-2000:]
 
 
-@pytest.mark.parametrize("variant", ["ts-lock"])
+@pytest.mark.parametrize("variant", ["ts-lock", "ts-nolock"])
 def test_threads_share_no_field_but_under_a_lock_or_atomically(harness, variant):
     """ThreadSanitizer (memlib maps its heap at TSAN_HEAP_BASE then): a race is undefined behaviour
     even where the logic holds, as in ts-nolock's realloc, which read the last grower and the break

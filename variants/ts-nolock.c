@@ -126,12 +126,14 @@ typedef struct arena {
 typedef _Atomic(arena_t *) slot_t;
 
 /* Shared state, in the heap: written under `grow`, except the table's pages and
- * slots, which are written once (under `grow`) and read by anyone. */
+ * slots, which are written once (under `grow`) and read by anyone.  memlib is
+ * not thread-safe: it is called under `grow` alone. */
 typedef struct heap {
     pthread_mutex_t grow;
     unsigned narenas;
     arena_t *pool;
-    arena_t *last_grower;               /* its last chunk ends at the break */
+    _Atomic(arena_t *) last_grower;     /* its last chunk ends at the break; its own realloc
+                                           reads it unlocked, as a hint (relaxed) */
     char *chunks;                       /* every chunk, newest first */
     uint64_t peak_heap;
     _Atomic(slot_t *) table[NPAGES];    /* page p holds the ids from page_base(p) */
@@ -276,7 +278,8 @@ static void *carve(size_t bytes)
     char *at = mem_sbrk((intptr_t)round_up(bytes));
     if (at == (void *)-1)
         return NULL;
-    g->last_grower = NULL;              /* the break moved past every chunk */
+    /* The break moved past every chunk. */
+    atomic_store_explicit(&g->last_grower, NULL, memory_order_relaxed);
     note_heap();
     return memset(at, 0, bytes);
 }
@@ -426,17 +429,20 @@ static void *start_chunk(arena_t *a, char *at, size_t bytes)
     return bp;
 }
 
-/* Give arena a a free block of at least asize from new heap (lock taken here). */
-static void *grow(arena_t *a, size_t asize)
+/* Give arena a a free block of at least asize from new heap (lock taken here).
+ * top, when not NULL, is where a's chunk must end for the block to follow it
+ * (realloc's rung 3): if the break is not there, nothing grows. */
+static void *grow(arena_t *a, size_t asize, char *top)
 {
     void *bp = NULL;
     if (asize < MIN_BLOCK)
         asize = MIN_BLOCK;
     pthread_mutex_lock(&g->grow);
     size_t floor = g->narenas > 1 ? CHUNK_MIN : 0;
-    if (g->last_grower == a) {
+    char *end = (char *)mem_heap_hi() + 1;
+    bool extends = atomic_load_explicit(&g->last_grower, memory_order_relaxed) == a;
+    if (extends && (!top || top == end)) {
         /* The break is right after our chunk: extend it, minus its free tail. */
-        char *end = (char *)mem_heap_hi() + 1;
         size_t tail = (prev_word(end) & 1) ? 0 : size_of_word(prev_word(end));
         size_t need = asize - (tail < asize ? tail : 0);
         if (need < floor)
@@ -448,12 +454,12 @@ static void *grow(arena_t *a, size_t asize)
             *hdr(next_blk(bp)) = a->id << ID_SHIFT | 1;
             bp = coalesce(a, bp);
         }
-    } else {
+    } else if (!top) {
         size_t bytes = CHUNK_HEAD + WORD + (asize > floor ? asize : floor);
         char *at = mem_sbrk((intptr_t)bytes);
         if (at != (void *)-1) {
             bp = start_chunk(a, at, bytes);
-            g->last_grower = a;
+            atomic_store_explicit(&g->last_grower, a, memory_order_relaxed);
         }
     }
     if (bp) {
@@ -517,7 +523,7 @@ static void *arena_take(arena_t *a, size_t size)
     void *bp = find_fit(a, asize);
     if (bp)
         count(&a->stats.reuses, 1);
-    else if (!(bp = grow(a, asize)))
+    else if (!(bp = grow(a, asize, NULL)))
         return NULL;
     list_remove(a, bp);
     split(a, bp, asize);
@@ -545,9 +551,10 @@ static void *resize_in_place(arena_t *a, void *bp, size_t asize)
     void *next = next_blk(bp);
     size_t room = size + (is_alloc(next) ? 0 : bsize(next));
     void *after = is_alloc(next) ? next : next_blk(next);
-    if (room < asize && bsize(after) == 0 && g->last_grower == a
-        && (char *)after == (char *)mem_heap_hi() + 1) {    /* 3. grow the heap under it */
-        if (!grow(a, asize - size))          /* grow() counts the free tail itself */
+    if (room < asize && bsize(after) == 0                   /* 3. grow the heap under it */
+        && atomic_load_explicit(&g->last_grower, memory_order_relaxed) == a) {
+        /* grow() sees under the lock whether the break is at `after`; it counts the free tail */
+        if (!grow(a, asize - size, after))
             return NULL;
         next = next_blk(bp);
         room = size + (is_alloc(next) ? 0 : bsize(next));
