@@ -25,6 +25,10 @@
  *   6. memlib's own state (the break, its high-water mark) is not the allocator's
  *      to write: in the correctness runs its pages are read-only, so a write there
  *      faults.
+ *   7. memlib is not thread-safe: mem_sbrk opens its state's pages and seals them
+ *      again around each write, so two calls at once can fault.  A thread-safe
+ *      allocator calls it under a lock of its own (ts-lock's `lock`, ts-nolock's
+ *      `grow`); the shim's region.c, memlib in a real process, locks mem_sbrk.
  *
  * mem_init and mem_deinit are the driver's; an allocator never calls them (a
  * mem_init of the allocator's is taken as mem_reset_brk, and told as a negative

@@ -680,6 +680,8 @@ static size_t listed_in(arena_t *a)
     return n;
 }
 
+/* Like mm_checkheap, with no other thread busy: it walks every arena's free
+ * lists, which their owners change without a lock. */
 void mm_stats(mm_stats_t *out)
 {
     memset(out, 0, sizeof *out);
