@@ -7,7 +7,10 @@
  * Capacity: MMSHIM_REGION_MB (default 2048 MiB, at most 4095 MiB so a variant
  * keeping 32-bit offsets stays valid).  Past it mem_sbrk fails with ENOMEM like
  * the simulated heap, and the shim serves the request from mmap (bigmap.c).
- * A mutex guards the break: thread-safe variants call mem_sbrk concurrently.
+ * A mutex orders the break's moves: thread-safe variants call mem_sbrk
+ * concurrently.  Readers take no lock (a free from any thread asks whether its
+ * block is in the region), so the break and the high-water mark are read and
+ * written atomically.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +32,9 @@ static struct {
     char *high_water;
     size_t page;
 } rg = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static inline char *break_now(void) { return __atomic_load_n(&rg.brk, __ATOMIC_ACQUIRE); }
+static inline void break_set(char *to) { __atomic_store_n(&rg.brk, to, __ATOMIC_RELEASE); }
 
 /* At most `most` bytes of s appended to buf (n used of cap); the new length. */
 static inline size_t append(char *buf, size_t n, size_t cap, const char *s, size_t most)
@@ -110,9 +116,9 @@ void *mem_sbrk(intptr_t incr)
         char *new = rg.brk + incr;
         if (new <= rg.committed || commit_to(new)) {
             old = rg.brk;
-            rg.brk = new;
+            break_set(new);
             if (new > rg.high_water)
-                rg.high_water = new;
+                __atomic_store_n(&rg.high_water, new, __ATOMIC_RELAXED);
         }
     }
     pthread_mutex_unlock(&rg.lock);
@@ -125,18 +131,18 @@ void *mem_sbrk(intptr_t incr)
 void mem_reset_brk(void)
 {
     pthread_mutex_lock(&rg.lock);
-    rg.brk = rg.lo;
+    break_set(rg.lo);
     pthread_mutex_unlock(&rg.lock);
 }
 
 void *mem_heap_lo(void) { return rg.lo; }
-void *mem_heap_hi(void) { return rg.brk - 1; }
-size_t mem_heapsize(void) { return (size_t)(rg.brk - rg.lo); }
+void *mem_heap_hi(void) { return break_now() - 1; }
+size_t mem_heapsize(void) { return (size_t)(break_now() - rg.lo); }
 size_t mem_pagesize(void) { return rg.page; }
 
 size_t region_capacity(void) { return (size_t)(rg.end - rg.lo); }
-size_t region_high_water(void) { return (size_t)(rg.high_water - rg.lo); }
-bool region_contains(const void *p) { return (const char *)p >= rg.lo && (const char *)p < rg.brk; }
+size_t region_high_water(void) { return (size_t)(__atomic_load_n(&rg.high_water, __ATOMIC_RELAXED) - rg.lo); }
+bool region_contains(const void *p) { return (const char *)p >= rg.lo && (const char *)p < break_now(); }
 
 void region_fork_prepare(void) { pthread_mutex_lock(&rg.lock); }
 void region_fork_parent(void) { pthread_mutex_unlock(&rg.lock); }

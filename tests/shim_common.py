@@ -36,11 +36,13 @@ def bench_program(name: str) -> Path:
     return KIT / "build" / "bench" / name
 
 
-def compile_helper(name: str, out_dir: Path) -> Path:
+def compile_helper(name: str, out_dir: Path, *sources: str, flags: tuple[str, ...] = ()) -> Path:
+    """tests/c/shim/NAME.c built into OUT_DIR, with SOURCES (paths in the kit) and FLAGS."""
     exe = out_dir / name
     if not exe.exists():
-        subprocess.run(["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread", "-o",
-                        str(exe), str(KIT / "tests" / "c" / "shim" / f"{name}.c")], check=True)
+        subprocess.run(["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread", *flags, "-o",
+                        str(exe), str(KIT / "tests" / "c" / "shim" / f"{name}.c"), *(str(KIT / s) for s in sources)],
+                       check=True)
     return exe
 
 
