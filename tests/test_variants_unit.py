@@ -218,7 +218,7 @@ def test_best_checker_reports_damage_only_one_layer_sees(damage_builds, how, mod
 
 # Damage that one layer of ts-nolock's checker alone can see (tests/c/variants/ts_damage.c).
 TS_DAMAGE = ["footer", "alloc-footer", "small", "owner", "prologue", "epilogue", "adjacent", "bitmap", "listed-alloc", "class",
-             "prev-link", "remote", "borrowed", "unlisted", "outside", "high-class", "slot"]
+             "prev-link", "remote", "borrowed", "unlisted", "count", "outside", "high-class", "slot"]
 
 
 @pytest.mark.parametrize("alignment", ALIGNMENTS)

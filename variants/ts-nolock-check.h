@@ -127,6 +127,11 @@ bool mm_checkheap(int lineno)
                    lineno, i, a->checked_free, nlisted);
             ok = false;
         }
+        if (ok && MM_STATS && nlisted != a->stats.free_blocks) {    /* mm_stats' count */
+            printf("ts-nolock checkheap (line %d): arena %u counts %llu free blocks, %zu in its lists\n",
+                   lineno, i, (unsigned long long)a->stats.free_blocks, nlisted);
+            ok = false;
+        }
     }
     pthread_mutex_unlock(&g->grow);
     return ok;

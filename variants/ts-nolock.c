@@ -53,14 +53,16 @@
  * slots are written once under `grow` and never move, so a thread freeing
  * another's block reads them without the lock (release stores, acquire loads).
  *
- * Invariants (mm_checkheap checks each; it must run with no other thread busy):
+ * Invariants (mm_checkheap checks each; it must run with no other thread busy,
+ * while mm_stats may run at any time: it reads counters the owners keep):
  *   1. payloads aligned; sizes multiples of 16, >= MIN_BLOCK; header == footer
  *   2. every block of a chunk carries the chunk's arena id
  *   3. no two free blocks are adjacent within a chunk
  *   4. a block is in a free list iff it is free, in its arena's list of its class
  *   5. blocks waiting in a remote stack are allocated and belong to that arena;
  *      blocks an arena keeps are allocated, another arena's, in their class
- *   6. free blocks found by walking the chunks and the lists agree in number
+ *   6. free blocks found by walking the chunks and the lists agree in number,
+ *      and with the count mm_stats reports
  *   7. the table names each arena under its own id
  */
 #define _GNU_SOURCE  /* gettid */
@@ -170,10 +172,12 @@ static inline void set_block(arena_t *a, void *bp, size_t size, bool alloc)
     *ftr(bp) = w;
 }
 
+/* Only the arena's owner writes its counters, but mm_stats may read them while
+ * it runs: relaxed atomics, plain moves on x86. */
 static inline void count(uint64_t *counter, uint64_t n)
 {
     if (MM_STATS)
-        *counter += n;
+        __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
 static inline size_t adjust(size_t size)
@@ -232,6 +236,7 @@ static void list_insert(arena_t *a, void *bp)
         l->next->prev = l;
     a->class_head[c] = l;
     mark(a, c, true);
+    count(&a->stats.free_blocks, 1);
 }
 
 static void list_remove(arena_t *a, void *bp)
@@ -246,6 +251,7 @@ static void list_remove(arena_t *a, void *bp)
         l->next->prev = l->prev;
     if (!a->class_head[c])
         mark(a, c, false);
+    count(&a->stats.free_blocks, UINT64_MAX);           /* one fewer */
 }
 
 /* ------------------------------------------------------------ the arena table */
@@ -671,17 +677,8 @@ void mm_atfork_child(void) { if (g) pthread_mutex_init(&g->grow, NULL); }
 
 /* ------------------------------------------------------------ statistics (checker: ts-nolock-check.h) */
 
-static size_t listed_in(arena_t *a)
-{
-    size_t n = 0;
-    for (int c = 0; c < NCLASS; c++)
-        for (links_t *l = a->class_head[c]; l; l = l->next)
-            n++;
-    return n;
-}
-
-/* Like mm_checkheap, with no other thread busy: it walks every arena's free
- * lists, which their owners change without a lock. */
+/* Safe while other threads allocate: every counter, free_blocks included, is
+ * one the owner keeps as it goes (count()), read here atomically. */
 void mm_stats(mm_stats_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -690,10 +687,9 @@ void mm_stats(mm_stats_t *out)
     pthread_mutex_lock(&g->grow);
     for (unsigned i = 0; i < g->narenas; i++) {
         mm_stats_t *s = &arena_at(i)->stats;
-#define ADD_FIELD(name, what) out->name += s->name;
+#define ADD_FIELD(name, what) out->name += __atomic_load_n(&s->name, __ATOMIC_RELAXED);
         MM_STATS_FIELDS(ADD_FIELD)
 #undef ADD_FIELD
-        out->free_blocks += listed_in(arena_at(i));
     }
     out->peak_heap = g->peak_heap;
     pthread_mutex_unlock(&g->grow);

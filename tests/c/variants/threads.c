@@ -13,11 +13,13 @@
  * runs and the call counters must add up (mm_stats.h: mallocs counts blocks
  * returned by malloc and realloc(NULL, n), reallocs every realloc call).
  *
- *   threads [--check-while-busy] THREADS OPS
+ *   threads [--check-while-busy | --stats-while-busy] THREADS OPS
  *       prints "ok", or the first thing that went wrong and exits 1.
  *   --check-while-busy: one more thread runs mm_checkheap over and over while
  *       the others allocate (ts-lock's checker runs under its lock, so may):
  *       a call that changes the heap outside the lock is seen mid-way.
+ *   --stats-while-busy: one more thread calls mm_stats over and over while the
+ *       others allocate, as the shim's exit report may (both variants allow it).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,7 +38,7 @@ bool mm_checkheap(int lineno);
 enum { GROWN = 512, GROWN_SIZE = 20000, MAX_THREADS = 16, SLOTS = 64, BOX = 16, HEAD = 2 * sizeof(size_t), MAX_SIZE = 24000, ROUNDS = 2 };
 
 static int nthreads, nops;
-static bool check_while_busy;
+static enum { WATCH_NONE, WATCH_CHECK, WATCH_STATS } watch;   /* what one more thread does while busy */
 static _Atomic(unsigned char *) box[MAX_THREADS][BOX];   /* blocks handed to thread t */
 static atomic_ullong mallocs, reallocs;                    /* calls the variant must count */
 static atomic_int failed;
@@ -138,14 +140,20 @@ static unsigned char *resize(unsigned char *p, size_t n, size_t seed)
     return q;
 }
 
-/* --check-while-busy: the checker, over and over, until the round's workers are done. */
+/* --check-while-busy, --stats-while-busy: the checker or mm_stats, over and over,
+ * until the round's workers are done. */
 static atomic_int busy;
 
-static void *checker(void *arg)
+static void *watcher(void *arg)
 {
     (void)arg;
-    while (busy && !failed)
-        CHECK(mm_checkheap(__LINE__));
+    mm_stats_t s;
+    while (busy && !failed) {
+        if (watch == WATCH_CHECK)
+            CHECK(mm_checkheap(__LINE__));
+        else
+            mm_stats(&s);
+    }
     return NULL;
 }
 
@@ -215,7 +223,9 @@ int main(int argc, char **argv)
 {
     int a = 1;
     if (a < argc && !strcmp(argv[a], "--check-while-busy"))
-        check_while_busy = true, a++;
+        watch = WATCH_CHECK, a++;
+    else if (a < argc && !strcmp(argv[a], "--stats-while-busy"))
+        watch = WATCH_STATS, a++;
     if (argc - a != 2)
         return 2;
     nthreads = atoi(argv[a]), nops = atoi(argv[a + 1]);
@@ -230,7 +240,7 @@ int main(int argc, char **argv)
     for (int round = 0; round < ROUNDS && !failed; round++) {
         pthread_t tid[MAX_THREADS], check_tid;
         busy = 1;
-        if (check_while_busy && pthread_create(&check_tid, NULL, checker, NULL))
+        if (watch && pthread_create(&check_tid, NULL, watcher, NULL))
             return 2;
         for (int t = 0; t < nthreads; t++)
             if (pthread_create(&tid[t], NULL, worker, (void *)(intptr_t)(round * nthreads + t)))
@@ -238,7 +248,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < nthreads; t++)
             pthread_join(tid[t], NULL);
         busy = 0;
-        if (check_while_busy)
+        if (watch)
             pthread_join(check_tid, NULL);
         CHECK(mm_checkheap(__LINE__));
     }

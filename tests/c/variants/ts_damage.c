@@ -128,6 +128,8 @@ static void damage(const char *how)
         atomic_store(&page[1], first);
     } else if (!strcmp(how, "unlisted")) {        /* 6: a free block off its list */
         list_remove(arena, d);
+    } else if (!strcmp(how, "count")) {           /* 6: the free blocks mm_stats reports */
+        arena->stats.free_blocks++;
     } else {
         exit(2);
     }
