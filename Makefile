@@ -73,6 +73,11 @@ NAME_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G 
 ifneq ($(call chars_left,$(VARIANT),$(NAME_CHARS)),)
   $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(VARIANT_NAMES)))
 endif
+# An allocator's path goes into the same rules and commands: a quote, ';', ':' or '*' in it broke them
+# the same way ("Unterminated quoted string", "missing separator").
+ifneq ($(call chars_left,$(MM),$(NAME_CHARS) @ ~),)
+  $(error MM='$(MM)': make cannot build a path holding other than letters, digits and - _ . + / @ ~; copy the file to one without)
+endif
 ifneq ($(and $(MM),$(VARIANT)),)
   CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
 else ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)

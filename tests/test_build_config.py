@@ -91,6 +91,27 @@ def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
     assert "Circular" not in done.stderr
 
 
+@pytest.mark.parametrize("name", ["it's.c", 'say"so.c', "a;b.c", "a:b.c", "a*.c", "a(b).c", "a#b.c"])
+def test_an_allocator_path_make_cannot_carry_is_one_line(tmp_path, name):
+    """A quote in MM's path was the shell's "Unterminated quoted string", ';' make's "missing
+    separator", ':' and '*' make's own errors; the path is refused before anything runs."""
+    source = tmp_path / name
+    source.write_text((KIT / "mm.c").read_text())
+    done = make("driver", f"MM={source}")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.strip().endswith(
+        f"MM='{source}': make cannot build a path holding other than letters, digits and - _ . + / @ ~; copy the "
+        "file to one without.  Stop."), done.stderr
+
+
+def test_an_allocator_path_with_at_and_tilde_builds(tmp_path):
+    source = tmp_path / "me@host~1" / "at_tilde.c"      # its own build folder, build/at_tilde-a16
+    source.parent.mkdir()
+    source.write_text((KIT / "mm.c").read_text())
+    done = make("driver", f"MM={source}")
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("variant", ["two words", "a:b", "a;b", "*", "?est", "it's", "a(b"])
 def test_a_variant_that_is_not_a_name_is_one_line(variant):
     """VARIANT='two words' gave 27 lines of make's warnings before the kit's message, 'a:b' make's
