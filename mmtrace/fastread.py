@@ -30,8 +30,8 @@ def _chunk(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     if (nl - starts < 3).any():            # the shortest op line is "f 0"
         return None
     kinds = a[starts]
-    if np.count_nonzero(a >= 97) != n or (a[starts + 1] != 32).any():
-        return None                          # letters only at line starts, then a space
+    if (kinds < 97).any() or np.count_nonzero(a >= 97) != n or (a[starts + 1] != 32).any():
+        return None                          # a letter at every line's start, no other, then a space
     sp = a == 32
     if (sp[:-1] & (sp[1:] | (a[1:] == 10))).any():
         return None                          # no double spaces, none before a newline

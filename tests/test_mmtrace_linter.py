@@ -433,6 +433,20 @@ def test_the_numpy_reader_declines_what_it_cannot_vouch_for():
     assert fast_trace(head + b"a 0 8\nf 0\n", 20 << 20, 1 << 26) is not None
 
 
+@pytest.mark.parametrize("line", ["1 a 0", "1 0 a"])
+def test_a_line_that_starts_with_a_digit_is_refused_by_every_reader(tmp_path, driver, line):
+    """`1 a 0` after `a 1 5`: the numpy reader had checked that each line held one letter, not
+    that it came first, so read_trace (stats, convert, readme) took the line as an op of kind
+    '1' and convert wrote `1 1 0`; the driver and check refuse it."""
+    path = tmp_path / "digit.rep"
+    path.write_text(f"1\n2\n2\n5\na 1 5\n{line}\n")
+    with pytest.raises(TraceError) as err:
+        read_trace(path)
+    assert f"{path}:6: bad token '1'" in str(err.value)
+    done = subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "digit.rep:6: bad token '1'" in done.stderr
+
+
 @pytest.mark.parametrize("field", ["size", "id", "header"])
 def test_leading_zeros_are_read_as_the_driver_reads_them(tmp_path, driver, field):
     """`a 0 000...05` with 2 million zeros: the driver takes size 5; mmtrace crashed in int()."""
