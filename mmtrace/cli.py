@@ -5,6 +5,7 @@ with errors, a recording of a program that failed), 2 bad usage or input.
 """
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import math
@@ -12,6 +13,7 @@ import os
 import re
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 
 import click
@@ -499,9 +501,9 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
             _fail(f"{r.path}: {err}")
         if verify:
             have = r.folder / e.file
-            want = encode_trace(format_trace(trace, comments(e)))
-            if not have.exists() or read_bytes(have) != want:
-                differ.append(e.file)
+            why = _unlike(have, encode_trace(format_trace(trace, comments(e))))
+            if why is not None:
+                differ.append(f"{e.file} ({why})" if why else e.file)
             continue
         path = folder / e.file
         _write(str(path), trace, comments(e))
@@ -510,6 +512,22 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         if differ:
             _fail(f"these traces differ from their recipe: {', '.join(differ)}", 1)
         click.echo(f"{sum(not e.recorded for e in chosen)} generated traces match the recipe")
+
+
+def _unlike(have: Path, want: bytes) -> str | None:
+    """None when the trace file HAVE holds WANT; else '' (missing, or other bytes) or why it
+    could not be read: a folder, a FIFO or broken gzip in its place is a trace that differs,
+    not the end of the comparison."""
+    if not have.exists():
+        return ""
+    try:
+        return None if read_bytes(have) == want else ""
+    except TooBig as e:
+        return str(e)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        return f"damaged gzip data: {e}"
+    except OSError as e:
+        return f"cannot read: {e.strerror or e}"
 
 
 def _record_entry(e, sources: Path, folder: Path) -> None:

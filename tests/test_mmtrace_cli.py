@@ -206,6 +206,31 @@ def test_gen_and_suite_refuse_parameters_that_make_no_op(tmp_path):
     assert (tmp_path / "first.rep").exists() and not (tmp_path / "empty.rep").exists()
 
 
+@pytest.mark.parametrize("damage, why", [
+    ("folder", "cannot read: Is a directory"),
+    ("fifo", "cannot read: a named pipe (FIFO)"),
+    ("gzip", "damaged gzip data"),
+])
+def test_suite_verify_names_a_trace_it_cannot_read_as_differing(tmp_path, damage, why):
+    """A trace file that is a folder, a FIFO or broken gzip had ended `suite --verify` in a
+    traceback (IsADirectoryError, OSError) or in click's `aborted` (gzip's EOFError); now it is
+    one of the traces that differ, with why, and the others are still compared."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n'
+                      '[[trace]]\nname = "y"\ngroup = "g"\nstresses = "s"\npattern = "binary"\nseed = 2\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    (tmp_path / "x.rep").unlink()
+    if damage == "folder":
+        (tmp_path / "x.rep").mkdir()
+    elif damage == "fifo":
+        os.mkfifo(tmp_path / "x.rep")
+    else:
+        (tmp_path / "x.rep").write_bytes(b"\x1f\x8bjunk")
+    done = mmtrace("suite", str(recipe), "--verify", timeout=60)
+    _one_line_error(done, 1, "these traces differ from their recipe: x.rep (", why)
+    assert "y.rep" not in done.stderr
+
+
 def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
