@@ -472,8 +472,8 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
               help="Where to write (default: the recipe's folder).")
 @click.option("--group", "groups", multiple=True, help="Only this group (repeatable).")
 @click.option("--name", "names", multiple=True, help="Only this trace (repeatable).")
-@click.option("--verify", is_flag=True, help="Write nothing; fail if a file differs from a "
-              "regeneration.")
+@click.option("--verify", is_flag=True, help="Write nothing; fail if a file (in -o's folder, "
+              "if given) differs from a regeneration.")
 @click.option("--record", "rerecord", is_flag=True, help="Also re-record the recorded traces.")
 def suite(recipe, out_dir, groups, names, verify, rerecord):
     """Generate the suite's traces from its recipe (recorded ones are kept as committed).
@@ -488,7 +488,9 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         chosen = r.select(tuple(groups), tuple(names))
     except RecipeError as e:
         _fail(str(e))
-    folder = _folder(Path(out_dir) if out_dir is not None else r.folder)
+    folder = Path(out_dir) if out_dir is not None else r.folder
+    if not verify:                  # --verify writes nothing, so makes no folder either
+        _folder(folder)
     differ = []
     for e in chosen:
         if e.recorded:
@@ -500,7 +502,7 @@ def suite(recipe, out_dir, groups, names, verify, rerecord):
         except RecipeError as err:
             _fail(f"{r.path}: {err}")
         if verify:
-            have = r.folder / e.file
+            have = folder / e.file          # -o's folder, when given, is the one compared
             why = _unlike(have, encode_trace(format_trace(trace, comments(e))))
             if why is not None:
                 differ.append(f"{e.file} ({why})" if why else e.file)

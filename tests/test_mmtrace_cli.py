@@ -231,6 +231,24 @@ def test_suite_verify_names_a_trace_it_cannot_read_as_differing(tmp_path, damage
     assert "y.rep" not in done.stderr
 
 
+def test_suite_verify_compares_the_folder_o_names_and_makes_none(tmp_path):
+    """`suite --verify -o DIR` had made DIR (it writes nothing) and compared the recipe's folder
+    instead, so an empty or stale DIR was reported as matching the recipe."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    missing = tmp_path / "never"
+    done = mmtrace("suite", str(recipe), "--verify", "-o", str(missing))
+    _one_line_error(done, 1, "these traces differ from their recipe: x.rep")
+    assert not missing.exists()
+    made = tmp_path / "made"
+    assert mmtrace("suite", str(recipe), "-o", str(made)).returncode == 0
+    assert mmtrace("suite", str(recipe), "--verify", "-o", str(made)).returncode == 0
+    (made / "x.rep").write_text("20000000\n1\n2\n1\na 0 1\nf 0\n")
+    _one_line_error(mmtrace("suite", str(recipe), "--verify", "-o", str(made)), 1,
+                    "these traces differ from their recipe: x.rep")
+
+
 def test_suite_names_an_output_folder_it_cannot_make(tmp_path):
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE_HEAD + 'name = "x"\nparams = { pairs = 10 }\n')
