@@ -132,6 +132,10 @@ def test_recipe_mistakes_are_named(tmp_path):
      "(x): parameter 'pairs' must be an integer, not a number"),
     ('name = "x"\npattern = "binary"\nseed = 1\nparams = { pairs = true }\n',
      "(x): parameter 'pairs' must be an integer, not true/false"),
+    # one parameter spelt both ways: the later had been taken silently, and the trace's 'made by'
+    # line (-p max-size=2000 -p max_size=100) was a command line gen refuses
+    ('name = "x"\npattern = "realloc-many"\nseed = 1\nparams = { max_size = 100, "max-size" = 2000 }\n',
+     "(x): parameter 'max-size' of 'realloc-many' given twice (max_size=100, max-size=2000): give it once"),
     # past the ops limit: refused when the recipe is read, not after 12,000,000 ops drawn
     ('name = "x"\npattern = "binary"\nseed = 1\nparams = { pairs = 2000001, small = 1, large = 1, new = 2 }\n',
      "(x): pattern 'binary' with pairs=2000001 small=1 large=1 new=2: the trace would have more than "

@@ -190,11 +190,17 @@ def coerce_params(pattern: Pattern, params: dict[str, object]) -> dict[str, obje
     type of each parameter's default."""
     defaults = pattern.defaults()
     out: dict[str, object] = {}
+    spelt: dict[str, str] = {}          # key -> the name it was given as
     for k, v in params.items():
         key = k.replace("-", "_")
         if key not in defaults:
             raise PatternError(f"pattern '{pattern.name}' has no parameter '{k}' "
                                f"(it has: {', '.join(defaults) or 'none'})")
+        if key in spelt:                # max_size and max-size: which one counts is no choice to make silently
+            first = spelt[key]
+            raise PatternError(f"parameter '{k}' of '{pattern.name}' given twice ({first}={_quoted(params[first])}, "
+                               f"{k}={_quoted(v)}): give it once")
+        spelt[key] = k
         want = type(defaults[key])
         if want is str:
             allowed = pattern.choices.get(key)
