@@ -5,6 +5,7 @@ with errors, a recording of a program that failed), 2 bad usage or input.
 """
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import json
@@ -20,7 +21,7 @@ import click
 
 from .gen import PATTERNS, PatternError, generate
 from .linter import ERROR, TraceError, fixed, lint, read_trace
-from .oneline import NonEmptyPath, OneLineGroup, one_line
+from .oneline import NonEmptyPath, OneLineGroup, StdoutWriteError, one_line
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
 from .regular import NotRegular, read_regular
@@ -112,6 +113,8 @@ def _written(path: str, trace: Trace, comments: list[str] | None = None) -> str 
     try:
         write_trace(Path(path), trace, comments)
     except OSError as e:
+        if e.errno == errno.EPIPE and _is_stdout(path):    # `-o /dev/stdout | head`: as stdout's own writes
+            raise StdoutWriteError(e.errno, e.strerror) from None
         _fail(f"{path}: cannot write ({e.strerror or e})")
     except TooBig as e:
         return str(e)
