@@ -349,7 +349,8 @@ def check(files, fix, output, max_heap, quiet):
         if fix:
             t = fixed(r)
             if t is None:
-                why = next((p.message for p in r.problems if p.severity == ERROR), "no trace in it")
+                # the last error is the one that stopped the reading (binary data after a bad op)
+                why = next((p.message for p in reversed(r.problems) if p.severity == ERROR), "no trace in it")
                 click.echo(one_line(f"{f}: cannot fix: {why}; nothing written"), err=True)
                 unfixed = True
                 continue

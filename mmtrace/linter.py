@@ -108,19 +108,27 @@ class _Lint:
             self.say(0, ERROR, f"{what}: {getattr(e, 'strerror', None) or e}{hint}")
             return None
 
-    def text(self, data: bytes) -> str | None:
+    def text(self, data: bytes) -> tuple[list[str], int, int]:
+        """The lines up to the first that holds a byte no trace holds outside a comment (control
+        bytes, non-ASCII), that line's number and the byte (0, 0: none).  The driver reads up to
+        it, so an error on an earlier line is the one it names."""
         if data.translate(None, _OK_BYTES):
-            # Control bytes and non-ASCII are binary junk, except inside a comment.
             for lineno, line in enumerate(data.split(b"\n"), 1):
                 bad = line.split(b"#", 1)[0].translate(None, _OK_BYTES)
                 if bad:
-                    self.say(lineno, ERROR, f"binary data (byte 0x{bad[0]:02x}): not a trace file")
-                    return None
-        return data.decode("latin-1")
+                    return data.decode("latin-1").split("\n")[:lineno - 1], lineno, bad[0]
+        return data.decode("latin-1").split("\n"), 0, 0
 
-    def header(self, lines: list[str]) -> tuple[Header, int, str] | None:
+    def binary(self, lineno: int, byte: int) -> None:
+        self.say(lineno, ERROR, f"binary data (byte 0x{byte:02x}): not a trace file")
+
+    def errors(self) -> bool:
+        return any(p.severity == ERROR for p in self.problems)
+
+    def header(self, lines: list[str], binary_line: int = 0) -> tuple[Header, int, str] | None:
         """The header, the line it ends on and what follows it there: the driver reads the
-        four numbers across lines and the first op may share the last number's line."""
+        four numbers across lines and the first op may share the last number's line.  LINES
+        that stop short of a BINARY_LINE end in it, not in a truncated header: None, unsaid."""
         nums: list[int] = []
         lineno = 0
         for lineno, raw in enumerate(lines, 1):
@@ -141,7 +149,8 @@ class _Lint:
                 nums.append(value)
                 if len(nums) == 4:
                     return self._checked(Header.from_numbers(nums), lineno, " ".join(words[at + 1:]), word)
-        self.say(max(len(lines), 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
+        if not binary_line:
+            self.say(max(len(lines), 1), ERROR, f"truncated: the header needs 4 numbers, found {len(nums)}")
         return None
 
     def _checked(self, h: Header, lineno: int, rest: str, last: str) -> tuple[Header, int, str] | None:
@@ -173,12 +182,11 @@ def _run(path: Path, max_heap: int, stop: bool, heap_option: str) -> LintResult:
     fast = _fast(data, max_heap, stop)
     if fast is not None:
         return fast
-    text = L.text(data)
-    if text is None:
-        return LintResult(tuple(L.problems), None, ())
-    lines = text.split("\n")
-    got = L.header(lines)
+    lines, binary_line, byte = L.text(data)
+    got = L.header(lines, binary_line)
     if got is None:
+        if binary_line and not L.errors():      # the header runs into the binary line
+            L.binary(binary_line, byte)
         return LintResult(tuple(L.problems), None, ())
     header, start, rest = got
     kinds, ids, sizes = new_ops()
@@ -259,6 +267,9 @@ def _run(path: Path, max_heap: int, stop: bool, heap_option: str) -> LintResult:
         kinds.append(ord(k))
         ids.append(i)
         sizes.append(s)
+    if binary_line:     # the driver reads no further: no counts or warnings past it
+        L.binary(binary_line, byte)
+        return LintResult(tuple(L.problems), None, ())
     eof = len(lines)   # the driver names the line where the file ends
     if n_ops < header.ops:
         L.say(eof, ERROR, f"truncated: the header says {header.ops} ops, the file has {n_ops}")

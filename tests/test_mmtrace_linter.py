@@ -38,6 +38,11 @@ DEFECTS = {
     "truncated-mid-file": (HEAD.format(ids=2, ops=4) + "a 0 8\na 1", 6, "bad token", None),
     "binary-junk": (HEAD.format(ids=2, ops=2) + "a 0 8\n\x00\x01\x7f\xff\n", 6, "binary data",
                     None),
+    # the driver stops at the first error, and binary junk further down is never reached: the
+    # linter had named the junk's line alone (and read_trace too), not the bad op before it
+    "binary-after-a-bad-op": (HEAD.format(ids=2, ops=3) + "a 0 8\nx 0\nf 0\n\x00\n", 6, "bad token 'x'", None),
+    "binary-after-a-bad-header": ("20000000\n-2\n2\n1\n\x00\n", 2, "bad token '-2'", None),
+    "binary-where-the-header-ends": ("20000000 2 2 1 \x00\na 0 8\nf 0\n", 1, "binary data (byte 0x00)", None),
     # DEL (0x7f) is a control byte: binary, not text, outside a comment (in the driver too)
     "del-byte": (HEAD.format(ids=1, ops=2) + "a 0 8\x7f\nf 0\n", 5, "binary data (byte 0x7f): not a trace file", None),
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4,
@@ -335,7 +340,8 @@ def test_fix_makes_a_trace_both_accept(tmp_path, driver):
 # Defects --fix cannot repair (no header to keep, or no text): it writes nothing for them.
 UNFIXABLE = {"truncated-header", "binary-junk", "del-byte", "header-number-past-2^64", "header-number-of-5000-digits",
              "ids-past-the-drivers-limit", "ids-past-2^64", "lab64-peak-past-2^64",
-             "lab64-weight-3-peak-past-2^64"}
+             "lab64-weight-3-peak-past-2^64", "binary-after-a-bad-op", "binary-after-a-bad-header",
+             "binary-where-the-header-ends"}
 # Beyond DEFECTS: more the linter reports, each with something for --fix to repair.
 MORE_TO_FIX = {
     "bad-weight-9": "20000\n2\n2\n9\na 0 16\nf 0\n",
@@ -376,7 +382,7 @@ def test_check_fix_writes_nothing_when_there_is_no_header(tmp_path, name):
     # the refusal gives the linter's reason (binary data, a number out of range, ...), not a guess
     out = tmp_path / "fixed.rep"
     done = run_python("-m", "mmtrace", "check", "--fix", "-o", out, path, capture_output=True, text=True)
-    reason = next(p.message for p in result.problems if p.severity == "error")
+    reason = result.errors[-1].message      # what stopped the reading: binary data after a bad op
     assert done.returncode == 1 and not out.exists()
     assert f"{path}: cannot fix: {reason}; nothing written" in done.stderr.splitlines(), done.stderr
 
