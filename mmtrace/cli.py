@@ -27,7 +27,7 @@ from .recipe import RecipeError, comments, load_recipe, make_trace
 from .regular import NotRegular, read_regular
 from .stats import measure, render
 from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, TooBig, Trace,
-                    encode_trace, format_trace, read_bytes, replace_file, write_trace)
+                    encode_trace, format_trace, read_bytes, replace_file, trace_stem, write_trace)
 
 # The recipe in the current folder's traces/, else the kit's own.
 DEFAULT_RECIPE = "traces/recipe.toml" if Path("traces/recipe.toml").exists() else str(
@@ -293,7 +293,7 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
     (a/x.rep and b/x.rep, x.rep and x.rep.gz) had NAME; False (and a line on stderr) if it
     cannot be written."""
     from .plot import plot_trace
-    stem = name = Path(f).name.split(".rep")[0]
+    stem = name = trace_stem(Path(f).name)
     n = 1
     while name in taken:
         n += 1
@@ -365,7 +365,7 @@ def check(files, fix, output, max_heap, quiet):
 
 
 def _fixed_name(path: Path) -> Path:
-    stem = path.name.split(".rep")[0]
+    stem = trace_stem(path.name)
     return path.with_name(stem + ".fixed.rep" + (".gz" if path.name.endswith(".gz") else ""))
 
 

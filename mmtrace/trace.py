@@ -149,6 +149,15 @@ def _raw_bytes(path: Path) -> bytes:
         return (first or b"") + handle.read(TRACE_MAX_BYTES + 1 - len(first or b""))
 
 
+def trace_stem(name: str) -> str:
+    """A trace file's NAME without its .gz, then .rep, as the driver drops them
+    (driver/tracename.c, strip_suffixes), never the whole name: gcc.report.rep is gcc.report."""
+    for suffix in (".gz", ".rep"):
+        if len(name) > len(suffix) and name.endswith(suffix):
+            name = name[:-len(suffix)]
+    return name
+
+
 def meant_file(path: Path | str) -> str | None:
     """The trace a missing PATH was likely meant for, as the driver guesses it (driver/trace.c,
     meant_file): PATH.rep or PATH.rep.gz for a name given without its suffix, x.rep.gz for x.rep,

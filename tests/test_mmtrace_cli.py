@@ -87,6 +87,20 @@ def test_check_exit_status_and_fix(tmp_path):
     assert mmtrace("check", str(KIT / "traces" / "classic-cccp.rep")).returncode == 0
 
 
+def test_a_name_holding_rep_keeps_it_in_its_fixed_copy_and_plot(tmp_path):
+    """gcc.report.rep's fixed copy had been named gcc.fixed.rep (the name cut at its first
+    '.rep'), so `check --fix gcc.report.rep gcc.rep` wrote the second copy over the first; its
+    plot was gcc.png. Only a .rep / .rep.gz suffix is dropped, as the driver drops it."""
+    report, plain = tmp_path / "gcc.report.rep", tmp_path / "gcc.rep"
+    report.write_text("20000000\n1\n1\n1\na 0 5\n")
+    plain.write_text("20000000\n1\n1\n1\na 0 7\n")
+    assert mmtrace("check", "-q", "--fix", str(report), str(plain)).returncode == 0
+    assert "a 0 5" in (tmp_path / "gcc.report.fixed.rep").read_text()
+    assert "a 0 7" in (tmp_path / "gcc.fixed.rep").read_text()
+    assert mmtrace("stats", "--plot", "--plot-dir", str(tmp_path), str(tmp_path / "gcc.report.fixed.rep")).returncode == 0
+    assert (tmp_path / "gcc.report.fixed.png").exists()
+
+
 def test_list_selects_a_group():
     names = mmtrace("list", "--group", "classic").stdout.split()
     assert len(names) == 11 and "classic-binary2" in names
