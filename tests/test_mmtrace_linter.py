@@ -201,6 +201,48 @@ def test_damaged_gzip_is_an_error(tmp_path, driver):
     assert not result.unreadable and result.errors[0].message.startswith("damaged gzip data")
 
 
+def _gzip_header(flags: int, extra: bytes = b"") -> bytes:
+    return b"\x1f\x8b\x08" + bytes([flags]) + bytes(4) + b"\x02\xff" + extra
+
+
+@pytest.mark.parametrize("damage", ["reserved-flag", "high-flag", "header-crc", "zeros-between-members",
+                                    "junk-after-zeros"])
+def test_gzip_the_driver_refuses_is_damaged_for_the_linter_too(tmp_path, driver, damage):
+    """gzip -dc, which the driver reads through, refuses a member header with a reserved flag
+    bit set or a wrong header CRC (FHCRC), and bytes after the last member other than zeros;
+    Python's gzip module took all three, so `mmtrace check` said nothing of a file the driver
+    cannot read."""
+    text = (HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode()
+    good = gzip.compress(text, mtime=0)
+    deflated = good[10:]
+    data = {"reserved-flag": _gzip_header(0x20) + deflated,
+            "high-flag": _gzip_header(0x80) + deflated,
+            "header-crc": _gzip_header(0x02, b"\x00\x00") + deflated,
+            "zeros-between-members": gzip.compress(text[:10]) + b"\0\0" + gzip.compress(text[10:]),
+            "junk-after-zeros": good + b"\0\0junk"}[damage]
+    path = tmp_path / "bad.rep.gz"
+    path.write_bytes(data)
+    result = lint(path)
+    assert result.errors and result.errors[0].message.startswith("damaged gzip data"), result.problems
+    assert not result.unreadable
+    assert _driver_line(driver, path) == 0
+
+
+def test_gzip_the_driver_reads_is_read_alike(tmp_path, driver):
+    """What gzip -dc takes, the linter takes: members one after another, zeros after the last,
+    a header CRC that is right."""
+    import zlib
+    text = (HEAD.format(ids=1, ops=2) + "a 0 8\nf 0\n").encode()
+    head = _gzip_header(0x02)
+    crc = (zlib.crc32(head) & 0xFFFF).to_bytes(2, "little")
+    for data in (gzip.compress(text[:10]) + gzip.compress(text[10:]), gzip.compress(text) + bytes(9),
+                 head + crc + gzip.compress(text, mtime=0)[10:], gzip.compress(b"") + gzip.compress(text)):
+        path = tmp_path / "ok.rep.gz"
+        path.write_bytes(data)
+        assert not lint(path).problems
+        assert subprocess.run([str(driver), "--parse-only", "-f", str(path)], capture_output=True).returncode == 0
+
+
 def test_an_unreadable_file_is_line_0_in_both(tmp_path, driver):
     path = tmp_path / "missing.rep"
     error = lint(path).errors[0]
