@@ -12,6 +12,11 @@ BEGIN = "<!-- BEGIN TRACE TABLE (made by `mmtrace readme`; do not edit) -->"
 END = "<!-- END TRACE TABLE -->"
 
 
+def _cell(text: str) -> str:
+    """TEXT as one cell of a Markdown row: a '|' would end the cell, a newline the row."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def table(recipe: Recipe, measured: dict[str, TraceStats]) -> list[str]:
     lines = []
     for group, what in recipe.groups.items():
@@ -25,7 +30,7 @@ def table(recipe: Recipe, measured: dict[str, TraceStats]) -> list[str]:
         for e in entries:
             s = measured[e.name]
             realloc = f"{s.reallocs:,} ({s.realloc_null:,} / {s.realloc_zero:,})"
-            lines.append(f"| `{e.file}` | {e.stresses} | {s.ops:,} | {s.ids:,} | "
+            lines.append(f"| `{e.file}` | {_cell(e.stresses)} | {s.ops:,} | {s.ids:,} | "
                          f"{s.peak_live_bytes:,} | {s.peak_live_blocks:,} | "
                          f"{s.size_min:,} / {s.size_median:,} / {s.size_max:,} "
                          f"| {realloc} |")

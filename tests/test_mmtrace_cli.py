@@ -384,6 +384,19 @@ def test_readme_check_says_the_readme_is_missing(tmp_path):
     assert mmtrace("readme", str(recipe), "--check").returncode == 0
 
 
+def test_readme_table_keeps_a_row_whole_whatever_the_recipe_says(tmp_path):
+    """A 'stresses' holding '|' or a newline (TOML's \\n) had split the table's row: the ops
+    were shown under 'ids', the rest of the row on a line of its own. Each is a cell's text now:
+    '|' escaped, a newline a space."""
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text('[groups]\ng = "G"\n[[trace]]\nname = "x"\ngroup = "g"\n'
+                      'stresses = "64 | 448 B pairs\\nthen 512"\npattern = "binary"\nseed = 1\nparams = { pairs = 10 }\n')
+    assert mmtrace("suite", str(recipe)).returncode == 0
+    assert mmtrace("readme", str(recipe)).returncode == 0
+    rows = [line for line in (tmp_path / "README.md").read_text().splitlines() if "x.rep" in line or "then 512" in line]
+    assert rows == ["| `x.rep` | 64 \\| 448 B pairs then 512 | 60 | 30 | 5,760 | 20 | 64 / 448 / 512 | 0 (0 / 0) |"]
+
+
 @pytest.mark.parametrize("markers", ["BEGIN", "END", "END BEGIN", "BEGIN BEGIN END"])
 def test_readme_refuses_broken_markers_and_keeps_the_prose(tmp_path, markers):
     """A README whose END line was lost had a second table appended, and the next run replaced
