@@ -227,8 +227,9 @@ def _run(path: Path, max_heap: int, stop: bool, heap_option: str) -> LintResult:
         if s is None or s > max_heap:
             s = bounded_int(w[2], max_heap)
         if i is None or i >= declared_ids:
-            L.say(lineno, ERROR, f"id {w[1][:24] if i is None else i} out of range: the header says "
-                  f"{header.ids} ids (0..{header.ids - 1})")
+            declared = (f"the header says {header.ids} ids (0..{header.ids - 1})" if header.ids
+                        else "the header declares no ids")
+            L.say(lineno, ERROR, f"id {w[1][:24] if i is None else i} out of range: {declared}")
             if i is None or i >= MAX_IDS:       # no header may declare it, so a fixed copy cannot keep it
                 continue
         if s is None:       # in the driver's words (driver/trace.c, read_size)

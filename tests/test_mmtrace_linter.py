@@ -43,6 +43,9 @@ DEFECTS = {
     "binary-after-a-bad-op": (HEAD.format(ids=2, ops=3) + "a 0 8\nx 0\nf 0\n\x00\n", 6, "bad token 'x'", None),
     "binary-after-a-bad-header": ("20000000\n-2\n2\n1\n\x00\n", 2, "bad token '-2'", None),
     "binary-where-the-header-ends": ("20000000 2 2 1 \x00\na 0 8\nf 0\n", 1, "binary data (byte 0x00)", None),
+    # a header of no ids: no range to name ('0..-1' had been shown), as the driver words it
+    "no-ids-declared": (HEAD.format(ids=0, ops=2) + "a 0 8\nf 0\n", 5,
+                        "id 0 out of range: the header declares no ids", None),
     # DEL (0x7f) is a control byte: binary, not text, outside a comment (in the driver too)
     "del-byte": (HEAD.format(ids=1, ops=2) + "a 0 8\x7f\nf 0\n", 5, "binary data (byte 0x7f): not a trace file", None),
     "bad-weight": ("20000000\n2\n2\n7\na 0 8\nf 0\n", 4,
