@@ -113,7 +113,8 @@ def _written(path: str, trace: Trace, comments: list[str] | None = None) -> str 
     try:
         write_trace(Path(path), trace, comments)
     except OSError as e:
-        if e.errno == errno.EPIPE and _is_stdout(path):    # `-o /dev/stdout | head`: as stdout's own writes
+        # `-o /dev/stdout | head`, whose reader is gone (ENXIO if before the open): as stdout's own writes
+        if e.errno in (errno.EPIPE, errno.ENXIO) and _is_stdout(path):
             raise StdoutWriteError(e.errno, e.strerror) from None
         _fail(f"{path}: cannot write ({e.strerror or e})")
     except TooBig as e:

@@ -10,6 +10,7 @@ Header orders (the driver tells them apart by the first number):
 """
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
@@ -244,6 +245,20 @@ def write_trace(path: Path, trace: Trace, comments: list[str] | None = None) -> 
     replace_file(path, text)
 
 
+def _write_special(path: Path, data: bytes) -> None:
+    """DATA written to the device or FIFO PATH; a FIFO no one reads is an OSError (ENXIO), not a
+    wait for a reader that may never come."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(e.errno, "a named pipe (FIFO) that no one is reading", str(path)) from None
+        raise
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+
+
 def replace_file(path: Path, data: bytes) -> None:
     """Write DATA as PATH whole or not at all: beside it, then renamed over it, so a write that
     fails (a full disk) leaves an earlier file as it was. A device or FIFO (/dev/stdout,
@@ -254,7 +269,7 @@ def replace_file(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         special = False
     if special:
-        path.write_bytes(data)
+        _write_special(path, data)
         return
     real = Path(os.path.realpath(path))          # a symlink's target is replaced, not the link
     tmp = real.with_name(f".{real.name}.{os.getpid()}.tmp")

@@ -504,6 +504,29 @@ def test_a_fifo_or_a_device_never_hangs(tmp_path):
     _one_line_error(mmtrace("stats", "/dev/zero", timeout=30), 2, "/dev/zero:0: cannot read: a device, not a trace")
 
 
+@pytest.mark.parametrize("args", [["gen", "binary", "-p", "pairs=10", "-o", "FIFO"],
+                                  ["check", "--fix", "-o", "FIFO", "traces/classic-binary.rep"],
+                                  ["convert", "traces/classic-binary.rep", "--to", "lab64", "-o", "FIFO"]],
+                         ids=["gen", "check --fix", "convert"])
+def test_an_output_fifo_no_one_reads_never_hangs(tmp_path, args):
+    """-o a named pipe no one reads had waited for a reader forever; now one line, exit 2.
+    One that is read gets the trace, as before (gen's, small enough for the pipe's buffer)."""
+    fifo = tmp_path / "out.rep"
+    os.mkfifo(fifo)
+    argv = [str(fifo) if a == "FIFO" else a for a in args]
+    _one_line_error(mmtrace(*argv, timeout=30), 2, f"{fifo}: cannot write (a named pipe (FIFO) that no one is reading)")
+    if args[0] != "gen":
+        return
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)     # a reader there; the trace fits the pipe's buffer
+    try:
+        done = mmtrace(*argv, timeout=30)
+        got = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert done.returncode == 0, done.stderr
+    assert b"\na 0 64\n" in got
+
+
 @pytest.mark.parametrize("command", ["list", "suite", "readme"])
 def test_a_recipe_that_is_a_fifo_or_a_device_never_hangs(tmp_path, command):
     """`mmtrace list FIFO` had waited for a writer forever, `mmtrace suite /dev/zero` read forever."""
