@@ -315,7 +315,7 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
 @click.argument("files", nargs=-1, required=True, type=NonEmptyPath())
 @click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
               "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
-              "beside each file, or to -o.")
+              "beside each file with something to fix, or to -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
 @click.option("--max-heap", type=_HeapBytes(), default=MAX_HEAP, show_default=True,
               help="Largest size a request may have, in bytes (as mdriver's -M, at most 4 GiB).")
@@ -354,6 +354,10 @@ def check(files, fix, output, max_heap, quiet):
                 why = next((p.message for p in reversed(r.problems) if p.severity == ERROR), "no trace in it")
                 click.echo(one_line(f"{f}: cannot fix: {why}; nothing written"), err=True)
                 unfixed = True
+                continue
+            same = (t.header, t.kinds, t.ids, t.sizes) == (r.trace.header, r.trace.kinds, r.trace.ids, r.trace.sizes)
+            if same and not output:     # beside it, a copy of the same ops: `mdriver -t` would run it twice
+                click.echo(one_line(f"{f}: nothing to fix; no copy written"))
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
             too_big = _written(str(dest), t)     # the frees it adds can take a trace past the limit

@@ -101,6 +101,19 @@ def test_a_name_holding_rep_keeps_it_in_its_fixed_copy_and_plot(tmp_path):
     assert (tmp_path / "gcc.report.fixed.png").exists()
 
 
+def test_check_fix_writes_no_copy_of_a_trace_with_nothing_to_fix(tmp_path):
+    """`check --fix traces/*.rep*` had written x.fixed.rep beside every clean trace too, the same
+    ops again: `./mdriver -t traces` then ran (and scored) each such trace twice. A copy is still
+    written to an -o that is asked for."""
+    clean = tmp_path / "clean.rep"
+    clean.write_text("# a comment\n20000\n1\n2\n1\na 0 16\nf 0\n")
+    done = mmtrace("check", "--fix", str(clean))
+    assert done.returncode == 0 and f"{clean}: nothing to fix; no copy written" in done.stdout, done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.rep"]
+    out = tmp_path / "out.rep"
+    assert mmtrace("check", "--fix", "-o", str(out), str(clean)).returncode == 0 and out.exists()
+
+
 def test_list_selects_a_group():
     names = mmtrace("list", "--group", "classic").stdout.split()
     assert len(names) == 11 and "classic-binary2" in names
