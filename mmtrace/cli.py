@@ -50,7 +50,9 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _read(path: str, max_heap: int = MAX_HEAP) -> Trace:
+def _read(path: str, max_heap: int = HEAP_LIMIT) -> Trace:
+    """PATH's trace, any heap the driver can make (-M up to 4 GiB) taken: one that is measured or
+    rewritten is not replayed, so a trace made for `mdriver -M 1G` is read too."""
     try:
         return read_trace(Path(path), max_heap)
     except TraceError as e:
@@ -267,7 +269,7 @@ def stats(files, as_json, plot, plot_dir):
     for f in files:
         try:
             try:
-                trace = read_trace(Path(f))
+                trace = read_trace(Path(f), HEAP_LIMIT)      # as _read: a trace for a larger -M too
             except TraceError as e:
                 click.echo(f"mmtrace: {e}", err=True)
                 failed = True

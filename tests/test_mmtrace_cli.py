@@ -114,6 +114,23 @@ def test_check_fix_writes_no_copy_of_a_trace_with_nothing_to_fix(tmp_path):
     assert mmtrace("check", "--fix", "-o", str(out), str(clean)).returncode == 0 and out.exists()
 
 
+def test_stats_and_convert_read_a_trace_made_for_a_larger_heap(tmp_path):
+    """A 100 MB request, which `mdriver -M 1G` replays, had been refused by stats and convert
+    ('this run's maximum heap is 20971520 bytes'), which replay nothing and have no -M to give.
+    They read up to the largest heap the driver can make; past it is still an error."""
+    big = tmp_path / "big.rep"
+    big.write_text("20000000\n1\n2\n1\na 0 104857600\nf 0\n")
+    done = mmtrace("stats", "--json", str(big))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[str(big)]["peak_live_bytes"] == 104857600
+    out = tmp_path / "big64.rep"
+    assert mmtrace("convert", str(big), "--to", "lab64", "-o", str(out)).returncode == 0
+    assert out.read_text().splitlines()[3] == "104857600"
+    past = tmp_path / "past.rep"
+    past.write_text("20000000\n1\n2\n1\na 0 4294967297\nf 0\n")
+    _one_line_error(mmtrace("stats", str(past)), 2, f"{past}:5: size 4294967297 cannot fit in the heap: no heap the driver")
+
+
 def test_list_selects_a_group():
     names = mmtrace("list", "--group", "classic").stdout.split()
     assert len(names) == 11 and "classic-binary2" in names
