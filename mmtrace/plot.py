@@ -23,7 +23,8 @@ def plot_trace(name: str, trace: Trace, out: Path) -> Path:
         bins = np.unique(np.geomspace(1, hi + 1, 60).astype(int))
         left.hist(sizes, bins=bins, color="#4c72b0")
         left.set_xscale("log")
-    left.set_xlabel("request size (bytes)")
+    zero = int(np.count_nonzero(sizes == 0))       # malloc(0): no place on a log axis
+    left.set_xlabel("request size (bytes)" + (f"; {zero:,} of 0 bytes not shown" if zero else ""))
     left.set_ylabel("requests")
     left.set_title(f"{name}: request sizes")
     x = np.arange(1, len(live_bytes) + 1)

@@ -53,3 +53,17 @@ def test_never_freed_and_json_round_trip(tmp_path):
 def test_empty_trace(tmp_path):
     s = measure(_trace(tmp_path, "", 0, 0))
     assert s.ops == 0 and s.peak_live_bytes == 0 and s.size_max == 0
+
+
+def test_the_size_plot_says_how_many_zero_byte_requests_its_log_axis_leaves_out(tmp_path, monkeypatch):
+    """malloc(0), which a recording keeps, has no place on the histogram's log axis: its requests
+    had vanished from a plot labelled 'request sizes'. The axis now says how many are not shown."""
+    import matplotlib.figure
+    from mmtrace.plot import plot_trace
+    seen = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: seen.append(fig))
+    plot_trace("t", _trace(tmp_path, "a 0 0\na 1 0\na 2 8\nf 0\nf 1\nf 2\n", 3, 6), tmp_path / "t.png")
+    assert seen[0].axes[0].get_xlabel() == "request size (bytes); 2 of 0 bytes not shown"
+    seen.clear()
+    plot_trace("t", _trace(tmp_path, "a 0 8\nf 0\n", 1, 2), tmp_path / "t.png")
+    assert seen[0].axes[0].get_xlabel() == "request size (bytes)"
