@@ -203,7 +203,7 @@ def _recipe_text(path: Path) -> str:
         raise RecipeError(f"{path}: cannot read: {err.kind}, not a recipe file") from None
     if len(data) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{path}: larger than {MAX_RECIPE_BYTES} bytes, so not a recipe")
-    return data.decode("utf-8")
+    return data.decode("utf-8-sig")        # an editor's byte-order mark is no part of the text
 
 
 def load_recipe(path: Path) -> Recipe:

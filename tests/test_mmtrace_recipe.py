@@ -156,3 +156,12 @@ def test_the_recipe_shape_is_checked(tmp_path, text, message):
     p.write_text(text)
     with pytest.raises(RecipeError, match=re.escape(f"{p}: {message}")):
         load_recipe(p)
+
+
+def test_a_recipe_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """An editor's UTF-8 byte-order mark, invisible, had made the recipe 'not valid TOML: Invalid
+    statement (at line 1, column 1)'; it is no part of the text."""
+    p = tmp_path / "r.toml"
+    p.write_bytes(b"\xef\xbb\xbf" + '[groups]\ng = "a"\n[[trace]]\nname = "x"\ngroup = "g"\nstresses = "s"\n'
+                  'pattern = "binary"\nseed = 1\n'.encode())
+    assert [e.name for e in load_recipe(p).entries] == ["x"]
