@@ -184,6 +184,9 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
+_PIECE = 16 << 20        # bytes unpacked per zlib call
+
+
 def _gunzip(data: bytes) -> bytes:
     """DATA's gzip members unpacked as `gzip -dc` (which the driver reads through) unpacks them:
     zlib checks each member's header (reserved flags, the header CRC), data, CRC and length, which
@@ -194,11 +197,15 @@ def _gunzip(data: bytes) -> bytes:
     size = 0
     while data and (not out or data.strip(b"\0")):
         member = zlib.decompressobj(wbits=31)      # 16 + 15: a gzip wrapper, checked
-        piece = member.decompress(data, TRACE_MAX_BYTES + 1 - size)
-        size += len(piece)
-        out.append(piece)
-        if size > TRACE_MAX_BYTES:
-            raise TooBig(f"unpacks to more than {TRACE_MAX_BYTES} bytes: not a trace")
+        while True:     # in pieces: one call's output is built, then copied, twice its size
+            piece = member.decompress(data, _PIECE)
+            size += len(piece)
+            out.append(piece)
+            if size > TRACE_MAX_BYTES:
+                raise TooBig(f"unpacks to more than {TRACE_MAX_BYTES} bytes: not a trace")
+            data = member.unconsumed_tail
+            if member.eof or not (data or len(piece) == _PIECE):
+                break
         if not member.eof:
             raise EOFError("Compressed file ended before the end-of-stream marker was reached")
         data = member.unused_data
