@@ -74,8 +74,12 @@ class Recipe:
         for n in names:
             if n not in known:
                 raise RecipeError(f"{self.path}: no trace '{n}'")
-        return [e for e in self.entries
-                if (not groups or e.group in groups) and (not names or e.name in names)]
+        chosen = [e for e in self.entries
+                  if (not groups or e.group in groups) and (not names or e.name in names)]
+        if not chosen and groups and names:     # each known, but apart: a run of nothing had passed
+            raise RecipeError(f"{self.path}: no trace named {', '.join(names)} is in group "
+                              f"{', '.join(groups)}")
+        return chosen
 
 
 # Each key's TOML type, and how an error names it.

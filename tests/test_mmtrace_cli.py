@@ -131,6 +131,15 @@ def test_stats_and_convert_read_a_trace_made_for_a_larger_heap(tmp_path):
     _one_line_error(mmtrace("stats", str(past)), 2, f"{past}:5: size 4294967297 cannot fit in the heap: no heap the driver")
 
 
+def test_suite_names_a_group_and_a_name_that_select_nothing(tmp_path):
+    """`suite --group kit --name classic-binary` (a trace of another group) wrote nothing, exit 0,
+    and with --verify said '0 generated traces match the recipe': a check of nothing passed."""
+    for extra in ([], ["--verify"]):
+        done = mmtrace("suite", "--group", "kit", "--name", "classic-binary", "-o", str(tmp_path / "out"), *extra)
+        _one_line_error(done, 2, "no trace named classic-binary is in group kit")
+    assert not (tmp_path / "out").exists()
+
+
 def test_list_selects_a_group():
     names = mmtrace("list", "--group", "classic").stdout.split()
     assert len(names) == 11 and "classic-binary2" in names
