@@ -57,9 +57,18 @@ def _wall(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _even(ctx, param, ops: int) -> int:
+    """--ops as the trace has them: each block allocated and freed, an even count."""
+    if ops % 2:
+        raise click.BadParameter(f"{ops} is odd: the trace allocates and frees each block, so its ops "
+                                 f"are even (try {ops - 1})", ctx, param)
+    return ops
+
+
 @click.command(cls=OneLineCommand)
 @click.option("--variant", default="segregated-realloc", show_default=True)
-@click.option("--ops", type=IntRange(2, MAX_OPS), default=10_000_000, show_default=True)
+@click.option("--ops", type=IntRange(2, MAX_OPS), default=10_000_000, show_default=True, callback=_even,
+              help="Ops in the trace (even: each block is allocated and freed).")
 @click.option("--runs", type=IntRange(1, 99), default=3, show_default=True, help="Runs per figure (median).")
 def main(variant: str, ops: int, runs: int) -> None:
     """Measure parse, replay and stats rates on a generated trace of --ops ops."""

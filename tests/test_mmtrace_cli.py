@@ -878,9 +878,11 @@ def test_bench_traces_refuses_a_variant_that_does_not_build_before_generating():
     assert not trace.exists()
 
 
-@pytest.mark.parametrize("args", [["--runs", "0"], ["--ops", "0"]])
+@pytest.mark.parametrize("args", [["--runs", "0"], ["--ops", "0"], ["--ops", "1235"]])
 def test_bench_traces_refuses_counts_it_cannot_measure(args):
-    """--runs 0 was a traceback (no median of nothing); --ops 0 measured an empty trace."""
+    """--runs 0 was a traceback (no median of nothing); --ops 0 measured an empty trace; an odd
+    --ops made a trace of one op fewer (each block is allocated and freed), which the figures,
+    rates included, and the trace's file name then called --ops."""
     _one_line_error(bench(*args), 2, f"Invalid value for '{args[0]}'")
 
 
