@@ -111,6 +111,12 @@ def test_per_trace_speed_shows_the_extremes_of_a_long_suite():
     assert Speed(1.0, 1.0, 1.0, 1).trace_lines() == []
 
 
+def test_a_trace_is_named_as_the_driver_names_it():
+    """Only a .gz, then a .rep, is dropped: gcc.report.rep was 'gcc', and two such traces one row."""
+    name = _compare_module().trace_name
+    assert [name(KIT / f) for f in ("gcc.report.rep", "gcc.report.rep.gz", "x.rep")] == ["gcc.report"] * 2 + ["x"]
+
+
 def _compare_module():
     sys.path.insert(0, str(KIT / "tools"))
     try:

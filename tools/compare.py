@@ -46,7 +46,7 @@ sys.path.insert(0, str(KIT))
 from mmtrace.oneline import IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError  # noqa: E402
 from mmtrace.regular import special_kind  # noqa: E402
-from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION  # noqa: E402
+from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION, trace_stem  # noqa: E402
 
 SPEED_SAMPLES = 5                 # -r for the timed runs: each trace's median of at least 5
 SHOWN_CHANGE = 0.0005             # per-trace changes below 0.05 points are listed as unchanged
@@ -177,7 +177,8 @@ def paired(files: list[Path], got_a: dict[str, Outcome], got_b: dict[str, Outcom
 
 
 def trace_name(path: Path) -> str:
-    return path.name.split(".rep")[0]
+    """The trace's name as the driver gives it: gcc.report.rep is gcc.report."""
+    return trace_stem(path.name)
 
 
 def pattern_of(name: str) -> str:

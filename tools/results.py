@@ -39,7 +39,7 @@ from grader.runs import median_index  # noqa: E402
 from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
 from mmtrace.oneline import FloatRange, IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
-from mmtrace.trace import replace_file  # noqa: E402
+from mmtrace.trace import replace_file, trace_stem  # noqa: E402
 from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
 from results_claims import claims_section, speedup  # noqa: E402
 from results_plots import plot_all  # noqa: E402
@@ -337,7 +337,7 @@ def measure_rounds(names: list[str], plan: list[tuple[int, list[Path]]], cache_d
 def suite_files(traces_dir: Path, groups: dict[str, str], group: str | None = None) -> list[Path]:
     files = sorted([*traces_dir.glob("*.rep"), *traces_dir.glob("*.rep.gz")])
     if group:
-        files = [f for f in files if group_of(f.name.split(".rep")[0], groups) == group]
+        files = [f for f in files if group_of(trace_stem(f.name), groups) == group]
     return files
 
 
