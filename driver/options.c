@@ -36,7 +36,7 @@ static const char usage[] =
     "              (default: ./traces if the current folder has one, else the kit's traces/)\n"
     "  -f FILE     run this trace (repeatable; with -t, both; each file once)\n"
     "  -c          run the allocator's mm_checkheap after every op\n"
-    "  -l          also show the timing spread of the allocator and libc (libc is always timed)\n"
+    "  -l          also show the timing spread of the allocator and libc (timed unless --baseline)\n"
     "  -v, -V      explain failures and show the allocator's output; -V adds progress and statistics\n"
     "  -g          print the classic 'correct:N' and 'perfidx:N' lines for autograders\n"
     "  -T SECS     per-trace time limit for all passes together (default %d)\n"

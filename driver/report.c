@@ -162,10 +162,15 @@ static void print_row(FILE *out, const options_t *o, const trace_run_t *r, size_
         fprintf(out, " %10s", "-");
     if (mine > 0 && libc > 0)
         fprintf(out, " %6.2f", mine / libc);
-    if (o->libc_rows && mine > 0 && libc > 0)
-        fprintf(out, "   Kops range %.0f-%.0f (%d samples), libc %.0f-%.0f (%d)", slowest(r->ops, &rep->mm_time),
-                fastest(r->ops, &rep->mm_time), rep->mm_time.n, slowest(r->ops, &r->libc), fastest(r->ops, &r->libc),
-                r->libc.n);
+    if (o->libc_rows && mine > 0 && libc > 0) {
+        fprintf(out, "   Kops range %.0f-%.0f (%d samples), ", slowest(r->ops, &rep->mm_time),
+                fastest(r->ops, &rep->mm_time), rep->mm_time.n);
+        /* A saved baseline keeps libc's estimate only: no samples, so no spread to show. */
+        if (o->baseline_in)
+            fputs("libc from the baseline (no samples this run)", out);
+        else
+            fprintf(out, "libc %.0f-%.0f (%d)", slowest(r->ops, &r->libc), fastest(r->ops, &r->libc), r->libc.n);
+    }
     fputc('\n', out);
     if (r->outcome == OUTCOME_BAD_TRACE)
         fprintf(out, "      %s\n", r->bad_trace);

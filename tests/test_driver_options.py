@@ -227,6 +227,15 @@ def test_l_spread_runs_from_the_slowest_sample_to_the_fastest(tmp_path, driver):
     assert f"Kops range {spread(mine)} ({len(mine)} samples), libc {spread(libc)} ({len(libc)})" in r.row("t")[0]
 
 
+def test_l_under_a_saved_baseline_shows_no_libc_spread(tmp_path, driver):
+    """A saved baseline keeps libc's estimate, not its samples: -l showed that one figure as a
+    range of one sample (`libc 116580-116580 (1)`), a spread no run measured."""
+    base = tmp_path / "base.txt"
+    assert run(driver, "-f", trace(tmp_path), "--save-baseline", base, tmp=tmp_path).rc == 0
+    row = run(driver, "-l", "-f", trace(tmp_path), "--baseline", base, tmp=tmp_path).row("t")[0]
+    assert "Kops range" in row and row.endswith("libc from the baseline (no samples this run)")
+
+
 def test_v_quotes_the_allocator_output_and_V_adds_progress_and_stats(tmp_path):
     chatty = broken("chatty")
     plain = run(chatty, "-f", trace(tmp_path), tmp=tmp_path)
