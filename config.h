@@ -28,7 +28,7 @@
 #endif
 
 enum {
-    /* Default and largest maximum heap (bytes); -M sets it per run. */
+    /* Default maximum heap (bytes); -M sets it per run, up to HEAP_LIMIT (driver/heap.h, 4 GiB). */
     MDRIVER_DEFAULT_MAX_HEAP = 20 << 20,
     /* Per-trace wall-clock limit in seconds for the whole child (-T). */
     MDRIVER_DEFAULT_TIME_LIMIT = 60,

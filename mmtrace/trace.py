@@ -26,7 +26,7 @@ LAB64 = "lab64"
 ORDERS = (CLASSIC, LAB64)
 # What a classic header's first line says when the kit writes it (the driver ignores it).
 SUGGESTED_HEAP = 20000000
-# The driver's default (and largest) simulated heap: config.h MDRIVER_DEFAULT_MAX_HEAP.
+# The driver's default simulated heap (config.h MDRIVER_DEFAULT_MAX_HEAP); -M goes up to HEAP_LIMIT.
 MAX_HEAP = 20 << 20
 # The largest heap the driver's -M takes (driver/heap.h HEAP_LIMIT: 4 GiB).
 HEAP_LIMIT = 4 << 30
