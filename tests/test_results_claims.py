@@ -187,7 +187,7 @@ def test_the_classic_group_repeats_the_four_fit_claims_from_the_8_byte_runs():
 
 
 def test_a_fit_claim_with_no_trace_finished_by_all_its_variants_is_left_out():
-    """Next and worst fit run out of heap on realloc-vectors (README, CHECK_HEAP): measured on a trace
+    """Say next and worst fit ran out of heap on realloc-vectors (as before 821cfd8 trimmed it): measured on a trace
     folder of that alone, no trace is finished by both, and there is no mean to set them against.
     The page had been a StatisticsError traceback after the whole measurement; the speed claim,
     which needs no finished trace, is still made."""
