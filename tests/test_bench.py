@@ -486,3 +486,15 @@ def test_stress_plot_bars_are_medians_with_their_min_max(tmp_path, monkeypatch):
     res = stress.Result("t.rep", 6, 3, (stress.Row("glibc", Summary(2.0, 1.0, 5.0, 3), {}),))
     stress.plots(res, tmp_path)
     assert drawn == {"height": [2.0], "yerr": [[1.0], [3.0]]}
+
+
+@pytest.mark.parametrize("script", ["bench_driver.py", "gen_big.py"])
+def test_bench_driver_scripts_answer_help_and_refuse_odd_arguments_in_one_line(script):
+    """bench_driver.py ignored its arguments, so --help ran the whole benchmark (minutes of a
+    shared machine, several drivers built); gen_big.py's --help or a missing argument was an
+    IndexError traceback."""
+    path = KIT / "bench" / "driver" / script
+    shown = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, timeout=30)
+    assert shown.returncode == 0 and shown.stderr == "" and ("usage:" in shown.stdout or "example:" in shown.stdout)
+    odd = subprocess.run([sys.executable, str(path), "--bogus"], capture_output=True, text=True, timeout=30)
+    assert odd.returncode == 2 and odd.stdout == "" and len(odd.stderr.splitlines()) == 1, odd.stderr

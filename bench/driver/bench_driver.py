@@ -65,7 +65,15 @@ def pick_variant() -> str:
     raise SystemExit("bench-driver: no variant to measure in variants/")
 
 
-def main() -> None:
+def main(args: list[str]) -> None:
+    # It takes no options: --help had been ignored like any other word, and ran the whole
+    # benchmark, minutes of a shared machine.
+    if args in (["-h"], ["--help"]):
+        print(__doc__.strip() + "\n\nexample: make bench-driver   (or .venv/bin/python bench/driver/bench_driver.py)")
+        return
+    if args:
+        print(f"bench-driver: takes no arguments, got {' '.join(args)!r} (--help says what it measures)", file=sys.stderr)
+        raise SystemExit(2)
     variant = pick_variant()
     trivial = build("MM=bench/driver/trivial.c")
     real = build(f"VARIANT={variant}")
@@ -128,4 +136,4 @@ def spread(name: str, driver: Path, traces: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

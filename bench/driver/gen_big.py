@@ -31,5 +31,17 @@ def big_trace(path: str, ops: int, live_target: int, seed: int = 1, weight: int 
         f.write("\n")
 
 
+USAGE = "usage: gen_big.py FILE OPS LIVE [WEIGHT]   (a seeded trace of OPS ops holding about LIVE blocks)"
+
 if __name__ == "__main__":
-    big_trace(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), weight=int(sys.argv[4]) if len(sys.argv) > 4 else 0)
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(USAGE)
+        sys.exit(0)
+    try:
+        numbers = [int(a) for a in sys.argv[2:]]
+        if not 2 <= len(numbers) <= 3 or min(numbers) < 0:
+            raise ValueError
+    except ValueError:      # a missing or odd argument had been an IndexError or ValueError traceback
+        print(f"gen_big.py: {' '.join(sys.argv[1:]) or 'no arguments'}: {USAGE}", file=sys.stderr)
+        sys.exit(2)
+    big_trace(sys.argv[1], numbers[0], numbers[1], weight=numbers[2] if len(numbers) > 2 else 0)
