@@ -4,6 +4,9 @@ The class is COUNT copies of the kit's variants and starter (each copy made
 unique by a comment, so nothing is reused), plus a few broken hand-ins.  Prints
 the wall time, the cost per submission, and how far apart the performance
 indices of identical copies lie (the reproducibility of the timing).
+
+example: python -m grader.bench --count 20 --only classic-bin   (or make bench-grader
+         BENCH_GRADER_ARGS='--count 20')
 """
 from __future__ import annotations
 

@@ -71,7 +71,13 @@ def _even(ctx, param, ops: int) -> int:
               help="Ops in the trace (even: each block is allocated and freed).")
 @click.option("--runs", type=IntRange(1, 99), default=3, show_default=True, help="Runs per figure (median).")
 def main(variant: str, ops: int, runs: int) -> None:
-    """Measure parse, replay and stats rates on a generated trace of --ops ops."""
+    """Measure parse, replay and stats rates on a generated trace of --ops ops.
+
+    \b
+    Example:
+      python -m mmtrace.bench --variant best --ops 1000000 --runs 1
+      make bench-traces BENCH_VARIANT=best
+    """
     out = KIT / "build" / "bench-traces"
     out.mkdir(parents=True, exist_ok=True)
     driver = _driver(variant)          # first: a mistyped variant costs no trace generation

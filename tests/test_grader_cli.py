@@ -553,6 +553,12 @@ def test_bench_grader_help_shows_its_defaults():
             (option, done.stdout)
 
 
+def test_bench_grader_help_shows_an_example():
+    """Every other command's --help shows one; python -m grader.bench's did not."""
+    done = run_python("-m", "grader.bench", "--help", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "example: python -m grader.bench --count " in done.stdout, done.stdout
+
+
 def test_bench_grader_usage_names_the_way_it_is_run():
     """python -m grader.bench --help's usage line named the program bench.py, which runs nothing."""
     done = run_python("-m", "grader.bench", "--help", capture_output=True, text=True, timeout=120)

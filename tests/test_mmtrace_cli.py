@@ -869,6 +869,12 @@ def bench(*args: str) -> subprocess.CompletedProcess:
     return run_python("-m", "mmtrace.bench", *args, capture_output=True, text=True, cwd=KIT, timeout=600)
 
 
+def test_bench_traces_help_shows_an_example():
+    """Every mmtrace command's --help shows one; python -m mmtrace.bench's did not."""
+    done = bench("--help")
+    assert done.returncode == 0 and "Example:\n    python -m mmtrace.bench --variant " in done.stdout, done.stdout
+
+
 def test_bench_traces_refuses_a_variant_that_does_not_build_before_generating():
     """make bench-traces BENCH_VARIANT=typo was a traceback, after generating the trace."""
     trace = KIT / "build" / "bench-traces" / "syn-mix-1234.rep"
