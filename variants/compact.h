@@ -29,8 +29,8 @@
  *   payload's offset from base; offset 0 is no block (NULL).
  *
  * Offsets and sizes are 32 bits, so the heap must stay below 4 GiB: the driver's
- * HEAP_LIMIT (4 GiB, default 20 MiB) keeps it there, and best.c refuses to grow
- * past CB_HEAP_LIMIT anyway, returning NULL like any failed sbrk.
+ * HEAP_LIMIT (4 GiB, default 20 MiB) would let it reach 4 GiB itself, so best.c
+ * refuses to grow past CB_HEAP_LIMIT, returning NULL like any failed sbrk.
  *
  * Invariants (mm_checkheap, in best-check.h, checks each, quoting the number):
  *   C1  every payload is aligned and inside the heap; every size is a multiple of
