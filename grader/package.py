@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tarfile
 import tomllib
 import zipfile
@@ -105,16 +106,32 @@ PYTHONPATH=/autograder/source/kit exec /autograder/venv/bin/python -m grader gra
 """
 
 MAKEFILE = """# Autolab's autograde Makefile: unpack the kit, grade the handin, end with the scores line.
-# The handin file is mm.c (set the assessment's handin filename to mm.c).
+# The handin file is mm.c (set the assessment's handin filename to mm.c).  The image's python3
+# must have the grader's packages: pip install {pins}
 all:
 \t@python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \\
 \t  {{ echo "autograde: the grader needs Python >= 3.11, python3 here is $$(python3 --version 2>&1)"; exit 1; }}
+\t@python3 -c 'import importlib.util as u, sys; gone = [m for m in sys.argv[1:] if u.find_spec(m) is None]; \\
+\t  gone and (print("autograde: python3 here lacks Python packages the grader needs (" + ", ".join(gone) + "); install them in the image: pip install {pins}") or sys.exit(1))' {modules}
 \ttar xf autograde.tar
 \tcd kit && PYTHONPATH=. python3 -m grader autolab ../mm.c --kit . {config}
 
 clean:
 \trm -rf kit
 """
+
+
+def _modules(requirements: list[str]) -> list[str]:
+    """The module each requirement is imported as (PyYAML is yaml)."""
+    names = [re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0] for r in requirements]
+    return [{"pyyaml": "yaml"}.get(n.lower(), n.lower().replace("-", "_")) for n in names]
+
+
+def autolab_makefile(kit: Path, flag: str) -> str:
+    """The autograde Makefile: the job checks python3's version and the grader's packages first,
+    each in one line (a missing package had been a ModuleNotFoundError traceback, no score line)."""
+    requirements = _requirements(kit)
+    return MAKEFILE.format(config=flag, pins=" ".join(requirements), modules=" ".join(_modules(requirements)))
 
 
 def _course(config: Path | None) -> tuple[str, bytes | None]:
@@ -165,12 +182,12 @@ def autolab_bundle(kit: Path, config: Path | None, out: Path) -> list[Path]:
     out = Path(out)
     files = _kit_files(kit, policy)
     try:
-        return _write_autolab(files, flag, course, out)
+        return _write_autolab(files, autolab_makefile(kit, flag), course, out)
     except OSError as err:
         raise _cannot_write(out, err) from None
 
 
-def _write_autolab(files: list[tuple[Path, str]], flag: str, course: bytes | None, out: Path) -> list[Path]:
+def _write_autolab(files: list[tuple[Path, str]], makefile_text: str, course: bytes | None, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     data = io.BytesIO()              # each file whole or not at all: never a tar cut short by Ctrl-C
     with tarfile.open(fileobj=data, mode="w") as bundle:
@@ -182,5 +199,5 @@ def _write_autolab(files: list[tuple[Path, str]], flag: str, course: bytes | Non
             bundle.addfile(info, io.BytesIO(course))
     makefile, tar_path = out / "autograde-Makefile", out / "autograde.tar"
     replace_file(tar_path, data.getvalue())
-    replace_file(makefile, MAKEFILE.format(config=flag).encode())
+    replace_file(makefile, makefile_text.encode())
     return [makefile, tar_path]

@@ -323,7 +323,7 @@ def test_autolab_bundle_says_in_one_line_that_python_is_too_old(tmp_path):
     from grader import package
     job = tmp_path / "job"
     (job / "bin").mkdir(parents=True)
-    (job / "Makefile").write_text(package.MAKEFILE.format(config=""))
+    (job / "Makefile").write_text(package.autolab_makefile(KIT, ""))
     old = job / "bin" / "python3"
     old.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.10.12" || exit 1\n')
     old.chmod(0o755)
@@ -333,6 +333,26 @@ def test_autolab_bundle_says_in_one_line_that_python_is_too_old(tmp_path):
     assert made.stdout.strip() == "autograde: the grader needs Python >= 3.11, python3 here is Python 3.10.12"
     setup = package.SETUP.format(requirements="click")
     assert "python3.11-venv" in setup and "sys.version_info < (3, 11)" in setup
+
+
+def test_autolab_bundle_says_in_one_line_that_python_lacks_the_graders_packages(tmp_path):
+    """An image whose python3 is recent but has none of the grader's packages (Debian's own) ended
+    the job in a ModuleNotFoundError traceback, with no score line and no word of what to install."""
+    from grader import package
+    job = tmp_path / "job"
+    (job / "bin").mkdir(parents=True)
+    (job / "Makefile").write_text(package.autolab_makefile(KIT, ""))
+    bare = job / "bin" / "python3"      # the standard library alone
+    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')
+    bare.chmod(0o755)
+    env = {**os.environ, "PATH": f"{job / 'bin'}:{os.environ['PATH']}"}
+    made = subprocess.run(["make", "-s"], cwd=job, capture_output=True, text=True, env=env, timeout=60)
+    assert made.returncode != 0 and "Traceback" not in made.stdout + made.stderr
+    said = made.stdout.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(
+        "autograde: python3 here lacks Python packages the grader needs (click, rich, matplotlib, jinja2, jsonschema, "
+        "numpy, yaml); install them in the image: pip install click=="), said
+    assert not (job / "kit").exists()
 
 
 def _inflated(sub):
