@@ -26,5 +26,5 @@ record-traces: venv recorder ## record the suite's real-program traces again (th
 	$(PYTHON) -m mmtrace suite --record --group recorded $(TRACES_RECIPE)
 	$(PYTHON) -m mmtrace readme $(TRACES_RECIPE)
 
-bench-traces: venv recorder ## driver parse and replay rates and `mmtrace stats` time on a 10M-op trace
+bench-traces: venv recorder ## driver parse and replay rates and `mmtrace stats` and `check` time on a 10M-op trace
 	$(PYTHON) -m mmtrace.bench --variant $(BENCH_VARIANT)
