@@ -108,3 +108,24 @@ def test_every_shim_file_is_in_the_pieces_table():
     text = (KIT / "docs" / "bench-shim.md").read_text().split("\n## The pieces", 1)[1].split("\n## ", 1)[0]
     missing = sorted(p.name for p in (KIT / "shim").iterdir() if p.suffix in (".c", ".h") and f"`{p.name}`" not in text)
     assert not missing, f"docs/bench-shim.md's pieces table does not say what shim/ {', '.join(missing)} own"
+
+
+def test_the_readmes_figures_for_the_starter_are_the_starters():
+    """README: on the suite the starter mm.c runs out of heap on N of M traces and scores I/100.
+    Recomputed with mmreplay (mdriver's outcomes and utilization, in a second or two); the index
+    takes the throughput term as capped, the bump allocator running near twice libc's speed."""
+    import json
+    import subprocess
+    from conftest import build_driver
+    from grader.kitconfig import read_kit_config
+    said = re.search(r"kit's suite (\d+) of (\d+) traces run out of heap, `alloc_failed`, and the index is (\d+)/100",
+                     " ".join((KIT / "README.md").read_text().split()))
+    assert said, "README no longer states the starter's figures in the words this test reads"
+    replay = build_driver(target="replay")
+    done = subprocess.run([str(replay), "-t", str(KIT / "traces"), "--json", "-"], capture_output=True, text=True,
+                          timeout=300)
+    doc = json.loads(done.stdout)
+    outcomes = [t["outcome"] for t in doc["traces"]]
+    w = read_kit_config(KIT)["MM_UTIL_WEIGHT"]
+    index = round(100 * (w * doc["summary"]["utilization"] + (1 - w)))
+    assert (outcomes.count("alloc_failed"), len(outcomes), index) == tuple(int(n) for n in said.groups())
