@@ -109,6 +109,9 @@ static void replay_child(const trace_t *t, shared_t *sh)
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);  /* a crash is reported, not dumped */
     dup2(STDERR_FILENO, STDOUT_FILENO);  /* the allocator's output stays out of the table and the JSON */
+    /* Unbuffered, as mdriver's child (serve.c): a buffer for a file or pipe would take what was
+     * printed just before a crash or an exit down with the child. */
+    setvbuf(stdout, NULL, _IONBF, 0);
     replayer_t r = {.t = t, .sh = sh};
     sh->verdict = (verdict_t){.outcome = OUTCOME_OK, .op_index = -1};
     if (!ledger_open(&r.live, t->num_ids)) {

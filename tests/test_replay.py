@@ -133,6 +133,18 @@ def test_a_death_names_the_trace_and_the_rest_still_run(tmp_path, fixture, outco
     assert judged.trace("dies")["outcome"] == outcome      # mdriver's name for it
 
 
+def test_what_the_allocator_printed_before_it_died_reaches_stderr(tmp_path):
+    """The child's stdout was a stream buffered for a file or pipe (`| less`, `--json -`), and a
+    crash or an exit ended the child with its lines in the buffer: debug-crash.c's printf
+    debugging, the last line before the crash above all, was lost without a word."""
+    dies = write_trace(tmp_path, "dies", ["a 0 16", f"a 1 {TRIGGER}", "f 0"], weight=1)
+    done, doc = run_replay(replay("debug-crash"), "-f", dies, tmp=tmp_path)
+    assert by_name(doc)["dies"]["outcome"] == "crashed"
+    assert "mm_malloc #1 (16 bytes)\n" in done.stderr
+    assert "last words before the crash\n" in done.stderr
+    assert "last words" not in done.stdout
+
+
 # ------------------------------------------------------------ bad input
 
 def test_a_bad_trace_is_one_line_and_the_rest_still_count(tmp_path):
