@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -241,6 +242,21 @@ void json_write_replay(FILE *out, const options_t *o, const run_info_t *info, co
     fputc('\n', out);
 }
 
+/* stdout or stderr when dest names the file or pipe it writes to (`--json /dev/stdout > run.txt`):
+ * replaced whole, that file lost what the stream had written to it, and a pipe got the table and
+ * the JSON mixed.  NULL otherwise (a terminal or /dev/null is written directly, as before). */
+static FILE *std_stream_named(const char *dest)
+{
+    struct stat st, std;
+    if (stat(dest, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return NULL;
+    FILE *streams[] = {stdout, stderr};
+    for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
+        if (fstat(fileno(streams[i]), &std) == 0 && std.st_dev == st.st_dev && std.st_ino == st.st_ino)
+            return streams[i];
+    return NULL;
+}
+
 bool result_open(result_out_t *out, const char *dest)
 {
     memset(out, 0, sizeof *out);
@@ -260,6 +276,8 @@ bool result_open(result_out_t *out, const char *dest)
         out->stream = fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : fdopen((int)fd, "w");
         return out->stream != NULL;
     }
+    if ((out->stream = std_stream_named(dest)))
+        return true;
     return replace_check(dest);
 }
 

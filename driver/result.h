@@ -41,7 +41,7 @@ typedef struct {
 
 /* Taken before any trace runs: a stream is opened, a file only checked.  False with errno set. */
 bool result_open(result_out_t *out, const char *dest);
-/* Whether the document goes to stdout ("-", "fd:1"): the table then goes to stderr. */
+/* Whether the document goes to stdout ("-", "fd:1", a path naming its file or pipe): the table then goes to stderr. */
 bool result_on_stdout(const result_out_t *out);
 /* Where to write the document now; NULL with errno set. */
 FILE *result_begin(result_out_t *out);

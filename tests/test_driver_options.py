@@ -331,6 +331,34 @@ def test_json_to_stdout_and_to_a_file_descriptor(tmp_path, driver):
         schema_validator().validate(doc)
 
 
+def test_json_to_the_file_stdout_or_stderr_goes_to_is_that_stream(tmp_path, driver):
+    """`--json /dev/stdout > run.txt` renamed the JSON over run.txt, and the table, written to the
+    file it replaced, was lost; through a pipe (`| jq`) the table came before the JSON.  A path
+    naming the file stdout writes to is stdout, as `-` is (the table to stderr), and one naming
+    stderr's is stderr, as fd:2 is: the messages written there before are kept."""
+    t = trace(tmp_path, weight=0)
+    piped = subprocess.run([str(driver), "-r", "1", "-f", str(t), "--json", "/dev/stdout"], capture_output=True,
+                           text=True)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["traces"][0]["outcome"] == "ok" and "Perf index" in piped.stderr
+    out = tmp_path / "run.txt"
+    with open(out, "w") as f:
+        done = subprocess.run([str(driver), "-r", "1", "-f", str(t), "--json", str(out)], stdout=f,
+                              stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["traces"][0]["outcome"] == "ok" and "Perf index" in done.stderr
+    bad = tmp_path / "bad.rep"
+    bad.write_text("20000\n2\n1\n1\nx 0 1\n")
+    log = tmp_path / "log.txt"
+    with open(log, "w") as f:
+        done = subprocess.run([str(driver), "-r", "1", "-f", str(t), "-f", str(bad), "--json", "/dev/stderr"],
+                              stdout=subprocess.PIPE, stderr=f, text=True)
+    assert done.returncode == 2 and "Perf index" in done.stdout
+    lines = log.read_text().splitlines()
+    assert lines[0] == f"mdriver: {bad}:5: bad token 'x': expected an op (a, f, r or n)"
+    assert json.loads(lines[-1])["summary"]["bad_traces"] == 1
+
+
 def test_json_file_is_replaced_only_by_a_finished_run(tmp_path, driver):
     """--json FILE was emptied at start-up: a run stopped half-way destroyed an earlier
     result.  The document is now written beside FILE and renamed over it at the end: a
