@@ -294,6 +294,26 @@ static bool output_clobbers_input(const options_t *o, const char *flag, const ch
     return false;
 }
 
+/* A baseline saved to the file or pipe stdout or stderr writes to (`--save-baseline /dev/stdout >
+ * run.txt`) was renamed over that file, the table or the messages written to it lost, or mixed
+ * with them in a pipe: refused.  A terminal or /dev/null is written directly, as before. */
+static bool baseline_on_std_stream(const char *dest)
+{
+    struct stat st, std;
+    if (!dest || stat(dest, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return false;
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++) {
+        if (fstat(fd, &std) != 0 || std.st_dev != st.st_dev || std.st_ino != st.st_ino)
+            continue;
+        char dest_shown[4200];
+        fprintf(stderr, "%s: --save-baseline %s: that is where %s goes; a baseline is a file of its own "
+                "(%s -h for help)\n", program->name, shown(dest, dest_shown, sizeof dest_shown),
+                fd == STDOUT_FILENO ? "stdout (the table)" : "stderr (the messages)", program->name);
+        return true;
+    }
+    return false;
+}
+
 /* An option with a value given twice would keep only the last silently: refused. */
 static bool set_once(const char **slot, const char *flag, const char *value)
 {
@@ -472,6 +492,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     if (duplicate_trace(o, num_f, dirs, dir_end))
         return OPTIONS_EXIT_USAGE;
     if (output_clobbers_input(o, "--json", o->json) || output_clobbers_input(o, "--save-baseline", o->baseline_out))
+        return OPTIONS_EXIT_USAGE;
+    if (baseline_on_std_stream(o->baseline_out))
         return OPTIONS_EXIT_USAGE;
     if (o->baseline_out && !baseline_writable(o->baseline_out))
         return OPTIONS_EXIT_USAGE;

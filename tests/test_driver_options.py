@@ -359,6 +359,25 @@ def test_json_to_the_file_stdout_or_stderr_goes_to_is_that_stream(tmp_path, driv
     assert json.loads(lines[-1])["summary"]["bad_traces"] == 1
 
 
+def test_a_baseline_saved_where_stdout_or_stderr_goes_is_refused(tmp_path, driver):
+    """`--save-baseline /dev/stdout > run.txt` renamed the baseline over run.txt: the table was
+    lost without a word, as were stderr's messages with /dev/stderr.  Refused before any trace
+    runs; /dev/null and a terminal are still written directly."""
+    t = trace(tmp_path, weight=0)
+    for dest, std, goes in (("/dev/stdout", "stdout", "stdout (the table)"), ("/dev/stderr", "stderr",
+                                                                              "stderr (the messages)")):
+        out = tmp_path / f"{std}.txt"
+        with open(out, "w") as f:
+            streams = {"stdout": f, "stderr": subprocess.PIPE} if std == "stdout" else {"stdout": subprocess.PIPE,
+                                                                                       "stderr": f}
+            done = subprocess.run([str(driver), "-r", "1", "-f", str(t), "--save-baseline", dest], text=True,
+                                  **streams)
+        err = done.stderr if std == "stdout" else out.read_text()
+        assert done.returncode == 2 and "mdriver-baseline" not in out.read_text(), err
+        assert err == f"mdriver: --save-baseline {dest}: that is where {goes} goes; a baseline is a file of its " \
+                      "own (mdriver -h for help)\n"
+
+
 def test_json_file_is_replaced_only_by_a_finished_run(tmp_path, driver):
     """--json FILE was emptied at start-up: a run stopped half-way destroyed an earlier
     result.  The document is now written beside FILE and renamed over it at the end: a
