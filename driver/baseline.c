@@ -82,7 +82,9 @@ static bool parse_trace_line(char *rest, baseline_entry_t *e)
         return false;
     char *end;
     double seconds = strtod(seconds_text, &end);
-    if (end == seconds_text || *end || !(seconds > 0) || seconds > 1e9)
+    /* From a nanosecond (no replay is faster: a sample has microseconds of wake-ups; 1e-320 made
+     * libc's ops/s inf) to 1e9 s (past that, inf, is no measurement); NaN fails both. */
+    if (end == seconds_text || *end || !(seconds >= 1e-9) || seconds > 1e9)
         return false;
     shown(rest, e->name, sizeof e->name);  /* as kept: a name an older driver wrote may hold a tab */
     e->ops = (size_t)ops;

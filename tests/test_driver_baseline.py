@@ -87,6 +87,10 @@ def test_baseline_without_a_trace_is_an_error(tmp_path, driver):
     ("mdriver-baseline 3\ntrace small 5 {FP} nan\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 {FP} 1e10\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 {FP} inf\n", f":2: {EXPECTED}"),
+    # under a nanosecond no replay takes (a sample has microseconds of wake-ups): 1e-320 was
+    # taken, and the table showed libc at "inf" Kops and the trace's ratio as 0.00
+    ("mdriver-baseline 3\ntrace small 5 {FP} 1e-320\n", f":2: {EXPECTED}"),
+    ("mdriver-baseline 3\ntrace small 5 {FP} 1e-10\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 12ab 0.001\n", f":2: {EXPECTED}"),   # 16 hex digits
     ("mdriver-baseline 3\ntrace small 5 +0000000000012ab 0.001\n", f":2: {EXPECTED}"),
     ("mdriver-baseline 3\ntrace small 5 00000000000012ag 0.001\n", f":2: {EXPECTED}"),
