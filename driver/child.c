@@ -367,6 +367,20 @@ static bool spawn(remote_t *c, const timed_arrays_t *ta, bool with_heap, double 
     return true;
 }
 
+/* Reaps the child if it exits by the deadline, looking every millisecond: false at the
+ * deadline or an interrupt.  Its output and doorbells at end of file do not mean it has
+ * exited: an allocator can close them and spin, and a wait with no limit hung the driver. */
+static bool exits_by(remote_t *c, double deadline)
+{
+    for (;;) {
+        pid_t got = wait4(c->pid, &c->status, WNOHANG, &c->ru);
+        if (got == c->pid || (got < 0 && errno != EINTR))
+            return true;
+        if (now() >= deadline || (interrupt_poll(NULL, 0, 1) < 0 && interrupt_signal()))
+            return false;
+    }
+}
+
 /* Let the child go (or kill it at the deadline), keep its last output, reap it;
  * false with *v saying how it died when it had not been asked to stop. */
 static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
@@ -387,16 +401,23 @@ static bool reap(remote_t *c, const trace_t *t, double limit, verdict_t *v)
             break;
         }
         struct pollfd pfd = {.fd = c->pump.output_fd, .events = POLLIN};
-        int n = poll(&pfd, 1, (int)(left * 1000) + 1);
-        if (n < 0 && errno != EINTR)
+        int n = interrupt_poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (n < 0 && errno == EINTR && interrupt_signal())
+            c->interrupted = true;  /* a child that closed its doorbells may hold its output open until -T */
+        else if (n < 0 && errno != EINTR)
             break;
         if (n > 0 && !drain_output(c->pump.ctx))
             c->pump.output_fd = -1;
     }
-    bool stop = c->timed_out || c->interrupted;
+    bool stop = c->timed_out || c->interrupted, reaped = !stop && exits_by(c, c->deadline);
+    if (!stop && !reaped) {  /* its ends closed, but alive: at the deadline, or an interrupt */
+        c->interrupted = interrupt_signal() != 0;
+        c->timed_out = !c->interrupted;
+        stop = true;
+    }
     if (stop)
         kill(-c->pid, SIGKILL);
-    while (wait4(c->pid, &c->status, 0, &c->ru) < 0 && errno == EINTR)
+    while (!reaped && wait4(c->pid, &c->status, 0, &c->ru) < 0 && errno == EINTR)
         ;
     if (stop)
         kill(-c->pid, SIGKILL);  /* anything it left behind in its group */

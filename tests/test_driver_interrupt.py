@@ -96,11 +96,13 @@ class Started:
         return rc, "".join(self.seen), self.proc.stderr.read()
 
 
-def interrupted_run(tmp: Path, sig: int, *extra: str, group: bool = False) -> tuple[int, str, str, int]:
-    """Run hangs.c on suite(tmp), signal it (its whole process group: a terminal's Ctrl-C) in the
-    third trace; its status, stdout, stderr and the stuck child's pid."""
+def interrupted_run(tmp: Path, sig: int, *extra: str, group: bool = False,
+                    allocator: str = "hangs") -> tuple[int, str, str, int]:
+    """Run hangs.c (or another allocator stuck on a TRIGGER-byte request) on suite(tmp), signal
+    it (its whole process group: a terminal's Ctrl-C) in the third trace; its status, stdout,
+    stderr and the stuck child's pid."""
     files = [a for t in suite(tmp) for a in ("-f", str(t))]
-    d = Started([str(broken("hangs")), "-V", *files, *extra], start_new_session=group)
+    d = Started([str(broken(allocator)), "-V", *files, *extra], start_new_session=group)
     try:
         d.wait_for_line("[2/4] two")
         child = d.wait_for_stuck_child()
@@ -156,6 +158,16 @@ def test_a_signal_reports_the_completed_traces(tmp_path, sig, name):
     assert s["utilization"] > 0 and s["throughput_ratio"] is not None
     assert (s["util_points"], s["throughput_points"], s["perf_index"]) == (None, None, None)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".") or "tmp" in p.name] == []
+
+
+@pytest.mark.parametrize("allocator", ["closes-hangs", "closes-channel"])
+def test_a_signal_stops_a_child_that_closed_its_ends_and_hangs(tmp_path, allocator):
+    """closes-hangs.c closes its output and its doorbells, closes-channel.c only its doorbells,
+    and both spin: the driver waited for the child's exit (with no limit at all), or for its
+    output's end until -T, deaf to the signal, then blamed the trace on a timeout and the signal
+    on the next trace."""
+    rc, out, err, child = interrupted_run(tmp_path, signal.SIGTERM, "-T", "300", allocator=allocator)
+    assert_partial(rc, out, err, child, signal.SIGTERM, "SIGTERM")
 
 
 def test_ctrl_c_at_a_terminal_reaches_the_whole_group(tmp_path):

@@ -110,6 +110,18 @@ def test_hang_times_out(tmp_path):
     assert_others_scored(r)
 
 
+def test_a_hang_after_closing_every_descriptor_times_out(tmp_path):
+    """closes-hangs.c closes its output and the channel's doorbells, then spins: the parent took
+    the closed ends for the child's exit and waited for it with no limit, so the driver hung for
+    good, past -T, deaf to Ctrl-C and SIGTERM."""
+    r = run(broken("closes-hangs"), "-T", "2", *three_traces(tmp_path), tmp=tmp_path, timeout=30)
+    assert r.rc == 1, r.out + r.err
+    t = r.trace("bad")
+    assert (t["outcome"], t["op_index"], t["op"]) == ("timeout", 1, f"a 1 {TRIGGER}")
+    assert t["message"] == f"did not finish within 2 s; it was at op 1 (a 1 {TRIGGER}) of the correctness pass"
+    assert_others_scored(r)
+
+
 def test_a_stopped_process_is_told_at_once_not_as_a_timeout(tmp_path):
     """stops.c raises SIGSTOP: the trace fails as soon as that is seen, well before -T."""
     began = time.monotonic()
