@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver/clock.h"
@@ -157,6 +158,21 @@ static bool wait_for_end(int fd, double deadline)
     }
 }
 
+/* Reaps the child if it exits by the deadline, looking every millisecond.  Its pipe at end of
+ * file does not mean it has exited: an allocator can close it and spin, and a wait with no
+ * limit hung mmreplay. */
+static bool exits_by(pid_t pid, double deadline, int *status)
+{
+    for (;;) {
+        pid_t got = waitpid(pid, status, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR))
+            return true;
+        if (now() >= deadline)
+            return false;
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+}
+
 /* A death, or a child that stopped before the end, as mdriver names it. */
 static void describe_end(const trace_t *t, const shared_t *sh, int status, bool timed_out, double limit,
                          verdict_t *v)
@@ -210,11 +226,11 @@ void replay_trace(const trace_t *t, double time_limit, child_report_t *rep)
         _exit(0);
     }
     close(fds[1]);
-    bool timed_out = pid > 0 && !wait_for_end(fds[0], deadline);
+    int status = 0;
+    bool timed_out = pid > 0 && !(wait_for_end(fds[0], deadline) && exits_by(pid, deadline, &status));
     if (timed_out)
         kill(pid, SIGKILL);
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (pid > 0 && timed_out && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(fds[0]);
     if (pid < 0)

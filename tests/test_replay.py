@@ -114,6 +114,8 @@ def test_each_check_fires_as_mdrivers_does(tmp_path, fixture, ops, outcome):
     ("aborts", "crashed", "SIGABRT"),
     ("exits", "exited", f"the process exited with status 3 at op 1 (a 1 {TRIGGER})"),
     ("hangs", "timeout", f"did not finish within 1 s; it was at op 1 (a 1 {TRIGGER})"),
+    # its pipe closed, as at its exit, but alive: mmreplay waited for its end with no limit
+    ("closes-hangs", "timeout", f"did not finish within 1 s; it was at op 1 (a 1 {TRIGGER})"),
     ("init-fails", "init_failed", "mm_init returned -1 before the first op"),
 ])
 def test_a_death_names_the_trace_and_the_rest_still_run(tmp_path, fixture, outcome, fragment):
