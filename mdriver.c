@@ -243,7 +243,13 @@ static bool read_secret(int fd, char *buf, size_t len, char *why, size_t whylen)
 {
     size_t n = 0;
     for (;;) {
-        char c;
+        char c, stop[80];
+        /* A writer that never writes held the finished run for good, deaf to Ctrl-C and --run-limit:
+         * a signal ends the wait (what is there already is read, as the grader's secret is). */
+        struct pollfd ready = {.fd = fd, .events = POLLIN};
+        if (poll(&ready, 1, 0) == 0 && interrupt_poll(&ready, 1, -1) < 0 && errno == EINTR && interrupt_signal())
+            return snprintf(why, whylen, "%s before the secret came",
+                            interrupt_describe(interrupt_signal(), stop, sizeof stop)), false;
         ssize_t got = read(fd, &c, 1);
         if (got < 0 && errno == EINTR)
             continue;

@@ -515,6 +515,38 @@ def test_a_secret_fd_that_cannot_be_read_is_refused(tmp_path, driver):
     assert r.err == f"mdriver: --secret-fd {fd}: cannot read it: Is a directory; no JSON written\n"
 
 
+def test_a_signal_ends_the_wait_for_a_secret_that_never_comes(tmp_path, driver):
+    """A --secret-fd pipe whose writer never wrote held the finished run for good, deaf to
+    Ctrl-C, SIGTERM and --run-limit: the read was retried on every signal.  Now a signal ends
+    the wait, in one line, with no JSON (a secret already there is still read: the grader's)."""
+    import signal
+    import time
+    from pathlib import Path
+    read_end, write_end = os.pipe()
+    dest = tmp_path / "r.json"
+    try:
+        proc = subprocess.Popen([str(driver), "-r", "1", "-f", str(trace(tmp_path)), "--json", str(dest),
+                                 "--secret-fd", str(read_end)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, pass_fds=(read_end,))
+        proc_dir, waiting = Path(f"/proc/{proc.pid}"), False
+        for _ in range(600):  # the trace done (no child left), the driver sleeps on the pipe
+            wchan, kids = (proc_dir / "wchan").read_text(), (proc_dir / "task" / str(proc.pid) / "children").read_text()
+            if (waiting := not kids.strip() and ("pipe_read" in wchan or "poll" in wchan)):
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        if proc.poll() is None:
+            proc.kill()
+    assert waiting
+    assert proc.returncode == 2, err
+    assert err == f"mdriver: --secret-fd {read_end}: interrupted by SIGTERM before the secret came; no JSON written\n"
+    assert not dest.exists()
+
+
 def test_describe(driver):
     d = describe(driver)
     assert d["schema"] == 1 and d["alignment"] == 16
