@@ -216,8 +216,9 @@ ALLOC_STAMP := $(BUILD)/alloc.src
 ALLOC_FLAGS := -DDRIVER
 # Which forms of the hooks does the allocator define?  mm_checkheap: the kit's `bool
 # mm_checkheap(int)`, or the classic handout's `void mm_checkheap(int)` or `int
-# mm_checkheap(int)` (then a declaration of that form compiles against the allocator's
-# source and the source names it).  mm_init: the kit's `int mm_init(void)`, or the 2016
+# mm_checkheap(int)` (then a declaration of that return type compiles against the allocator's
+# source and the source names it; the declaration leaves the parameters open, so that a
+# `void mm_checkheap(void)` is the void form, not the bool form with its return register read).  mm_init: the kit's `int mm_init(void)`, or the 2016
 # lab's `bool mm_init(void)` (then the source compiles with mm.h declaring that form).
 # HOOK_PROBED dates the probe: HOOK_FLAGS is rewritten only when the forms change (its
 # dependents then rebuild), so its date cannot say the probe is done, and an allocator edited
@@ -233,8 +234,8 @@ $(HOOK_PROBED): $(ALLOC_DEP) $(ALLOC_STAMP) $(if $(wildcard $(HOOK_FLAGS)),,FORC
 	if grep -q 'bool[[:space:]]*mm_init' $(ALLOC_SRC) && compiles -DMM_INIT_BOOL; then \
 	    init=-DMM_INIT_BOOL; echo $$init >> $(HOOK_FLAGS).new; fi; \
 	if ! grep -q mm_checkheap $(ALLOC_SRC); then :; \
-	elif compiles "$$init" 'void mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_VOID >> $(HOOK_FLAGS).new; \
-	elif compiles "$$init" 'int mm_checkheap(int);'; then echo -DMDRIVER_CHECKHEAP_INT >> $(HOOK_FLAGS).new; fi; \
+	elif compiles "$$init" 'void mm_checkheap();'; then echo -DMDRIVER_CHECKHEAP_VOID >> $(HOOK_FLAGS).new; \
+	elif compiles "$$init" 'int mm_checkheap();'; then echo -DMDRIVER_CHECKHEAP_INT >> $(HOOK_FLAGS).new; fi; \
 	cmp -s $(HOOK_FLAGS).new $(HOOK_FLAGS) && rm $(HOOK_FLAGS).new || mv $(HOOK_FLAGS).new $(HOOK_FLAGS); \
 	touch $@
 # The shared folder's name for those forms: -DMM_INIT_BOOL -DMDRIVER_CHECKHEAP_VOID is

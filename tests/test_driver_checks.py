@@ -561,6 +561,17 @@ def test_checker_failure_under_c(tmp_path, checker, said):
     assert "mm_checkheap after every op" in r.out.splitlines()[0]
 
 
+def test_a_void_checker_with_no_parameter_is_run_as_the_void_form(tmp_path):
+    """`void mm_checkheap(void)` matched neither probe (`void mm_checkheap(int)` conflicts with it),
+    so it was called as the kit's bool form and whatever its return register held was its verdict:
+    'returned false' at op 0 for a checker that returns nothing."""
+    r = run(broken("checker-void-void"), "-c", "-f", write_trace(tmp_path, "bad", CHECKED_OPS), tmp=tmp_path)
+    assert r.rc == 0, r.out
+    t = r.trace("bad")
+    assert t["outcome"] == "ok" and t["output"] == "checked\n" * len(CHECKED_OPS)
+    assert r.doc["allocator"]["has_checkheap"] is True
+
+
 def test_checker_sees_the_op_with_its_payload_written(tmp_path):
     """short-block.c's TRIGGER block is one word short: its footer lies in the payload, which
     the driver writes after the call. The checker ran before that write and so blamed the
