@@ -264,6 +264,7 @@ bool check_pass(remote_t *rc, const trace_t *t, bool run_checker, placements_t *
 {
     checker_t c = {.t = t, .rc = rc, .lo = heap_shared_lo(), .run_checker = run_checker && has_checkheap(),
                    .checker_ok = true, .v = v, .pl = pl, .at = -1};
+    pl->with_checker = c.run_checker;
     if (!ledger_open(&c.live, t->num_ids))
         return verdict_fail(v, OUTCOME_CRASHED, -1, "the driver ran out of memory for %u ids", t->num_ids);
     progress_at(PASS_INIT, -1);   /* a death before the first op is mm_init's */

@@ -22,6 +22,7 @@
  * that realloc(p, 0) returns is freed at once in every run). */
 typedef struct {
     uint32_t *offset;   /* one per op; a free's is unused */
+    bool with_checker;  /* the first run called mm_checkheap after every op (-c); the others do not */
 } placements_t;
 
 /* An array of n offsets, outside libc's heap like every per-trace array of the

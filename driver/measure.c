@@ -309,10 +309,21 @@ static bool timed_blocks_sound(const trace_t *t, void *const *ptr, const size_t 
     return true;
 }
 
+/* Another cause of a run placing blocks elsewhere, when only the first run called the checker:
+ * one that tidies the allocator's state (coalesces, resets a pointer) was sent to mm_init. */
+static const char *checker_hint(const placements_t *pl, bool in_question)
+{
+    if (!pl->with_checker)
+        return "";
+    return in_question ? ", or does mm_checkheap change the allocator's state (-c runs it in the first run only)"
+                       : "; does mm_checkheap change the allocator's state? -c runs it in the first run only";
+}
+
 /* A timed run must place every block where the first correctness run did. */
 static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const placements_t *pl, bool timed,
                               verdict_t *v)
 {
+    const char *hint = checker_hint(pl, false);
     for (size_t i = 0; i < t->num_ops; i++) {
         if (t->ops[i].kind == OP_FREE || placed[i] == pl->offset[i])
             continue;
@@ -321,23 +332,23 @@ static bool placed_as_checked(const trace_t *t, const uint32_t *placed, const pl
         if (placed[i] == PLACEMENT_NULL)
             return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                                 "op %zu (%s): the %s run got NULL, the checked run a block at heap offset %#" PRIx32
-                                " (mm_init must reset all state%s)", i, text, timed ? "timed" : "second checked",
-                                pl->offset[i], timed ? "; an allocator must not behave differently when timed" : "");
+                                " (mm_init must reset all state%s%s)", i, text, timed ? "timed" : "second checked",
+                                pl->offset[i], timed ? "; an allocator must not behave differently when timed" : "", hint);
         if (pl->offset[i] == PLACEMENT_NULL)     /* a 0-byte request the checked run answered with NULL */
             return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                                 "op %zu (%s): the %s run placed a block at heap offset %#" PRIx32 ", the checked run "
-                                "got NULL (mm_init must reset all state%s)", i, text, timed ? "timed" : "second checked",
-                                placed[i], timed ? "; an allocator must not behave differently when timed" : "");
+                                "got NULL (mm_init must reset all state%s%s)", i, text, timed ? "timed" : "second checked",
+                                placed[i], timed ? "; an allocator must not behave differently when timed" : "", hint);
         if (!timed)
             return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                                 "op %zu (%s): the second checked run placed the block at heap offset %#" PRIx32
                                 ", the first at %#" PRIx32 " (mm_init must reset all state: the same ops from mm_init "
-                                "must give the same blocks; does the allocator read heap bytes it never wrote?)",
-                                i, text, placed[i], pl->offset[i]);
+                                "must give the same blocks; does the allocator read heap bytes it never wrote%s?)",
+                                i, text, placed[i], pl->offset[i], checker_hint(pl, true));
         return verdict_fail(v, OUTCOME_INCONSISTENT, (int64_t)i,
                             "op %zu (%s): the timed run placed the block at heap offset %#" PRIx32 ", the checked run at %#"
-                            PRIx32 " (mm_init must reset all state; an allocator must not behave differently when timed)",
-                            i, text, placed[i], pl->offset[i]);
+                            PRIx32 " (mm_init must reset all state; an allocator must not behave differently when timed%s)",
+                            i, text, placed[i], pl->offset[i], hint);
     }
     return true;
 }

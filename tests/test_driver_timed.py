@@ -300,3 +300,19 @@ def test_a_second_checked_run_that_places_blocks_elsewhere_is_inconsistent(tmp_p
                             "at 0x20 (mm_init must reset all state: the same ops from mm_init must give the same "
                             "blocks; does the allocator read heap bytes it never wrote?)")
     assert r.row("bad")[1].strip() == t["message"]
+
+
+def test_a_checker_that_changes_the_allocators_state_is_named_as_a_cause(tmp_path):
+    """checker-tidies.c's checker forgets the block its allocator would reuse: under -c, which runs
+    it in the first checked run only, the second run places the block elsewhere.  The message sent
+    the student to mm_init and to heap bytes never written, never to the checker."""
+    trace = write_trace(tmp_path, "bad", ["a 0 16", "f 0", "a 1 16", "f 1"])
+    r = run(broken("checker-tidies"), "-c", "-f", trace, tmp=tmp_path)
+    t = r.trace("bad")
+    assert r.rc == 1 and (t["outcome"], t["op_index"], t["op"]) == ("inconsistent", 2, "a 1 16")
+    assert t["message"] == ("op 2 (a 1 16): the second checked run placed the block at heap offset 0x10, the first "
+                            "at 0x30 (mm_init must reset all state: the same ops from mm_init must give the same "
+                            "blocks; does the allocator read heap bytes it never wrote, or does mm_checkheap change "
+                            "the allocator's state (-c runs it in the first run only)?)")
+    assert r.row("bad")[1].strip() == t["message"]
+    assert run(broken("checker-tidies"), "-f", trace, tmp=tmp_path).rc == 0  # without -c, correct
