@@ -73,10 +73,15 @@ NAME_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G 
 ifneq ($(call chars_left,$(VARIANT),$(NAME_CHARS)),)
   $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(VARIANT_NAMES)))
 endif
-# An allocator's path goes into the same rules and commands: a quote, ';', ':' or '*' in it broke them
-# the same way ("Unterminated quoted string", "missing separator").
-ifneq ($(call chars_left,$(MM),$(NAME_CHARS) @ ~),)
-  $(error MM='$(MM)': make cannot build a path holding other than letters, digits and - _ . + / @ ~; copy the file to one without)
+# An allocator's path goes there too: one holding ':', ';', '$', a quote, '*', ... gave make's
+# "target pattern contains no '%'" or "missing separator", a shell's error, or (a '$', expanded
+# by make) "no allocator" naming another file, and left the old ./mdriver in place.  Its
+# unexpanded text (value) is judged, so that a '$' is seen.
+COMMA := ,
+HASH := \#
+MM_CHARS := $(NAME_CHARS) ~ @ = $(HASH) $(COMMA)
+ifneq ($(call chars_left,$(value MM),$(MM_CHARS)),)
+  $(error MM='$(value MM)': make cannot build a path with characters other than letters, digits and - _ . + / ~ @ = $(COMMA) $(HASH); copy the file to such a name)
 endif
 ifneq ($(and $(MM),$(VARIANT)),)
   CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
