@@ -98,10 +98,14 @@ static const char *print_lines(FILE *out, const char *p, const char *end, int ma
     for (int lines = 0; p < end && lines < max; lines++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = (size_t)((nl ? nl : end) - p);
-        /* Control bytes (escape sequences, \r, NUL) could redraw or cut the table: shown as '?'. */
+        /* Control bytes (escape sequences, \r, NUL) could redraw or cut the table: shown as '?',
+         * as is a C1 control (two bytes of UTF-8). */
         fputs("        | ", out);
-        for (size_t k = 0; k < len && k < 150; k++)
-            fputc((unsigned char)p[k] < 0x20 || p[k] == 0x7f ? '?' : p[k], out);
+        for (size_t k = 0; k < len && k < 150; k++) {
+            bool c1 = shown_is_c1(p + k, len - k);
+            fputc(c1 || (unsigned char)p[k] < 0x20 || p[k] == 0x7f ? '?' : p[k], out);
+            k += c1;
+        }
         fputc('\n', out);
         p += len + (nl != NULL);
     }

@@ -24,10 +24,15 @@ const char *shown(const char *s, char *buf, size_t len)
         return buf;
     for (const char *p = s; *p;) {
         unsigned char c = (unsigned char)*p;
-        char esc[5];
+        char esc[8];
         size_t k;
         const char *from = p;
-        if (is_control(c)) {
+        if (shown_is_c1(p, 2)) {  /* p[1] is there: at worst the NUL */
+            snprintf(esc, sizeof esc, "\\u%04x", (unsigned char)p[1]);
+            from = esc;
+            k = strlen(esc);
+            p += 2;
+        } else if (is_control(c)) {
             const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
             if (named)
                 memcpy(esc, named, 3);

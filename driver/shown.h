@@ -6,11 +6,20 @@
 #ifndef DRIVER_SHOWN_H
 #define DRIVER_SHOWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-/* S with each control byte written as \n, \t, \r or \xNN, in buf (cut before a
- * character that does not fit); returns buf. */
+/* Whether the LEFT bytes at p begin with a C1 control as UTF-8 text (U+0080 to U+009F: 0xC2, then
+ * 0x80 to 0x9F): a terminal may take U+009B as ESC [ (CSI) and U+009D as ESC ] (OSC), and be
+ * redrawn by them as by the C0 controls. */
+static inline bool shown_is_c1(const char *p, size_t left)
+{
+    return left >= 2 && (unsigned char)p[0] == 0xC2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9F;
+}
+
+/* S with each control byte written as \n, \t, \r or \xNN, and each C1 control as \u00NN, in
+ * buf (cut before a character that does not fit); returns buf. */
 const char *shown(const char *s, char *buf, size_t len);
 
 /* NAME, shown, in a column WIDTH characters wide, padded or cut by characters

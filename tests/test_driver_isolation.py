@@ -160,6 +160,20 @@ def test_allocator_output_cannot_reach_the_table_or_the_json(tmp_path):
     assert [line.split()[1] for line in r.out.splitlines() if re.match(r"\s+\d+\s", line)] == ["loud", "loud2"]
 
 
+def test_c1_controls_in_the_output_or_a_name_are_escaped(tmp_path):
+    """The 8-bit controls as UTF-8 text (CSI U+009B, OSC U+009D) went to the terminal as they were,
+    in -v's quotes of what prints-c1.c printed and in a trace's name: where a terminal takes them
+    as ESC [ and ESC ], they clear it or retitle it, as the C0 controls the table escapes would."""
+    name = "t\u009b2J"
+    trace = write_trace(tmp_path, name, CLEAN)
+    r = run(broken("prints-c1"), "-v", "-f", trace, tmp=tmp_path)
+    assert r.rc == 0, r.out + r.err
+    assert r.trace(name)["output"].startswith("before\u009b2J|\u009d0;pwned")   # the JSON keeps the text
+    assert "\u009b" not in r.out + r.err and "\u009d" not in r.out + r.err
+    assert "        | before?2J|?0;pwned?|after" in r.out.splitlines()
+    assert "t\\u009b2J" in r.out
+
+
 def test_allocator_output_with_json_on_stdout(tmp_path):
     """--json - puts the document alone on stdout; the table moves to stderr; -v quotes the output."""
     traces = ["-f", write_trace(tmp_path, "loud", CLEAN, weight=1)]
