@@ -83,6 +83,8 @@ MM_CHARS := $(NAME_CHARS) ~ @ = $(HASH) $(COMMA)
 ifneq ($(call chars_left,$(value MM),$(MM_CHARS)),)
   $(error MM='$(value MM)': make cannot build a path with characters other than letters, digits and - _ . + / ~ @ = $(COMMA) $(HASH); copy the file to such a name)
 endif
+# -fsanitize=address (thread, leak) in CFLAGS: the build said "mm.c has a constructor", which it did not.
+SANITIZER_CFLAGS := $(filter -fsanitize=%,$(CFLAGS))
 ifneq ($(and $(MM),$(VARIANT)),)
   CONFIG_ERROR := MM=$(MM) and VARIANT=$(VARIANT): give one (MM builds that file, VARIANT variants/$(VARIANT).c)
 else ifneq ($(filter-out 8 16,$(ALIGNMENT))$(filter-out 1,$(words $(ALIGNMENT))),)
@@ -93,6 +95,8 @@ else ifneq ($(filter-out on off,$(ALLOC_CHECK))$(filter-out 1,$(words $(ALLOC_CH
   CONFIG_ERROR := ALLOC_CHECK=$(ALLOC_CHECK): the allocator's object is checked (on) or not (off)
 else ifneq ($(filter-out 1,$(SANITIZE))$(filter-out 0 1,$(words $(SANITIZE))),)
   CONFIG_ERROR := SANITIZE=$(SANITIZE): 1 builds with the sanitizers, empty without
+else ifneq ($(and $(if $(SANITIZE),,1),$(findstring address,$(SANITIZER_CFLAGS))$(findstring thread,$(SANITIZER_CFLAGS))$(findstring leak,$(SANITIZER_CFLAGS))),)
+  CONFIG_ERROR := CFLAGS holds $(SANITIZER_CFLAGS): build with make SANITIZE=1 for the sanitizers (in CFLAGS alone they give the allocator a constructor and memory maps, which the driver refuses)
 else ifneq ($(filter-out 0 1,$(STATS))$(filter-out 1,$(words $(STATS))),)
   CONFIG_ERROR := STATS=$(STATS): the statistics are compiled in (1) or out (0)
 else ifneq ($(filter-out 0 1,$(DEBUG))$(filter-out 1,$(words $(DEBUG))),)

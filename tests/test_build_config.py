@@ -73,6 +73,9 @@ def test_good_settings_still_build():
     ("VARIANT=../mm", f"VARIANT=../mm: a variant is a name (variants: {NAMES})"),
     ("MM=tests", "tests is a folder: the allocator is one .c file"),
     ("MM=README.md", "README.md: the allocator is a .c file"),
+    # it built on to "make: mm.c has a constructor or destructor (section .init_array.00099)": ASan's
+    ("CFLAGS=-O1 -g -fsanitize=address", "CFLAGS holds -fsanitize=address: build with make SANITIZE=1 for the "
+     "sanitizers (in CFLAGS alone they give the allocator a constructor and memory maps, which the driver refuses)"),
 ])
 def test_every_build_setting_is_checked_before_any_compiler_runs(setting, message):
     """SANITIZE=0 once built a sanitized driver (any non-empty value did), VARIANT=../mm built into a
