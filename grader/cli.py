@@ -324,28 +324,38 @@ def _listed(names: list[str]) -> str:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a job scheduler's cancel, `kill`) while grading."""
+    how, code = "terminated", 143
+
+
+class HungUp(Terminated):
+    """SIGHUP (the terminal or the ssh session the grader ran in closed) while grading."""
+    how, code = "hung up", 129
+
+
+STOPS = {signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
 
 
 def _stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
     """What stopped the grader, and the exit status a shell gives that signal (128 + its number)."""
-    return ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+    return (stop.how, stop.code) if isinstance(stop, Terminated) else ("interrupted", 130)
 
 
 @contextmanager
 def _terminate_as_interrupt():
-    """Let SIGTERM stop a batch the way Ctrl-C does: the sandboxed runs are killed (they live in
-    their own sessions, so they would outlive the grader) and the finished results are kept."""
+    """Let SIGTERM and SIGHUP stop a batch the way Ctrl-C does: the sandboxed runs are killed (they
+    live in their own sessions, so they would outlive the grader) and the finished results are kept.
+    A signal already ignored stays ignored (`nohup mmgrade grade ...` goes on when the session ends)."""
     def stop(signum, frame):
-        raise Terminated()
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN:
-        yield
-        return
-    signal.signal(signal.SIGTERM, stop)
+        raise STOPS[signum]()
+    previous = {signum: signal.getsignal(signum) for signum in STOPS}
+    caught = [signum for signum, was in previous.items() if was != signal.SIG_IGN]
+    for signum in caught:
+        signal.signal(signum, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum in caught:
+            signal.signal(signum, previous[signum])
 
 
 def _run_with_progress(ctx: Context, candidates: list[Candidate], outdir: Path, jobs: int, force: bool,

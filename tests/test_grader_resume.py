@@ -126,8 +126,11 @@ def test_a_batch_of_several_runs_resumes_without_regrading(setup):
     assert all(e[0] in ("start", "done") for e in _events(kit, subs, out, policy_text="[timing]\nruns = 3\n"))
 
 
-@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"),
+                                              (signal.SIGHUP, 129, "hung up")])
 def test_stopping_the_cli_keeps_results(setup, stop, code, said):
+    """SIGHUP (an ssh session closed) ended the grader with no word, its sandboxed runs left running
+    where there is no bwrap, and results.json, grades.csv and the report not written."""
     kit, subs, out = setup
     for name in ("ben", "cat"):
         (subs / name / "mm.c").write_text(source("good") + "/* FAKE:hang */\n")
@@ -156,7 +159,8 @@ def test_stopping_the_cli_keeps_results(setup, stop, code, said):
     assert not (out / "submissions" / "ben.json").exists()
 
 
-@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"),
+                                              (signal.SIGHUP, 129, "hung up")])
 def test_stopping_the_cli_while_it_sets_up_leaves_nothing_behind(setup, stop, code, said):
     """SIGTERM left /tmp/mmgrade-* (the kit's template) behind; Ctrl-C exited 1, `aborted`."""
     import os
