@@ -123,14 +123,20 @@ def prepare_folder(template: Path, dest: Path, source: str) -> None:
     (dest / "mm.c").write_text(source, encoding="utf-8")
 
 
+def _is_error(line: str) -> bool:
+    """LINE says an error: the compiler's and the linker's 'error', or the assembler's 'Error:'
+    (an inline asm the assembler refuses: 'x.s:6: Error: file not found: /etc/passwd')."""
+    return "error" in line or ": Error: " in line
+
+
 def _first_lines(text: str, limit: int = 25) -> str:
     """The first LIMIT lines of the compiler's output, and its first error line when that comes
     later (after thousands of 'In file included from' lines of a recursive #include)."""
     lines = [ln for ln in text.splitlines()
              if ln.strip() and not re.match(r"^(make(\[\d+\])?: \*\*\*|cc |gcc )", ln)]
     head = lines[:limit]
-    if not any("error" in ln for ln in head):
-        head += ["[...]", *[ln for ln in lines[limit:] if "error" in ln][:1]]
+    if not any(map(_is_error, head)) and len(lines) > limit:
+        head += ["[...]", *[ln for ln in lines[limit:] if _is_error(ln)][:1]]
     return "\n".join(head)
 
 
@@ -156,8 +162,8 @@ def first_error(text: str) -> str:
         return (f"it defines names the driver itself defines ({', '.join(clash[:6])}{more}): remove them, "
                 "make them static or rename them")
     problems = (ln for ln in lines
-                if _LINK_PROBLEM.search(ln) or ("error" in ln and not _LINK_SUMMARY.match(ln)))
-    return next(problems, next((ln for ln in lines if "error" in ln), lines[0] if lines else ""))
+                if _LINK_PROBLEM.search(ln) or (_is_error(ln) and not _LINK_SUMMARY.match(ln)))
+    return next(problems, next((ln for ln in lines if _is_error(ln)), lines[0] if lines else ""))
 
 
 def _failed_target(text: str) -> str:

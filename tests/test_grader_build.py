@@ -86,3 +86,18 @@ def test_a_sandbox_that_fails_to_start_the_build_is_the_graders_error(tmp_path, 
     """Not a compile error charged to the student."""
     with pytest.raises(KitError, match="the sandbox failed to start the build: bwrap: Creating"):
         _build(tmp_path, policy, "sandbox")
+
+
+def test_an_assembler_error_is_the_reason_and_nothing_is_marked_left_out():
+    """The assembler writes 'Error:', not 'error': an mm.c whose inline asm was wrong got the reason
+    'Assembler messages', the line before the error, and a '[...]' mark after its two-line log, as if
+    the error had been left out."""
+    from grader.build import _first_lines, first_error
+    log = ("/tmp/ccVFvLCP.s: Assembler messages:\n"
+           "/tmp/ccVFvLCP.s:6: Error: file not found: /etc/passwd\n"
+           "make: *** [Makefile:40: build/mm-a16/alloc.o] Error 1\n")
+    assert first_error(log) == "/tmp/ccVFvLCP.s:6: Error: file not found: /etc/passwd"
+    assert _first_lines(log) == ("/tmp/ccVFvLCP.s: Assembler messages:\n"
+                                 "/tmp/ccVFvLCP.s:6: Error: file not found: /etc/passwd")
+    long = "".join(f"mm.c:{i}: warning: unused\n" for i in range(30)) + "/tmp/cc1.s:9: Error: bad register\n"
+    assert _first_lines(long).splitlines()[-2:] == ["[...]", "/tmp/cc1.s:9: Error: bad register"]
