@@ -41,8 +41,19 @@ def _policy_traces(kit: Path, policy: Policy) -> list[tuple[Path, str]]:
         paths = find_traces(kit / where, policy.traces.files)
     except BatchError as err:
         raise PackageError(f"{policy.source}: traces.dir: {err}") from None
+    return [_bundled_trace(kit, path, policy) for path in paths]
+
+
+def _bundled_trace(kit: Path, path: Path, policy: Policy) -> tuple[Path, str]:
+    """(the real file, its place in the bundle) for a trace at PATH: where the hosted grader's
+    KIT/traces.dir/NAME leads (course-traces/../other/t.rep is other/t.rep: a tar member holding
+    '..' is not unpacked, and a zip drops a leading one); a trace outside the kit is refused."""
+    inside = os.path.relpath(path, kit)         # lexical, as the hosted grader's path leads
+    if os.path.isabs(inside) or inside.split(os.sep)[0] == "..":
+        raise PackageError(f"{policy.source}: traces.files: {path} is not inside the kit ({kit}); the bundle "
+                           "carries only the kit: put the trace in a folder inside it")
     # the real file, as a symlink in the tar would point nowhere on the host
-    return [(path.resolve(), f"kit/{(Path(where) / path.relative_to(kit / where)).as_posix()}") for path in paths]
+    return path.resolve(), f"kit/{Path(inside).as_posix()}"
 
 
 def _kit_files(kit: Path, policy: Policy) -> list[tuple[Path, str]]:

@@ -770,3 +770,39 @@ def test_gradescope_command_says_a_grader_error_is_not_graded(graded):
         said = ("grader_error, not graded (the grader failed, not the submission)" if extra
                 else f"ok, {score} points")
         assert done.stdout.strip().endswith(f": {said}: {gs / 'results' / 'results.json'}"), done.stdout
+
+
+@pytest.mark.parametrize("bundle", ["gradescope", "autolab"])
+@pytest.mark.parametrize("trace", ["ABS", "../../outside/t.rep"])
+def test_package_refuses_a_listed_trace_outside_the_kit(tmp_path, bundle, trace):
+    """traces.files naming a trace by an absolute path was a Python traceback (ValueError from
+    relative_to); one leading out of the kit by ../ was bundled where the hosted grader never looks
+    (the zip drops a leading '..', and tar refuses to unpack a member holding one)."""
+    kit = _course_traces_kit(tmp_path)
+    (tmp_path / "outside").mkdir()
+    shutil.copy(TRACES / "tiny.rep", tmp_path / "outside" / "t.rep")
+    trace = str(tmp_path / "outside" / "t.rep") if trace == "ABS" else trace
+    config = write_policy(tmp_path, f'[traces]\ndir = "course-traces"\nfiles = ["{trace}"]\n', name="ct.toml")
+    out = tmp_path / ("pkg.zip" if bundle == "gradescope" else "al")
+    done = _cli("package", bundle, "-o", out, "--kit", kit, "--config", config)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "ct.toml: traces.files" in done.stderr and "not inside the kit" in done.stderr, done.stderr
+    assert not out.exists() or not list(out.iterdir())
+
+
+def test_package_puts_a_listed_trace_where_the_hosted_grader_reads_it(tmp_path):
+    """A trace listed as ../other/t.rep (inside the kit) went into the Autolab tar as
+    kit/course-traces/../other/t.rep, a member tar will not unpack; both bundles now hold it at
+    kit/other/t.rep, where kit/course-traces/../other/t.rep leads."""
+    kit = _course_traces_kit(tmp_path)
+    (kit / "other").mkdir()
+    shutil.copy(TRACES / "tiny.rep", kit / "other" / "t.rep")
+    config = write_policy(tmp_path, '[traces]\ndir = "course-traces"\nfiles = ["../other/t.rep", "grow.rep"]\n',
+                          name="ct.toml")
+    assert _cli("package", "gradescope", "-o", tmp_path / "pkg.zip", "--kit", kit, "--config", config).returncode == 0
+    with zipfile.ZipFile(tmp_path / "pkg.zip") as z:
+        assert "kit/other/t.rep" in z.namelist()
+    assert _cli("package", "autolab", "-o", tmp_path / "al", "--kit", kit, "--config", config).returncode == 0
+    with tarfile.open(tmp_path / "al" / "autograde.tar") as t:
+        names = t.getnames()
+    assert "kit/other/t.rep" in names and not [n for n in names if ".." in n.split("/")], names
