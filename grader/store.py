@@ -248,9 +248,10 @@ def save(outdir: Path, sub: Submission) -> None:
 
 
 def load(outdir: Path, name: str) -> Submission | None:
-    """The stored record of NAME, or None if absent or unreadable (then it is regraded)."""
+    """The stored record of NAME, or None if absent or unreadable (then it is regraded): a FIFO or a
+    device there is not read, as it would be waited on or read for ever."""
     try:
-        return Submission.from_json(json.loads(record_path(outdir, name).read_text()))
+        return Submission.from_json(json.loads(read_regular(record_path(outdir, name)).decode("utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

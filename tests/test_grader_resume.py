@@ -564,3 +564,22 @@ def test_a_record_of_an_older_grader_is_shown_with_this_graders_points(setup):
     assert sorted(e for e in events if e[0] != "start") == [("reused", n) for n in ("ann", "ben", "cat")]
     assert _figures(store_batch(out).submissions) == now
     assert _figures(store.load_all(out)) == now
+
+
+def test_a_record_that_is_a_fifo_or_a_device_is_regraded_not_waited_on(setup):
+    """A FIFO, or a link to /dev/zero, among OUTDIR/submissions/*.json hung `mmgrade grade` for ever
+    (the record reader waited for a writer, or read zeros until memory ran out); such a record is
+    now one it cannot use: its submission is regraded, and the others' records are reused."""
+    import os
+    from grader_fixtures.helpers import run_python
+    kit, subs, out = setup
+    run_batch(kit, subs, out, jobs=1)
+    os.unlink(out / "submissions" / "ann.json")
+    os.mkfifo(out / "submissions" / "ann.json")
+    os.unlink(out / "submissions" / "ben.json")
+    os.symlink("/dev/zero", out / "submissions" / "ben.json")
+    done = run_python("-c", "import sys\nfrom grader import store\n"
+                      "print(store.load(sys.argv[1], 'ann'), store.load(sys.argv[1], 'ben'),"
+                      " [s.name for s in store.load_all(sys.argv[1])])", out,
+                      capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["None", "None", "['cat']"], done.stderr
