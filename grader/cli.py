@@ -1,11 +1,13 @@
 """mmgrade: the grader's command line.  The only module that prints."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import signal
+import stat
 import sys
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from collections import Counter
 from pathlib import Path
 
@@ -335,6 +337,18 @@ class HungUp(Terminated):
 STOPS = {signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
 
 
+def _off_a_dead_terminal() -> None:
+    """Point stdout and stderr at /dev/null where they are a terminal that hung up: every write to it
+    now fails (EIO), and the progress bar's last redraw would be a traceback in place of the outputs.
+    A live terminal (`kill -HUP`), a log file or a pipe keeps what the grader says last."""
+    for fd in (1, 2):
+        with suppress(OSError):
+            if stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd):    # a hung-up tty is no tty
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def _stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
     """What stopped the grader, and the exit status a shell gives that signal (128 + its number)."""
     return (stop.how, stop.code) if isinstance(stop, Terminated) else ("interrupted", 130)
@@ -346,6 +360,8 @@ def _terminate_as_interrupt():
     live in their own sessions, so they would outlive the grader) and the finished results are kept.
     A signal already ignored stays ignored (`nohup mmgrade grade ...` goes on when the session ends)."""
     def stop(signum, frame):
+        if signum == signal.SIGHUP:
+            _off_a_dead_terminal()
         raise STOPS[signum]()
     previous = {signum: signal.getsignal(signum) for signum in STOPS}
     caught = [signum for signum, was in previous.items() if was != signal.SIG_IGN]

@@ -583,3 +583,39 @@ def test_a_record_that_is_a_fifo_or_a_device_is_regraded_not_waited_on(setup):
                       " [s.name for s in store.load_all(sys.argv[1])])", out,
                       capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.split() == ["None", "None", "['cat']"], done.stderr
+
+
+def test_a_terminal_that_hangs_up_keeps_every_output(setup):
+    """The grader's terminal closed (an ssh session dropped): SIGHUP, then every write to the terminal
+    fails (EIO), so the progress bar's last redraw was a traceback in place of the outputs: exit
+    status 1, no grades.csv and no report.  What is left to say now goes nowhere, the outputs are
+    written and the exit status is 129."""
+    import os
+    import pty
+    import select
+    from grader_fixtures.helpers import TRACES
+    kit, subs, out = setup
+    for name in ("ben", "cat"):
+        (subs / name / "mm.c").write_text(source("good") + "/* FAKE:hang */\n")
+    config = write_policy(out.parent, limits={"wall_clock": 120}, name="slow.toml")
+    controller, terminal = pty.openpty()
+    proc = run_grader("grade", subs, "-o", out, "-j", "1", "--kit", kit, "--config", config, "--traces", TRACES,
+                      runner=subprocess.Popen, stdin=terminal, stdout=terminal, stderr=terminal,
+                      start_new_session=True, preexec_fn=lambda: fcntl_ctty(0))
+    os.close(terminal)
+    deadline = time.monotonic() + 60
+    while not (out / "submissions" / "ann.json").exists() and time.monotonic() < deadline:
+        if select.select([controller], [], [], 0.2)[0]:
+            os.read(controller, 65536)
+    time.sleep(0.5)
+    os.close(controller)        # the terminal is gone: the kernel hangs up the session
+    assert proc.wait(timeout=60) == 129
+    assert by_name(store_batch(out))["ann"].verdict == "ok"
+    assert "ann" in (out / "grades.csv").read_text() and (out / "report" / "index.html").exists()
+
+
+def fcntl_ctty(fd):
+    """Make FD (a pty's terminal side) the controlling terminal of the new session, as a login's is."""
+    import fcntl
+    import termios
+    fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
