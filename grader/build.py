@@ -16,6 +16,8 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mmtrace.oneline import one_line
+
 from .policy import Policy
 from .sandbox import Mount, Sandbox, run, sandbox_failed
 
@@ -91,7 +93,10 @@ def _make_args(policy: Policy, variant: str | None = None) -> list[str]:
     # DRIVER_SECCOMP always given: make would otherwise take it from the grader's environment.
     # ALLOC_CHECK=off: the rules (constructors, shadowing) judge that under the course's policy.
     seccomp = "on" if policy.sandbox.driver_seccomp else "off"
-    args = ["make", "-s", "driver", f"ALIGNMENT={policy.build.alignment}", f"CFLAGS={policy.build.cflags}",
+    # --no-print-directory: MAKEFLAGS=w (inherited under `make -C KIT ...`) would print 'Entering
+    # directory' lines around the driver's path, the template's build's last line of output.
+    args = ["make", "-s", "--no-print-directory", "driver", f"ALIGNMENT={policy.build.alignment}",
+            f"CFLAGS={policy.build.cflags}",
             f"DRIVER_SECCOMP={seccomp}", "ALLOC_CHECK=off"]
     return args + ([f"VARIANT={variant}"] if variant else [])
 
@@ -111,7 +116,11 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
         reason = first_error(done.stderr or done.stdout) or "make failed"
         raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {reason}")
     dest.chmod(0o700)       # the kit's own mm.c may be the course's answer: no build may read it
-    return dest / done.stdout.strip().splitlines()[-1]
+    said = done.stdout.strip().splitlines()
+    if not said or not (dest / said[-1]).is_file():
+        raise KitError(f"the kit's `make driver` did not print the driver it built (its last line of output "
+                       f"should be its path, as build/mm-a16/mdriver; it printed {one_line(said[-1]) if said else 'nothing'})")
+    return dest / said[-1]
 
 
 def prepare_folder(template: Path, dest: Path, source: str) -> None:

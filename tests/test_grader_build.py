@@ -101,3 +101,27 @@ def test_an_assembler_error_is_the_reason_and_nothing_is_marked_left_out():
                                  "/tmp/ccVFvLCP.s:6: Error: file not found: /etc/passwd")
     long = "".join(f"mm.c:{i}: warning: unused\n" for i in range(30)) + "/tmp/cc1.s:9: Error: bad register\n"
     assert _first_lines(long).splitlines()[-2:] == ["[...]", "/tmp/cc1.s:9: Error: bad register"]
+
+
+def test_the_template_builds_whatever_makeflags_the_grader_inherits(tmp_path, policy, monkeypatch):
+    """Run under `make -C KIT bench-grader` (or with MAKEFLAGS=w), make printed 'Entering directory'
+    around the driver's path, and the grader took its last line, 'make: Leaving directory ...', for
+    the driver: a Python traceback (FileNotFoundError) before anything was graded."""
+    from grader.build import build_template
+    from grader_fixtures.helpers import make_fake_kit
+    kit = make_fake_kit(tmp_path / "kit")
+    monkeypatch.setenv("MAKEFLAGS", "w")
+    driver = build_template(kit, tmp_path / "template", policy)
+    assert driver.parent.parent.name == "build" and driver.name == "mdriver", driver
+
+
+def test_a_kit_whose_make_names_no_driver_is_the_kits_error(tmp_path, policy):
+    """A kit whose `make driver` printed nothing was an IndexError traceback; it is the kit's fault,
+    said in one line."""
+    from grader.build import build_template
+    from grader_fixtures.helpers import make_fake_kit
+    kit = make_fake_kit(tmp_path / "kit")
+    makefile = kit / "Makefile"
+    makefile.write_text(makefile.read_text().replace("\t@echo $(BUILD)/mdriver", "\t@true"))
+    with pytest.raises(KitError, match=r"^the kit's `make driver` did not print the driver it built"):
+        build_template(kit, tmp_path / "template", policy)
