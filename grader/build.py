@@ -101,6 +101,14 @@ def _make_args(policy: Policy, variant: str | None = None) -> list[str]:
     return args + ([f"VARIANT={variant}"] if variant else [])
 
 
+def _template_env() -> dict[str, str]:
+    """The template's build environment: the sandboxed builds' (sandbox.py: LC_ALL=C, nothing of the
+    grader's but where the tools are), so that the driver every submission links with is the
+    Makefile's own.  A make variable in the grader's environment (VARIANT or SANITIZE exported for
+    a benchmark, MAKEFLAGS under `make -C KIT ...`) changed it, or stopped the build."""
+    return {"LC_ALL": "C", **{name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR") if name in os.environ}}
+
+
 def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = None) -> Path:
     """Build the kit once (trusted code) and return the folder of its objects."""
     copy_kit(kit, dest, with_variants=variant is not None)
@@ -111,7 +119,7 @@ def build_template(kit: Path, dest: Path, policy: Policy, variant: str | None = 
         else:
             (dest / "mm.c").write_text(STARTER_STUB)
     done = subprocess.run(_make_args(policy, variant), cwd=dest, capture_output=True, text=True, errors="replace",
-                          timeout=600)
+                          timeout=600, env=_template_env())
     if done.returncode != 0:
         reason = first_error(done.stderr or done.stdout) or "make failed"
         raise KitError(f"the kit does not build{' ' + variant if variant else ''}: {reason}")

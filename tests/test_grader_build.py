@@ -125,3 +125,15 @@ def test_a_kit_whose_make_names_no_driver_is_the_kits_error(tmp_path, policy):
     makefile.write_text(makefile.read_text().replace("\t@echo $(BUILD)/mdriver", "\t@true"))
     with pytest.raises(KitError, match=r"^the kit's `make driver` did not print the driver it built"):
         build_template(kit, tmp_path / "template", policy)
+
+
+def test_the_template_builds_as_the_sandboxed_builds_do_whatever_the_environment(tmp_path, kit, policy, monkeypatch):
+    """The template (the driver every submission links with) was built with the grader's environment,
+    the students' builds with the sandbox's clean one: VARIANT=segregated exported for a benchmark
+    stopped mmgrade grade and check with 'the kit does not build: no allocator variants/segregated.c
+    (variants: )', and SANITIZE=address likewise; now the template takes the Makefile's defaults too."""
+    from grader.build import build_template
+    monkeypatch.setenv("VARIANT", "segregated")
+    monkeypatch.setenv("SANITIZE", "address")
+    driver = build_template(kit, tmp_path / "template", policy)
+    assert driver.relative_to(tmp_path / "template").as_posix() == f"build/mm-a{policy.build.alignment}/mdriver"
