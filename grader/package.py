@@ -84,7 +84,7 @@ def _requirements(kit: Path) -> list[str]:
         data = tomllib.loads((kit / "pyproject.toml").read_text())
         return list(data["project"]["dependencies"])
     except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return ["click", "rich", "matplotlib", "jinja2", "jsonschema"]
+        return ["click", "rich", "matplotlib", "jinja2", "jsonschema", "numpy", "PyYAML"]   # unpinned
 
 
 SETUP = """#!/usr/bin/env bash

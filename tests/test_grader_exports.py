@@ -806,3 +806,12 @@ def test_package_puts_a_listed_trace_where_the_hosted_grader_reads_it(tmp_path):
     with tarfile.open(tmp_path / "al" / "autograde.tar") as t:
         names = t.getnames()
     assert "kit/other/t.rep" in names and not [n for n in names if ".." in n.split("/")], names
+
+
+def test_the_bundles_fallback_packages_are_the_kits(tmp_path):
+    """A kit without pyproject.toml had setup.sh install click, rich, matplotlib, jinja2 and
+    jsonschema only: the hosted grader, which imports numpy (and yaml for a Gradescope export),
+    then stopped with ModuleNotFoundError on every submission."""
+    from grader import package
+    names = set(package._modules(package._requirements(KIT)))
+    assert set(package._modules(package._requirements(tmp_path))) == names and "numpy" in names
