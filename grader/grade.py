@@ -155,6 +155,7 @@ def _prepare_in(work: Path, kit: Path, policy: Policy, sandbox: Sandbox, folder:
         raise BatchError(f"{err}{_limits_hint(policy)}") from None
     _check_traces(built, private, traces, policy, folder)
     facts = tuple(read_facts(private / t.name, t, policy, folder) for t in traces)
+    _check_performance_counts(facts, policy)
     description = describe(built)
     return Context(kit=kit, policy=policy, sandbox=sandbox, workdir=work, template=work / "template",
                    traces_dir=private, traces=tuple(p.name for p in traces), schema=load_schema(kit),
@@ -190,6 +191,15 @@ def _check_traces(driver: Path, folder: Path, traces: list[Path], policy: Policy
         raise BatchError(f"a trace needs more heap than limits.max_heap = {policy.limits.max_heap}, "
                          f"so nothing was graded: {problem}")
     raise BatchError(f"a trace cannot be read, so nothing was graded: {problem}")
+
+
+def _check_performance_counts(facts: tuple[scoring.TraceFacts, ...], policy: Policy) -> None:
+    """Performance points need a trace that counts for them: with every trace of weight 0 (checked
+    only) P is 0 for every submission, and points.performance would go to nobody."""
+    if policy.points.performance > 0 and not any(scoring.parts_counted([f.weight for f in facts])):
+        raise BatchError(f"no trace counts for performance (every trace's weight is 0: checked only), yet "
+                         f"points.performance = {policy.points.performance:g}, which no submission could earn; "
+                         "set points.performance = 0, or grade on traces of weight 1, 2 or 3 (traces/README.md)")
 
 
 def read_facts(path: Path, origin: Path, policy: Policy, folder: Path) -> scoring.TraceFacts:

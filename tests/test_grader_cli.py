@@ -695,3 +695,27 @@ def test_a_stopped_batch_counts_a_grader_error_apart_from_the_graded(classroom, 
     assert _kept(out, discover(subs), False) == (
         f"3 of 5 submissions graded, 1 not graded as the grader failed on them (dot), kept in {out} "
         "(results.json, grades.csv leave out the 1 not yet graded: eve)")
+
+
+@pytest.mark.parametrize("performance, refused", [(35, True), (0, False)])
+def test_performance_points_no_trace_can_earn_are_refused_before_grading(tmp_path, performance, refused):
+    """Every trace of weight 0 (checked only): no trace counts for utilization or throughput, so P was
+    0 for everyone and points.performance (35 of 55) went to nobody, every student graded 20 of 55
+    with no word.  Such a batch now stops before it builds anything; with no performance points it
+    grades as before."""
+    subs, traces = tmp_path / "subs", tmp_path / "traces"
+    subs.mkdir()
+    traces.mkdir()
+    (subs / "ann.c").write_text(source("good"))
+    for name in ("tiny.rep", "grow.rep"):
+        lines = (TRACES / name).read_text().splitlines(keepends=True)
+        lines[1] = "0\n"            # the lab64 header's first number: the weight
+        (traces / name).write_text("".join(lines))
+    config = write_policy(tmp_path, f"[points]\nperformance = {performance}\n")
+    done = cli("grade", subs, "-o", tmp_path / "out", "--kit", KIT, "--config", config, "--traces", traces)
+    if refused:
+        error = one_line_error(done)
+        assert "no trace counts for performance" in error and "points.performance = 35" in error, error
+        assert not (tmp_path / "out").exists()
+    else:
+        assert done.returncode == 0, done.stderr
