@@ -27,7 +27,7 @@ from .policy import PolicyError, load_policy, with_runs
 from .precheck import PrecheckError, precheck
 from .report import remove as remove_report, render
 from .sandbox import SandboxError, probe
-from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin,
+from .submissions import (FORMS, Candidate, SubmissionError, discover, find_one, one_handin, readable,
                           unrecognised, whole_class)
 
 ERRORS = (PolicyError, SandboxError, BatchError, SubmissionError, KitConfigError, package.PackageError,
@@ -222,7 +222,8 @@ def _regrade_names(names: tuple[str, ...], candidates: list[Candidate], submissi
     students = [c for c in candidates if not c.reference]
     chosen = set()
     for name in names:
-        found = [c.name for c in students if name in (c.name, c.handin, c.origin.name)]
+        # the hand-in's name as given, or as grades.csv shows it (a Latin-1 byte escaped: jos\xe9.c)
+        found = [c.name for c in students if name in (c.name, c.handin, c.origin.name, readable(c.origin.name))]
         if not found:
             raise SubmissionError(f"--regrade {name}: no submission of that name in {submissions} "
                               "(give its name in grades.csv or its hand-in's)")

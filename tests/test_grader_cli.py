@@ -719,3 +719,15 @@ def test_performance_points_no_trace_can_earn_are_refused_before_grading(tmp_pat
         assert not (tmp_path / "out").exists()
     else:
         assert done.returncode == 0, done.stderr
+
+
+def test_regrade_takes_a_hand_in_by_its_name_as_grades_csv_shows_it(tmp_path):
+    """A hand-in named in Latin-1 shows in grades.csv's handin column as jos\\xe9.c; `--regrade
+    'jos\\xe9.c'`, copied from there, was 'no submission of that name'."""
+    from grader.cli import _regrade_names
+    from grader.submissions import discover
+    (tmp_path / os.fsdecode(b"jos\xe9.c")).write_text(source("good"))
+    (tmp_path / "ann.c").write_text(source("good"))
+    found = discover(tmp_path)
+    jose = next(c for c in found if c.name != "ann")
+    assert _regrade_names(("jos\\xe9.c",), found, tmp_path) == frozenset({jose.name})
