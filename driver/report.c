@@ -225,6 +225,11 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
         fprintf(out, "\nPerf index: none: no trace could be run\n");
         return;
     }
+    if (!summary_has_index(s)) {
+        fprintf(out, "\nPerf index: none: no trace scores utilization or throughput (weight 0, no ops, or "
+                "weight 2 with no payload)\n");
+        return;
+    }
     fprintf(out, "\nPerf index = %.1f (util) + %.1f (thru) = %.1f/100", s->util_points, s->throughput_points,
             s->perf_index);
     if (s->throughput > 0)
@@ -235,5 +240,5 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
 void report_grade_lines(FILE *out, const summary_t *s)
 {
     fprintf(out, "correct:%d\n", s->valid);
-    fprintf(out, "perfidx:%.0f\n", s->perf_index);
+    fprintf(out, "perfidx:%.0f\n", s->perf_index);  /* 0 with no index: autograders read the line */
 }

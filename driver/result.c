@@ -113,7 +113,10 @@ static void summary_counts(json_t *j, const summary_t *s)
     json_integer(j, "valid", s->valid);
     json_integer(j, "failed", s->failed);
     json_integer(j, "bad_traces", s->bad_traces);
-    json_number(j, "utilization", s->utilization);
+    if (s->has_utilization)
+        json_number(j, "utilization", s->utilization);
+    else
+        json_null(j, "utilization");   /* no trace scores it: 0 would read as measured */
 }
 
 /* null, or the signal that cut the run short and how far it had got. */
@@ -204,7 +207,7 @@ void json_write_result(FILE *out, const options_t *o, const run_info_t *info, co
         json_null(&j, "libc_ops_per_sec");
         json_null(&j, "throughput_ratio");
     }
-    if (summary_partial(s)) {  /* no index for part of a suite */
+    if (!summary_has_index(s)) {  /* part of a suite, or no trace that scores */
         json_null(&j, "util_points");
         json_null(&j, "throughput_points");
         json_null(&j, "perf_index");

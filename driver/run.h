@@ -39,6 +39,7 @@ typedef struct {
     int traces, valid, failed, bad_traces;
     double utilization;             /* mean over the traces that score utilization */
     bool has_utilization;           /* some trace scores it */
+    bool has_throughput;            /* some trace scores it (valid or not) */
     double throughput, libc_throughput, ratio; /* ops/s over the valid throughput traces; ratio scaled by validity */
     double util_points, throughput_points, perf_index;
     interruption_t interrupted;
@@ -46,6 +47,13 @@ typedef struct {
 
 /* Whether the run was cut short: no index is given for part of a suite. */
 static inline bool summary_partial(const summary_t *s) { return s->interrupted.signal != 0; }
+
+/* Whether the run has an index: a whole run with some trace that scores.  A run of
+ * weight-0, empty or unreadable traces has none: 0 would read as measured. */
+static inline bool summary_has_index(const summary_t *s)
+{
+    return !summary_partial(s) && (s->has_utilization || s->has_throughput);
+}
 
 static inline bool run_ok(const trace_run_t *r) { return r->outcome == OUTCOME_OK; }
 

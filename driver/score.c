@@ -37,6 +37,7 @@ void score_runs(const trace_run_t *runs, size_t n, summary_t *s)
     }
     s->utilization = util_traces ? util_sum / util_traces : 0;
     s->has_utilization = util_traces > 0;
+    s->has_throughput = tput_traces > 0;
     if (tput_valid && mm_sec > 0 && libc_sec > 0) {
         s->throughput = ops / mm_sec;
         s->libc_throughput = ops / libc_sec;

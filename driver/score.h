@@ -7,7 +7,8 @@
  *           throughput (1 or 3), relative to libc's total time for the same
  *           traces, times the fraction of those traces that were valid.
  *   P       100 (w U + (1 - w) min(cap, T/Tlibc)), w = MM_UTIL_WEIGHT; when the
- *           traces score only one of the two, P is 100 times that one.
+ *           traces score only one of the two, P is 100 times that one; when
+ *           they score neither, there is no P (summary_has_index).
  * Malformed traces are reported and left out of every term; a trace with no
  * ops counts for correctness only (there is nothing to measure: its ratio
  * would be 0/0).

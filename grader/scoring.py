@@ -295,8 +295,9 @@ def trace_problem(row: dict[str, Any], alignment: int, max_heap: int) -> str:
     return ""
 
 
-def recompute(rows: list[dict[str, Any]]) -> tuple[float, float | None]:
-    """(U, T / T_libc) from the trace rows, as the driver's score.c computes its summary."""
+def recompute(rows: list[dict[str, Any]]) -> tuple[float | None, float | None]:
+    """(U, T / T_libc) from the trace rows, as the driver's score.c computes its summary; each is
+    None when no row scores it, as the driver's JSON has it."""
     util_traces = tput_traces = tput_valid = 0
     util_sum = ops = mm_sec = libc_sec = 0.0
     for row in rows:
@@ -314,7 +315,7 @@ def recompute(rows: list[dict[str, Any]]) -> tuple[float, float | None]:
                 ops += row["ops"]
                 mm_sec += timing["seconds"]
                 libc_sec += libc["seconds"]
-    util = util_sum / util_traces if util_traces else 0.0
+    util = util_sum / util_traces if util_traces else None
     ratio = None
     if tput_valid and mm_sec > 0 and libc_sec > 0 and ops > 0:   # no ops: 0 / 0, which the driver prints as null
         ratio = (ops / mm_sec) / (ops / libc_sec) * tput_valid / tput_traces
@@ -328,13 +329,14 @@ def _close(a: float, b: float) -> bool:
 def summary_problem(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     """Why the driver's summary figures are impossible or disagree with its own trace rows; '' if fine."""
     util, ratio = summary.get("utilization"), summary.get("throughput_ratio")
-    if not _finite(util) or not 0 <= util <= 1:
+    if util is not None and (not _finite(util) or not 0 <= util <= 1):
         return f"summary utilization {_show(util)} is outside [0, 1]"
     if ratio is not None and (not _finite(ratio) or ratio < 0):
         return f"summary throughput ratio {_show(ratio)} is not a finite non-negative number"
     want_util, want_ratio = recompute(rows)
-    if not _close(util, want_util):
-        return f"summary utilization {_show(util)} is not the mean of the traces' ({want_util:.6g})"
+    if (util is None) != (want_util is None) or (util is not None and not _close(util, want_util)):
+        want = "none, as no trace scores it" if want_util is None else f"{want_util:.6g}"
+        return f"summary utilization {_show(util)} is not the mean of the traces' ({want})"
     if (ratio is None) != (want_ratio is None) or (ratio is not None and not _close(ratio, want_ratio)):
         return f"summary throughput ratio {_show(ratio)} does not follow from the traces' timings"
     return ""

@@ -102,8 +102,8 @@ def test_a_trace_with_no_ops_earns_no_throughput_from_0_over_0(tmp_path, driver,
     r = run(driver, "-g", "-f", empty, tmp=tmp_path)
     assert r.rc == 0, r.out + r.err
     s = r.summary
-    assert (s["valid"], s["throughput_ratio"], s["throughput_points"], s["perf_index"]) == (1, None, 0, 0)
-    assert r.out.splitlines()[-2:] == ["correct:1", "perfidx:0"]
+    assert (s["valid"], s["throughput_ratio"], s["throughput_points"], s["perf_index"]) == (1, None, None, None)
+    assert r.out.splitlines()[-2:] == ["correct:1", "perfidx:0"]   # the line autograders read
     alone = run(driver, "-f", write_trace(tmp_path, "A", TRACE_A, weight=1), tmp=tmp_path).summary
     both = run(driver, "-f", empty, "-f", tmp_path / "A.rep", tmp=tmp_path).summary
     assert both["valid"] == 2 and both["utilization"] == pytest.approx(alone["utilization"])
@@ -270,6 +270,30 @@ def test_throughput_figures_are_sums_over_the_timed_traces_and_capped(tmp_path, 
     assert s["throughput_points"] == pytest.approx(100 * (1 - w) * credit, rel=1e-6)
     assert s["util_points"] == pytest.approx(100 * w * (A_PEAK / A_HEAP + B_PEAK / B_HEAP) / 2)
     assert s["perf_index"] == pytest.approx(s["util_points"] + s["throughput_points"])
+
+
+@pytest.mark.parametrize("traces", [[(0, ["a 0 10", "a 1 20", "f 0", "f 1"])], [(1, [])], [(3, [])],
+                                    [(2, ["a 0 0", "f 0"])], [(0, ["a 0 8"]), (2, ["a 0 0"]), (1, [])]],
+                         ids=["weight-0", "no-ops-1", "no-ops-3", "weight-2-no-payload", "mixed"])
+def test_a_run_where_no_trace_scores_has_no_index_and_no_utilization(tmp_path, driver, traces):
+    """Only weight-0, empty or payload-free weight-2 traces: nothing was measured, yet the table
+    said 'Perf index = 0.0 (util) + 0.0 (thru) = 0.0/100' and the JSON gave a utilization, its
+    points and an index of 0, where the total row showed '-'."""
+    files = [write_trace(tmp_path, f"t{i}", ops, weight=w, ids=4) for i, (w, ops) in enumerate(traces)]
+    r = run(driver, *[a for f in files for a in ("-f", f)], tmp=tmp_path)
+    assert r.rc == 0 and r.summary["valid"] == len(traces), r.out + r.err
+    s = r.summary
+    assert [s[k] for k in ("utilization", "util_points", "throughput_points", "perf_index")] == [None] * 4
+    assert r.out.splitlines()[-1] == ("Perf index: none: no trace scores utilization or throughput (weight 0, "
+                                      "no ops, or weight 2 with no payload)"), r.out
+    assert "Perf index =" not in r.out
+
+
+def test_a_run_whose_traces_score_only_throughput_has_no_utilization(tmp_path, driver):
+    """A weight-3 trace scores throughput alone: its index is measured, its utilization is not."""
+    r = run(driver, "-f", write_trace(tmp_path, "t", ["a 0 10", "f 0"], weight=3), tmp=tmp_path)
+    assert r.summary["utilization"] is None and r.summary["util_points"] == 0
+    assert r.summary["perf_index"] == pytest.approx(r.summary["throughput_points"]) and r.summary["perf_index"] > 0
 
 
 def test_a_run_whose_utilization_traces_all_failed_shows_a_utilization_of_zero(tmp_path):

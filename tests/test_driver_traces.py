@@ -124,7 +124,9 @@ def test_a_run_of_only_bad_traces_gives_no_perf_index(tmp_path, driver):
     assert r.rc == 2 and r.summary["bad_traces"] == 2
     assert "\nPerf index: none: no trace could be run\n" in r.out and "Perf index =" not in r.out, r.out
     assert r.out.splitlines()[-2:] == ["correct:0", "perfidx:0"]
-    one = run(driver, "-f", bad[0], "-f", good(tmp_path), tmp=tmp_path)   # one that runs: an index
+    assert [r.summary[k] for k in ("utilization", "util_points", "throughput_points", "perf_index")] == [None] * 4
+    scored = write_trace(tmp_path, "scored", ["a 0 10", "f 0"], weight=1)
+    one = run(driver, "-f", bad[0], "-f", scored, tmp=tmp_path)   # one that runs and scores: an index
     assert one.rc == 2 and "Perf index = " in one.out
 
 
@@ -371,7 +373,7 @@ def test_weight_zero_alone_scores_nothing(tmp_path, driver):
     r = run(driver, "-f", write_trace(tmp_path, "w0", ["a 0 1", "f 0"], weight=0), tmp=tmp_path)
     assert r.rc == 0
     assert r.summary["valid"] == 1
-    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] == 0
+    assert r.summary["throughput_ratio"] is None and r.summary["perf_index"] is None
 
 
 def test_trace_directory_takes_rep_and_rep_gz_in_name_order(tmp_path, driver):

@@ -288,6 +288,21 @@ def test_a_summary_throughput_ratio_must_follow_from_the_traces_timings():
         assert "throughput ratio" in problem and "does not follow from the traces' timings" in problem, forged
 
 
+def test_a_summary_with_no_utilization_is_honest_only_when_no_trace_scores_it():
+    """The driver gives "utilization": null when no trace scores it (weight 0, no ops, no payload);
+    the grader called that null out of [0, 1] and failed the submission for a forged figure."""
+    from grader.scoring import recompute, summary_problem
+    unscored = [{"name": "w0", "outcome": "ok", "weight": 0, "ops": 2, "peak_payload": 8, "utilization": None,
+                 "timing": None, "libc": None}]
+    assert recompute(unscored) == (None, None)
+    assert summary_problem({"utilization": None, "throughput_ratio": None}, unscored) == ""
+    assert "not the mean of the traces' (none, as no trace scores it)" in \
+        summary_problem({"utilization": 0.0, "throughput_ratio": None}, unscored)
+    scored = [{**unscored[0], "weight": 2, "utilization": 0.5}]
+    assert "not the mean of the traces' (0.5)" in summary_problem({"utilization": None, "throughput_ratio": None},
+                                                                 scored)
+
+
 def test_a_negative_or_endless_timing_is_refused():
     """A negative time in a trace's timing or libc figures lowers the summed time and so raises
     T / T_libc, which the summary then agrees with: no correct run measures one."""

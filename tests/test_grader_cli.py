@@ -719,6 +719,9 @@ def test_performance_points_no_trace_can_earn_are_refused_before_grading(tmp_pat
         assert not (tmp_path / "out").exists()
     else:
         assert done.returncode == 0, done.stderr
+        # The driver's summary has no utilization then (null): it is no forged figure.
+        row = next(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
+        assert (row["verdict"], row["valid"], row["utilization"]) == ("ok", "2", ""), row
 
 
 def test_regrade_takes_a_hand_in_by_its_name_as_grades_csv_shows_it(tmp_path):
