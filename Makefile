@@ -111,6 +111,12 @@ else ifeq ($(filter %.c,$(ALLOC_SRC)),)
   CONFIG_ERROR := $(ALLOC_SRC): the allocator is a .c file
 else ifeq ($(wildcard $(ALLOC_SRC)),)
   CONFIG_ERROR := no allocator $(ALLOC_SRC) (variants: $(VARIANT_NAMES))
+else ifeq ($(strip $(CC)),)
+  CONFIG_ERROR := CC is empty: it names the C compiler (cc by default)
+# A missing compiler failed the first compile with the shell's "not found", and the build then
+# said "removed ./mdriver: mm.c did not build", blaming the allocator.
+else ifeq ($(shell command -v '$(subst ','\'',$(firstword $(CC)))' 2>/dev/null),)
+  CONFIG_ERROR := CC=$(CC): no compiler $(firstword $(CC)) (not found as a command)
 endif
 # What the allocator's object depends on: its source, or the one-line complaint.
 ALLOC_DEP := $(if $(CONFIG_ERROR),config-error,$(ALLOC_SRC))

@@ -73,6 +73,10 @@ def test_good_settings_still_build():
     ("VARIANT=../mm", f"VARIANT=../mm: a variant is a name (variants: {NAMES})"),
     ("MM=tests", "tests is a folder: the allocator is one .c file"),
     ("MM=README.md", "README.md: the allocator is a .c file"),
+    # the shell's "nonexistent-cc: not found", then "make: removed ./mdriver: mm.c did not build"
+    ("CC=nonexistent-cc", "CC=nonexistent-cc: no compiler nonexistent-cc (not found as a command)"),
+    ("CC=/nonexistent/gcc -m64", "CC=/nonexistent/gcc -m64: no compiler /nonexistent/gcc (not found as a command)"),
+    ("CC=", "CC is empty: it names the C compiler (cc by default)"),
     # it built on to "make: mm.c has a constructor or destructor (section .init_array.00099)": ASan's
     ("CFLAGS=-O1 -g -fsanitize=address", "CFLAGS holds -fsanitize=address: build with make SANITIZE=1 for the "
      "sanitizers (in CFLAGS alone they give the allocator a constructor and memory maps, which the driver refuses)"),
