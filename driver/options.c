@@ -352,6 +352,30 @@ static const struct option *long_given_a_value(const options_program_t *p, int o
     return NULL;
 }
 
+/* The option's text as given on a command line: "-f", "--json". */
+static const char *flag_text(const options_program_t *p, int c, char *buf, size_t len)
+{
+    for (const struct option *l = p->longs; l->name; l++)
+        if (l->val == c && c >= 0x100)
+            return snprintf(buf, len, "--%s", l->name), buf;
+    return snprintf(buf, len, "-%c", c), buf;
+}
+
+/* An option that names a file or a folder given "" (an unset variable: -f "$TRACE") reached the
+ * open as ":0: cannot open", naming nothing: refused in one line naming the option. */
+static int empty_name(const options_program_t *p, int c)
+{
+    char flag[64];
+    flag_text(p, c, flag, sizeof flag);
+    return complain(c == 't' ? "%s '': an empty argument, which names no directory"
+                             : "%s '': an empty argument, which names no file", flag);
+}
+
+static bool names_a_file(int c)
+{
+    return c == 't' || c == 'f' || c == OPT_JSON || c == OPT_BASELINE || c == OPT_SAVE_BASELINE;
+}
+
 int options_parse(int argc, char **argv, options_t *o) { return options_parse_as(&OPTIONS_MDRIVER, argc, argv, o); }
 
 int options_parse_as(const options_program_t *p, int argc, char **argv, options_t *o)
@@ -369,6 +393,8 @@ int options_parse_as(const options_program_t *p, int argc, char **argv, options_
     opterr = 0;
     int c;  /* int, not char: see the file comment */
     while ((c = getopt_long(argc, argv, p->shorts, p->longs, NULL)) != -1) {
+        if (names_a_file(c) && optarg && !*optarg)
+            return empty_name(p, c);
         switch (c) {
         case 't':
             if (num_dirs == sizeof dirs / sizeof *dirs)

@@ -116,6 +116,19 @@ def test_bad_arguments(driver, args, fragment):
     assert done.stderr.startswith("mdriver: ") and fragment in done.stderr
 
 
+@pytest.mark.parametrize("args,flag,what", [(["-f", ""], "-f", "file"), (["-t", ""], "-t", "directory"),
+                                           (["--json", "", "-f", "x.rep"], "--json", "file"),
+                                           (["--json=", "-f", "x.rep"], "--json", "file"),
+                                           (["--baseline", "", "-f", "x.rep"], "--baseline", "file"),
+                                           (["--save-baseline=", "-f", "x.rep"], "--save-baseline", "file")])
+def test_an_empty_file_argument_is_a_usage_error_naming_the_option(driver, args, flag, what):
+    """-f "$TRACE" with TRACE unset ran a bad_trace row ':0: cannot open', naming no file, and the other
+    options said ': cannot write there' or '-t : cannot open': one line naming the option now."""
+    done = subprocess.run([str(driver), *args], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mdriver: {flag} '': an empty argument, which names no {what} (mdriver -h for help)\n"
+
+
 def test_empty_trace_directory(driver, tmp_path):
     done = subprocess.run([str(driver), "-t", str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
