@@ -57,11 +57,17 @@ VARIANT_NAMES := $(sort $(basename $(notdir $(wildcard variants/*.c))))
 
 # A bad ALIGNMENT or a missing allocator stops a build with one line before any compiler runs
 # (the compiler's errors, or make's 'No rule to make target', would not say what is wrong).
+# $(call setting_error,MESSAGE): that line.  For a goal that builds ./mdriver it also removes the
+# old one, as a failed build does: run after `make MM=mine.c` had stopped on a missing file, it
+# scored the file it was built from as the one asked for (not in a dry run, which changes nothing).
+MAKES_MDRIVER := $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(filter all mdriver,$(or $(MAKECMDGOALS),all)))
+setting_error = $(error $(1)$(if $(and $(MAKES_MDRIVER),$(wildcard mdriver)),$(shell rm -f mdriver); removed \
+	./mdriver: the old one would score the file it was built from))
 ifneq ($(filter-out 0 1,$(words $(ALIGNMENT))),)
-  $(error ALIGNMENT='$(ALIGNMENT)': the alignment must be 8 or 16)
+  $(call setting_error,ALIGNMENT='$(ALIGNMENT)': the alignment must be 8 or 16)
 endif
 ifneq ($(filter-out 0 1,$(words $(MM))),)
-  $(error MM='$(MM)': make cannot build a path with spaces; copy the file to one without)
+  $(call setting_error,MM='$(MM)': make cannot build a path with spaces; copy the file to one without)
 endif
 # A variant's name goes into rules, folder names and shell commands, so one holding anything but
 # letters, digits and - _ . + (a space, ':', ';', '*', a quote) broke them with make's or the shell's
@@ -71,7 +77,7 @@ chars_left = $(if $(2),$(call chars_left,$(subst $(firstword $(2)),,$(1)),$(word
 NAME_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y \
               Z 0 1 2 3 4 5 6 7 8 9 - _ . + /
 ifneq ($(call chars_left,$(VARIANT),$(NAME_CHARS)),)
-  $(error VARIANT='$(VARIANT)': a variant is a name (variants: $(VARIANT_NAMES)))
+  $(call setting_error,VARIANT='$(VARIANT)': a variant is a name (variants: $(VARIANT_NAMES)))
 endif
 # An allocator's path goes there too: one holding ':', ';', '$', a quote, '*', ... gave make's
 # "target pattern contains no '%'" or "missing separator", a shell's error, or (a '$', expanded
@@ -81,7 +87,7 @@ COMMA := ,
 HASH := \#
 MM_CHARS := $(NAME_CHARS) ~ @ = $(HASH) $(COMMA)
 ifneq ($(call chars_left,$(value MM),$(MM_CHARS)),)
-  $(error MM='$(value MM)': make cannot build a path with characters other than letters, digits and - _ . + / ~ @ = $(COMMA) $(HASH); copy the file to such a name)
+  $(call setting_error,MM='$(value MM)': make cannot build a path with characters other than letters$(COMMA) digits and - _ . + / ~ @ = $(COMMA) $(HASH); copy the file to such a name)
 endif
 # -fsanitize=address (thread, leak) in CFLAGS: the build said "mm.c has a constructor", which it did not.
 SANITIZER_CFLAGS := $(filter -fsanitize=%,$(CFLAGS))
@@ -344,7 +350,7 @@ test: venv test-deps ## install what the tests need and run every test (PYTEST_A
 # A bad setting stops the first target that needs it in one line: $(error) as make expands this
 # recipe.  A recipe that failed added make's own "make: *** [Makefile:N: config-error] Error 2".
 config-error:
-	$(error $(CONFIG_ERROR))
+	$(call setting_error,$(CONFIG_ERROR))
 
 clean: ## remove build products (not the venv)
 	rm -rf build mdriver

@@ -4,6 +4,7 @@ that failed every trace, fail inside driver/baseline.c, or say 'No rule to make 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,8 +16,40 @@ from conftest import KIT
 NAMES = " ".join(sorted(p.stem for p in (KIT / "variants").glob("*.c")))
 
 
+# What a bad setting adds to its line when the goal builds ./mdriver and an old one was there.
+REMOVED = "; removed ./mdriver: the old one would score the file it was built from"
+SETTINGS_KIT: Path | None = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def settings_kit(tmp_path_factory):
+    """What the Makefile reads before it stops on a setting, copied: a bad setting for a goal that
+    builds ./mdriver removes ./mdriver, and the tests must not remove the kit's own."""
+    global SETTINGS_KIT
+    SETTINGS_KIT = tmp_path_factory.mktemp("kit")
+    for name in ("Makefile", "mm.c", "memlib.h"):
+        shutil.copy2(KIT / name, SETTINGS_KIT / name)
+    for name in ("mk", "variants"):
+        shutil.copytree(KIT / name, SETTINGS_KIT / name)
+    (SETTINGS_KIT / "tests").mkdir()
+
+
+def _make(kit: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", "-C", str(kit), *args], capture_output=True, text=True)
+
+
 def make(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-s", "-C", str(KIT), *args], capture_output=True, text=True)
+    """make ARGS in the kit; for the goal that builds ./mdriver (always with a bad setting here), in
+    the copy, whose stand-in ./mdriver it must remove, saying so: the line is returned without that."""
+    if args[0] != "all":
+        return _make(KIT, *args)
+    old = SETTINGS_KIT / "mdriver"
+    old.write_text("a driver built before\n")
+    done = _make(SETTINGS_KIT, *args)
+    assert done.returncode == 2 and not old.exists(), done.stderr
+    assert done.stderr.endswith(f"{REMOVED}.  Stop.\n"), done.stderr
+    done.stderr = done.stderr.replace(REMOVED, "")
+    return done
 
 
 def one_line(done: subprocess.CompletedProcess, message: str) -> None:
@@ -86,6 +119,24 @@ def test_every_build_setting_is_checked_before_any_compiler_runs(setting, messag
     folder at the kit's top, and a folder as MM ended in a linker error."""
     for target in ("driver", "all", "replay", "shim"):
         one_line(make(target, setting), message)
+
+
+def test_a_bad_setting_removes_the_old_mdriver_only_for_the_goals_that_build_it(tmp_path):
+    """`make MM=mine.c` with mine.c missing (or any bad setting) stopped in one line and left the old
+    ./mdriver, built from mm.c, to be run as if built from mine.c; a failed compile removed it."""
+    old = SETTINGS_KIT / "mdriver"
+    for args in (["MM=missing.c"], ["mdriver", "ALIGNMENT=32"], ["VARIANT=a b"]):   # the last: parsing
+        old.write_text("a driver built before\n")
+        done = _make(SETTINGS_KIT, *args)
+        assert done.returncode == 2 and not old.exists(), (args, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and done.stderr.endswith(f"{REMOVED}.  Stop.\n"), done.stderr
+    for args in (["driver", "MM=missing.c"], ["-n", "MM=missing.c"], ["-n", "VARIANT=a b"]):   # it stays
+        old.write_text("a driver built before\n")
+        done = _make(SETTINGS_KIT, *args)
+        assert done.returncode == 2 and old.exists() and REMOVED not in done.stderr, (args, done.stderr)
+    old.unlink()
+    done = _make(SETTINGS_KIT, "MM=missing.c")     # none to remove: none said removed
+    assert done.returncode == 2 and REMOVED not in done.stderr and "no allocator missing.c" in done.stderr
 
 
 def test_an_allocator_path_with_spaces_is_one_line(tmp_path):
