@@ -243,3 +243,11 @@ def test_best_fills_a_large_heap_to_alloc_failed_in_linear_time(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     fill = by_name(doc)["fill"]
     assert fill["outcome"] == "alloc_failed", fill["message"]
+
+
+def test_a_replay_where_no_trace_scores_utilization_has_none_in_the_json(tmp_path):
+    """Its table said '(no trace scores utilization)' while its JSON gave a utilization of 0."""
+    w0 = write_trace(tmp_path, "w0", CLEAN, weight=0)
+    done, doc = run_replay(replay("best"), "-f", w0, tmp=tmp_path)
+    assert done.returncode == 0 and "(no trace scores utilization)" in done.stdout, done.stdout + done.stderr
+    assert doc["summary"]["utilization"] is None
