@@ -109,6 +109,9 @@ def summarize(outcomes: list[str], utilization: float | None, throughput_ratio: 
     valid = sum(1 for o in scored if o == "ok")
     failed = len(scored) - valid
     has_util, has_throughput = parts_counted(scored_weights)
+    # The driver gives no U where its utilization traces hold no payload (only 0-byte blocks, or no
+    # op): it then scores T / T_libc alone, and so must P here (summary_problem checks that null).
+    has_util = has_util and utilization is not None
     # A part no trace counts for has no figure: the driver's U is 0.0 then, which read as measured.
     utilization = utilization if has_util else None
     throughput_ratio = throughput_ratio if has_throughput else None

@@ -108,6 +108,14 @@ def test_trace_weights_pick_the_parts_of_p_as_the_driver_does(policy, weights, e
     assert summary.perf_index == pytest.approx(want, abs=1e-3)
 
 
+def test_a_utilization_trace_with_no_payload_leaves_p_to_throughput_as_the_driver_does(policy):
+    """A weight-1 trace of 0-byte blocks only: the driver has no U (null) and scores T / T_libc alone,
+    100 min(cap, T / T_libc); the grader weighed the missing U as 0 and gave 1 - w of that."""
+    summary = summarize(["ok"], None, 0.5, policy, [1])
+    assert summary.perf_index == pytest.approx(100 * min(policy.scoring.throughput_cap, 0.5))
+    assert summary.utilization is None and summary.throughput_ratio == 0.5
+
+
 @pytest.mark.parametrize("weights, absent", [([2, 2], "throughput_ratio"), ([3, 3], "utilization"),
                                              ([2, 0], "throughput_ratio"), ([2, 3], None)])
 def test_a_part_no_trace_counts_for_has_no_figure_in_the_summary(policy, weights, absent):
