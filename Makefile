@@ -198,7 +198,7 @@ driver: $(BUILD)/mdriver ## build build/<config>/mdriver without touching ./mdri
 # it was built from as this one, without a word.
 mdriver: FORCE | $(if $(CONFIG_ERROR),config-error)
 	@$(MAKE) --no-print-directory mdriver-build || { if [ -e $@ ]; then rm -f $@; echo "make: removed \
-	./mdriver: $(ALLOC_SRC) did not build; the old one would score the file it was built from" >&2; fi; exit 1; }
+	./mdriver: the driver for $(ALLOC_SRC) did not build; the old one would score the file it was built from" >&2; fi; exit 1; }
 	@cmp -s $(BUILD)/mdriver $@ || { cp $(BUILD)/mdriver $@ && echo "mdriver: built from $(ALLOC_SRC), $(ALIGNMENT)-byte alignment"; }
 
 # (a recipe of its own, so that an up-to-date build says nothing)

@@ -97,11 +97,13 @@ def test_globals_named_like_the_drivers_are_the_allocators_own(tmp_path):
     assert all(name in ("main", "__assert_fail") or name.startswith("mem_") for name in offered), offered
 
 
-@pytest.mark.parametrize("mistake", ["return 0\n}", "return undefined_helper();\n}"], ids=["compile", "link"])
+@pytest.mark.parametrize("mistake", ["return 0\n}", "return undefined_helper();\n}", None],
+                         ids=["compile", "link", "cflags"])
 def test_a_failed_make_leaves_no_old_mdriver_to_score(tmp_path, mistake):
     """After a make that failed on mm.c, ./mdriver was the last build's: run on its own (not
     after `make &&`) it scored the earlier file as mm.c, without a word. In a copy of the kit,
-    whose ./mdriver no other test uses."""
+    whose ./mdriver no other test uses.  A CFLAGS the compiler refuses fails the driver's own
+    objects first: the line said 'mm.c did not build', blaming a file that was never compiled."""
     for name in KIT_FILES:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(KIT / name, tmp_path / name)
@@ -111,9 +113,12 @@ def test_a_failed_make_leaves_no_old_mdriver_to_score(tmp_path, mistake):
     assert good.returncode == 0 and (tmp_path / "mdriver").exists(), good.stderr
     starter = (tmp_path / "mm.c").read_text()
     assert "int mm_init(void)\n{\n    return 0;\n}" in starter
-    (tmp_path / "mm.c").write_text(starter.replace("return 0;\n}", mistake, 1))
-    bad = subprocess.run(["make", "-s", "-C", str(tmp_path)], capture_output=True, text=True)
+    if mistake:
+        (tmp_path / "mm.c").write_text(starter.replace("return 0;\n}", mistake, 1))
+    flags = [] if mistake else ["CFLAGS=-O2 --no-such-flag"]
+    bad = subprocess.run(["make", "-s", "-C", str(tmp_path), *flags], capture_output=True, text=True)
     assert bad.returncode != 0
     assert not (tmp_path / "mdriver").exists()
-    assert "make: removed ./mdriver: mm.c did not build; the old one would score the file it was built from" in \
-        bad.stderr.splitlines(), bad.stderr
+    assert "make: removed ./mdriver: the driver for mm.c did not build; the old one would score the file it was " \
+        "built from" in bad.stderr.splitlines(), bad.stderr
+    assert mistake or "no-such-flag" in bad.stderr      # the compiler's own line says what is wrong
