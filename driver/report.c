@@ -210,7 +210,8 @@ void report_table(FILE *out, const options_t *o, const trace_run_t *runs, size_t
     for (size_t i = 0; i < n; i++)
         if (!run_ok(&runs[i]) && runs[i].outcome != OUTCOME_BAD_TRACE) {
             char name[512];
-            fprintf(out, "%d trace(s) failed and score 0 (first: %s, %s).\n", s->failed,
+            fprintf(out, "%d trace(s) failed%s (first: %s, %s).\n", s->failed,
+                    summary_has_index(s) ? " and score 0" : "",   /* no index: there is no score */
                     shown(runs[i].name, name, sizeof name), outcome_name(runs[i].outcome));
             break;
         }

@@ -289,6 +289,13 @@ def test_a_run_where_no_trace_scores_has_no_index_and_no_utilization(tmp_path, d
     assert "Perf index =" not in r.out
 
 
+def test_a_failed_trace_in_a_run_with_no_index_is_not_said_to_score_0(tmp_path):
+    """A weight-0 trace that crashed: the table said it 'failed and score 0', above 'Perf index: none'."""
+    r = run(broken("segv"), "-f", write_trace(tmp_path, "bad", ["a 0 16", "a 1 777"], weight=0), tmp=tmp_path)
+    assert r.rc == 1 and r.summary["perf_index"] is None
+    assert "1 trace(s) failed (first: bad, crashed).\n\nPerf index: none: " in r.out, r.out
+
+
 def test_a_run_whose_traces_score_only_throughput_has_no_utilization(tmp_path, driver):
     """A weight-3 trace scores throughput alone: its index is measured, its utilization is not."""
     r = run(driver, "-f", write_trace(tmp_path, "t", ["a 0 10", "f 0"], weight=3), tmp=tmp_path)
