@@ -3,7 +3,9 @@ line, exit status 2, not click's usage block of three lines.  mmtrace, mmgrade a
 bench say `PROGRAM COMMAND: what is wrong` (OneLineGroup); the scripts in tools/, whose every
 error is click's `Error: what is wrong`, say it that way (OneLineCommand).  Both also report
 a failed write to standard output (a full disk) in one line, exit status 1, and leave quietly
-when it is a closed pipe (`mmtrace list | head -1`), as Unix tools do (stdout_guarded)."""
+when it is a closed pipe (`mmtrace list | head -1`), as Unix tools do (stdout_guarded).  A
+standard output or error the shell closed (`mmgrade grade ... >&-`) takes what is written to it
+as /dev/null would: the command runs to its end and keeps its files."""
 from __future__ import annotations
 
 import errno
@@ -90,9 +92,28 @@ def _stdout_to_devnull() -> None:
         pass
 
 
+def _open_closed_streams() -> None:
+    """sys.stdout and sys.stderr, None when the shell closed fd 1 or 2 (`>&-`), opened on /dev/null,
+    and a free fd 1 or 2 held by /dev/null too: a file the command opens later would take it, and a
+    child (the compiler, the driver) would write its own output into that file."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+
+
 def stdout_guarded(name: str, call) -> None:
     """Run a command line's main, flush stdout, and exit with its status.  A failed write to
-    stdout is one line on stderr and status 1; a closed pipe, status 1 and no message."""
+    stdout is one line on stderr and status 1; a closed pipe, status 1 and no message; a closed
+    stdout or stderr, as /dev/null (_open_closed_streams)."""
+    _open_closed_streams()
     _tag_stdout()
     try:
         try:

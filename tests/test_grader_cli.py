@@ -55,6 +55,20 @@ def test_grade_end_to_end(classroom, tmp_path):
     assert inside.returncode == 0 and names == {"ann", "bob", "cid"}      # the output folder is no hand-in
 
 
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_grade_with_a_closed_stdout_or_stderr_keeps_its_files_and_exits_cleanly(classroom, tmp_path, closed):
+    """`mmgrade grade ... >&-` had graded everything, then ended in a traceback (sys.stdout is
+    None), status 1; now what it prints goes nowhere, its files are kept, status 0."""
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    done = run_grader("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                      capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.close(closed))
+    assert done.returncode == 0 and "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert (out / "grades.csv").read_text().count("\n") == 4
+    assert (out / "report" / "index.html").exists()
+    assert json.loads((out / "results.json").read_text())["submissions"]
+
+
 def test_no_report_removes_an_earlier_report_that_would_disagree_with_the_new_grades(classroom, tmp_path):
     """`grade --no-report` wrote new grades but left the earlier run's report beside them: its table
     and pages still showed ann passing after she failed a trace."""
