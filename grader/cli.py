@@ -437,7 +437,10 @@ def _say_rescored(outdir: Path, changed: int, grading: bool) -> None:
                        "rewritten with this grader's, which grades.csv and the report show"), err=True)
 
 
-def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdir: Path) -> tuple[Submission, object]:
+def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool,
+               outdir: Path) -> tuple[Submission, object, tuple[bool, bool]]:
+    """SOURCE graded alone, its policy, and which parts the traces measure (exports.batch_parts): a
+    compile error's record has no trace to tell that Gradescope's and Autolab's exports need."""
     policy = load_policy(kit, config)
     sandbox = probe(unsafe=unsafe)
     found = one_handin(source)
@@ -447,7 +450,7 @@ def _grade_one(kit: Path, config: Path | None, source: Path, unsafe: bool, outdi
         batch = grade_batch(ctx, [found], outdir, force=True, notice=_notice)
     finally:
         workdir.release(ctx.workdir)
-    return batch.submissions[0], policy
+    return batch.submissions[0], policy, exports.batch_parts(ctx.facts)
 
 
 def _gradescope_input(root: Path) -> Path:
@@ -486,8 +489,8 @@ def gradescope(root: Path, kit: Path | None, config: Path | None, unsafe: bool) 
     try:
         store.check_layout(results)
         source = find_one(submission)
-        sub, policy = _grade_one(kit, config, source, unsafe, results / "mmgrade")
-        written = exports.gradescope_results(sub, policy)
+        sub, policy, parts = _grade_one(kit, config, source, unsafe, results / "mmgrade")
+        written = exports.gradescope_results(sub, policy, parts)
         store.write_json(results / "results.json", written)
     except store.OutputError as err:      # no results.json can say so: only the log can
         _fail(str(err))
@@ -517,7 +520,7 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     """
     kit = kit or default_kit()
     try:
-        sub, _ = _grade_one(kit, config, submission, unsafe, Path("mmgrade-out"))
+        sub, _, parts = _grade_one(kit, config, submission, unsafe, Path("mmgrade-out"))
     except SubmissionError as err:      # the hand-in's own fault (a folder, not a file): bad_submission, 0 points
         click.echo(f"bad_submission: {err}")
         click.echo(exports.autolab_bad_submission())
@@ -528,7 +531,7 @@ def autolab(submission: Path, kit: Path | None, config: Path | None, unsafe: boo
     click.echo(f"{sub.verdict}: {sub.reason}")
     for trace in sub.traces:
         click.echo(f"  {trace.name:24} {trace.outcome:18} {trace.message}")
-    line = exports.autolab_line(sub)
+    line = exports.autolab_line(sub, parts)
     if line is None:
         click.echo(exports.autolab_not_graded(sub.reason))
         sys.exit(1)

@@ -21,7 +21,7 @@ from mmtrace.oneline import visible
 from .model import Batch, Submission, TraceResult
 from .policy import Policy
 from .runs import median_note
-from .scoring import perf_ceiling, shares, shown, shown_record
+from .scoring import parts_counted, perf_ceiling, shares, shown, shown_record
 
 CSV_COLUMNS = ("name", "verdict", "reason", "valid", "traces", "correctness_points", "utilization",
                "throughput_ratio", "perf_index", "performance_points", "points", "max_points", "sha256",
@@ -145,8 +145,9 @@ def _trace_output(trace) -> str:
     return "\n".join(lines)
 
 
-def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
-    """Gradescope's results.json for one submission: a test per build step, rule and trace."""
+def gradescope_results(sub: Submission, policy: Policy, parts: tuple[bool, bool] | None = None) -> dict[str, Any]:
+    """Gradescope's results.json for one submission: a test per build step, rule and trace; PARTS as
+    ranked takes them, for the leaderboard."""
     sub = shown_record(sub)     # no inf or NaN from a record of an older grader, in any test
     vis = policy.gradescope.visibility
     tests: list[dict[str, Any]] = []
@@ -188,10 +189,9 @@ def gradescope_results(sub: Submission, policy: Policy) -> dict[str, Any]:
         "output": f"{sub.verdict}: {sub.reason}\nsandbox: {', '.join(sub.protections)}",
         "visibility": vis, "stdout_visibility": policy.gradescope.stdout_visibility, "tests": tests, **TEXT_ONLY}
     if policy.gradescope.leaderboard and counted(sub):     # a grader_error's 0 would rank it last for our fault
-        perf_index, util, ratio = ranked(sub)
-        results["leaderboard"] = [{"name": "Performance index", "value": perf_index},
-                                  {"name": "Utilization %", "value": util},
-                                  {"name": "Throughput / libc", "value": ratio}]
+        # a figure no trace measures is left out, as the specification allows, not shown as 0
+        board = zip(("Performance index", "Utilization %", "Throughput / libc"), ranked(sub, parts))
+        results["leaderboard"] = [{"name": name, "value": value} for name, value in board if value is not None]
     return _visible(results)
 
 
@@ -246,25 +246,42 @@ def earned(sub: Submission) -> bool:
     return sub.verdict == "ok"
 
 
-def ranked(sub: Submission) -> tuple[float, float, float]:
+def ranked(sub: Submission, parts: tuple[bool, bool] | None = None) -> tuple[float, float | None, float | None]:
     """What a leaderboard ranks SUB by: P, utilization % and throughput / libc.  A submission that
     did not pass has utilization and throughput over the traces it passed only (0.99x libc beside
     passing ones' 0.02x): figures it did not earn, so 0 here, ranking it after every passing one.
-    P is the grade's, as the policy scores it."""
+    P is the grade's, as the policy scores it.  A part no trace of the batch counts for (PARTS:
+    whether any counts for utilization, and for throughput; measured_parts when not given) has no
+    figure, None, for any submission: not a 0 that reads as measured."""
+    has_util, has_throughput = parts if parts is not None else measured_parts(sub)
     s = shown(sub.summary)
-    if not earned(sub):
-        return _num(s.perf_index), 0.0, 0.0
-    return _num(s.perf_index), float(percent(s.utilization or 0.0, 2)), _num(s.throughput_ratio)
+    util, ratio = (float(percent(s.utilization or 0.0, 2)), _num(s.throughput_ratio)) if earned(sub) else (0.0, 0.0)
+    return _num(s.perf_index), util if has_util else None, ratio if has_throughput else None
 
 
-def autolab_line(sub: Submission) -> str | None:
+def measured_parts(sub: Submission) -> tuple[bool, bool]:
+    """Whether SUB's traces count for utilization, and for throughput, as its batch's do; both for a
+    record with no trace (a compile error), which cannot tell: pass the batch's own (batch_parts)."""
+    weights = [t.weight for t in sub.traces if t.outcome != "bad_trace"]
+    return parts_counted(weights) if weights else (True, True)
+
+
+def batch_parts(facts) -> tuple[bool, bool]:
+    """Whether the batch's traces (FACTS, grade.Context.facts) count for utilization, and for throughput."""
+    return parts_counted([f.weight for f in facts])
+
+
+def autolab_line(sub: Submission, parts: tuple[bool, bool] | None = None) -> str | None:
     """The last line Autolab reads: scores by problem and the scoreboard row.  None for a grader_error:
-    a line of zeros would be a grade for the grader's failure, which a TA uploading it gives the student."""
+    a line of zeros would be a grade for the grader's failure, which a TA uploading it gives the student.
+    A figure no trace measures (ranked, PARTS) is an empty cell, "": Autolab shows the value as it is
+    and sorts by its number, which is 0 for a text, so the row ranks as before."""
     if not counted(sub):
         return None
     s = shown(sub.summary)
     scores = {"Correctness": _num(s.correctness_points), "Performance": _num(s.performance_points)}
-    return json.dumps({"scores": scores, "scoreboard": list(ranked(sub))}, separators=(",", ":"), allow_nan=False)
+    row = ["" if value is None else value for value in ranked(sub, parts)]
+    return json.dumps({"scores": scores, "scoreboard": row}, separators=(",", ":"), allow_nan=False)
 
 
 def autolab_bad_submission() -> str:

@@ -200,6 +200,53 @@ def test_a_figure_no_trace_counts_for_is_shown_nowhere(tmp_path, weight, absent)
     assert (util == "") == (absent == "utilization") and (ratio == "") == (absent != "utilization"), cells
 
 
+@pytest.mark.parametrize("weight, absent", [(3, 1), (2, 2)], ids=["throughput-only", "utilization-only"])
+def test_a_leaderboard_shows_no_figure_no_trace_measures(tmp_path, weight, absent):
+    """On utilization-only traces Gradescope's leaderboard and Autolab's scoreboard gave every student
+    Throughput / libc 0.0 (and on throughput-only ones Utilization % 0.0), a figure nothing measured.
+    Gradescope's entry is left out now, Autolab's cell empty; a compile error, whose record has no
+    trace to tell, is given the batch's parts (exports.batch_parts, as mmgrade gradescope/autolab do)."""
+    import json
+    from grader import exports
+    subs = write_all(tmp_path / "subs", ["good", "compile_error"])
+    batch = run_batch(KIT, subs, tmp_path / "out", traces=_weighted_traces(tmp_path / f"traces{weight}", weight))
+    good, broken = by_name(batch)["good"], by_name(batch)["compile_error"]
+    assert (good.verdict, broken.verdict, broken.traces) == ("ok", "compile_error", ())
+    parts = exports.measured_parts(good)
+    assert parts == ((True, False) if weight == 2 else (False, True))
+    names = ["Performance index", "Utilization %", "Throughput / libc"]
+    del names[absent]
+    policy = load_policy(KIT)
+    for sub in (good, broken):
+        board = exports.gradescope_results(sub, policy, parts)["leaderboard"]
+        assert [e["name"] for e in board] == names, sub.name
+        row = json.loads(exports.autolab_line(sub, parts))["scoreboard"]
+        assert row[absent] == "" and all(isinstance(v, float) for i, v in enumerate(row) if i != absent), row
+
+
+def test_gradescope_and_autolab_give_a_compile_error_the_batchs_parts(tmp_path):
+    """mmgrade gradescope and autolab pass the traces' parts to the exports: a compile error on
+    utilization-only traces had Throughput / libc 0.0 on both boards."""
+    import json
+    from grader_fixtures.helpers import run_grader, write_policy
+    traces = _weighted_traces(tmp_path / "traces2", 2)
+    config = write_policy(tmp_path, f'[traces]\ndir = "{traces}"\n')
+    handin = tmp_path / "mm.c"
+    handin.write_text(write_all(tmp_path / "subs", ["compile_error"]).joinpath("compile_error", "mm.c").read_text())
+    done = run_grader("autolab", handin, "--kit", KIT, "--config", config, capture_output=True, text=True,
+                      cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("compile_error"), done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["scoreboard"] == [0.0, 0.0, ""]
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "mm.c").write_text(handin.read_text())
+    done = run_grader("gradescope", "--root", root, "--kit", KIT, "--config", config, capture_output=True,
+                      text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    board = json.loads((root / "results" / "results.json").read_text())["leaderboard"]
+    assert [e["name"] for e in board] == ["Performance index", "Utilization %"]
+
+
 def test_an_old_records_runaway_index_is_no_figure_even_with_finite_points(policy):
     """An older grader stored P = 1.02e308 for rtcrash.c; with its performance points finite, the
     record still reads as insane, and every output shows its correctness points alone."""
