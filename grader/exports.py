@@ -44,6 +44,10 @@ TEXT_ONLY = {"output_format": "text", "test_output_format": "text"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The first line of a grader_error's trace and Performance tests: their 0 is no result of the student's.
 NOT_GRADED = "not graded: the grader failed, not your submission; these points come with a regrade"
+# What a submission's U and T / T_libc are when it failed a trace, as the driver's score computes them
+# (scoring.recompute): U is the mean over the traces, a failed one counting 0; T / T_libc is the passed
+# traces' own, times the share passed.  Neither is a figure over the passed traces alone.
+FAILED_COUNTED = "a failed trace counts 0 in utilization and scales throughput by the share passed"
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -178,7 +182,7 @@ def gradescope_results(sub: Submission, policy: Policy, parts: tuple[bool, bool]
     measured = ", ".join(([f"utilization {percent(s.utilization)}%"] if s.utilization is not None else [])
                          + ([f"throughput {s.throughput_ratio:.2f}x libc"] if s.throughput_ratio is not None else []))
     if measured and sub.verdict != "ok":
-        measured += f" (over the {s.valid} of {s.traces} traces it passed only; not ranked by them)"
+        measured += f" (it passed {s.valid} of {s.traces} traces; {FAILED_COUNTED}; not ranked by them)"
     perf = ", ".join(filter(None, [measured, f"performance index {_num(s.perf_index):.1f}{_out_of(policy)}"]))
     if sub.runs and sub.verdict == "ok":
         perf += f"\n{median_note(sub.runs)}"
@@ -242,14 +246,14 @@ def counted(sub: Submission) -> bool:
 
 def earned(sub: Submission) -> bool:
     """Whether SUB's utilization and throughput are figures it earned: a submission that did not
-    pass has them over the traces it passed only."""
+    pass has them with its failed traces in them (FAILED_COUNTED)."""
     return sub.verdict == "ok"
 
 
 def ranked(sub: Submission, parts: tuple[bool, bool] | None = None) -> tuple[float, float | None, float | None]:
     """What a leaderboard ranks SUB by: P, utilization % and throughput / libc.  A submission that
-    did not pass has utilization and throughput over the traces it passed only (0.99x libc beside
-    passing ones' 0.02x): figures it did not earn, so 0 here, ranking it after every passing one.
+    did not pass has utilization and throughput with its failed traces in them (FAILED_COUNTED), and
+    the fake driver's tests gave it 0.99x libc beside passing ones' 0.02x: figures it did not earn, so 0 here, ranking it after every passing one.
     P is the grade's, as the policy scores it.  A part no trace of the batch counts for (PARTS:
     whether any counts for utilization, and for throughput; measured_parts when not given) has no
     figure, None, for any submission: not a 0 that reads as measured."""

@@ -15,7 +15,7 @@ import markupsafe
 from mmtrace.oneline import visible
 
 from . import plots
-from .exports import counted, earned, handin, percent, points_text, shown_output
+from .exports import FAILED_COUNTED, counted, earned, handin, percent, points_text, shown_output
 from .model import Batch, Submission
 from .runs import median_note, perf_range
 from .scoring import shown_record, weight_of_traces
@@ -60,7 +60,7 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, finalize=_shown)
     env.globals.update(pct=percent, num=_num, kops=_kops, median_note=median_note, perf_range=perf_range,
                        shown_output=shown_output, handin=handin, points=points_text, earned=earned,
-                       counted=counted)
+                       counted=counted, failed_counted=FAILED_COUNTED)
     return env
 
 

@@ -437,7 +437,8 @@ def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(graded):
     assert board == {"Performance index": crasher.summary.perf_index, "Utilization %": 0.0, "Throughput / libc": 0.0}
     assert json.loads(exports.autolab_line(crasher))["scoreboard"] == [crasher.summary.perf_index, 0.0, 0.0]
     perf = {t["name"]: t for t in results["tests"]}["Performance"]["output"]
-    assert f"(over the {crasher.summary.valid} of {crasher.summary.traces} traces it passed only; " in perf
+    assert (f"(it passed {crasher.summary.valid} of {crasher.summary.traces} traces; a failed trace counts 0 in "
+            "utilization and scales throughput by the share passed; not ranked by them)") in perf
     assert results["score"] == pytest.approx(crasher.summary.points, abs=0.01)     # the grade is unchanged
     good_board = {e["name"]: e["value"] for e in exports.gradescope_results(good, policy)["leaderboard"]}
     assert good_board["Utilization %"] == round(100 * good.summary.utilization, 2)

@@ -311,8 +311,8 @@ def test_the_histograms_of_utilization_and_throughput_leave_out_figures_not_earn
         plots.plt.close(fig)
     text = re.sub(r"\s+", " ", (tmp_path / "report" / "index.html").read_text())
     assert ("The utilization and throughput histograms count the 4 submissions that passed every trace; "
-            "1 that did not is left out: its figures are over the traces it passed only (marked * in the "
-            "table).") in text
+            "1 that did not is left out, since in its figures a failed trace counts 0 in utilization and "
+            "scales throughput by the share passed (marked * in the table).") in text
 
 
 def test_the_histograms_leave_out_a_grader_error_and_say_so(outdir, tmp_path, monkeypatch):
@@ -428,10 +428,11 @@ def test_a_failed_submission_is_not_ranked_by_figures_it_did_not_earn(outdir, tm
     assert subs["fay"].verdict == "failed" and subs["fay"].summary.utilization > min(UTILS.values())
     index = render(batch, outdir)
     row = re.search(r'<tr[^>]*>\s*<td><a href="sub/fay.html">.*?</tr>', index.read_text(), re.S).group(0)
-    assert f"{100 * subs['fay'].summary.utilization:.1f}*" in row and "over the traces it passed only" in row
-    assert "* over the traces it passed only" in index.read_text()
-    page = (outdir / "report" / "sub" / "fay.html").read_text()
-    assert "utilization and throughput over the traces it passed only (1 of 2)" in page
+    failed = "a failed trace counts 0 in utilization and scales throughput by the share passed"
+    assert f"{100 * subs['fay'].summary.utilization:.1f}*" in row and f"not every trace passed: {failed}" in row
+    assert f"* not every trace passed: {failed}" in index.read_text()
+    page = re.sub(r"\s+", " ", (outdir / "report" / "sub" / "fay.html").read_text())
+    assert f"; it passed 1 of 2 traces, and {failed})." in page
     probe = index.with_name("probe.html")
     probe.write_text(index.read_text().replace("</body>", PROBE.replace('"points"', '"utilization"') + "</body>"))
     parser = _Text()

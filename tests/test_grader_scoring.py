@@ -52,7 +52,7 @@ def test_points_and_all_or_nothing(policy):
 
 
 def test_only_a_trace_that_ran_ok_is_valid_whatever_else_went_wrong(policy):
-    """valid (grades.csv's column, Gradescope's 'over the 1 of 4 traces it passed') counts the ok
+    """valid (grades.csv's column, Gradescope's 'it passed 1 of 4 traces') counts the ok
     traces: a timeout, a wrong payload or an overlap is a failed trace as much as a crash is."""
     summary = summarize(["ok", "timeout", "payload_corrupted", "overlap"], 0.7, 0.9, policy)
     assert (summary.valid, summary.traces) == (1, 4)
