@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 
 import jsonschema
 
-from mmtrace.regular import read_regular
+from mmtrace.regular import read_regular, special_fd_kind
 
 from .model import Batch, Submission
 from .paths import link_problem
@@ -85,6 +85,17 @@ def writing(path: Path) -> Iterator[None]:
 LOCK = ".mmgrade.lock"      # in OUTDIR/submissions: a hidden file there is no record and no hand-in
 
 
+def _open_lock(path: Path, flags: int) -> int:
+    """The lock file PATH opened with FLAGS, never waiting: a FIFO planted there had blocked
+    `mmgrade report` in open() for ever, and `mmgrade grade` ended in a traceback (Illegal seek);
+    a FIFO, a device or a socket is refused in one line."""
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    if kind := special_fd_kind(fd):
+        os.close(fd)
+        raise OutputError(f"{path}: {kind}, not the grader's lock file; move it away")
+    return fd
+
+
 class Claim:
     """OUTDIR held by this run (exclusive()): EARLIER is what a run killed while grading there left
     in the lock, or None; begin() says, in the lock, that this run now grades there."""
@@ -133,7 +144,7 @@ def _locked(path: Path) -> int:
     for _ in range(10):
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = _open_lock(path, os.O_RDWR | os.O_CREAT)
         except FileNotFoundError:       # its folder removed under us: make it again
             continue
         try:
@@ -170,7 +181,7 @@ def _busy(outdir: Path) -> OutputError:
 def _locked_by_another(outdir: Path) -> bool | None:
     """Whether a live run holds OUTDIR's lock; None when there is no lock file to ask."""
     try:
-        fd = os.open(Path(outdir) / SUBMISSIONS / LOCK, os.O_RDONLY)
+        fd = _open_lock(Path(outdir) / SUBMISSIONS / LOCK, os.O_RDONLY)
     except OSError:
         return None
     try:

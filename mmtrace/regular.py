@@ -27,6 +27,12 @@ def _special(mode: int) -> str | None:
     return None
 
 
+def special_fd_kind(fd: int) -> str | None:
+    """What the open FD is when it is a FIFO, a device or a socket; None for anything else: for a
+    file opened with O_NONBLOCK that must be a regular one (a lock file)."""
+    return _special(os.fstat(fd).st_mode)
+
+
 def special_kind(path: Path | str) -> str | None:
     """What PATH is when it is a FIFO, a device or a socket ("a named pipe (FIFO)"); None for
     anything else, a missing path included: for a caller that hands PATH to another program."""

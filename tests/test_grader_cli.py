@@ -140,6 +140,22 @@ def test_report_of_a_results_json_that_is_a_fifo_never_hangs(tmp_path):
                                      "run `mmgrade grade` first")
 
 
+def test_a_fifo_in_place_of_the_lock_file_is_one_line_never_a_hang(classroom, tmp_path):
+    """A FIFO at OUT/submissions/.mmgrade.lock had blocked `mmgrade report OUT` in open() for ever,
+    and `mmgrade grade` ended in a traceback (Illegal seek): both refuse it in one line now."""
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    args = ("--kit", kit, "--config", config, "--traces", TRACES)
+    assert cli("grade", subs, "-o", out, *args, "--no-report").returncode == 0
+    lock = out / "submissions" / ".mmgrade.lock"
+    lock.unlink()
+    os.mkfifo(lock)
+    want = f"mmgrade: {lock}: a named pipe (FIFO), not the grader's lock file; move it away"
+    assert one_line_error(run_grader("report", out, capture_output=True, text=True, timeout=60)) == want
+    assert one_line_error(cli("grade", subs, "-o", out, *args)) == want
+    assert len(list((out / "submissions").glob("*.json"))) == 3 and (out / "results.json").exists()
+
+
 def test_gradescope_says_why_in_one_line_when_no_results_json_can(tmp_path):
     """A submission refused where results.json cannot be written had ended in a traceback (OutputError)."""
     root = tmp_path / "autograder"
