@@ -247,6 +247,23 @@ def test_gradescope_and_autolab_give_a_compile_error_the_batchs_parts(tmp_path):
     assert [e["name"] for e in board] == ["Performance index", "Utilization %"]
 
 
+def test_a_failed_submissions_throughput_is_marked_on_throughput_only_traces(tmp_path):
+    """The report's table marks a failed submission's figures * (with a footnote saying what they
+    are); on throughput-only traces, where it has a throughput and no utilization, its throughput
+    was shown unmarked beside the passing ones', and the histogram caption pointed to a * not there."""
+    import re
+    from grader.report import render
+    subs = write_all(tmp_path / "subs", ["good", "loop_at_100"])      # loop_at_100 times out on grow
+    batch = run_batch(KIT, subs, tmp_path / "out", traces=_weighted_traces(tmp_path / "traces3", 3))
+    failed = by_name(batch)["loop_at_100"]
+    assert failed.verdict == "failed" and failed.summary.utilization is None and failed.summary.throughput_ratio
+    index = render(batch, tmp_path / "out").read_text()
+    row = re.search(r'<tr[^>]*>\s*<td><a href="sub/loop_at_100.html">.*?</tr>', index, re.S).group(0)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    assert (cells[3], cells[4]) == ("", f"{failed.summary.throughput_ratio:.2f}*"), cells
+    assert "<p class=\"muted\">* not every trace passed: " in index
+
+
 def test_an_old_records_runaway_index_is_no_figure_even_with_finite_points(policy):
     """An older grader stored P = 1.02e308 for rtcrash.c; with its performance points finite, the
     record still reads as insane, and every output shows its correctness points alone."""
