@@ -5,7 +5,8 @@ error is click's `Error: what is wrong`, say it that way (OneLineCommand).  Both
 a failed write to standard output (a full disk) in one line, exit status 1, and leave quietly
 when it is a closed pipe (`mmtrace list | head -1`), as Unix tools do (stdout_guarded).  A
 standard output or error the shell closed (`mmgrade grade ... >&-`) takes what is written to it
-as /dev/null would: the command runs to its end and keeps its files."""
+as /dev/null would, and a failed write to standard error (a closed pipe, a full disk) is dropped:
+the command runs to its end and keeps its files."""
 from __future__ import annotations
 
 import errno
@@ -65,21 +66,39 @@ class _StdoutRaw(io.FileIO):
             raise StdoutWriteError(e.errno, e.strerror) from None
 
 
-def _tag_stdout() -> None:
-    """sys.stdout rebuilt over _StdoutRaw, as it was (encoding, line buffering); left alone
-    when it is not fd 1 (a test's capture)."""
-    out = sys.stdout
+class _StderrRaw(io.FileIO):
+    """fd 2, whose failed writes (a closed pipe, a full disk) are dropped: there is nowhere left to
+    say so, and a progress line that cannot be shown had stopped `mmgrade grade` half-way, its
+    report unwritten."""
+
+    def write(self, b):
+        try:
+            return super().write(b)
+        except OSError:
+            return len(b)
+
+
+def _retag(name: str, fd: int, raw_class: type) -> None:
+    """sys.NAME (stdout or stderr) rebuilt over RAW_CLASS on FD, as it was (encoding, line
+    buffering); left alone when it is not FD (a test's capture)."""
+    out = getattr(sys, name)
     try:
         buffered = not isinstance(out.buffer, io.FileIO)          # PYTHONUNBUFFERED: FileIO itself
-        if out.fileno() != 1 or isinstance(out.buffer.raw if buffered else out.buffer, _StdoutRaw):
+        if out.fileno() != fd or isinstance(out.buffer.raw if buffered else out.buffer, raw_class):
             return
         out.flush()
     except (OSError, ValueError, AttributeError):
         return
-    raw = _StdoutRaw(1, "w", closefd=False)
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw) if buffered else raw, encoding=out.encoding,
-                                  errors=out.errors, line_buffering=out.line_buffering,
-                                  write_through=out.write_through)
+    raw = raw_class(fd, "w", closefd=False)
+    setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(raw) if buffered else raw, encoding=out.encoding,
+                                        errors=out.errors, line_buffering=out.line_buffering,
+                                        write_through=out.write_through))
+
+
+def _tag_stdout() -> None:
+    """sys.stdout over _StdoutRaw, sys.stderr over _StderrRaw."""
+    _retag("stdout", 1, _StdoutRaw)
+    _retag("stderr", 2, _StderrRaw)
 
 
 def _stdout_to_devnull() -> None:
@@ -112,7 +131,7 @@ def _open_closed_streams() -> None:
 def stdout_guarded(name: str, call) -> None:
     """Run a command line's main, flush stdout, and exit with its status.  A failed write to
     stdout is one line on stderr and status 1; a closed pipe, status 1 and no message; a closed
-    stdout or stderr, as /dev/null (_open_closed_streams)."""
+    stdout or stderr, as /dev/null (_open_closed_streams); a failed write to stderr, dropped."""
     _open_closed_streams()
     _tag_stdout()
     try:

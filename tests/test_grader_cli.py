@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,26 @@ def test_grade_with_a_closed_stdout_or_stderr_keeps_its_files_and_exits_cleanly(
     assert (out / "grades.csv").read_text().count("\n") == 4
     assert (out / "report" / "index.html").exists()
     assert json.loads((out / "results.json").read_text())["submissions"]
+
+
+@pytest.mark.parametrize("stderr", ["closed pipe", "/dev/full"])
+def test_grade_with_an_unwritable_stderr_keeps_its_files_and_exits_cleanly(classroom, tmp_path, stderr):
+    """`mmgrade grade ... 2>/dev/full` (or stderr a pipe whose reader left) had stopped at the first
+    progress line it could not write, status 1, its report, grades.csv (and results.json) unwritten."""
+    kit, subs, config = classroom
+    out = tmp_path / "out"
+    if stderr == "/dev/full":
+        err = os.open("/dev/full", os.O_WRONLY)
+    else:
+        r, err = os.pipe()
+        os.close(r)
+    try:
+        done = run_grader("grade", subs, "-o", out, "--kit", kit, "--config", config, "--traces", TRACES,
+                          stdout=subprocess.PIPE, stderr=err, text=True, timeout=300)
+    finally:
+        os.close(err)
+    assert done.returncode == 0 and "verdicts" in done.stdout
+    assert (out / "grades.csv").read_text().count("\n") == 4 and (out / "report" / "index.html").exists()
 
 
 def test_no_report_removes_an_earlier_report_that_would_disagree_with_the_new_grades(classroom, tmp_path):
