@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 import tempfile
 import zlib
@@ -438,7 +439,8 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
                         max_size=max_size, max_live=max_live, skip=skip)
     except RecordError as e:
         _fail(f"record: {e}")
-    notes = [f"recorded from: {' '.join(command)}", rec.report.summary()]
+    # quoted as a shell needs it: `sh -c 'a; b'` joined with spaces ran something else
+    notes = [f"recorded from: {shlex.join(command)}", rec.report.summary()]
     if rec.status.startswith("exited"):        # the file outlives the run's stderr that said so
         notes.append(f"failed run: {command[0]} {rec.status}")
     elif not rec.ok:

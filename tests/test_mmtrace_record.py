@@ -429,7 +429,23 @@ def test_a_program_whose_name_is_not_ascii_is_recorded(tmp_path):
     done = mmtrace("record", "-o", str(out), "--", str(named))
     assert done.returncode == 0, done.stderr
     assert list(read_trace(out).ops()) == KNOWN_OPS
-    assert out.read_text(encoding="utf-8").splitlines()[0] == f"# recorded from: {named}"
+    # quoted as a shell would need it (shlex: a non-ASCII letter is quoted)
+    assert out.read_text(encoding="utf-8").splitlines()[0] == f"# recorded from: '{named}'"
+
+
+def test_the_recorded_from_comment_can_be_run_again_as_shown(tmp_path):
+    """The command was joined with spaces, so `sh -c 'ls / >/dev/null; true'` was written as
+    `sh -c ls / >/dev/null; true`, which runs something else; now it is quoted (shlex.join),
+    and splitting the comment gives back the command that was recorded."""
+    import shlex
+    exe = compile_program(tmp_path, "known", KNOWN)
+    command = ["sh", "-c", f"{exe} >/dev/null; true", "a b"]
+    out = tmp_path / "q.rep"
+    done = mmtrace("record", "-o", str(out), "--", *command)
+    assert done.returncode == 0, done.stderr
+    first = out.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# recorded from: ")
+    assert shlex.split(first.removeprefix("# recorded from: ")) == command
 
 
 @pytest.mark.parametrize("where, cc, words", [
