@@ -338,6 +338,8 @@ def check(files, fix, output, max_heap, quiet):
         _fail("-o works with one file")
     if fix and output is not None:          # -o '' too: not the copy beside the file
         _writable(output)
+    if fix and output is None:
+        _apart(files)
     bad = unfixed = unreadable = False
     report_to_stderr = bool(fix and output and _is_stdout(output))    # stdout is the fixed trace
     for f in files:
@@ -370,6 +372,19 @@ def check(files, fix, output, max_heap, quiet):
                 continue
             _done(dest, f"{f}: fixed copy written to {dest} ({len(t):,} ops)")
     sys.exit(2 if unreadable else 1 if unfixed or (bad and not fix) else 0)
+
+
+def _apart(files) -> None:
+    """A one-line error, before any is written, when two of FILES would be fixed into the same
+    copy (x and x.rep: x.fixed.rep), the second over the first; one file named twice is not."""
+    seen: dict[Path, tuple[Path, str]] = {}
+    for f in files:
+        dest = _fixed_name(Path(f))
+        key = dest.parent.resolve() / dest.name
+        if key in seen and seen[key][0] != Path(f).resolve():
+            _fail(f"check --fix: {seen[key][1]} and {f} would both be fixed to {dest}; "
+                  "fix one of them at a time with -o")
+        seen.setdefault(key, (Path(f).resolve(), f))
 
 
 def _fixed_name(path: Path) -> Path:

@@ -927,3 +927,20 @@ def test_a_file_name_that_is_not_utf8_is_shown_as_its_bytes(tmp_path):
     done = run_python("-m", "mmtrace", "check", name, capture_output=True, cwd=tmp_path, timeout=600)
     assert done.returncode == 1 and done.stdout.decode().splitlines() == \
         ["bad\\xff\\n.rep:1: binary data (byte 0x00): not a trace file"], done.stdout
+
+
+def test_check_fix_refuses_two_files_whose_fixed_copies_share_a_name(tmp_path):
+    """`check --fix x x.rep` fixed both into x.fixed.rep, the second copy over the first, and
+    said 'fixed copy written to x.fixed.rep' twice, exit 0. Now it is one line naming both,
+    exit 2, before anything is written; the same file given twice is not such a pair."""
+    for name in ("x", "x.rep"):
+        (tmp_path / name).write_text("20000\n1\n1\n1\na 0 5\n")
+    done = mmtrace("check", "--fix", str(tmp_path / "x"), str(tmp_path / "x.rep"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"mmtrace: check --fix: {tmp_path / 'x'} and {tmp_path / 'x.rep'} would both be fixed "
+        f"to {tmp_path / 'x.fixed.rep'}; fix one of them at a time with -o"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x", "x.rep"]
+    done = mmtrace("check", "-q", "--fix", str(tmp_path / "x.rep"), str(tmp_path / ".." / tmp_path.name / "x.rep"))
+    assert done.returncode == 0, done.stderr
+    assert "a 0 5" in (tmp_path / "x.fixed.rep").read_text()
