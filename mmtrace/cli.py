@@ -318,7 +318,8 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
 @click.argument("files", nargs=-1, required=True, type=NonEmptyPath())
 @click.option("--fix", is_flag=True, help="Write a corrected copy (counts, missing frees, "
               "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
-              "beside each file with something to fix, or to -o.")
+              "(NAME.fixed.rep.gz for a .gz file) beside each file with something to fix, "
+              "or to -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
 @click.option("--max-heap", type=_HeapBytes(), default=MAX_HEAP, show_default=True,
               help="Largest size a request may have, in bytes (as mdriver's -M, at most 4 GiB).")

@@ -944,3 +944,16 @@ def test_check_fix_refuses_two_files_whose_fixed_copies_share_a_name(tmp_path):
     done = mmtrace("check", "-q", "--fix", str(tmp_path / "x.rep"), str(tmp_path / ".." / tmp_path.name / "x.rep"))
     assert done.returncode == 0, done.stderr
     assert "a 0 5" in (tmp_path / "x.fixed.rep").read_text()
+
+
+def test_check_help_names_the_copy_a_gzip_trace_is_fixed_into(tmp_path):
+    """--help said the copy is NAME.fixed.rep; a gzip trace's is NAME.fixed.rep.gz (gzip too),
+    which a user looking for the .rep did not find. The help now names both."""
+    import gzip
+    bad = tmp_path / "t.rep.gz"
+    bad.write_bytes(gzip.compress(b"20000\n1\n1\n1\na 0 5\n"))
+    assert mmtrace("check", "-q", "--fix", str(bad)).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.fixed.rep.gz", "t.rep.gz"]
+    assert gzip.decompress((tmp_path / "t.fixed.rep.gz").read_bytes()).startswith(b"20000\n")
+    help_text = " ".join(mmtrace("check", "--help").stdout.split())
+    assert "NAME.fixed.rep.gz" in help_text
