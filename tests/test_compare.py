@@ -536,3 +536,31 @@ def test_make_compare_passes_a_name_with_a_quote_as_it_is(name):
     done = subprocess.run(["make", "-s", "-C", str(KIT), "compare", f"A=/nonexistent/{name}", "B=best"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and done.stderr.splitlines()[0] == f"Error: no such allocator file: /nonexistent/{name}"
+
+
+def test_the_default_paths_are_the_kits_from_any_folder(monkeypatch, tmp_path):
+    """Run from outside the kit, compare took its default --traces, --recipe and --work-dir from
+    the current folder and said "<cwd>/traces: no .rep or .rep.gz traces", where results.py and
+    results_seeds.py take the kit's. Now compare does too, and --help says so; a relative path
+    that is given is still the current folder's."""
+    from click.testing import CliRunner
+    compare = _compare_module()
+    seen = {}
+
+    def held_out(recipe, names, k, folder):
+        seen.update(recipe=recipe, folder=folder)
+        raise click.ClickException("stop here")
+
+    monkeypatch.setattr(compare, "held_out_traces", held_out)
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(compare.main, ["segregated", "best"])
+    assert done.output.splitlines() == ["Error: stop here"], done.output
+    assert seen == {"recipe": KIT / "traces" / "recipe.toml", "folder": KIT / "build" / "compare" / "seeds"}
+    (tmp_path / "mine").mkdir()
+    shutil.copy(KIT / "traces" / SUITE[0], tmp_path / "mine" / SUITE[0])
+    suite = []
+    monkeypatch.setattr(compare, "suite_traces", lambda d: suite.append(d) or [d])
+    done = CliRunner().invoke(compare.main, ["segregated", "best", "--traces", "mine", "--work-dir", "w"])
+    assert suite == [tmp_path / "mine"] and seen["folder"] == tmp_path / "w" / "seeds", done.output
+    text = " ".join(CliRunner().invoke(compare.main, ["-h"]).output.split())
+    assert "default: the kit's traces/" in text and "default: the kit's build/compare/" in text

@@ -466,10 +466,10 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/compare.py mm-old.c mm.c  (or: make compare A=mm-old.c B=mm.c)")
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
-@click.option("--traces", "traces_dir", default="traces", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="the suite")
-@click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
-              type=NonEmptyPath(dir_okay=False, path_type=Path), help="where the held-out traces' patterns come from")
+@click.option("--traces", "traces_dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="the suite (default: the kit's traces/, from any folder)")
+@click.option("--recipe", "recipe_path", type=NonEmptyPath(dir_okay=False, path_type=Path),
+              help="where the held-out traces' patterns come from (default: the kit's traces/recipe.toml)")
 @click.option("--seeds", "k", default=4, show_default=True, type=IntRange(0, 99),
               help="K other seeds of each generated trace (0: the suite only)")
 @click.option("--trace", "names", multiple=True, help="held-out seeds of this generated trace only (repeatable)")
@@ -484,16 +484,18 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
                    "throughput still from mdriver, which remains the judge")
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T)")
-@click.option("--work-dir", default="build/compare", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="drivers, held-out traces and JSON")
+@click.option("--work-dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="drivers, held-out traces and JSON (default: the kit's build/compare/)")
 @click.option("--json", "json_out", type=OutputFile(),
               help="also write the comparison as JSON here")
-def main(a_spec: str, b_spec: str, traces_dir: Path, recipe_path: Path, k: int, names: tuple[str, ...],
-         alignment: str, speed_runs: int, layouts: int, fast: bool, time_limit: int, work_dir: Path,
-         json_out: Path | None) -> None:
+def main(a_spec: str, b_spec: str, traces_dir: Path | None, recipe_path: Path | None, k: int,
+         names: tuple[str, ...], alignment: str, speed_runs: int, layouts: int, fast: bool, time_limit: int,
+         work_dir: Path | None, json_out: Path | None) -> None:
     """Compare allocators A and B (variant names or .c files) on the suite and on held-out seeds."""
-    traces_dir, recipe_path, work_dir = (p if p.is_absolute() else Path.cwd() / p
-                                         for p in (traces_dir, recipe_path, work_dir))
+    # the defaults are the kit's, as results.py's, wherever it is run from; a path given is the user's
+    traces_dir, recipe_path, work_dir = (Path.cwd() / p if p is not None else KIT / default for p, default in
+                                         ((traces_dir, "traces"), (recipe_path, "traces/recipe.toml"),
+                                          (work_dir, "build/compare")))
     a, b = allocator(a_spec), allocator(b_spec)
     suite = suite_traces(traces_dir)
     writable_folder(work_dir)
