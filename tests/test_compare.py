@@ -487,8 +487,23 @@ def test_a_side_that_fails_every_trace_leaves_the_timing_without_a_figure(monkey
     monkeypatch.setattr(compare, "run_driver", lambda driver, label, *rest: runs[label])
     sp = compare.speed((tmp_path, tmp_path), ("A", "B"), [], 2, 60, tmp_path)
     assert (sp.ratio_a, sp.ratio_b, sp.b_over_a) == (1.0, None, None)
-    assert sp.line() == ("Throughput (2 alternating runs of the suite, medians): A 1.00x libc, B: no trace timed, "
-                         "B's ops/s / A's: no trace that both ran was timed")
+    assert sp.line() == ("Throughput (2 alternating runs of the suite, medians): A T/T_libc 1.00, B: no trace timed "
+                         f"{compare.SCORED_RATIO}, B's ops/s / A's: no trace that both ran was timed")
+
+
+def test_the_libc_figures_are_labelled_as_the_scores_ratio_not_a_speed(monkeypatch, tmp_path):
+    """B as fast as A on every trace it ran, failing one of two, was shown "A 1.00x libc, B 0.50x
+    libc": the driver's scored T/T_libc, scaled by the share of traces passed, read as B running
+    at half libc's speed. The figures are the same; their label now says what they are (README,
+    Score)."""
+    compare = _compare_module()
+    runs = {"A": _timed_run({"long": 4.0, "short": 1.0}, 1.0), "B": _timed_run({"long": None, "short": 1.0}, 0.5)}
+    monkeypatch.setattr(compare, "run_driver", lambda driver, label, *rest: runs[label])
+    line = compare.speed((tmp_path, tmp_path), ("A", "B"), [], 1, 60, tmp_path).line()
+    assert "x libc" not in line
+    assert line.startswith("Throughput (1 alternating runs of the suite, medians): A T/T_libc 1.00, B T/T_libc 0.50 "
+                           "(the score's: libc's time over the allocator's on the traces it passed, times the share "
+                           "of traces it passed), B's ops/s / A's 1.000")
 
 
 def test_timing_an_allocator_that_fails_every_trace_still_reports(tmp_path):

@@ -50,6 +50,9 @@ from mmtrace.trace import SCORES_THROUGHPUT, SCORES_UTILIZATION, trace_stem  # n
 
 SPEED_SAMPLES = 5                 # -r for the timed runs: each trace's median of at least 5
 SHOWN_CHANGE = 0.0005             # per-trace changes below 0.05 points are listed as unchanged
+# what the drivers' summary throughput_ratio is (driver/score.c; README, Score): not a plain speed
+SCORED_RATIO = ("(the score's: libc's time over the allocator's on the traces it passed, times the share "
+                "of traces it passed)")
 
 
 # ---------------------------------------------------------------- the two allocators
@@ -188,7 +191,7 @@ def pattern_of(name: str) -> str:
 
 @dataclass(frozen=True)
 class Speed:
-    ratio_a: float | None         # median over runs of A's throughput / libc's (None: no run timed a trace)
+    ratio_a: float | None         # median over runs of A's scored T/T_libc, SCORED_RATIO (None: no run timed a trace)
     ratio_b: float | None
     b_over_a: float | None        # median over runs of B's ops/s / A's ops/s, adjacent runs, on the
                                   # traces both timed (None: none)
@@ -201,9 +204,10 @@ class Speed:
     def line(self) -> str:
         """The throughput line, B / A with the min-max of its rounds so noise shows as such."""
         def ratio(side: str, r: float | None) -> str:
-            return f"{side} {r:.2f}x libc" if r is not None else f"{side}: no trace timed"
+            return f"{side} T/T_libc {r:.2f}" if r is not None else f"{side}: no trace timed"
+        scored = f" {SCORED_RATIO}" if (self.ratio_a, self.ratio_b) != (None, None) else ""
         text = (f"Throughput ({self.runs} alternating runs of the suite, medians): {ratio('A', self.ratio_a)}, "
-                f"{ratio('B', self.ratio_b)}, ")
+                f"{ratio('B', self.ratio_b)}{scored}, ")
         if self.b_over_a is None:
             return text + "B's ops/s / A's: no trace that both ran was timed"
         text += f"B's ops/s / A's {self.b_over_a:.3f}"
