@@ -464,9 +464,17 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
     try:
         write_trace(Path(output), rec.trace, notes)
     except OSError as e:               # the recording is not lost: it goes to a temporary file
-        fd, keep = tempfile.mkstemp(prefix="mmtrace-record-", suffix=".rep")
-        os.close(fd)
-        write_trace(Path(keep), rec.trace, notes)
+        keep = None
+        try:
+            fd, keep = tempfile.mkstemp(prefix="mmtrace-record-", suffix=".rep")
+            os.close(fd)
+            write_trace(Path(keep), rec.trace, notes)
+        except OSError as again:           # a full disk there too: say so, leave no empty file
+            if keep is not None:
+                Path(keep).unlink(missing_ok=True)
+            where = f" in {tempfile.tempdir}" if tempfile.tempdir else ""   # None: no usable folder
+            _fail(f"{output}: cannot write ({e.strerror or e}); nor could a temporary copy be written"
+                  f"{where} ({again.strerror or again}): the recording is lost")
         _fail(f"{output}: cannot write ({e.strerror or e}); the recording is kept in {keep}")
     programs = (f" running {rec.programs} programs (exec)" if rec.programs > rec.processes
                 else "")

@@ -731,3 +731,41 @@ def test_aligned_calls_take_and_record_only_valid_alignments(tmp_path):
     stdio = ops.pop(1)          # stdout's buffer, at the first printf, freed at the end by record
     assert stdio[0] == "a" and ops.pop() == ("f", 0)
     assert ops == [("a", 128), ("a", 100), ("a", 100), ("f", 0), ("f", 0), ("f", 0)]
+
+
+def test_a_recording_that_cannot_be_written_is_kept_in_a_temporary_file(tmp_path):
+    """-o on a full disk (here /dev/full): one line naming the copy kept, which holds the ops."""
+    exe = compile_program(tmp_path, "known", KNOWN)
+    keep = tmp_path / "tmp"
+    keep.mkdir()
+    done = mmtrace("record", "-o", "/dev/full", "--", str(exe), env={**os.environ, "TMPDIR": str(keep)})
+    assert done.returncode == 2
+    [copy] = keep.iterdir()
+    assert done.stderr.splitlines() == [f"mmtrace: /dev/full: cannot write (No space left on device); "
+                                        f"the recording is kept in {copy}"]
+    assert list(read_trace(copy).ops()) == KNOWN_OPS
+
+
+def test_a_recording_that_no_copy_can_hold_is_one_line(tmp_path, monkeypatch):
+    """When the temporary copy could not be written either (the disk full there too), the
+    OSError escaped as a traceback, and an empty mmtrace-record-*.rep was left behind. Now it
+    is one line saying both, exit 2, and no empty file."""
+    import errno
+    import tempfile
+    from click.testing import CliRunner
+    import mmtrace.cli as cli
+    exe = compile_program(tmp_path, "known", KNOWN)
+    keep = tmp_path / "tmp"
+    keep.mkdir()
+
+    def full(path, trace, notes=None):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(cli, "write_trace", full)
+    monkeypatch.setattr(tempfile, "tempdir", str(keep))
+    done = CliRunner().invoke(cli.main, ["record", "-o", str(tmp_path / "k.rep"), "--", str(exe)])
+    assert done.exit_code == 2, done.exception
+    assert done.output.splitlines()[-1] == (
+        f"mmtrace: {tmp_path / 'k.rep'}: cannot write (No space left on device); nor could a temporary "
+        f"copy be written in {keep} (No space left on device): the recording is lost")
+    assert list(keep.iterdir()) == []
