@@ -588,7 +588,7 @@ def _record_entry(e, sources: Path, folder: Path) -> None:
         _fail(f"record {e.name}: {why}; {e.file} left as it was", 1)
     out = folder / e.file
     _write(str(out), rec.trace, [f"{e.name}: {e.stresses}",
-                                 f"recorded from: {' '.join(e.command)}", rec.report.summary()])
+                                 f"recorded from: {shlex.join(e.command)}", rec.report.summary()])
     click.echo(f"{out}: {rec.report.summary()}")
 
 

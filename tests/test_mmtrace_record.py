@@ -769,3 +769,16 @@ def test_a_recording_that_no_copy_can_hold_is_one_line(tmp_path, monkeypatch):
         f"mmtrace: {tmp_path / 'k.rep'}: cannot write (No space left on device); nor could a temporary "
         f"copy be written in {keep} (No space left on device): the recording is lost")
     assert list(keep.iterdir()) == []
+
+
+def test_suite_record_quotes_the_recipe_s_command_in_its_comment(tmp_path):
+    """As record's: a recipe command ["python3", "-S", "-c", "k = 1; print(k)"] was written
+    '# recorded from: python3 -S -c k = 1; print(k)', which is not the command; now it is
+    shell-quoted, {traces} left for the reader to fill in."""
+    import shlex
+    command = [sys.executable, "-S", "-c", "k = ['x' * 100 for i in range(50)]; print(len(k))"]
+    recipe = recipe_for(tmp_path, command)
+    done = mmtrace("suite", "--record", str(recipe))
+    assert done.returncode == 0, done.stderr
+    line = next(l for l in (tmp_path / "rec-py.rep").read_text().splitlines() if l.startswith("# recorded from: "))
+    assert shlex.split(line.removeprefix("# recorded from: ")) == command
