@@ -111,14 +111,17 @@ def _write(path: str, trace: Trace, comments: list[str] | None = None) -> None:
         _fail(f"{path}: not written: the trace would be {too_big}")
 
 
-def _written(path: str, trace: Trace, comments: list[str] | None = None) -> str | None:
-    """Write the trace, or say (nothing written) how far past the driver's file limit it is."""
+def _written(path: str, trace: Trace, comments: list[str] | None = None, go_on: bool = False) -> str | None:
+    """Write the trace, or say (nothing written) how far past the driver's file limit it is.
+    A write that fails is a one-line error, or with GO_ON the OSError, for a caller with more to do."""
     try:
         write_trace(Path(path), trace, comments)
     except OSError as e:
         # `-o /dev/stdout | head`, whose reader is gone (ENXIO if before the open): as stdout's own writes
         if e.errno in (errno.EPIPE, errno.ENXIO) and _is_stdout(path):
             raise StdoutWriteError(e.errno, e.strerror) from None
+        if go_on:
+            raise
         _fail(f"{path}: cannot write ({e.strerror or e})")
     except TooBig as e:
         return str(e)
@@ -366,7 +369,15 @@ def check(files, fix, output, max_heap, quiet):
                 click.echo(one_line(f"{f}: nothing to fix; no copy written"))
                 continue
             dest = Path(output) if output else _fixed_name(Path(f))
-            too_big = _written(str(dest), t)     # the frees it adds can take a trace past the limit
+            try:
+                too_big = _written(str(dest), t, go_on=not output)  # the frees it adds can take it past the limit
+            except StdoutWriteError:
+                raise
+            except OSError as e:                 # a copy beside one file: the next ones are still fixed
+                click.echo(one_line(f"mmtrace: {f}: cannot write its fixed copy {dest} ({e.strerror or e}); "
+                                    "nothing written"), err=True)
+                unreadable = True                # exit 2, as for a file that cannot be read
+                continue
             if too_big:
                 click.echo(one_line(f"{f}: cannot fix: the fixed copy would be {too_big}; nothing written"), err=True)
                 unfixed = True

@@ -957,3 +957,17 @@ def test_check_help_names_the_copy_a_gzip_trace_is_fixed_into(tmp_path):
     assert gzip.decompress((tmp_path / "t.fixed.rep.gz").read_bytes()).startswith(b"20000\n")
     help_text = " ".join(mmtrace("check", "--help").stdout.split())
     assert "NAME.fixed.rep.gz" in help_text
+
+
+def test_check_fix_goes_on_past_a_copy_it_cannot_write(tmp_path):
+    """`check --fix x y`, x's copy unwritable (a folder named x.fixed.rep in its place), had
+    stopped at x: y was neither checked nor fixed. Now x's is one line, y is still fixed,
+    and the exit status is 2 as for a file that cannot be read."""
+    for name in ("x.rep", "y.rep"):
+        (tmp_path / name).write_text("20000\n1\n1\n1\na 0 5\n")
+    (tmp_path / "x.fixed.rep").mkdir()
+    done = mmtrace("check", "-q", "--fix", str(tmp_path / "x.rep"), str(tmp_path / "y.rep"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mmtrace: {tmp_path / 'x.rep'}: cannot write its fixed copy "
+                                        f"{tmp_path / 'x.fixed.rep'} (Is a directory); nothing written"]
+    assert "a 0 5" in (tmp_path / "y.fixed.rep").read_text()
