@@ -579,3 +579,22 @@ def test_the_default_paths_are_the_kits_from_any_folder(monkeypatch, tmp_path):
     assert suite == [tmp_path / "mine"] and seen["folder"] == tmp_path / "w" / "seeds", done.output
     text = " ".join(CliRunner().invoke(compare.main, ["-h"]).output.split())
     assert "default: the kit's traces/" in text and "default: the kit's build/compare/" in text
+
+
+def test_traces_of_one_stem_keep_the_drivers_names(tmp_path):
+    """x.rep and x.rep.gz (or a/x.rep and b/x.rep) in one suite were both listed as "x" in the
+    utilization table, which could not be told apart, while the per-trace throughput lines,
+    from the driver's JSON, said x.rep and x.rep.gz. The table now takes the driver's names."""
+    compare = _compare_module()
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(KIT / "traces" / SUITE[0], suite / "x.rep")
+    import gzip
+    (suite / "x.rep.gz").write_bytes(gzip.compress((KIT / "traces" / SUITE[1]).read_bytes()))
+    files = compare.suite_traces(suite)
+    driver = build_driver("segregated")
+    done = subprocess.run([str(driver), "-r", "1", "--json", "-", *[a for f in files for a in ("-f", str(f))]],
+                          capture_output=True, text=True)
+    got = compare.outcomes(json.loads(done.stdout))
+    names = [n for n, _, _ in compare.paired(files, got, got).rows]
+    assert names == [t["name"] for t in json.loads(done.stdout)["traces"]] == ["x.rep", "x.rep.gz"]

@@ -135,6 +135,7 @@ class Outcome:
     outcome: str
     utilization: float | None
     scored: bool                  # does the driver's score count its utilization?
+    name: str = ""                # as the driver names it: x.rep and x.rep.gz when both are run
 
     @property
     def score(self) -> float:
@@ -147,7 +148,8 @@ class Outcome:
 
 def outcomes(driver_json: dict) -> dict[str, Outcome]:
     """trace path -> its outcome, from the driver's JSON."""
-    return {t["path"]: Outcome(t["outcome"], t["utilization"], t["weight"] in SCORES_UTILIZATION and t.get("peak_payload") != 0)
+    return {t["path"]: Outcome(t["outcome"], t["utilization"], t["weight"] in SCORES_UTILIZATION and t.get("peak_payload") != 0,
+                               t["name"])
             for t in driver_json["traces"]}
 
 
@@ -176,7 +178,8 @@ class Paired:
 
 
 def paired(files: list[Path], got_a: dict[str, Outcome], got_b: dict[str, Outcome]) -> Paired:
-    return Paired([(trace_name(f), got_a[str(f)], got_b[str(f)]) for f in files])
+    """The driver's names: x.rep and x.rep.gz would both be "x" by their stems."""
+    return Paired([(got_a[str(f)].name or trace_name(f), got_a[str(f)], got_b[str(f)]) for f in files])
 
 
 def trace_name(path: Path) -> str:
@@ -265,7 +268,8 @@ def speed(drivers: tuple[Path, Path], labels: tuple[str, str], files: list[Path]
         rb.append(sb["throughput_ratio"])
         sec_a, sec_b = timed_seconds(ja), timed_seconds(jb)
         both = sec_a.keys() & sec_b.keys()
-        left_out |= {trace_name(Path(p)) for p in sec_a.keys() ^ sec_b.keys()}
+        named = {t["path"]: t["name"] for t in ja["traces"] + jb["traces"]}   # the driver's, as in ta and tb
+        left_out |= {named.get(p) or trace_name(Path(p)) for p in sec_a.keys() ^ sec_b.keys()}
         if both:        # the same ops on both sides: B's ops/s over A's is A's seconds over B's
             rel.append(sum(sec_a[p] for p in both) / sum(sec_b[p] for p in both))
         for name in ta.keys() & tb.keys():
