@@ -316,3 +316,29 @@ def test_the_page_names_the_traces_trace_chose(seeded):
     assert "The generated traces `a`, `b` of `r.toml` are regenerated" in page
     assert "Every generated trace of `r.toml` is regenerated" in results_seeds.render({}, 1, 16, "r.toml", "s",
                                                                                        "now", "", [])
+
+
+def test_a_relative_path_given_is_the_current_folders_and_the_defaults_the_kits(tmp_path, monkeypatch):
+    """Run from another folder, `--out seeds.md` had written the page into the kit (a relative
+    path given was taken from the kit's folder, which --help did not say). A path given is now
+    the current folder's, as compare.py's; the defaults are still the kit's, and --help says so."""
+    seen = {}
+
+    def entries(recipe, names):
+        seen["recipe"] = recipe
+        return [object()]
+
+    def stop(path):
+        seen["out"] = path
+        raise click.ClickException("stop here")
+
+    monkeypatch.setattr(results_seeds, "chosen_entries", entries)
+    monkeypatch.setattr(results_seeds, "writable_file", stop)
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(results_seeds.main, ["--variant", "best", "--recipe", "r.toml", "--out", "p.md"])
+    assert done.output.splitlines()[-1] == "Error: stop here", done.output
+    assert seen == {"recipe": tmp_path / "r.toml", "out": tmp_path / "p.md"}
+    done = CliRunner().invoke(results_seeds.main, ["--variant", "best"])
+    assert seen == {"recipe": KIT / "traces" / "recipe.toml", "out": KIT / "docs" / "results-seeds.md"}
+    text = " ".join(CliRunner().invoke(results_seeds.main, ["-h"]).output.split()).replace("- ", "-")  # wrapped at -
+    assert "default: the kit's build/seeds/" in text and "default: the kit's docs/results-seeds.md" in text

@@ -510,3 +510,18 @@ def test_gaps_list_the_furthest_from_the_ideal_first():
 def test_the_whole_suite_row_keeps_two_digits_of_a_slow_variants_ratio():
     md = results.render([made_run("implicit-first", {"a": 0.5}, 12.0)], [], "traces")
     assert "| **whole suite** | 0.012x |" in md
+
+
+def test_a_relative_path_given_is_the_current_folders(tmp_path):
+    """Run from another folder, `--traces mine` had been looked for in the kit ("<kit>/mine: no
+    such trace directory"), and `--out` written there: a relative path given was the kit's,
+    which --help did not say. Now it is the current folder's, as compare.py's; the defaults
+    are still the kit's, and --help says so."""
+    (tmp_path / "mine").mkdir()
+    tool = str(KIT / "tools" / "results.py")
+    done = subprocess.run([_python(), tool, "--traces", "mine", "--variant", "no-such-variant"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stderr.strip().splitlines() == ["Error: no such variant: no-such-variant"], done.stderr
+    shown = subprocess.run([_python(), tool, "-h"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    text = " ".join(shown.stdout.split())
+    assert "default: the kit's traces/" in text and "default: the kit's docs/" in text

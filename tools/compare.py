@@ -38,7 +38,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, OutputFile, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, OutputFile, kit_path, writable_file, writable_folder  # noqa: E402
 from results import KIT, make_driver, run_driver, trace_results  # noqa: E402
 from results_seeds import chosen_entries, other_seeds, seed_file  # noqa: E402
 
@@ -475,7 +475,7 @@ def as_json(a: Allocator, b: Allocator, alignment: int, suite: Paired, held: Pai
 @click.argument("a_spec", metavar="A")
 @click.argument("b_spec", metavar="B")
 @click.option("--traces", "traces_dir", type=NonEmptyPath(file_okay=False, path_type=Path),
-              help="the suite (default: the kit's traces/, from any folder)")
+              help="the suite (default: the kit's traces/)")
 @click.option("--recipe", "recipe_path", type=NonEmptyPath(dir_okay=False, path_type=Path),
               help="where the held-out traces' patterns come from (default: the kit's traces/recipe.toml)")
 @click.option("--seeds", "k", default=4, show_default=True, type=IntRange(0, 99),
@@ -500,10 +500,8 @@ def main(a_spec: str, b_spec: str, traces_dir: Path | None, recipe_path: Path | 
          names: tuple[str, ...], alignment: str, speed_runs: int, layouts: int, fast: bool, time_limit: int,
          work_dir: Path | None, json_out: Path | None) -> None:
     """Compare allocators A and B (variant names or .c files) on the suite and on held-out seeds."""
-    # the defaults are the kit's, as results.py's, wherever it is run from; a path given is the user's
-    traces_dir, recipe_path, work_dir = (Path.cwd() / p if p is not None else KIT / default for p, default in
-                                         ((traces_dir, "traces"), (recipe_path, "traces/recipe.toml"),
-                                          (work_dir, "build/compare")))
+    traces_dir, recipe_path, work_dir = (kit_path(traces_dir, "traces"), kit_path(recipe_path, "traces/recipe.toml"),
+                                         kit_path(work_dir, "build/compare"))
     a, b = allocator(a_spec), allocator(b_spec)
     suite = suite_traces(traces_dir)
     writable_folder(work_dir)

@@ -34,6 +34,12 @@ class OutputFile(NonEmptyPath):
         return super().convert(value, param, ctx)
 
 
+def kit_path(given: Path | None, default: str) -> Path:
+    """A path option's value: one given is the current folder's, as for any command; the default
+    is DEFAULT in the kit, wherever the tool is run from."""
+    return Path.cwd() / given if given is not None else KIT / default
+
+
 def writable_folder(folder: Path) -> Path:
     """FOLDER, made if missing, where files can be written; else a one-line error."""
     try:

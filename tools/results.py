@@ -40,7 +40,7 @@ from mmtrace.driver_result import PartialRun, whole_run  # noqa: E402
 from mmtrace.oneline import FloatRange, IntRange, Interrupted, NonEmptyPath, OneLineCommand  # noqa: E402
 from mmtrace.recipe import RecipeError, load_recipe  # noqa: E402
 from mmtrace.trace import replace_file, trace_stem  # noqa: E402
-from options import SAMPLES, TIME_LIMIT, writable_folder  # noqa: E402
+from options import SAMPLES, TIME_LIMIT, kit_path, writable_folder  # noqa: E402
 from results_claims import claims_section, speedup  # noqa: E402
 from results_plots import plot_all  # noqa: E402
 
@@ -606,12 +606,12 @@ def measured(names: list[str], plan: list[tuple[int, list[Path]]], cache_dir: Pa
 # ---------------------------------------------------------------- the CLI
 
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results.py --reuse --rerun best")
-@click.option("--traces", "traces_dir", default="traces", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="the trace suite")
-@click.option("--out", "out_dir", default="docs", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="where results.md and the plots go")
-@click.option("--cache", "cache_dir", default="build/results", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="the driver's JSON results are kept here")
+@click.option("--traces", "traces_dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="the trace suite (default: the kit's traces/)")
+@click.option("--out", "out_dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="where results.md and the plots go (default: the kit's docs/)")
+@click.option("--cache", "cache_dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="the driver's JSON results are kept here (default: the kit's build/results/)")
 @click.option("--variant", "variants", multiple=True, help="measure only these (default: every variants/*.c)")
 @click.option("--reuse", is_flag=True, help="use results already in the cache instead of measuring again "
               "(not one of other traces, -T or -r: that is measured again)")
@@ -630,7 +630,8 @@ def main(traces_dir: Path, out_dir: Path, cache_dir: Path, variants: tuple[str, 
          rerun: tuple[str, ...], samples: int, time_limit: int, repeats: int, repeat_limit: float,
          layouts: int) -> None:
     """Measure the variants on the trace suite with libc alongside; write docs/results.md and plots."""
-    traces_dir, out_dir, cache_dir = (p if p.is_absolute() else KIT / p for p in (traces_dir, out_dir, cache_dir))
+    traces_dir, out_dir, cache_dir = (kit_path(traces_dir, "traces"), kit_path(out_dir, "docs"),
+                                      kit_path(cache_dir, "build/results"))
     if not traces_dir.is_dir():
         raise click.ClickException(f"{traces_dir}: no such trace directory")
     # a variant named twice would run twice a round, its runs pooled as one variant's (as results_seeds.py)

@@ -26,7 +26,7 @@ import click
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from options import TIME_LIMIT, OutputFile, writable_file, writable_folder  # noqa: E402
+from options import TIME_LIMIT, OutputFile, kit_path, writable_file, writable_folder  # noqa: E402
 from results import KIT, measure, pct, table  # noqa: E402
 
 sys.path.insert(0, str(KIT))
@@ -183,10 +183,6 @@ def render(measured: dict[str, list[TraceSeeds]], k: int, alignment: int, recipe
 
 # ---------------------------------------------------------------- the CLI
 
-def absolute(p: Path) -> Path:
-    return p if p.is_absolute() else KIT / p
-
-
 def shown(p: Path) -> str:
     return str(p.relative_to(KIT)) if p.is_relative_to(KIT) else str(p)
 
@@ -199,24 +195,25 @@ def check_variants(names: tuple[str, ...]) -> list[str]:
 
 
 @click.command(cls=OneLineCommand, epilog="example: .venv/bin/python tools/results_seeds.py --trace realloc-many --variant best")
-@click.option("--recipe", "recipe_path", default="traces/recipe.toml", show_default=True,
-              type=NonEmptyPath(dir_okay=False, path_type=Path), help="the suite's recipe")
+@click.option("--recipe", "recipe_path", type=NonEmptyPath(dir_okay=False, path_type=Path),
+              help="the suite's recipe (default: the kit's traces/recipe.toml)")
 @click.option("--trace", "names", multiple=True, help="only this generated trace (repeatable)")
 @click.option("--variant", "variants", multiple=True,
               help=f"measure these (repeatable; default: {', '.join(DEFAULT_VARIANTS)})")
 @click.option("--seeds", "k", default=4, show_default=True, type=IntRange(1, 99),
               help="K, the other seeds per trace: S*100+1 .. S*100+K")
 @click.option("--alignment", default="16", show_default=True, type=click.Choice(["16", "8"]))
-@click.option("--seeds-dir", default="build/seeds", show_default=True,
-              type=NonEmptyPath(file_okay=False, path_type=Path), help="where the seed traces and driver JSON go")
-@click.option("--out", "out_file", default="docs/results-seeds.md", show_default=True,
-              type=OutputFile(), help="the page to write")
+@click.option("--seeds-dir", type=NonEmptyPath(file_okay=False, path_type=Path),
+              help="where the seed traces and driver JSON go (default: the kit's build/seeds/)")
+@click.option("--out", "out_file", type=OutputFile(),
+              help="the page to write (default: the kit's docs/results-seeds.md)")
 @click.option("--time-limit", default=60, show_default=True, type=TIME_LIMIT,
               help="per-trace limit in seconds (-T)")
-def main(recipe_path: Path, names: tuple[str, ...], variants: tuple[str, ...], k: int, alignment: str,
-         seeds_dir: Path, out_file: Path, time_limit: int) -> None:
+def main(recipe_path: Path | None, names: tuple[str, ...], variants: tuple[str, ...], k: int, alignment: str,
+         seeds_dir: Path | None, out_file: Path | None, time_limit: int) -> None:
     """Run variants on K other seeds of each generated trace; write docs/results-seeds.md."""
-    recipe_path, seeds_dir, out_file = (absolute(p) for p in (recipe_path, seeds_dir, out_file))
+    recipe_path, seeds_dir, out_file = (kit_path(recipe_path, "traces/recipe.toml"), kit_path(seeds_dir, "build/seeds"),
+                                        kit_path(out_file, "docs/results-seeds.md"))
     chosen = check_variants(variants or DEFAULT_VARIANTS)
     try:
         entries = chosen_entries(recipe_path, names)
