@@ -149,6 +149,16 @@ class _HeapBytes(click.ParamType):
                   "(mdriver's -M at most, 4G; no K/M/G suffix here)", param, ctx)
 
 
+class _Output(click.Path):
+    """An -o FILE; `-` is standard output, as mdriver's `--json -` (it had made a file named -)."""
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        return "/dev/stdout" if value == "-" else super().convert(value, param, ctx)
+
+
 class _Whole(click.ParamType):
     """A whole number from LOW (to HIGH), said so in its message: click's IntRange calls 'abc',
     and a seed of 5,000 digits, "not a valid integer range", and quotes the value whole."""
@@ -209,7 +219,7 @@ def main() -> None:
 @click.option("--header", type=click.Choice(ORDERS), default=CLASSIC, show_default=True,
               help="Header order: classic (heap, ids, ops, weight) or lab64 (weight, ids, ops, peak).")
 @click.option("--weight", type=_Whole(0, 3), default=1, show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (.gz compresses).")
+@click.option("-o", "--output", type=_Output(), help="Output file (.gz compresses).")
 @click.option("--list", "list_", is_flag=True, help="List the patterns and their parameters.")
 def gen(pattern, seed, params, header, weight, output, list_):
     """Generate a trace from PATTERN with a seed: same seed, same bytes.
@@ -323,7 +333,7 @@ def _plot(f: str, trace: Trace, folder: Path, quiet: bool, taken: set[str]) -> b
               "unreplayable ops dropped, a weight out of range set to 1) as NAME.fixed.rep "
               "(NAME.fixed.rep.gz for a .gz file) beside each file with something to fix, "
               "or to -o.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Where --fix writes (one file).")
+@click.option("-o", "--output", type=_Output(), help="Where --fix writes (one file).")
 @click.option("--max-heap", type=_HeapBytes(), default=MAX_HEAP, show_default=True,
               help="Largest size a request may have, in bytes (as mdriver's -M, at most 4 GiB).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors only, no warnings.")
@@ -409,7 +419,7 @@ def _fixed_name(path: Path) -> Path:
 @click.argument("file", type=NonEmptyPath())
 @click.option("--to", "order", type=click.Choice(ORDERS), required=True,
               help="classic: heap, ids, ops, weight.  lab64: weight, ids, ops, peak bytes.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.option("-o", "--output", type=_Output(), required=True)
 @click.option("--weight", type=_Whole(0, 3), help="Set the weight (default: keep it).")
 def convert(file, order, output, weight):
     """Rewrite a trace's header in the other order (ops unchanged, comments dropped).
@@ -431,7 +441,7 @@ def convert(file, order, output, weight):
 
 # ------------------------------------------------------------------ record
 @main.command(context_settings={"ignore_unknown_options": True})
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.option("-o", "--output", type=_Output(), required=True)
 @click.option("--process", default="largest", show_default=True,
               help="Which log to keep: largest (most events), or first or a pid (that process's "
               "program with the most events: a process that execs has one log per program).")

@@ -971,3 +971,15 @@ def test_check_fix_goes_on_past_a_copy_it_cannot_write(tmp_path):
     assert done.stderr.splitlines() == [f"mmtrace: {tmp_path / 'x.rep'}: cannot write its fixed copy "
                                         f"{tmp_path / 'x.fixed.rep'} (Is a directory); nothing written"]
     assert "a 0 5" in (tmp_path / "y.fixed.rep").read_text()
+
+
+@pytest.mark.parametrize("command", [["gen", "binary", "--seed", "1", "-p", "pairs=3"],
+                                     ["convert", str(KIT / "traces" / "classic-binary.rep"), "--to", "lab64"]])
+def test_o_dash_is_standard_output_as_the_drivers_json_dash(tmp_path, command):
+    """`-o -` had written a file named '-' in the current folder, where `mdriver --json -` is
+    standard output: now it is stdout too (as -o /dev/stdout), the summary on stderr."""
+    done = mmtrace(*command, "-o", "-", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert list(tmp_path.iterdir()) == []
+    assert done.stdout.splitlines()[-1].startswith(("f ", "a ", "r "))
+    assert done.stderr.startswith("/dev/stdout: ")
