@@ -472,8 +472,10 @@ def record(output, process, max_ops, max_size, max_live, skip, timeout, allow_un
     from .record import record as do_record
     _writable(output)                  # before the command runs, not after
     try:
+        # a trace on stdout: the command's own output goes to stderr, not into the trace
         rec = do_record(list(command), process=process, timeout=timeout, max_ops=max_ops,
-                        max_size=max_size, max_live=max_live, skip=skip)
+                        max_size=max_size, max_live=max_live, skip=skip,
+                        stdout=sys.stderr.fileno() if _is_stdout(output) else None)
     except RecordError as e:
         _fail(f"record: {e}")
     # quoted as a shell needs it: `sh -c 'a; b'` joined with spaces ran something else

@@ -243,7 +243,7 @@ STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _run(command: list[str], env: dict[str, str],
-         timeout: float | None) -> tuple[str, list[int], int]:
+         timeout: float | None, stdout: int | None = None) -> tuple[str, list[int], int]:
     """Run COMMAND in a process group of its own and return its status, the pids of its
     processes still running, and its own pid. A Ctrl-C, SIGTERM or SIGHUP to mmtrace is passed
     on to the whole group, as the timeout's SIGKILL is, and the processes of the command that
@@ -274,7 +274,7 @@ def _run(command: list[str], env: dict[str, str],
     # set before the command starts: a signal between the two had ended mmtrace and left it running
     old = {s: signal.signal(s, pass_on) for s in STOPS} if main else {}
     try:
-        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, process_group=0)
+        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=stdout, process_group=0)
         group.append(proc.pid)
         if got:                                      # it came while the command was starting
             stop(got[0])
@@ -296,8 +296,9 @@ def _run(command: list[str], env: dict[str, str],
 
 
 def record(command: list[str], process: str = "largest", timeout: float | None = None,
-           env: dict[str, str] | None = None, **convert_args) -> Recording:
-    """Run command with the recorder and convert the chosen process's log."""
+           env: dict[str, str] | None = None, stdout: int | None = None, **convert_args) -> Recording:
+    """Run command with the recorder and convert the chosen process's log; STDOUT, when given,
+    is the fd the command writes its standard output to."""
     check_process(process)
     lib = build_recorder()
     # locked while we live, so that the next recording removes it if we are SIGKILLed
@@ -310,7 +311,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         run_env["LD_PRELOAD"] = f"{lib} {pre}".strip()
         run_env["MMTRACE_MAX_EVENTS"] = str(max_events(convert_args))
         try:
-            status, left, pid = _run(command, run_env, timeout)
+            status, left, pid = _run(command, run_env, timeout, stdout)
         except OSError as e:             # not there, a folder, not executable, not a program
             raise RecordError(cannot_run(command[0], e)) from None
         # converted while the logs exist: only the chosen one is mapped, when it is converted

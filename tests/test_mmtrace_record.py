@@ -782,3 +782,15 @@ def test_suite_record_quotes_the_recipe_s_command_in_its_comment(tmp_path):
     assert done.returncode == 0, done.stderr
     line = next(l for l in (tmp_path / "rec-py.rep").read_text().splitlines() if l.startswith("# recorded from: "))
     assert shlex.split(line.removeprefix("# recorded from: ")) == command
+
+
+def test_a_recording_to_standard_output_keeps_the_programs_output_out_of_it(tmp_path):
+    """`record -o /dev/stdout -- prog | mdriver -f /dev/stdin`: the program's own output went to
+    the same stdout, into the trace ('done' before the header), which no reader could read.
+    The program's stdout now goes to stderr when the trace is on stdout."""
+    exe = compile_program(tmp_path, "known", KNOWN)         # writes "done\n" to its stdout
+    done = mmtrace("record", "-o", "/dev/stdout", "--", str(exe))
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "out.rep").write_text(done.stdout)
+    assert list(read_trace(tmp_path / "out.rep").ops()) == KNOWN_OPS
+    assert "done" in done.stderr.splitlines()
