@@ -15,8 +15,10 @@ import stat
 import struct
 import subprocess
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterator
 
 from . import lockdir, stragglers
 from .rawlog import ConvertReport, RawLog, RawLogError, convert, read_raw
@@ -302,7 +304,7 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
     check_process(process)
     lib = build_recorder()
     # locked while we live, so that the next recording removes it if we are SIGKILLed
-    with lockdir.claimed(LOG_PREFIX) as tmp:
+    with _log_folder() as tmp:
         log_folder = str(Path(tmp).parent)
         run_env = dict(os.environ if env is None else env)
         # absolute: the recorder opens the log by this path again after the program may chdir
@@ -320,6 +322,21 @@ def record(command: list[str], process: str = "largest", timeout: float | None =
         except RecordError as e:
             raise RecordError(f"{e}{running_note(left)}") from None
         return replace(rec, left_running=tuple(left))
+
+
+@contextmanager
+def _log_folder() -> Iterator[Path]:
+    """lockdir.claimed(LOG_PREFIX); a RecordError, before the command runs, when no folder can be
+    made (a full $TMPDIR, or no usable temporary folder at all)."""
+    try:
+        work = lockdir.claim(LOG_PREFIX)
+    except OSError as e:
+        raise RecordError(f"cannot make a folder for the recorder's logs ({e.strerror or e}); set TMPDIR "
+                          "to a folder with room; nothing was run") from None
+    try:
+        yield work
+    finally:
+        lockdir.release(work)
 
 
 def _from_logs(folder: Path, command: list[str], process: str, status: str, log_folder: str,

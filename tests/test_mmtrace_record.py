@@ -794,3 +794,27 @@ def test_a_recording_to_standard_output_keeps_the_programs_output_out_of_it(tmp_
     (tmp_path / "out.rep").write_text(done.stdout)
     assert list(read_trace(tmp_path / "out.rep").ops()) == KNOWN_OPS
     assert "done" in done.stderr.splitlines()
+
+
+@pytest.mark.parametrize("broken", ["mkdtemp", "gettempdir"])
+def test_no_room_for_the_recorders_logs_is_one_line(tmp_path, monkeypatch, broken):
+    """A temporary folder that is full (mkdtemp: ENOSPC) or that no candidate makes usable
+    (gettempdir: 'No usable temporary directory found') had been a traceback before the
+    command ran. Now it is one line, exit 2, and the command is not run."""
+    import errno
+    import tempfile
+    from click.testing import CliRunner
+    import mmtrace.cli as cli
+    ran = tmp_path / "ran"
+
+    def full(*args, **kw):
+        raise (OSError(errno.ENOSPC, "No space left on device") if broken == "mkdtemp"
+               else FileNotFoundError(errno.ENOENT, "No usable temporary directory found in ['/x']"))
+
+    monkeypatch.setattr(tempfile, broken, full)
+    done = CliRunner().invoke(cli.main, ["record", "-o", str(tmp_path / "k.rep"), "--", "touch", str(ran)])
+    assert done.exit_code == 2, done.exception
+    why = "No space left on device" if broken == "mkdtemp" else "No usable temporary directory found in ['/x']"
+    assert done.output.splitlines() == [f"mmtrace: record: cannot make a folder for the recorder's logs ({why}); "
+                                        "set TMPDIR to a folder with room; nothing was run"]
+    assert not ran.exists() and not (tmp_path / "k.rep").exists()
