@@ -25,7 +25,7 @@ from .linter import ERROR, TraceError, fixed, lint, read_trace
 from .oneline import NonEmptyPath, OneLineGroup, StdoutWriteError, one_line
 from .rawlog import DEFAULT_MAX_LIVE, DEFAULT_MAX_SIZE
 from .recipe import RecipeError, comments, load_recipe, make_trace
-from .regular import NotRegular, read_regular
+from .regular import NotRegular, read_regular, special_kind
 from .stats import measure, render
 from .trace import (CLASSIC, HEAP_LIMIT, LAB64, MAX_HEAP, MAX_OPS, ORDERS, SUGGESTED_HEAP, Header, TooBig, Trace,
                     encode_trace, format_trace, read_bytes, replace_file, trace_stem, write_trace)
@@ -73,6 +73,10 @@ def _writable(path: str) -> Path:
         _fail(f"{path}: cannot write: it is a folder")
     if not folder.is_dir():
         _fail(f"{path}: cannot write: no folder {folder}")
+    if kind := special_kind(out):   # /dev/stdout, a pipe: written directly, not beside it in /dev
+        if not os.access(out, os.W_OK):
+            _fail(f"{path}: cannot write: it is {kind} without write permission")
+        return out
     if not os.access(folder, os.W_OK | os.X_OK):
         _fail(f"{path}: cannot write: {folder} is not writable")
     real = Path(os.path.realpath(out))      # a link's target is what replace_file writes
