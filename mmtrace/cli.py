@@ -444,7 +444,7 @@ def convert(file, order, output, weight):
 
 
 # ------------------------------------------------------------------ record
-@main.command(context_settings={"ignore_unknown_options": True})
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-o", "--output", type=_Output(), required=True)
 @click.option("--process", default="largest", show_default=True,
               help="Which log to keep: largest (most events), or first or a pid (that process's "

@@ -818,3 +818,15 @@ def test_no_room_for_the_recorders_logs_is_one_line(tmp_path, monkeypatch, broke
     assert done.output.splitlines() == [f"mmtrace: record: cannot make a folder for the recorder's logs ({why}); "
                                         "set TMPDIR to a folder with room; nothing was run"]
     assert not ran.exists() and not (tmp_path / "k.rep").exists()
+
+
+def test_the_commands_own_options_are_its_own_without_a_double_dash(tmp_path):
+    """`mmtrace record -o cc.rep gcc -c -o /dev/null hello.c` (no `--`) took gcc's -o as its
+    own: the recording went to /dev/null, cc.rep was never written, exit 0. Options end at
+    the command's name, as for env, nice or timeout."""
+    exe = compile_program(tmp_path, "known", KNOWN)
+    out = tmp_path / "k.rep"
+    done = mmtrace("record", "-o", str(out), str(exe), "-o", "/dev/null", "--max-ops", "3")
+    assert done.returncode == 0, done.stderr
+    assert list(read_trace(out).ops()) == KNOWN_OPS
+    assert out.read_text().splitlines()[0] == f"# recorded from: {exe} -o /dev/null --max-ops 3"
