@@ -49,3 +49,16 @@ def test_an_output_file_that_is_a_folder_is_refused(tmp_path):
     with pytest.raises(click.ClickException) as refused:
         options.writable_file(tmp_path)
     assert refused.value.message == f"{tmp_path}: cannot write: it is a folder"
+
+
+@pytest.mark.parametrize("tool, option", [("compare", "--json"), ("results_seeds", "--out")])
+def test_a_dash_for_an_output_file_is_refused_not_a_file_named_dash(tool, option):
+    """`compare.py --json -` (as `mdriver --json -`, standard output) had written a file named
+    '-' in the current folder, the report alone on stdout. Now it is one line before any work."""
+    import importlib
+    module = importlib.import_module(tool)
+    args = ["segregated", "best", option, "-"] if tool == "compare" else [option, "-"]
+    with pytest.raises(click.ClickException) as refused:
+        module.main.make_context(f"{tool}.py", args)
+    assert refused.value.format_message() == (f"Invalid value for '{option}': -: name a file (here - is not "
+                                              "standard output, as it is for mdriver --json)")

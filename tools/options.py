@@ -31,6 +31,8 @@ class OutputFile(NonEmptyPath):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and value.endswith("/"):
             self.fail(f"{value}: names a folder (ends in /); name a file in it", param, ctx)
+        if value == "-":            # had made a file named -
+            self.fail("-: name a file (here - is not standard output, as it is for mdriver --json)", param, ctx)
         return super().convert(value, param, ctx)
 
 
