@@ -598,3 +598,20 @@ def test_traces_of_one_stem_keep_the_drivers_names(tmp_path):
     got = compare.outcomes(json.loads(done.stdout))
     names = [n for n, _, _ in compare.paired(files, got, got).rows]
     assert names == [t["name"] for t in json.loads(done.stdout)["traces"]] == ["x.rep", "x.rep.gz"]
+
+
+def test_a_work_dir_in_use_by_another_compare_is_refused(tmp_path):
+    """Two compare.py runs on one --work-dir (two terminals, the default build/compare) had
+    overwritten each other's mdriver-a, mdriver-b and JSON: each could time and report the
+    other's allocators, without a word. A run now holds the folder; a second is one line."""
+    from filelock import FileLock
+    _suite(tmp_path)
+    (tmp_path / "work").mkdir()
+    with FileLock(str(tmp_path / "work" / ".compare.lock")):
+        done = subprocess.run([_python(), "tools/compare.py", "--traces", str(tmp_path / "suite"), "--seeds", "0",
+                               "--speed-runs", "0", "--work-dir", str(tmp_path / "work"), "segregated", "best"],
+                              cwd=KIT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [f"Error: {tmp_path / 'work'}: another compare.py is using it; wait for it "
+                                        "to end or give another --work-dir"]
+    assert not (tmp_path / "work" / "mdriver-a").exists()

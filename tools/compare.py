@@ -35,6 +35,7 @@ from pathlib import Path
 from statistics import mean, median, stdev
 
 import click
+from filelock import FileLock, Timeout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -105,6 +106,18 @@ def build_both(a: Allocator, b: Allocator, alignment: int, folder: Path, layout:
         shutil.copy2(built, copy)
         drivers.append(copy)
     return drivers[0], drivers[1]
+
+
+def hold(folder: Path) -> None:
+    """FOLDER locked until the command ends: two runs sharing a work dir (the default build/compare)
+    would overwrite each other's drivers and JSON, and each report figures of the other's allocators."""
+    lock = FileLock(str(folder / ".compare.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise click.ClickException(f"{folder}: another compare.py is using it; wait for it to end or give "
+                                   "another --work-dir") from None
+    click.get_current_context().call_on_close(lock.release)
 
 
 # ---------------------------------------------------------------- the traces
@@ -505,6 +518,7 @@ def main(a_spec: str, b_spec: str, traces_dir: Path | None, recipe_path: Path | 
     a, b = allocator(a_spec), allocator(b_spec)
     suite = suite_traces(traces_dir)
     writable_folder(work_dir)
+    hold(work_dir)
     if json_out:
         writable_file(json_out)
     tool = FAST if fast else JUDGE
