@@ -276,7 +276,7 @@ def _run(path: Path, max_heap: int, stop: bool, heap_option: str) -> LintResult:
         L.say(eof, ERROR, f"truncated: the header says {header.ops} ops, the file has {n_ops}")
     if n_ops == 0 == header.ops:      # driver/score.c: a trace of no ops is in neither average
         L.say(start, WARNING, "no ops: the driver lists this trace as ok with no figures and leaves it out "
-              "of the score (run alone: Perf index 0.0)")
+              "of the score (run alone: no perf index)")
     if used_ids < header.ids:
         L.say(start, WARNING, f"the header says {header.ids} ids, the ops use {used_ids}")
     if header.order == LAB64 and header.extra != peak and not L.problems:

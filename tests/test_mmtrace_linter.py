@@ -298,16 +298,16 @@ def test_warnings_for_unbalanced_and_counts(tmp_path):
 @pytest.mark.parametrize("header, line", [("20000\n0\n0\n1\n", 4), ("1 0 0 0\n# nothing\n", 1)])
 def test_a_trace_of_no_ops_is_a_warning(tmp_path, driver, header, line):
     """A trace of 0 ops passed check in silence, while the driver lists it as ok with no figures and
-    scores nothing from it (alone, Perf index 0.0): check now warns, in those terms."""
+    scores nothing from it (alone, no perf index): check now warns, in those terms."""
     path = _write(tmp_path, "empty", header)
     r = lint(path)
     assert [(p.line, p.severity, p.message) for p in r.problems] == [
         (line, WARNING, "no ops: the driver lists this trace as ok with no figures and leaves it out of the "
-                     "score (run alone: Perf index 0.0)")]
+                     "score (run alone: no perf index)")]
     done = subprocess.run([str(driver), "-f", str(path)], capture_output=True, text=True)
     row = next(line.split() for line in done.stdout.splitlines() if line.split()[1:2] == ["empty"])
     assert done.returncode == 0 and row[2:] == ["ok", "-", "-", "0", "-", "-"], done.stdout
-    assert "Perf index = 0.0 (util) + 0.0 (thru) = 0.0/100" in done.stdout
+    assert "Perf index: none: no trace scores utilization or throughput" in done.stdout
 
 
 def test_a_live_set_past_the_heap_is_a_warning(tmp_path):
